@@ -1,0 +1,43 @@
+"""The interface every generic editor implements, and the registry by backend.
+
+An editor is built from a :class:`~edits.layout.StoreLayout` and the host paths
+of the SUT's volumes. It reads records and applies one edit (T1..T8). Whole-store
+snapshots (T9/T10) are volume operations, in :mod:`edits.volumes`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from edits.layout import StoreLayout
+from edits.model import AppliedEdit, EditSpec, Record
+
+
+class Editor(Protocol):
+    """Generic editor of one backend; no SUT code is ever imported."""
+
+    layout: StoreLayout
+
+    def records(self) -> list[Record]:
+        """Every record of every context, sorted by (context, order)."""
+        ...
+
+    def apply(self, spec: EditSpec) -> AppliedEdit:
+        """Apply exactly one edit and return what was actually done."""
+        ...
+
+
+def editor_for(layout: StoreLayout, volumes: dict[str, Path]) -> Editor:
+    """The editor for ``layout.backend``, opened on the given volume paths."""
+    from edits import jsonl, markdown, sqlite
+
+    table = {"sqlite": sqlite.SqliteEditor, "jsonl": jsonl.JsonlEditor,
+             "markdown": markdown.MarkdownEditor}
+    try:
+        cls = table[layout.backend]
+    except KeyError:
+        raise ValueError(f"no editor for backend {layout.backend!r}") from None
+    if layout.volume not in volumes:
+        raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
+    return cls(layout, volumes[layout.volume])

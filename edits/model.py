@@ -1,0 +1,124 @@
+"""Plain records shared by every generic editor: what a record is, what edit is
+intended, and what edit was actually applied.
+
+Nothing here knows any SUT. Records are found by the *markers* the lab wrote
+into each seeded text (see ``lab.seedplan``), so an editor never needs to know
+which SUT produced the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Record:
+    """One record as generic tooling sees it in the raw store.
+
+    ``identity`` holds the values of the layout's identity fields (kept on
+    T6/T7); ``order`` the value of the order key (or the position for
+    position-ordered stores); ``payload`` the decoded text the SUT serves;
+    ``metadata`` maps semantic names (owner, role, source, timestamp) to values;
+    ``fields`` every stored field of the record (for C3 "nothing else changed");
+    ``locator`` says where it lives (file, table, rowid, line) for reports.
+    """
+
+    context: str
+    identity: tuple
+    order: Any
+    payload: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
+    locator: dict[str, Any] = field(default_factory=dict)
+
+    def key(self) -> str:
+        """Stable key of the record's identity, for diffs."""
+        return "|".join(str(v) for v in self.identity)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe view (bytes shown as hex)."""
+        return {
+            "context": self.context,
+            "identity": [_jsonable(v) for v in self.identity],
+            "order": _jsonable(self.order),
+            "payload": self.payload,
+            "metadata": {k: _jsonable(v) for k, v in self.metadata.items()},
+            "fields": {k: _jsonable(v) for k, v in self.fields.items()},
+            "locator": {k: _jsonable(v) for k, v in self.locator.items()},
+        }
+
+
+@dataclass(frozen=True)
+class EditSpec:
+    """The intended edit: one of T1..T8, addressed by seeded markers.
+
+    - T1: in the record whose payload contains ``target``, replace ``find`` by
+      ``replace`` (same length) wherever it sits in the stored bytes.
+    - T2, T3: delete the record(s) carrying ``target``.
+    - T4: exchange the positions of the records carrying ``target`` and ``second``.
+    - T5: insert a copy of the record carrying ``target`` (the template) with fresh
+      identity, the next order value, and ``find`` replaced by ``replace``
+      (same length) in its payload.
+    - T6, T7: copy the record carrying ``donor`` over the record carrying
+      ``target``, keeping the victim's identity, context and order.
+    - T8: set metadata ``meta_field`` of the record carrying ``target`` to
+      ``meta_value`` (or, when None, a value derived by ``edits.values``);
+      payload untouched.
+    """
+
+    case: str
+    context: str
+    target: str
+    second: str | None = None
+    donor: str | None = None
+    find: str | None = None
+    replace: str | None = None
+    meta_field: str | None = None
+    meta_value: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe view."""
+        return {k: _jsonable(v) for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class AppliedEdit:
+    """What the editor actually did, saved beside the intended edit.
+
+    ``statements`` are the exact SQL statements (with parameters) or file
+    operations run; ``touched`` the keys of the records touched;
+    ``bytes_changed`` a count of changed bytes in the files written.
+    """
+
+    case: str
+    backend: str
+    statements: list[str]
+    touched: list[str]
+    bytes_changed: int = 0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe view."""
+        return {
+            "case": self.case,
+            "backend": self.backend,
+            "statements": list(self.statements),
+            "touched": list(self.touched),
+            "bytes_changed": self.bytes_changed,
+            "detail": {k: _jsonable(v) for k, v in self.detail.items()},
+        }
+
+
+class EditError(Exception):
+    """An edit could not be applied (record not found, layout mismatch...)."""
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"hex": value.hex()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
