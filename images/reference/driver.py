@@ -1,8 +1,8 @@
 """Driver of the reference SUTs (refmem): one driver for every reference row.
 
 ``open.config`` picks the row: ``storage`` sqlite|jsonl|markdown, ``seal``
-none|read|audit, ``head`` off-store (``head.json`` in volume ``anchor``) or
-in-store (beside the records, in volume ``store``). The key lives in volume
+none|read|audit, ``head`` off-store (``head.json`` in volume ``anchor``),
+in-store (beside the records, in volume ``store``) or none (unsealed). The key lives in volume
 ``keys``. Other config fields (head_location, adversary_holds) are for people.
 """
 
@@ -24,9 +24,9 @@ class ReferenceDriver(kit.Driver):
     def open(self, volumes, config):
         """Open the store the config names, on the lab's volumes."""
         storage, seal = config.get("storage", "sqlite"), config.get("seal", "none")
-        head = config.get("head", "in-store")
-        if head not in ("off-store", "in-store"):
-            raise kit.BadRequest(f"config.head must be off-store or in-store, not {head!r}")
+        head = config.get("head", "in-store" if seal != "none" else "none")
+        if head not in (("none",) if seal == "none" else ("off-store", "in-store")):
+            raise kit.BadRequest(f"config.head {head!r} does not fit seal {seal!r} (none / off-store | in-store)")
         needed = ["store"] + (["keys", "anchor" if head == "off-store" else "store"] if seal != "none" else [])
         missing = [name for name in needed if name not in volumes]
         if missing:
