@@ -1,0 +1,257 @@
+"""C3, "edit landed": did the raw store change exactly as the case intends?
+
+Pure functions over saved evidence: the record views (``Record.to_json()``)
+read by the generic editor before and after the edit, and the file digests of
+the raw volumes. Records are matched by the markers the lab seeded, so the
+check works whether a store's identity is a key or a position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lab.seedplan import markers_in
+
+Rec = dict[str, Any]
+
+
+@dataclass
+class C3Result:
+    """Whether the edit landed, why not, and the evidence summary."""
+
+    ok: bool
+    reasons: list[str] = field(default_factory=list)
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for the observation file."""
+        return {"ok": self.ok, "reasons": list(self.reasons), "evidence": self.evidence}
+
+
+def check_edit(spec: dict[str, Any], layout: dict[str, Any], before: list[Rec], after: list[Rec],
+               files: dict[str, Any], untouched_files: dict[str, Any] | None = None) -> C3Result:
+    """C3 for T1..T8: ``spec`` is ``EditSpec.to_json()``, ``files`` the store-volume digest diff."""
+    reasons: list[str] = []
+    changed_files = files.get("added", []) + files.get("removed", []) + files.get("changed", [])
+    if not changed_files:
+        reasons.append("raw volume unchanged: no file of the store differs after the edit")
+    if untouched_files and any(untouched_files.get(k) for k in ("added", "removed", "changed")):
+        reasons.append(f"a volume the adversary does not hold changed: {untouched_files}")
+    view = _View(layout)
+    rule = _RULES.get(spec["case"])
+    if rule is None:
+        return C3Result(False, [f"no C3 rule for {spec['case']}"])
+    reasons += rule(view, spec, before, after)
+    evidence = {"records_before": len(before), "records_after": len(after),
+                "files_changed": sorted(changed_files), "record_changes": view.changes(before, after)}
+    return C3Result(not reasons, reasons, evidence)
+
+
+def check_restore(mid_expect: str, named: list[str], before: list[Rec], mid: list[Rec], after: list[Rec],
+                  digests_before: dict[str, Any], digests_after: dict[str, Any], layout: dict[str, Any]) -> C3Result:
+    """C3 for T9 (``mid_expect='added'``) and T10 (``'removed'``): the SUT op changed exactly the
+    named records, and the restored copy equals the pre-op store record for record and byte for byte."""
+    view = _View(layout)
+    reasons: list[str] = []
+    b, m = view.by_marker(before), view.by_marker(mid)
+    added, removed = sorted(set(m) - set(b)), sorted(set(b) - set(m))
+    if mid_expect == "added" and (added != sorted(named) or removed):
+        reasons.append(f"the genuine write should add exactly {named}; it added {added}, removed {removed}")
+    if mid_expect == "removed" and (removed != sorted(named) or added):
+        reasons.append(f"the erasure should remove exactly {named}; it removed {removed}, added {added}")
+    if view.signatures(after) != view.signatures(before):
+        reasons.append("the restored store differs from the copy record for record")
+    if digests_after != digests_before:
+        reasons.append("the restored volume differs from the copy byte for byte")
+    evidence = {"records_before": len(before), "records_between": len(mid), "records_after": len(after),
+                "between": {"added": added, "removed": removed}, "restored_equal": not reasons}
+    return C3Result(not reasons, reasons, evidence)
+
+
+class _View:
+    """Record comparisons that ignore what a position-ordered store renumbers."""
+
+    def __init__(self, layout: dict[str, Any]):
+        self.positional = layout.get("order") == "@position"
+        self.order_field = None if self.positional else layout.get("order")
+        self.identity = tuple(layout.get("identity") or ())
+        self.payload_field = (layout.get("payload") or {}).get("field")
+        self.meta_fields = dict(layout.get("metadata") or {})
+
+    def marker(self, rec: Rec) -> str | None:
+        found = markers_in(rec.get("payload", ""))
+        return found[0] if found else None
+
+    def by_marker(self, recs: list[Rec]) -> dict[str, Rec]:
+        return {m: r for r in recs if (m := self.marker(r))}
+
+    def sig(self, rec: Rec, drop: tuple[str, ...] = (), keep_identity: bool = True) -> tuple:
+        fields = {k: v for k, v in rec.get("fields", {}).items() if k != self.order_field and k not in drop}
+        ident = tuple(rec.get("identity", ())) if keep_identity and self.identity else ()
+        return (rec["context"], repr(ident), rec.get("payload"), repr(sorted(rec.get("metadata", {}).items())),
+                repr(sorted(fields.items())))
+
+    def signatures(self, recs: list[Rec]) -> list[tuple]:
+        return [self.sig(r) for r in recs]
+
+    def sequence(self, recs: list[Rec], context: str) -> list[Rec]:
+        return [r for r in recs if r["context"] == context]
+
+    def others(self, recs: list[Rec], markers: set[str]) -> list[tuple]:
+        return [self.sig(r) for r in recs if self.marker(r) not in markers]
+
+    def changes(self, before: list[Rec], after: list[Rec]) -> dict[str, list[str]]:
+        b, a = self.by_marker(before), self.by_marker(after)
+        return {"removed": sorted(set(b) - set(a)), "added": sorted(set(a) - set(b)),
+                "changed": sorted(m for m in set(a) & set(b) if self.sig(a[m]) != self.sig(b[m]))}
+
+
+def _find(view: _View, recs: list[Rec], marker: str, label: str, problems: list[str]) -> Rec | None:
+    hits = [r for r in recs if view.marker(r) == marker]
+    if len(hits) != 1:
+        problems.append(f"{label}: expected one record with marker {marker}, found {len(hits)}")
+        return None
+    return hits[0]
+
+
+def _beside_payload(view: _View, rec: Rec) -> tuple:
+    sig = view.sig(rec, drop=(view.payload_field,))
+    return sig[:2] + sig[3:]
+
+
+def _same_elsewhere(view: _View, before: list[Rec], after: list[Rec], skip: set[str]) -> list[str]:
+    if view.others(before, skip) != view.others(after, skip):
+        return [f"records other than {sorted(skip)} changed"]
+    return []
+
+
+def _t1(view, spec, before, after):
+    p: list[str] = []
+    old = _find(view, before, spec["target"], "before", p)
+    new = _find(view, after, spec["target"], "after", p)
+    if p:
+        return p
+    if spec["replace"] not in new["payload"] or spec["find"] in new["payload"]:
+        p.append("the fact token was not replaced in the payload")
+    if new["payload"] != old["payload"].replace(spec["find"], spec["replace"]):
+        p.append("the payload changed beyond the fact token")
+    if _beside_payload(view, new) != _beside_payload(view, old):
+        p.append("identity, context, metadata or another field changed")
+    return p + _same_elsewhere(view, before, after, {spec["target"]})
+
+
+def _deletion(position: str):
+    def rule(view, spec, before, after):
+        p: list[str] = []
+        victim = _find(view, before, spec["target"], "before", p)
+        if p:
+            return p
+        seq = [view.marker(r) for r in view.sequence(before, victim["context"])]
+        idx = seq.index(spec["target"])
+        if position == "last" and idx != len(seq) - 1:
+            p.append(f"the deleted record was at position {idx} of {len(seq)}, not the most recent")
+        if position == "middle" and idx in (0, len(seq) - 1):
+            p.append("the deleted record was first or last, not in the middle")
+        if any(view.marker(r) == spec["target"] for r in after):
+            p.append("the record is still present")
+        if len(after) != len(before) - 1:
+            p.append(f"expected one record fewer, found {len(before)} -> {len(after)}")
+        return p + _same_elsewhere(view, before, after, {spec["target"]})
+    return rule
+
+
+def _t4(view, spec, before, after):
+    p: list[str] = []
+    first = _find(view, before, spec["target"], "before", p)
+    if p:
+        return p
+    ctx = first["context"]
+    seq_b = [view.marker(r) for r in view.sequence(before, ctx)]
+    seq_a = [view.marker(r) for r in view.sequence(after, ctx)]
+    i, j = seq_b.index(spec["target"]), seq_b.index(spec["second"])
+    want = list(seq_b)
+    want[i], want[j] = want[j], want[i]
+    if spec["target"] == spec["second"]:
+        p.append("T4 needs two distinct records")
+    if seq_a != want:
+        p.append(f"order after the edit is {seq_a}, expected {want}")
+    if sorted(r["payload"] for r in before) != sorted(r["payload"] for r in after):
+        p.append("payloads changed beyond an exchange of positions")
+    return p + _same_elsewhere(view, before, after, {spec["target"], spec["second"]})
+
+
+def _t5(view, spec, before, after):
+    p: list[str] = []
+    template = _find(view, before, spec["target"], "before", p)
+    forged = _find(view, after, spec["replace"], "after", p)
+    if p:
+        return p
+    if len(after) != len(before) + 1:
+        p.append(f"expected exactly one new record, found {len(before)} -> {len(after)}")
+    if forged["context"] != template["context"]:
+        p.append("the forged record is not in the target context")
+    seq = [view.marker(r) for r in view.sequence(after, forged["context"])]
+    if seq and seq[-1] != spec["replace"]:
+        p.append("the forged record is not the most recent of its context")
+    if view.identity and forged["identity"] == template["identity"]:
+        p.append("the forged record reuses the template's identity")
+    return p + _same_elsewhere(view, before, after, {spec["replace"]})
+
+
+def _replay(older_only: bool):
+    def rule(view, spec, before, after):
+        p: list[str] = []
+        victim = _find(view, before, spec["target"], "victim before", p)
+        donor = _find(view, before, spec["donor"], "donor before", p)
+        if p:
+            return p
+        slot = [r for r in after if r["context"] == victim["context"]
+                and (r.get("identity") == victim.get("identity") if view.identity
+                     else r.get("locator") == victim.get("locator"))]
+        if len(slot) != 1:
+            return p + [f"the victim slot is gone or ambiguous ({len(slot)} records)"]
+        held = slot[0]
+        if held["payload"] != donor["payload"]:
+            p.append("the victim slot does not hold the donor's payload")
+        if victim["payload"] == donor["payload"]:
+            p.append("donor and victim were seeded with equal values")
+        if older_only:
+            seq = [view.marker(r) for r in view.sequence(before, victim["context"])]
+            if donor["context"] != victim["context"] or seq.index(spec["donor"]) >= seq.index(spec["target"]):
+                p.append("the donor is not an older record of the same context")
+        else:
+            if donor["context"] == victim["context"]:
+                p.append("the donor is from the same context")
+            a_vals = {r["payload"] for r in before if r["context"] == donor["context"]}
+            b_vals = {r["payload"] for r in before if r["context"] == victim["context"]}
+            if a_vals & b_vals:
+                p.append("the contexts were seeded with equal values: T6 is unscorable")
+        if len(after) != len(before):
+            p.append("the number of records changed")
+        if view.sig(donor) not in [view.sig(r) for r in after]:
+            p.append("the donor record itself changed")
+        return p + _same_elsewhere(view, before, after, {spec["target"], spec["donor"]})
+    return rule
+
+
+def _t8(view, spec, before, after):
+    p: list[str] = []
+    old = _find(view, before, spec["target"], "before", p)
+    new = _find(view, after, spec["target"], "after", p)
+    if p:
+        return p
+    name = spec.get("meta_field")
+    if old["payload"] != new["payload"]:
+        p.append("the content changed")
+    if name not in old.get("metadata", {}) or old["metadata"].get(name) == new.get("metadata", {}).get(name):
+        p.append(f"metadata {name!r} did not change")
+    rest_old = {k: v for k, v in old.get("metadata", {}).items() if k != name}
+    rest_new = {k: v for k, v in new.get("metadata", {}).items() if k != name}
+    if rest_old != rest_new:
+        p.append("other metadata changed too")
+    return p + _same_elsewhere(view, before, after, {spec["target"]})
+
+
+_RULES = {"T1": _t1, "T2": _deletion("last"), "T3": _deletion("middle"), "T4": _t4, "T5": _t5,
+          "T6": _replay(older_only=False), "T7": _replay(older_only=True), "T8": _t8}

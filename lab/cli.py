@@ -1,0 +1,161 @@
+"""The ``memlab`` command line. Logging is configured here, once.
+
+Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a
+harness failure that stopped the run, 130 interrupted (what was measured is kept).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+import structlog
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lab import METHOD_REVISION, __version__
+from lab.engine import TRIALS_PER_ROW, Interrupted, run_matrix
+from lab.housekeeping import gc as gc_run
+from lab.profile import PROFILES_DIR, ProfileError, load_profiles, select
+from lab.report.terminal import print_matrix
+from lab.results import read_json
+from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
+
+DEFAULT_SUT = "reference-*"
+console = Console(stderr=True)
+
+
+class _LazyStderr:
+    """structlog's sink: whatever sys.stderr is now (so rich can keep logs above its bar)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def configure_logging(verbose: int) -> None:
+    """structlog to stderr; -v for INFO, -vv for DEBUG."""
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    structlog.configure(
+        processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="%H:%M:%S"),
+                    structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.WriteLoggerFactory(file=_LazyStderr()),
+        cache_logger_on_first_use=True,
+    )
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]memlab:[/] {message}")
+    sys.exit(code)
+
+
+def _profiles(directory: Path):
+    try:
+        return load_profiles(directory)
+    except ProfileError as exc:
+        _fail(f"invalid profile\n{exc}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="memlab", message=f"%(prog)s %(version)s (method {METHOD_REVISION})")
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+def main(verbose: int) -> None:
+    """memlab: does an agent memory subsystem notice edits to its store at rest?
+
+    Seeds memory through each SUT's own write path, stops it, edits the store with
+    generic editors, proves each edit landed (C3), restarts it, reads, and classifies.
+    """
+    configure_logging(verbose)
+
+
+@main.command("list")
+@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+def list_cmd(profiles_dir: Path) -> None:
+    """Every profile, and whether it can run here (or why not)."""
+    table = Table(header_style="bold")
+    for col in ("row", "SUT", "version", "status"):
+        table.add_column(col)
+    runtime = get_runtime("auto")
+    for prof in _profiles(profiles_dir):
+        if prof.status == "unavailable":
+            status = f"[yellow]unavailable[/]: {prof.unavailable_reason}"
+        else:
+            ok, why = runtime.available()
+            status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {why}"
+        table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
+    Console().print(table)
+
+
+@main.command()
+@click.option("--sut", "patterns", multiple=True, metavar="NAME_OR_GLOB",
+              help=f"Rows to run (repeatable; globs allowed). Default: {DEFAULT_SUT!r}, the calibration rows.")
+@click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
+              help="Where SUTs run.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Result-set folder. Default: results/<UTC timestamp>/.")
+@click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True, help="Rows run side by side.")
+@click.option("--nonce", default=None, help="Fix the seed plan's nonce (reproducible seeded texts).")
+@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None,
+        profiles_dir: Path) -> None:
+    """Run the matrix: every selected row, ten edits, three controls; write a result set."""
+    profiles = _profiles(profiles_dir)
+    chosen = select(profiles, list(patterns) or [DEFAULT_SUT])
+    if not chosen:
+        _fail(f"no profile matches {list(patterns) or [DEFAULT_SUT]}; `memlab list` shows the rows")
+    unavailable = [p for p in chosen if p.status != "runnable"]
+    for prof in unavailable:
+        console.print(f"[yellow]skipped[/] {prof.row}: unavailable: {prof.unavailable_reason}")
+    runnable = [p for p in chosen if p.status == "runnable"]
+    if not runnable:
+        _fail("none of the selected rows can run here")
+    try:
+        runtime = get_runtime(runtime_name)
+    except RuntimeUnavailable as exc:
+        _fail(str(exc))
+    out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {out}")
+    try:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, transient=False) as bar:
+            task = bar.add_task("starting", total=len(runnable) * TRIALS_PER_ROW)
+            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce,
+                                 progress=lambda row, step: bar.update(task, advance=1,
+                                                                       description=f"{row} {step}"))
+    except Interrupted as exc:
+        console.print(f"[yellow]{exc}[/]; partial result set in {out}")
+        sys.exit(130)
+    print_matrix(summary.rows, Console())
+    console.print(f"result set: {out}")
+
+
+@main.command()
+@click.argument("result_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def show(result_dir: Path) -> None:
+    """Print the verdict matrix of a saved result set."""
+    rows = [read_json(p) for p in sorted((result_dir / "rows").glob("*.json"))]
+    if not rows:
+        _fail(f"{result_dir}/rows holds no row files; is this a memlab result set?")
+    print_matrix(rows, Console())
+
+
+@main.command()
+def gc() -> None:
+    """Remove what a crashed or killed run left behind (SUT processes, scratch folders)."""
+    removed = gc_run()
+    for item in removed:
+        console.print(f"removed {item}")
+    console.print(f"gc: {len(removed)} item(s) removed" if removed else "gc: nothing to remove")
+
+
+if __name__ == "__main__":
+    main()

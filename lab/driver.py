@@ -1,0 +1,180 @@
+"""The driver client: talk to a running SUT over JSON lines on its stdio.
+
+Every answer is checked at the boundary: an answer of the wrong shape, a crash,
+or a timeout raises :class:`DriverError` (a harness error, never a verdict),
+carrying the tail of the SUT's log. The protocol is documented in
+``images/README.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+ANSWER_KEYS = {"id", "ok", "refused", "error", "records", "record", "erased", "audit", "result", "signals"}
+
+
+class DriverError(Exception):
+    """The driver crashed, hung, or answered garbage: a harness fault."""
+
+    def __init__(self, message: str, log_tail: str = ""):
+        super().__init__(message)
+        self.log_tail = log_tail
+
+
+class DriverClient:
+    """One SUT process: start it, send ops, stop it (the process ends)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, log_path: Path):
+        self.argv, self.env, self.cwd, self.log_path = argv, env, cwd, log_path
+        #: Callbacks (the run registry) told of each start and stop.
+        self.on_start = self.on_stop = None
+        self._proc: subprocess.Popen | None = None
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._next_id = 0
+        #: Volume paths as the SUT sees them (a container runtime maps them).
+        self.volume_paths: dict[str, str] = {}
+
+    @property
+    def pid(self) -> int | None:
+        """The process id while running."""
+        return self._proc.pid if self._proc else None
+
+    def start(self) -> "DriverClient":
+        """Start the process in its own session (so a stop reaches its children too)."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        logfile = open(self.log_path, "ab")
+        try:
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=logfile, cwd=self.cwd, env=self.env, start_new_session=True)
+        except OSError as exc:
+            raise DriverError(f"cannot start {self.argv[0]}: {exc}") from exc
+        finally:
+            logfile.close()
+        threading.Thread(target=self._pump, daemon=True).start()
+        if self.on_start:
+            self.on_start(self)
+        return self
+
+    def _pump(self) -> None:
+        assert self._proc and self._proc.stdout
+        for line in self._proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def call(self, op: str, timeout: float, **fields: Any) -> dict[str, Any]:
+        """Send one op and return its checked answer (with ``seconds`` added)."""
+        if not self._proc or self._proc.poll() is not None:
+            raise DriverError(f"{op}: the SUT process is not running", self.log_tail())
+        self._next_id += 1
+        request = {"id": self._next_id, "op": op, **fields}
+        started = time.monotonic()
+        try:
+            assert self._proc.stdin
+            self._proc.stdin.write((json.dumps(request) + "\n").encode())
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise DriverError(f"{op}: the SUT process closed its input ({exc})", self.log_tail()) from exc
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            self.kill()
+            raise DriverError(f"{op}: no answer within {timeout:g} s (process killed)", self.log_tail()) from None
+        if line is None:
+            code = self._proc.wait(timeout=5)
+            raise DriverError(f"{op}: the SUT process exited with code {code} before answering", self.log_tail())
+        answer = self._check(op, line)
+        answer["seconds"] = round(time.monotonic() - started, 6)
+        return answer
+
+    def _check(self, op: str, line: bytes) -> dict[str, Any]:
+        shown = line[:300].decode("utf-8", "replace").rstrip()
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            self.kill()
+            raise DriverError(f"{op}: the driver answered garbage, not JSON: {shown!r}", self.log_tail()) from None
+        problems = []
+        if not isinstance(answer, dict):
+            problems.append("not a JSON object")
+        elif answer.get("id") != self._next_id:
+            problems.append(f"answer id {answer.get('id')!r} for request {self._next_id}")
+        elif not isinstance(answer.get("ok"), bool):
+            problems.append("'ok' missing or not a boolean")
+        elif not isinstance(answer.get("signals", []), list):
+            problems.append("'signals' is not a list")
+        elif op == "read" and answer["ok"] and not isinstance(answer.get("records"), list):
+            problems.append("a served read has no 'records' list")
+        elif op == "read" and answer["ok"] and not all(isinstance(r, dict) and "text" in r for r in answer["records"]):
+            problems.append("a served record lacks 'text'")
+        elif op == "audit" and answer["ok"] and not isinstance((answer.get("audit") or {}).get("ok"), bool):
+            problems.append("an audit answer has no boolean audit.ok")
+        elif not answer["ok"] and not answer.get("refused"):
+            problems.append(f"driver fault: {answer.get('error')}")
+        if problems:
+            self.kill()
+            raise DriverError(f"{op}: bad answer from the driver ({problems[0]}): {shown!r}", self.log_tail())
+        return {k: v for k, v in answer.items() if k in ANSWER_KEYS}
+
+    def stop(self, grace: float = 5.0) -> None:
+        """End the process: close its input, then SIGTERM, then SIGKILL its whole session."""
+        proc = self._proc
+        if not proc:
+            return
+        try:
+            if proc.stdin and not proc.stdin.closed:
+                proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            self._signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._signal(signal.SIGKILL)  # any child left in the session
+        if self.on_stop:
+            self.on_stop(self)
+        self._proc = None
+
+    def kill(self) -> None:
+        """Kill the process and its session at once."""
+        if self._proc:
+            self._signal(signal.SIGKILL)
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                log.warning("sut.unkillable", pid=self._proc.pid)
+
+    def _signal(self, sig: int) -> None:
+        try:
+            os.killpg(self._proc.pid, sig)  # type: ignore[union-attr]
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The last lines of the SUT's log (stderr)."""
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def __enter__(self) -> "DriverClient":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,1 @@
+"""Reports rendered from a result set's rows."""

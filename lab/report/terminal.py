@@ -1,0 +1,63 @@
+"""The verdict matrix in the terminal: one glance, colour, one line per row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from lab.cases import CASE_IDS
+
+_SHORT = {"REJECTED": ("REJ", "bold green"), "REPORTED": ("REP", "green"), "ACCEPTED": ("ACC", "bold red"),
+          "n/a": ("n/a", "dim"), "error": ("ERR", "bold magenta")}
+
+
+def cell_text(cell: dict[str, Any]) -> tuple[str, str]:
+    """Short label and style of a cell; audit-time reports are marked ``REP·a``."""
+    label, style = _SHORT.get(cell.get("verdict"), ("?", "magenta"))
+    if cell.get("verdict") == "REPORTED" and cell.get("detection_point") == "audit":
+        return "REP·a", "yellow"
+    return label, style
+
+
+def matrix(rows: list[dict[str, Any]]) -> Table:
+    """A rich table of rows × cases, controls, metric and level."""
+    table = Table(title="memlab verdict matrix", header_style="bold", title_justify="left")
+    table.add_column("row", no_wrap=True)
+    table.add_column("point")
+    for cid in CASE_IDS:
+        table.add_column(cid, justify="center")
+    for col in ("C1", "C2", "metric", "level"):
+        table.add_column(col, justify="center")
+    for row in sorted(rows, key=lambda r: (r["row"], r["detection_point"])):
+        cells = [cell_text(row["cells"][cid]) for cid in CASE_IDS]
+        controls = [("ok", "green") if row["controls"][c]["ok"] else ("FAIL", "bold red") for c in ("C1", "C2")]
+        metric = "—" if row.get("metric") is None else f"{row['metric']:.2f}"
+        table.add_row(row["row"], row["detection_point"],
+                      *[f"[{style}]{text}[/]" for text, style in cells + controls],
+                      metric, row.get("level") or "—")
+    return table
+
+
+def problems(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per error cell and per row that is not evaluable."""
+    out = []
+    for row in rows:
+        if not row.get("evaluable"):
+            out.append(f"{row['row']}@{row['detection_point']}: not evaluable: {row.get('not_evaluable_reason')}")
+        for cid in CASE_IDS:
+            cell = row["cells"][cid]
+            if cell.get("verdict") == "error":
+                out.append(f"{row['row']}@{row['detection_point']} {cid}: {cell.get('reason')}")
+    return out
+
+
+def print_matrix(rows: list[dict[str, Any]], console: Console | None = None) -> None:
+    """Print the matrix and a legend, then any errors."""
+    console = console or Console()
+    console.print(matrix(rows))
+    console.print("[dim]REJ refused · REP reported at read · REP·a reported at audit only (half credit) · "
+                  "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible[/]")
+    for line in problems(rows):
+        console.print(f"[magenta]![/] {line}")

@@ -1,0 +1,101 @@
+"""The local runtime: each SUT runs as a new OS process in its own cached virtual environment.
+
+The environment is built once from the driver folder's pinned
+``requirements.txt`` (keyed by its digest and the Python version) under
+``$MEMLAB_CACHE/venvs``; a stop ends the process. Volumes are host folders.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import structlog
+
+from lab.driver import DriverClient
+from lab.housekeeping import cache_dir
+from lab.profile import Profile
+from lab.runtime import Prepared
+
+log = structlog.get_logger(__name__)
+
+_LIST_PACKAGES = ("import importlib.metadata as m, json, platform; print(json.dumps("
+                  "{'python': platform.python_version(), 'packages': {d.metadata['Name']: d.version "
+                  "for d in m.distributions()}}))")
+
+
+class EnvironmentBuildError(RuntimeError):
+    """The SUT's virtual environment could not be built; the message carries pip's output."""
+
+
+class LocalRuntime:
+    """Runs drivers as local processes; nothing but a Python interpreter needed."""
+
+    name = "local"
+
+    def available(self) -> tuple[bool, str]:
+        """Always available: it needs only this Python."""
+        return True, f"python {sys.version.split()[0]}"
+
+    def prepare(self, profile: Profile) -> Prepared:
+        """Build or reuse the SUT's virtual environment; record its exact package list."""
+        requirements = profile.driver_dir / "requirements.txt"
+        pins = requirements.read_text() if requirements.is_file() else ""
+        key = hashlib.sha256(f"{sys.version}\n{pins}".encode()).hexdigest()[:16]
+        venv = cache_dir() / "venvs" / f"{profile.driver}-{key}"
+        venv.parent.mkdir(parents=True, exist_ok=True)
+        with open(venv.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (venv / ".memlab-ready").is_file():
+                _build(venv, requirements if _has_pins(pins) else None)
+        python = str(venv / "bin" / "python")
+        listing = json.loads((venv / ".memlab-ready").read_text())
+        return Prepared(profile=profile, runtime=self.name, python=listing["python"],
+                        packages=listing["packages"], detail={"venv": str(venv), "interpreter": python})
+
+    def launch(self, prepared: Prepared, volumes: dict[str, Path], scratch: Path, log_path: Path,
+               run_id: str) -> DriverClient:
+        """A started driver process on the given host volumes."""
+        for sub in ("home", "config", "tmp"):
+            (scratch / sub).mkdir(parents=True, exist_ok=True)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+            "HOME": str(scratch / "home"), "XDG_CONFIG_HOME": str(scratch / "config"),
+            "TMPDIR": str(scratch / "tmp"), "MEMLAB_RUN_ID": run_id,
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+        }
+        argv = [prepared.detail["interpreter"], "-u", str(prepared.profile.driver_dir / "driver.py")]
+        client = DriverClient(argv, env, scratch, log_path)
+        client.volume_paths = {name: str(path) for name, path in volumes.items()}
+        return client
+
+
+def _has_pins(text: str) -> bool:
+    return any(line.strip() and not line.strip().startswith("#") for line in text.splitlines())
+
+
+def _build(venv: Path, requirements: Path | None) -> None:
+    log.info("venv.build", venv=str(venv), requirements=str(requirements) if requirements else None)
+    tmp = venv.with_name(venv.name + ".building")
+    subprocess.run(["rm", "-rf", str(tmp)], check=True)
+    args = [sys.executable, "-m", "venv", str(tmp)] + ([] if requirements else ["--without-pip"])
+    _run(args, "create the virtual environment")
+    if requirements:
+        _run([str(tmp / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+              "-r", str(requirements)], f"install {requirements}")
+    listing = _run([str(tmp / "bin" / "python"), "-c", _LIST_PACKAGES], "list the installed packages")
+    (tmp / ".memlab-ready").write_text(listing)
+    subprocess.run(["rm", "-rf", str(venv)], check=True)
+    tmp.rename(venv)
+
+
+def _run(args: list[str], what: str) -> str:
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise EnvironmentBuildError(f"could not {what} (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    return proc.stdout
