@@ -114,7 +114,10 @@ class _Capture(logging.Handler):
         root = logging.getLogger()
         if self not in root.handlers:
             root.addHandler(self)
-        if _ECHO not in root.handlers:
+        own = [h for h in root.handlers if h is not self and h is not _ECHO]
+        if own and _ECHO in root.handlers:  # the SUT logs to stderr itself: do not echo twice
+            root.removeHandler(_ECHO)
+        elif not own and _ECHO not in root.handlers:
             root.addHandler(_ECHO)
         if warnings.showwarning is not self.showwarning:
             warnings.showwarning = self.showwarning
