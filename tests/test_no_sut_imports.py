@@ -1,0 +1,42 @@
+"""The generic editors must never load SUT code: checked statically and at run time."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+EDITS = Path(__file__).resolve().parent.parent / "edits"
+ALLOWED_TOP = set(sys.stdlib_module_names) | {"edits"}
+
+
+def imported_modules(path: Path):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+                "import_module", "__import__"):
+            yield node.lineno, "<dynamic import>"
+
+
+def test_edits_imports_only_the_standard_library_and_itself():
+    offenders = [f"{p.name}:{line}: {mod}" for p in sorted(EDITS.rglob("*.py"))
+                 for line, mod in imported_modules(p) if mod.split(".")[0] not in ALLOWED_TOP]
+    assert offenders == [], "edits/ must not import SUT or third-party code:\n" + "\n".join(offenders)
+
+
+def test_importing_every_editor_loads_no_sut_package():
+    code = ("import sys, edits.base, edits.sqlite, edits.jsonl, edits.markdown, edits.volumes;"
+            "bad=[m for m in sys.modules if m.split('.')[0] in ('refmem','memlab_driver','lab')];"
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=EDITS.parent, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_checker_catches_an_offending_import(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import langgraph\nfrom refmem import store\n")
+    assert [m for _, m in imported_modules(bad)] == ["langgraph", "refmem"]

@@ -1,0 +1,88 @@
+"""Profile validation: every error names the file, the line, the field and the fix."""
+
+import textwrap
+
+import pytest
+
+from lab.profile import ProfileError, load_profile, load_profiles, select
+
+GOOD = textwrap.dedent("""\
+    row: demo
+    sut: {package: memlab-reference, version: 0.1.0}
+    driver: reference
+    volumes:
+      store: {adversary: true}
+    store:
+      backend: sqlite
+      volume: store
+      file: memory.db
+      table: records
+      context: ctx
+      identity: [id]
+      order: seq
+      payload: body
+    capabilities: {erasure: record}
+    """)
+
+
+def write(tmp_path, text, name="demo.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_good_profile_loads(tmp_path):
+    prof = load_profile(write(tmp_path, GOOD))
+    assert prof.row == "demo" and prof.adversary_volumes() == ["store"]
+    assert prof.detection_points == ("read",) and prof.capabilities.erasure == "record"
+
+
+@pytest.mark.parametrize("old,new,field,line", [
+    ("capabilities: {erasure: record}\n", "capabilities: {erasure: sometimes}\n", "capabilities.erasure", 15),
+    ("  backend: sqlite\n", "  backend: oracle\n", "store.backend", 7),
+    ("  store: {adversary: true}\n", "  store: {adversary: maybe}\n", "volumes.store", 5),
+    ("driver: reference\n", "driver: nowhere\n", "driver", 3),
+    ("row: demo\n", "row: demo\ncolour: blue\n", "colour", 2),
+    ("  table: records\n", "", "store.table", 6),
+])
+def test_errors_name_file_line_field_and_fix(tmp_path, old, new, field, line):
+    path = write(tmp_path, GOOD.replace(old, new))
+    with pytest.raises(ProfileError) as info:
+        load_profile(path)
+    err = info.value
+    assert err.field == field and err.line == line and err.fix
+    assert str(path) in str(err) and f":{line}:" in str(err) and "fix:" in str(err)
+
+
+def test_yaml_syntax_error_has_a_line(tmp_path):
+    with pytest.raises(ProfileError) as info:
+        load_profile(write(tmp_path, GOOD + "notes: [unclosed\n"))
+    assert info.value.line is not None and "YAML" in info.value.message
+
+
+def test_store_volume_must_be_adversary_held(tmp_path):
+    text = GOOD.replace("store: {adversary: true}", "store: {adversary: false}")
+    with pytest.raises(ProfileError, match="held by the adversary"):
+        load_profile(write(tmp_path, text))
+
+
+def test_unavailable_needs_a_reason(tmp_path):
+    with pytest.raises(ProfileError, match="unavailable_reason"):
+        load_profile(write(tmp_path, "row: gone\nstatus: unavailable\n"))
+    prof = load_profile(write(tmp_path, "row: gone\nstatus: unavailable\nunavailable_reason: not on PyPI\n"))
+    assert prof.unavailable_reason == "not on PyPI"
+
+
+def test_duplicate_rows_are_refused(tmp_path):
+    write(tmp_path, GOOD, "a.yaml")
+    write(tmp_path, GOOD, "b.yaml")
+    with pytest.raises(ProfileError, match="duplicate row"):
+        load_profiles(tmp_path)
+
+
+def test_shipped_profiles_are_valid_and_selectable():
+    profiles = load_profiles()
+    rows = {p.row for p in profiles}
+    assert {"reference-naive", "reference-sealed", "reference-sealed-beside", "reference-audit",
+            "reference-naive-jsonl"} <= rows
+    assert {p.row for p in select(profiles, ["reference-sealed*"])} == {"reference-sealed", "reference-sealed-beside"}
