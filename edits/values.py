@@ -1,0 +1,180 @@
+"""Values an editor has to invent: a tampered metadata value (T8), a fresh
+identity and the next order value (T5), a temporary order value (T4 under a
+UNIQUE constraint).
+
+Every function keeps the type and the textual shape of the values it is given
+(an ISO-8601 string stays an ISO-8601 string in the same format, a dashed UUID
+stays a dashed UUID), so the edited record still looks like the SUT's own.
+
+Example::
+
+    >>> from edits.values import tamper_value, fresh_identity, next_order
+    >>> tamper_value("role", "user")
+    'assistant'
+    >>> tamper_value("timestamp", "2024-02-28T23:59:59Z")
+    '2024-02-29T23:59:59Z'
+    >>> fresh_identity([3, 7, 5])
+    8
+    >>> fresh_identity(["msg-0009", "msg-0010"])
+    'msg-0011'
+    >>> next_order(["2024-01-01 10:00:00.250"])
+    '2024-01-01 10:00:01.250'
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime, timedelta
+from typing import Any, Iterable
+
+DAY = 86400
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+_ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:([T ])(\d{2}:\d{2}:\d{2})(\.\d+)?)?(.*)$")
+_INT_TEXT = re.compile(r"^-?\d+$")
+_SUFFIX = re.compile(r"^(.*?)(\d+)$")
+
+
+def is_uuid(value: Any) -> bool:
+    """True for a UUID written as 32 hex digits, dashed or not."""
+    return isinstance(value, str) and bool(_UUID.match(value))
+
+
+def is_iso(value: Any) -> bool:
+    """True for a string that starts like an ISO-8601 date or date-time."""
+    return isinstance(value, str) and bool(_ISO.match(value)) and _parse_iso(value) is not None
+
+
+def shift_iso(text: str, seconds: float) -> str:
+    """Shift an ISO-8601 date(-time) string, keeping its exact format and zone suffix."""
+    parsed = _parse_iso(text)
+    if parsed is None:
+        raise ValueError(f"not an ISO-8601 date-time: {text!r}")
+    moment, sep, frac, suffix = parsed
+    moment += timedelta(seconds=seconds)
+    if sep is None:
+        return moment.strftime("%Y-%m-%d") + suffix
+    out = moment.strftime(f"%Y-%m-%d{sep}%H:%M:%S")
+    if frac:
+        out += "." + f"{moment.microsecond:06d}"[: len(frac) - 1].ljust(len(frac) - 1, "0")
+    return out + suffix
+
+
+def tamper_value(name: str, old: Any) -> Any:
+    """A plausible value of metadata ``name`` that differs from ``old`` (T8).
+
+    role: user <-> assistant, anything else -> "system" ("system" -> "user");
+    timestamp: numbers +1 day (epoch milliseconds +86,400,000), ISO strings +1 day;
+    source, owner and anything else: a different value of the same kind.
+    """
+    if name == "role":
+        swap = {"user": "assistant", "assistant": "user", "system": "user"}
+        return swap.get(old, "system") if isinstance(old, str) or old is None else "system"
+    if name == "timestamp":
+        if isinstance(old, bool):
+            return not old
+        if isinstance(old, (int, float)):
+            return old + (DAY * 1000 if abs(old) > 1e11 else DAY)
+        if isinstance(old, str) and _INT_TEXT.match(old):
+            return str(int(old) + (DAY * 1000 if abs(int(old)) > 1e11 else DAY))
+        if is_iso(old):
+            return shift_iso(old, DAY)
+    return _different(old)
+
+
+def fresh_identity(existing: Iterable[Any]) -> Any:
+    """A new identity value of the same kind as ``existing`` and not among them (T5).
+
+    ints -> max + 1; UUID strings -> a new UUID in the same format (dashes, case);
+    ISO date-times -> the next order value; strings ending in digits -> the
+    highest suffix + 1 with the same padding; other strings -> a unique variant.
+    """
+    values = [v for v in existing if v is not None]
+    taken = set(values)
+    if not values:
+        return str(uuid.uuid4())
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return next_order(values)
+    strings = [v for v in values if isinstance(v, str)]
+    if strings and len(strings) == len(values):
+        if all(is_uuid(v) for v in strings):
+            return _new_uuid_like(strings[-1], taken)
+        if all(is_iso(v) for v in strings):
+            return next_order(strings)
+        suffixed = [m for m in (_SUFFIX.match(v) for v in strings) if m]
+        if suffixed:
+            prefix, digits = max(suffixed, key=lambda m: int(m.group(2))).groups()
+            candidate = f"{prefix}{int(digits) + 1:0{len(digits)}d}"
+            if candidate not in taken:
+                return candidate
+        return _unique(max(strings), taken)
+    if isinstance(values[-1], bytes):
+        return uuid.uuid4().bytes if len(values[-1]) == 16 else values[-1] + uuid.uuid4().bytes[:4]
+    raise ValueError(f"cannot invent an identity among values of types {sorted({type(v).__name__ for v in values})}")
+
+
+def next_order(existing: Iterable[Any]) -> Any:
+    """An order value after every value in ``existing`` (T5; also a T4 temporary).
+
+    numbers -> max + 1; integer strings -> max + 1 with the same padding; ISO
+    date-times -> latest + 1 second (+1 day for bare dates); other strings ->
+    the greatest one with "~" appended (sorts after it).
+    """
+    values = [v for v in existing if v is not None]
+    if not values:
+        return 0
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return max(values) + 1
+    if all(isinstance(v, str) for v in values):
+        if all(_INT_TEXT.match(v) for v in values):
+            top = max(values, key=int)
+            return f"{int(top) + 1:0{len(top)}d}"
+        if all(is_iso(v) for v in values):
+            top = max(values, key=lambda v: _parse_iso(v)[0])
+            return shift_iso(top, 1 if _parse_iso(top)[1] is not None else DAY)
+        return max(values) + "~"
+    raise ValueError(f"cannot order after values of types {sorted({type(v).__name__ for v in values})}")
+
+
+def _parse_iso(text: str) -> tuple[datetime, str | None, str | None, str] | None:
+    m = _ISO.match(text)
+    if not m:
+        return None
+    date, sep, clock, frac, suffix = m.groups()
+    if suffix and not re.match(r"^(Z|[+-]\d{2}(:?\d{2})?)$", suffix):
+        return None
+    try:
+        moment = datetime.fromisoformat(f"{date}T{clock or '00:00:00'}{(frac or '')[:7]}")
+    except ValueError:
+        return None
+    return moment, sep, frac, suffix
+
+
+def _new_uuid_like(sample: str, taken: set) -> str:
+    while True:
+        new = uuid.uuid4()
+        text = str(new) if "-" in sample else new.hex
+        text = text.upper() if sample.isupper() else text
+        if text not in taken:
+            return text
+
+
+def _unique(base: str, taken: set) -> str:
+    candidate = f"{base}-forged"
+    n = 2
+    while candidate in taken:
+        candidate = f"{base}-forged{n}"
+        n += 1
+    return candidate
+
+
+def _different(old: Any) -> Any:
+    if isinstance(old, bool):
+        return not old
+    if isinstance(old, (int, float)):
+        return old + 1
+    if is_uuid(old):
+        return _new_uuid_like(old, {old})
+    if isinstance(old, str) and old:
+        return f"{old}-tampered"
+    return "tampered"
