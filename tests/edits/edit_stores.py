@@ -1,0 +1,250 @@
+"""Small fixture stores for the editor tests, and the per-case checks.
+
+Each builder writes a store into a fresh volume directory: contexts A and B,
+five records each, every text carrying a unique marker (``mA2-x7k3q9``), record
+3 of each context carrying the fact token (FA / FB). The two contexts differ in
+every value. ``specs()`` gives one EditSpec per case T1..T8, shaped as the lab
+builds them, and ``check()`` asserts a case changed exactly what it should.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import uuid
+from pathlib import Path
+
+from edits.base import editor_for
+from edits.layout import parse_layout
+from edits.model import EditSpec, Record
+
+CONTEXTS = ("A", "B")
+FACTS = {"A": "FACT-A-7Q2X", "B": "FACT-B-9W4Z"}
+TAMPERED = "FACT-A-0000"
+FACT_INDEX = 3
+
+
+def marker(ctx: str, i: int) -> str:
+    """The unique marker of record ``i`` (1..5) of context ``ctx``."""
+    return f"m{ctx}{i}-" + hashlib.sha256(f"{ctx}{i}".encode()).hexdigest()[:6]
+
+
+def seed() -> list[dict]:
+    """Ten seed records, interleaved A1, B1, A2, B2, ... (distinct values per context)."""
+    out = []
+    for i in range(1, 6):
+        for ctx in CONTEXTS:
+            day = 1 if ctx == "A" else 15
+            text = f"{marker(ctx, i)} note {i} in {ctx}" + (f", the code is {FACTS[ctx]}" if i == FACT_INDEX else "")
+            out.append({"ctx": ctx, "i": i, "text": text, "role": "user" if i % 2 else "assistant",
+                        "source": f"chat-{ctx}", "owner": "alice" if ctx == "A" else "bob",
+                        "ts": f"2024-05-{day + i:02d}T10:00:0{i}Z", "epoch": 1715000000 + 1000 * i + (ctx == "B"),
+                        "uid": str(uuid.UUID(hashlib.md5(f"{ctx}{i}".encode()).hexdigest()))})
+    return out
+
+
+def specs(field: str | None = "role") -> dict[str, EditSpec]:
+    """One spec per case, as lab.cases builds them."""
+    return {
+        "T1": EditSpec("T1", "A", marker("A", 3), find=FACTS["A"], replace=TAMPERED),
+        "T2": EditSpec("T2", "A", marker("A", 5)),
+        "T3": EditSpec("T3", "A", marker("A", 3)),
+        "T4": EditSpec("T4", "A", marker("A", 2), second=marker("A", 4)),
+        "T5": EditSpec("T5", "A", marker("A", 5), find=marker("A", 5), replace=marker("A", 5)[:-6] + "f0rg3d"),
+        "T6": EditSpec("T6", "B", marker("B", 3), donor=marker("A", 3)),
+        "T7": EditSpec("T7", "A", marker("A", 5), donor=marker("A", 1)),
+        "T8": EditSpec("T8", "A", marker("A", 3), meta_field=field),
+    }
+
+
+# -- builders -------------------------------------------------------------
+
+def sqlite_store(vol: Path, kind: str):
+    """A SQLite store; kind: ``text`` (uuid id, seq order, UNIQUE(session, seq)),
+    ``json`` (autoincrement id = order, JSON payload with a path) or ``blob``
+    (hex uid, ISO timestamp order, BLOB payload)."""
+    db = sqlite3.connect(vol / "memory.db")
+    rows = seed()
+    if kind == "text":
+        db.execute("CREATE TABLE memories (id TEXT PRIMARY KEY, session TEXT NOT NULL, seq INTEGER NOT NULL, "
+                   "body TEXT, role TEXT, source TEXT, owner TEXT, created_at TEXT, UNIQUE(session, seq))")
+        db.executemany("INSERT INTO memories VALUES (?,?,?,?,?,?,?,?)",
+                       [(r["uid"], r["ctx"], r["i"] * 10, r["text"], r["role"], r["source"], r["owner"], r["ts"])
+                        for r in rows])
+        layout = {"table": "memories", "context": "session", "identity": ["id"], "order": "seq",
+                  "payload": "body", "metadata": {"role": "role", "source": "source", "owner": "owner",
+                                                  "timestamp": "created_at"}}
+    elif kind == "json":
+        db.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, thread TEXT, "
+                   "message_data TEXT, created_at REAL)")
+        db.executemany("INSERT INTO messages (thread, message_data, created_at) VALUES (?,?,?)",
+                       [(r["ctx"], json.dumps({"role": r["role"], "content": r["text"]}), r["epoch"]) for r in rows])
+        layout = {"table": "messages", "context": "thread", "identity": ["id"], "order": "id",
+                  "payload": {"field": "message_data", "format": "json", "path": ["content"]},
+                  "metadata": {"timestamp": "created_at"}}
+    else:
+        db.execute("CREATE TABLE chunks (uid TEXT UNIQUE, ctx TEXT, ts TEXT, data BLOB, role TEXT)")
+        db.executemany("INSERT INTO chunks VALUES (?,?,?,?,?)",
+                       [(uuid.UUID(r["uid"]).hex, r["ctx"], r["ts"], r["text"].encode(), r["role"]) for r in rows])
+        layout = {"table": "chunks", "context": "ctx", "identity": ["uid"], "order": "ts",
+                  "payload": "data", "metadata": {"role": "role"}}
+    db.commit()
+    db.close()
+    return parse_layout({"backend": "sqlite", "volume": "store", "file": "memory.db", **layout})
+
+
+def jsonl_store(vol: Path, kind: str):
+    """A JSON-lines store; kind: ``position`` (id identity, @position order, nested
+    payload, a header line), ``field`` (no identity, seq order, compact non-ASCII)
+    or ``idorder`` (n is identity and order)."""
+    rows = seed()
+    lines = []
+    if kind == "position":
+        lines.append(json.dumps({"type": "header", "version": 1}))
+        for r in rows:
+            lines.append(json.dumps({"id": r["uid"], "thread": r["ctx"], "role": r["role"],
+                                     "msg": {"content": r["text"]}, "ts": r["epoch"]}))
+        layout = {"context": "thread", "identity": ["id"], "order": "@position",
+                  "payload": {"field": "msg", "path": ["content"]}, "metadata": {"role": "role", "timestamp": "ts"}}
+    elif kind == "field":
+        for r in rows:
+            lines.append(json.dumps({"ctx": r["ctx"], "seq": r["i"], "text": r["text"] + " é",
+                                     "source": r["source"]}, separators=(",", ":"), ensure_ascii=False))
+        layout = {"context": "ctx", "identity": [], "order": "seq", "payload": "text",
+                  "metadata": {"source": "source"}}
+    else:
+        for n, r in enumerate(rows, start=1):
+            lines.append(json.dumps({"n": n, "ctx": r["ctx"], "text": r["text"], "owner": r["owner"]}))
+        layout = {"context": "ctx", "identity": ["n"], "order": "n", "payload": "text",
+                  "metadata": {"owner": "owner"}}
+    (vol / "memory.jsonl").write_text("\n".join(lines) + "\n")
+    return parse_layout({"backend": "jsonl", "volume": "store", "file": "memory.jsonl", **layout})
+
+
+MD_PATTERN = r"^- \[(?P<role>\w+)\] (?P<timestamp>\S+) (?P<text>.*)$"
+
+
+def markdown_store(vol: Path):
+    """A Markdown store: memory/A.md and memory/B.md with headings, prose and blank lines."""
+    (vol / "memory").mkdir()
+    for ctx in CONTEXTS:
+        out = [f"# Memory of {ctx}", "", "Some prose that is not a record."]
+        for r in (r for r in seed() if r["ctx"] == ctx):
+            out.append(f"- [{r['role']}] {r['ts']} {r['text']}")
+            if r["i"] == 2:
+                out.append("")
+        (vol / "memory" / f"{ctx}.md").write_text("\n".join(out) + "\n## end\n")
+    return parse_layout({"backend": "markdown", "volume": "store", "file": "memory/{context}.md",
+                         "identity": [], "order": "@position", "payload": "text",
+                         "metadata": {"role": "role", "timestamp": "timestamp"}, "record_pattern": MD_PATTERN})
+
+
+def open_editor(layout, vol: Path):
+    """The editor for a fixture layout, through the public registry."""
+    return editor_for(layout, {"store": vol})
+
+
+# -- checks ---------------------------------------------------------------
+
+def sequence(records: list[Record], ctx: str) -> list[str]:
+    """The payloads of one context, in order."""
+    return [r.payload for r in records if r.context == ctx]
+
+
+def by_payload(records: list[Record], marker_text: str) -> Record:
+    """The one record whose payload holds ``marker_text``."""
+    hits = [r for r in records if marker_text in r.payload]
+    assert len(hits) == 1, (marker_text, hits)
+    return hits[0]
+
+
+def kept_fields(layout) -> set[str]:
+    """Fields that stay with a record's slot."""
+    return {*layout.identity, layout.context, layout.order}
+
+
+def check(case: str, layout, spec: EditSpec, before: list[Record], after: list[Record]) -> None:
+    """Assert that ``after`` is ``before`` with exactly the edit of ``case`` applied."""
+    a_before, a_after = sequence(before, "A"), sequence(after, "A")
+    b_before, b_after = sequence(before, "B"), sequence(after, "B")
+    target = by_payload(before, spec.target)
+    t = a_before.index(target.payload) if target.context == "A" else b_before.index(target.payload)
+    if case != "T6":
+        assert b_after == b_before, "context B must be untouched"
+    if case == "T1":
+        assert a_after == a_before[:t] + [target.payload.replace(spec.find, spec.replace)] + a_before[t + 1:]
+    elif case in ("T2", "T3"):
+        assert a_after == a_before[:t] + a_before[t + 1:]
+    elif case == "T4":
+        s = a_before.index(by_payload(before, spec.second).payload)
+        expect = list(a_before)
+        expect[t], expect[s] = expect[s], expect[t]
+        assert a_after == expect
+    elif case == "T5":
+        forged = target.payload.replace(spec.find, spec.replace)
+        assert a_after == a_before + [forged]
+        new = by_payload(after, spec.replace)
+        assert new.context == "A" and new.key() not in {r.key() for r in before}
+        assert new.metadata == target.metadata
+    elif case in ("T6", "T7"):
+        donor = by_payload(before, spec.donor)
+        seq_before = b_before if case == "T6" else a_before
+        seq_after = b_after if case == "T6" else a_after
+        assert seq_after == seq_before[:t] + [donor.payload] + seq_before[t + 1:]
+        if case == "T6":
+            assert a_after == a_before
+        victim = [r for r in after if r.context == target.context][t]
+        assert victim.identity == target.identity and victim.context == target.context
+        assert victim.order == target.order
+        assert victim.metadata == donor.metadata
+        for name, value in donor.fields.items():
+            if name not in kept_fields(layout) and name != "line":
+                assert victim.fields.get(name) == value, name
+    elif case == "T8":
+        assert a_after == a_before
+        new = by_payload(after, spec.target)
+        field = spec.meta_field
+        assert new.metadata[field] != target.metadata[field]
+        assert {k: v for k, v in new.metadata.items() if k != field} == \
+               {k: v for k, v in target.metadata.items() if k != field}
+    if layout.identity:
+        _check_keys(case, layout, spec, before, after)
+
+
+def _check_keys(case: str, layout, spec: EditSpec, before: list[Record], after: list[Record]) -> None:
+    """Stable identities: the right keys added, removed or changed, and no other.
+
+    Locators (line numbers) are ignored, and so is the order of a position-ordered
+    store (a line number, which shifts when a line is deleted or inserted; the
+    sequence checks in :func:`check` cover it).
+    """
+    def view(r: Record) -> tuple:
+        return (r.context, r.identity, None if layout.ordered_by_position else r.order,
+                r.payload, r.metadata, r.fields)
+    old = {r.key(): view(r) for r in before}
+    new = {r.key(): view(r) for r in after}
+    added, removed = set(new) - set(old), set(old) - set(new)
+    changed = {k for k in set(old) & set(new) if old[k] != new[k]}
+    target = by_payload(before, spec.target).key()
+    swapped = set() if layout.ordered_by_position else {target, by_payload(before, spec.second or spec.target).key()}
+    expect = {
+        "T1": (set(), set(), {target}), "T2": (set(), {target}, set()), "T3": (set(), {target}, set()),
+        "T4": (set(), set(), swapped),
+        "T5": (added if len(added) == 1 else {"one new key"}, set(), set()),
+        "T6": (set(), set(), {target}), "T7": (set(), set(), {target}), "T8": (set(), set(), {target}),
+    }[case]
+    assert (added, removed, changed) == expect
+
+
+def run_case(layout, vol: Path, case: str, spec: EditSpec | None = None):
+    """Apply one case to a fixture store, check it, and return (before, after, applied)."""
+    spec = spec or specs(next(iter(layout.metadata), None))[case]
+    editor = open_editor(layout, vol)
+    before = editor.records()
+    applied = editor.apply(spec)
+    after = open_editor(layout, vol).records()
+    check(case, layout, spec, before, after)
+    assert applied.case == case and applied.backend == layout.backend
+    assert applied.statements and applied.touched and applied.bytes_changed > 0
+    return before, after, applied

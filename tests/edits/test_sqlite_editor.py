@@ -1,0 +1,139 @@
+"""SqliteEditor on three fixture layouts: uuid identity + separate UNIQUE order
+column, autoincrement id as identity and order with a JSON payload, and a BLOB
+payload ordered by ISO timestamps."""
+
+import sqlite3
+
+import pytest
+
+from edit_stores import FACTS, TAMPERED, marker, open_editor, run_case, specs, sqlite_store
+from edits.model import EditError, EditSpec
+
+CASES = ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"]
+
+
+@pytest.mark.parametrize("kind", ["text", "json", "blob"])
+@pytest.mark.parametrize("case", CASES)
+def test_every_case_changes_exactly_what_it_should(tmp_path, kind, case):
+    layout = sqlite_store(tmp_path, kind)
+    _, _, applied = run_case(layout, tmp_path, case)
+    assert applied.statements[0] == "BEGIN IMMEDIATE" and applied.statements[-1] == "COMMIT"
+
+
+def test_reading_leaves_the_file_alone(tmp_path):
+    layout = sqlite_store(tmp_path, "text")
+    raw = (tmp_path / "memory.db").read_bytes()
+    records = open_editor(layout, tmp_path).records()
+    assert len(records) == 10 and [r.context for r in records] == ["A"] * 5 + ["B"] * 5
+    assert [r.order for r in records[:5]] == [10, 20, 30, 40, 50]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.db"]
+    assert (tmp_path / "memory.db").read_bytes() == raw
+
+
+def test_statements_are_expanded_sql(tmp_path):
+    layout = sqlite_store(tmp_path, "text")
+    applied = open_editor(layout, tmp_path).apply(specs()["T1"])
+    update = applied.statements[1]
+    assert update.startswith('UPDATE "memories" SET "body" = ') and TAMPERED in update and "?" not in update
+    assert applied.detail["columns"] == ["body"]
+    assert applied.bytes_changed >= 4  # 7Q2X -> 0000, plus the header change counter
+
+
+def test_t4_swaps_order_values_through_a_temporary_under_unique(tmp_path):
+    layout = sqlite_store(tmp_path, "text")
+    applied = open_editor(layout, tmp_path).apply(specs()["T4"])
+    assert len(applied.statements) == 5 and applied.detail["temporary"] == 51
+    db = sqlite3.connect(tmp_path / "memory.db")
+    seqs = dict(db.execute("SELECT body, seq FROM memories WHERE session = 'A'").fetchall())
+    by_marker = {m: next(s for b, s in seqs.items() if m in b) for m in (marker("A", 2), marker("A", 4))}
+    assert by_marker == {marker("A", 2): 40, marker("A", 4): 20}
+
+
+def test_t4_with_identity_order_swaps_contents_keeping_ids(tmp_path):
+    layout = sqlite_store(tmp_path, "json")
+    before = {r.identity: r for r in open_editor(layout, tmp_path).records()}
+    applied = open_editor(layout, tmp_path).apply(specs()["T4"])
+    assert applied.detail["swapped"] == ["message_data", "created_at"]
+    after = {r.identity: r for r in open_editor(layout, tmp_path).records()}
+    a2 = next(k for k, r in before.items() if marker("A", 2) in r.payload)
+    a4 = next(k for k, r in before.items() if marker("A", 4) in r.payload)
+    assert after[a2].fields["message_data"] == before[a4].fields["message_data"]
+    assert after[a4].fields["created_at"] == before[a2].fields["created_at"]
+
+
+def test_t5_fresh_identity_and_next_order(tmp_path):
+    layout = sqlite_store(tmp_path, "text")
+    applied = open_editor(layout, tmp_path).apply(specs()["T5"])
+    rows = sqlite3.connect(tmp_path / "memory.db").execute(
+        "SELECT id, seq, body FROM memories WHERE body LIKE '%f0rg3d%'").fetchall()
+    (new_id, seq, body), = rows
+    assert seq == 51 and len(new_id) == 36 and new_id.count("-") == 4 and applied.touched == [new_id]
+
+
+def test_t5_autoincrement_takes_the_next_id(tmp_path):
+    layout = sqlite_store(tmp_path, "json")
+    applied = open_editor(layout, tmp_path).apply(specs()["T5"])
+    assert applied.touched == ["11"]
+    assert sqlite3.connect(tmp_path / "memory.db").execute("SELECT seq FROM sqlite_sequence").fetchone() == (11,)
+
+
+def test_t1_edits_blob_bytes_in_place(tmp_path):
+    layout = sqlite_store(tmp_path, "blob")
+    open_editor(layout, tmp_path).apply(specs()["T1"])
+    (data,) = sqlite3.connect(tmp_path / "memory.db").execute(
+        "SELECT data FROM chunks WHERE instr(data, ?)", (marker("A", 3).encode(),)).fetchone()
+    assert isinstance(data, bytes) and TAMPERED.encode() in data and FACTS["A"].encode() not in data
+
+
+def test_t8_timestamp_moves_by_a_day(tmp_path):
+    layout = sqlite_store(tmp_path, "json")
+    applied = open_editor(layout, tmp_path).apply(specs("timestamp")["T8"])
+    assert applied.detail["new"] - applied.detail["old"] == 86400
+
+
+def test_t8_owner_takes_the_given_value(tmp_path):
+    layout = sqlite_store(tmp_path, "text")
+    spec = EditSpec("T8", "A", marker("A", 3), meta_field="owner", meta_value="bob")
+    open_editor(layout, tmp_path).apply(spec)
+    rec = next(r for r in open_editor(layout, tmp_path).records() if marker("A", 3) in r.payload)
+    assert rec.metadata["owner"] == "bob" and rec.metadata["role"] == "user"
+
+
+@pytest.mark.parametrize("spec, message", [
+    (EditSpec("T2", "A", "no-such-marker"), "in no record"),
+    (EditSpec("T2", "A", "mA"), "markers must be unique"),
+    (EditSpec("T2", "B", marker("A", 1)), "the spec names 'B'"),
+    (EditSpec("T1", "A", marker("A", 3), find=FACTS["A"], replace="short"), "same encoded length"),
+    (EditSpec("T1", "A", marker("A", 2), find=FACTS["A"], replace=TAMPERED), "not in the payload"),
+    (EditSpec("T4", "A", marker("A", 2)), "no second marker"),
+    (EditSpec("T4", "A", marker("A", 2), second=marker("B", 2)), "different contexts"),
+    (EditSpec("T6", "A", marker("A", 2), donor=marker("A", 1)), "another context"),
+    (EditSpec("T7", "A", marker("A", 5), donor=marker("B", 1)), "donor is in context 'B'"),
+    (EditSpec("T8", "A", marker("A", 3), meta_field="owner"), "no metadata field 'owner'"),
+    (EditSpec("T9", "A", marker("A", 3)), "whole-volume"),
+])
+def test_impossible_edits_raise_and_change_nothing(tmp_path, spec, message):
+    layout = sqlite_store(tmp_path, "blob")
+    raw = (tmp_path / "memory.db").read_bytes()
+    with pytest.raises(EditError, match=message):
+        open_editor(layout, tmp_path).apply(spec)
+    assert (tmp_path / "memory.db").read_bytes() == raw
+
+
+def test_a_refused_statement_rolls_back(tmp_path):
+    layout = sqlite_store(tmp_path, "text")
+    db = sqlite3.connect(tmp_path / "memory.db")
+    db.execute("CREATE TRIGGER no_delete BEFORE DELETE ON memories BEGIN SELECT RAISE(ABORT, 'read only'); END")
+    db.commit()
+    db.close()
+    raw = (tmp_path / "memory.db").read_bytes()
+    with pytest.raises(EditError, match="read only"):
+        open_editor(layout, tmp_path).apply(specs()["T3"])
+    assert (tmp_path / "memory.db").read_bytes() == raw
+
+
+def test_missing_column_is_a_clear_error(tmp_path):
+    layout = sqlite_store(tmp_path, "text")
+    from dataclasses import replace
+    with pytest.raises(EditError, match=r"no column\(s\) \['nope'\]"):
+        open_editor(replace(layout, order="nope"), tmp_path).records()
