@@ -115,9 +115,13 @@ def _find(view: _View, recs: list[Rec], marker: str, label: str, problems: list[
     return hits[0]
 
 
-def _beside_payload(view: _View, rec: Rec) -> tuple:
-    sig = view.sig(rec, drop=(view.payload_field,))
-    return sig[:2] + sig[3:]
+def _replaced(old: Any, new: Any, find: str, replace: str) -> bool:
+    """``new`` equals ``old`` with the token replaced (text, or bytes shown as hex)."""
+    if isinstance(old, str) and isinstance(new, str):
+        return new == old.replace(find, replace)
+    if isinstance(old, dict) and isinstance(new, dict) and "hex" in old and "hex" in new:
+        return bytes.fromhex(new["hex"]) == bytes.fromhex(old["hex"]).replace(find.encode(), replace.encode())
+    return old == new
 
 
 def _same_elsewhere(view: _View, before: list[Rec], after: list[Rec], skip: set[str]) -> list[str]:
@@ -136,8 +140,13 @@ def _t1(view, spec, before, after):
         p.append("the fact token was not replaced in the payload")
     if new["payload"] != old["payload"].replace(spec["find"], spec["replace"]):
         p.append("the payload changed beyond the fact token")
-    if _beside_payload(view, new) != _beside_payload(view, old):
-        p.append("identity, context, metadata or another field changed")
+    if (new["context"], new.get("identity"), new.get("metadata")) != \
+            (old["context"], old.get("identity"), old.get("metadata")):
+        p.append("identity, context or metadata changed")
+    fields_old, fields_new = old.get("fields", {}), new.get("fields", {})
+    for name in sorted(set(fields_old) | set(fields_new)):
+        if not _replaced(fields_old.get(name), fields_new.get(name), spec["find"], spec["replace"]):
+            p.append(f"field {name!r} changed beyond the fact token")
     return p + _same_elsewhere(view, before, after, {spec["target"]})
 
 
