@@ -1,0 +1,102 @@
+"""Generic editor for Markdown stores: one file per context, one record per line.
+
+``layout.file`` is a pattern such as ``memory/{context}.md``; the context comes
+from the file name. A record is a line matching ``layout.record_pattern``; its
+``text`` group (or the group named by ``layout.payload.field``) is the payload,
+and ``layout.metadata`` maps names (role, source, timestamp, owner) to other
+groups. Every other line (headings, blank lines, prose) is kept untouched.
+Order and identity are the position: identity is (context, index of the record
+in its file). T4 swaps two lines, T5 inserts the forged line after the last
+record line of the context's file, T6/T7 put the donor's line in the victim's
+place, T8 rewrites only the metadata group's characters.
+
+Example::
+
+    import tempfile
+    from pathlib import Path
+    from edits.layout import parse_layout
+    from edits.markdown import MarkdownEditor
+    from edits.model import EditSpec
+
+    vol = Path(tempfile.mkdtemp())
+    (vol / "memory").mkdir()
+    (vol / "memory" / "A.md").write_text("# A\\n- [user] mA1-q likes FACT-A1\\n- [assistant] mA2-q ok\\n")
+    layout = parse_layout({"backend": "markdown", "volume": "store", "file": "memory/{context}.md",
+                           "identity": [], "order": "@position", "payload": "text",
+                           "metadata": {"role": "role"},
+                           "record_pattern": r"^- \\[(?P<role>\\w+)\\] (?P<text>.*)$"})
+    done = MarkdownEditor(layout, vol).apply(EditSpec("T4", "A", "mA1-q", second="mA2-q"))
+    print(done.statements)   # ['memory/A.md: swap lines 2 and 3: - [user] ... <-> - [assistant] ...']
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from edits.layout import StoreLayout
+from edits.lines import LineEditor, LineFile
+from edits.model import EditError, Record
+from edits.plan import Plan
+from edits.records import decode_payload, sort_records
+
+
+class MarkdownEditor(LineEditor):
+    """Edits the per-context Markdown files ``layout.file`` of one volume."""
+
+    backend = "markdown"
+
+    def __init__(self, layout: StoreLayout, volume_path: Path):
+        super().__init__(layout, volume_path)
+        self.pattern = re.compile(layout.record_pattern or r"^(?P<text>.*)$")
+        head, _, tail = layout.file.partition("{context}")
+        self.file_re = re.compile(re.escape(head) + r"(?P<context>[^/]+?)" + re.escape(tail) + "$")
+        self.text_group = layout.payload.field if layout.payload.field in self.pattern.groupindex else "text"
+        missing = [g for g in layout.metadata.values() if g not in self.pattern.groupindex]
+        if missing:
+            raise EditError(f"record_pattern has no group(s) {missing} named by store.metadata")
+
+    def files(self) -> list[Path]:
+        """Every context file that matches the layout's pattern."""
+        glob = self.layout.file.replace("{context}", "*")
+        return sorted(p for p in self.root.glob(glob)
+                      if p.is_file() and self.file_re.match(p.relative_to(self.root).as_posix()))
+
+    def records(self) -> list[Record]:
+        """Every record line of every context file, sorted by (context, position)."""
+        out: list[Record] = []
+        self.loaded = {}
+        for path in self.files():
+            rel = path.relative_to(self.root).as_posix()
+            ctx = self.file_re.match(rel).group("context")
+            f = self.loaded[rel] = LineFile(path, rel)
+            index = 0
+            for n, body in enumerate(f.bodies, start=1):
+                m = self.pattern.match(body)
+                if not m:
+                    continue
+                groups = m.groupdict()
+                out.append(Record(context=ctx, identity=(ctx, index), order=index,
+                                  payload=decode_payload(groups[self.text_group] or "", self.layout.payload),
+                                  metadata={k: groups.get(g) for k, g in self.layout.metadata.items()},
+                                  fields={"line": body, **groups}, locator={"file": rel, "line": n}))
+                index += 1
+        return sort_records(out)
+
+    def _forged(self, p: Plan, body: str) -> tuple[str, int]:
+        return body, p.in_context(p.target.context)[-1].locator["line"] - 1
+
+    def _transplanted(self, p: Plan, victim: str, donor: str) -> str:
+        return donor
+
+    def _with_meta(self, p: Plan, body: str) -> str:
+        group = self.layout.metadata[p.spec.meta_field]
+        start, end = self.pattern.match(body).span(group)
+        if start < 0:
+            raise EditError(f"T8: group {group!r} is empty in line {p.target.locator['line']} of "
+                            f"{p.target.locator['file']}")
+        new = body[:start] + str(p.meta_value) + body[end:]
+        m = self.pattern.match(new)
+        if not m or m.group(group) != str(p.meta_value):
+            raise EditError(f"T8: {p.meta_value!r} does not fit group {group!r} of the record pattern")
+        return new
