@@ -1,7 +1,8 @@
 """Generic editor for SQLite stores: one table, one row per record.
 
-Reads with a read-only connection; each edit is one ``BEGIN IMMEDIATE`` ...
-``COMMIT`` transaction, and the exact statements SQLite ran (parameters
+Reads never write to the volume (``immutable=1``, or a temporary copy when a
+WAL or journal sidecar is present, so its content is seen). Each edit is one
+``BEGIN IMMEDIATE`` ... ``COMMIT`` transaction, and the exact statements SQLite ran (parameters
 expanded, from ``set_trace_callback``) are returned in ``AppliedEdit.statements``.
 Rows are addressed by ``rowid`` (by primary key for WITHOUT ROWID tables).
 Primary-key columns count as identity even when the layout does not list them:
@@ -28,14 +29,18 @@ Example::
                            "order": "id", "payload": "body"})
     editor = SqliteEditor(layout, vol)
     done = editor.apply(EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9"))
-    print(done.statements)   # ['BEGIN IMMEDIATE', "UPDATE ... SET \\"body\\" = 'mA1-q first FACT-Z9' ...", 'COMMIT']
+    print(done.statements)
+    # ['BEGIN IMMEDIATE', 'UPDATE "records" SET "body" = \'mA1-q first FACT-Z9\' WHERE rowid = 1', 'COMMIT']
 """
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from edits.layout import StoreLayout
 from edits.model import EditError, Record
@@ -62,23 +67,38 @@ class SqliteEditor(EditorBase):
         """The database file and its WAL sidecar."""
         return [self.path, self.path.with_name(self.path.name + "-wal")]
 
-    def _connect(self, write: bool = False) -> sqlite3.Connection:
+    def _connect(self) -> sqlite3.Connection:
         if not self.path.is_file():
             raise EditError(f"{self.layout.file}: no such database in the volume")
-        if write:
-            return sqlite3.connect(self.path, isolation_level=None)
-        try:
-            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
-            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
-            return conn
-        except sqlite3.OperationalError:
-            return sqlite3.connect(self.path)
+        return sqlite3.connect(self.path, isolation_level=None)
+
+    @contextmanager
+    def _reader(self) -> Iterator[sqlite3.Connection]:
+        """A connection that never writes to the volume.
+
+        With no WAL/journal sidecar the file is the whole database: ``immutable=1``
+        reads it without locks and without creating -wal/-shm files. With one, a
+        copy (file + sidecar) is read, so the sidecar's content is seen.
+        """
+        if not self.path.is_file():
+            raise EditError(f"{self.layout.file}: no such database in the volume")
+        with tempfile.TemporaryDirectory(prefix="memlab-sqlite-") as tmp:
+            sidecars = [s for s in ("-wal", "-journal") if Path(f"{self.path}{s}").exists()]
+            if sidecars:
+                for suffix in ("", *sidecars):
+                    shutil.copy2(f"{self.path}{suffix}", Path(tmp) / f"db{suffix}")
+                conn = sqlite3.connect(Path(tmp) / "db")
+            else:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1", uri=True)
+            try:
+                yield conn
+            finally:
+                conn.close()
 
     def records(self) -> list[Record]:
         """Every row of the table as a Record, sorted by (context, order)."""
         lay, table = self.layout, self.layout.table
-        conn = self._connect()
-        try:
+        with self._reader() as conn:
             info = conn.execute(f"PRAGMA table_xinfo({_q(table)})").fetchall()
             if not info:
                 raise EditError(f"{lay.file}: no table {table!r}")
@@ -92,8 +112,6 @@ class SqliteEditor(EditorBase):
                 self.rowid = False
             self.columns = [d[0] for d in cur.description[1:]]
             rows = cur.fetchall()
-        finally:
-            conn.close()
         wanted = [lay.context, *lay.identity, lay.payload.field, *lay.metadata.values()]
         missing = [c for c in wanted + ([] if self.position else [lay.order]) if c not in self.columns]
         if missing:
@@ -126,7 +144,7 @@ class SqliteEditor(EditorBase):
     def _run(self, steps: list[tuple[str, list[Any]]]) -> tuple[list[str], int | None]:
         """Run ``steps`` in one transaction, each touching exactly one row; return the trace."""
         statements: list[str] = []
-        conn = self._connect(write=True)
+        conn = self._connect()
         conn.set_trace_callback(statements.append)
         try:
             conn.execute("BEGIN IMMEDIATE")
