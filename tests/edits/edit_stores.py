@@ -63,7 +63,8 @@ def specs(field: str | None = "role") -> dict[str, EditSpec]:
 def sqlite_store(vol: Path, kind: str):
     """A SQLite store; kind: ``text`` (uuid id, seq order, UNIQUE(session, seq)),
     ``json`` (autoincrement id = order, JSON payload with a path) or ``blob``
-    (hex uid, ISO timestamp order, BLOB payload)."""
+    (hex uid, ISO timestamp order, BLOB payload) or ``norowid`` (WITHOUT ROWID,
+    composite key (session, seq) as identity and order, a generated column)."""
     db = sqlite3.connect(vol / "memory.db")
     rows = seed()
     if kind == "text":
@@ -83,6 +84,14 @@ def sqlite_store(vol: Path, kind: str):
         layout = {"table": "messages", "context": "thread", "identity": ["id"], "order": "id",
                   "payload": {"field": "message_data", "format": "json", "path": ["content"]},
                   "metadata": {"timestamp": "created_at"}}
+    elif kind == "norowid":
+        db.execute("CREATE TABLE notes (session TEXT, seq INTEGER, body TEXT, role TEXT, "
+                   "body_len INTEGER GENERATED ALWAYS AS (length(body)) STORED, "
+                   "PRIMARY KEY (session, seq)) WITHOUT ROWID")
+        db.executemany("INSERT INTO notes (session, seq, body, role) VALUES (?,?,?,?)",
+                       [(r["ctx"], r["i"], r["text"], r["role"]) for r in rows])
+        layout = {"table": "notes", "context": "session", "identity": ["session", "seq"], "order": "seq",
+                  "payload": "body", "metadata": {"role": "role"}}
     else:
         db.execute("CREATE TABLE chunks (uid TEXT UNIQUE, ctx TEXT, ts TEXT, data BLOB, role TEXT)")
         db.executemany("INSERT INTO chunks VALUES (?,?,?,?,?)",

@@ -1,7 +1,9 @@
-"""SqliteEditor on three fixture layouts: uuid identity + separate UNIQUE order
-column, autoincrement id as identity and order with a JSON payload, and a BLOB
-payload ordered by ISO timestamps."""
+"""SqliteEditor on four fixture layouts: uuid identity + separate UNIQUE order
+column, autoincrement id as identity and order with a JSON payload, a BLOB
+payload ordered by ISO timestamps, and a WITHOUT ROWID table with a composite
+key and a generated column; plus WAL databases, clean and crashed."""
 
+import shutil
 import sqlite3
 
 import pytest
@@ -12,7 +14,7 @@ from edits.model import EditError, EditSpec
 CASES = ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"]
 
 
-@pytest.mark.parametrize("kind", ["text", "json", "blob"])
+@pytest.mark.parametrize("kind", ["text", "json", "blob", "norowid"])
 @pytest.mark.parametrize("case", CASES)
 def test_every_case_changes_exactly_what_it_should(tmp_path, kind, case):
     layout = sqlite_store(tmp_path, kind)
@@ -137,3 +139,54 @@ def test_missing_column_is_a_clear_error(tmp_path):
     from dataclasses import replace
     with pytest.raises(EditError, match=r"no column\(s\) \['nope'\]"):
         open_editor(replace(layout, order="nope"), tmp_path).records()
+
+
+def test_without_rowid_rows_are_addressed_by_primary_key(tmp_path):
+    layout = sqlite_store(tmp_path, "norowid")
+    applied = open_editor(layout, tmp_path).apply(specs()["T5"])
+    assert applied.touched == ["A|6"]
+    assert applied.statements[1].startswith('INSERT INTO "notes" ("session", "seq", "body", "role") VALUES (\'A\', 6,')
+    applied = open_editor(layout, tmp_path).apply(specs()["T8"])
+    assert applied.statements[1].endswith("WHERE \"session\" = 'A' AND \"seq\" = 3")
+    lens = sqlite3.connect(tmp_path / "memory.db").execute("SELECT body_len = length(body) FROM notes").fetchall()
+    assert lens == [(1,)] * 11
+
+
+def wal_store(vol, crashed):
+    """A WAL database; ``crashed`` leaves committed rows only in the -wal file."""
+    layout = sqlite_store(vol, "text")
+    db = sqlite3.connect(vol / "memory.db")
+    db.execute("PRAGMA journal_mode=wal")
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("UPDATE memories SET body = body || ' (in wal)' WHERE seq = 10")
+    db.commit()
+    if crashed:
+        for name in ("memory.db", "memory.db-wal"):
+            shutil.copy2(vol / name, vol.parent / name)
+        db.close()
+        for name in ("memory.db", "memory.db-wal"):
+            shutil.copy2(vol.parent / name, vol / name)
+        (vol / "memory.db-shm").unlink(missing_ok=True)
+    else:
+        db.close()
+    return layout
+
+
+@pytest.mark.parametrize("crashed", [False, True])
+def test_reading_a_wal_database_writes_nothing(tmp_path, crashed):
+    vol = tmp_path / "vol"
+    vol.mkdir()
+    layout = wal_store(vol, crashed)
+    files = {p.name: p.read_bytes() for p in vol.iterdir()}
+    assert ("memory.db-wal" in files) == crashed
+    records = open_editor(layout, vol).records()
+    assert sum("(in wal)" in r.payload for r in records) == 2
+    assert {p.name: p.read_bytes() for p in vol.iterdir()} == files
+
+
+@pytest.mark.parametrize("crashed", [False, True])
+def test_editing_a_wal_database(tmp_path, crashed):
+    vol = tmp_path / "vol"
+    vol.mkdir()
+    layout = wal_store(vol, crashed)
+    run_case(layout, vol, "T3")
