@@ -6,6 +6,7 @@ harness failure that stopped the run, 130 interrupted (what was measured is kept
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import sys
 from datetime import datetime, timezone
@@ -20,13 +21,18 @@ from rich.table import Table
 from lab import METHOD_REVISION, __version__
 from lab.engine import TRIALS_PER_ROW, Interrupted, run_matrix
 from lab.housekeeping import gc as gc_run
-from lab.profile import PROFILES_DIR, ProfileError, load_profiles, select
+from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
 from lab.report.terminal import print_matrix
 from lab.results import read_json
 from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
 
 DEFAULT_SUT = "reference-*"
 console = Console(stderr=True)
+
+
+def stdout_console() -> Console:
+    """The console for results: a pipe or a file gets the whole matrix width, not 80 columns."""
+    return Console() if sys.stdout.isatty() else Console(width=170)
 
 
 class _LazyStderr:
@@ -56,11 +62,13 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
-def _profiles(directory: Path):
-    try:
-        return load_profiles(directory)
-    except ProfileError as exc:
-        _fail(f"invalid profile\n{exc}")
+def _profiles(directory: Path) -> tuple[list, list[ProfileError]]:
+    if not directory.is_dir():
+        _fail(f"no profile folder at {directory}")
+    profiles, errors = scan_profiles(directory)
+    for err in errors:
+        console.print(f"[bold red]invalid profile[/] {err}")
+    return profiles, errors
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -84,14 +92,17 @@ def list_cmd(profiles_dir: Path) -> None:
     for col in ("row", "SUT", "version", "status"):
         table.add_column(col)
     runtime = get_runtime("auto")
-    for prof in _profiles(profiles_dir):
+    profiles, errors = _profiles(profiles_dir)
+    for err in errors:
+        table.add_row(Path(err.path).stem, "", "", f"[red]invalid profile[/]: {err.field}: {err.message}")
+    for prof in profiles:
         if prof.status == "unavailable":
             status = f"[yellow]unavailable[/]: {prof.unavailable_reason}"
         else:
             ok, why = runtime.available()
             status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {why}"
         table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
-    Console().print(table)
+    stdout_console().print(table)
 
 
 @main.command()
@@ -108,15 +119,17 @@ def list_cmd(profiles_dir: Path) -> None:
 def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None,
         profiles_dir: Path) -> None:
     """Run the matrix: every selected row, ten edits, three controls; write a result set."""
-    profiles = _profiles(profiles_dir)
-    chosen = select(profiles, list(patterns) or [DEFAULT_SUT])
-    if not chosen:
+    profiles, errors = _profiles(profiles_dir)
+    wanted = list(patterns) or [DEFAULT_SUT]
+    chosen = select(profiles, wanted)
+    invalid = [e for e in errors if any(fnmatch.fnmatchcase(Path(e.path).stem, pat) for pat in wanted)]
+    if not chosen and not invalid:
         _fail(f"no profile matches {list(patterns) or [DEFAULT_SUT]}; `memlab list` shows the rows")
     unavailable = [p for p in chosen if p.status != "runnable"]
     for prof in unavailable:
         console.print(f"[yellow]skipped[/] {prof.row}: unavailable: {prof.unavailable_reason}")
     runnable = [p for p in chosen if p.status == "runnable"]
-    if not runnable:
+    if not runnable and not invalid:
         _fail("none of the selected rows can run here")
     try:
         runtime = get_runtime(runtime_name)
@@ -128,13 +141,13 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=console, transient=False) as bar:
             task = bar.add_task("starting", total=len(runnable) * TRIALS_PER_ROW)
-            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce,
+            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, invalid=invalid,
                                  progress=lambda row, step: bar.update(task, advance=1,
                                                                        description=f"{row} {step}"))
     except Interrupted as exc:
         console.print(f"[yellow]{exc}[/]; partial result set in {out}")
         sys.exit(130)
-    print_matrix(summary.rows, Console())
+    print_matrix(summary.rows, stdout_console())
     console.print(f"result set: {out}")
 
 
@@ -145,7 +158,7 @@ def show(result_dir: Path) -> None:
     rows = [read_json(p) for p in sorted((result_dir / "rows").glob("*.json"))]
     if not rows:
         _fail(f"{result_dir}/rows holds no row files; is this a memlab result set?")
-    print_matrix(rows, Console())
+    print_matrix(rows, stdout_console())
 
 
 @main.command()

@@ -23,7 +23,7 @@ from lab import METHOD_REVISION
 from lab.cases import CASE_IDS
 from lab.housekeeping import RunRegistry, new_run_id
 from lab.procedure import RowProcedure
-from lab.profile import Profile
+from lab.profile import Profile, ProfileError
 from lab.results import ResultSet, lab_revision, write_json
 from lab.runtime import Runtime
 from lab.seedplan import make_plan
@@ -48,13 +48,13 @@ class RunSummary:
 
 def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int = 1,
                nonce: str | None = None, progress: Callable[[str, str], None] = lambda row, step: None,
-               ) -> RunSummary:
-    """Run every profile's row(s) and write a result set to ``out``."""
+               invalid: list[ProfileError] = ()) -> RunSummary:
+    """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows."""
     run_id = new_run_id()
     results = ResultSet(out)
     run = {"run_id": run_id, "started": _now(), "finished": None, "status": "running",
            "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
-           "rows": [p.row for p in profiles]}
+           "rows": [p.row for p in profiles] + [Path(e.path).stem for e in invalid]}
     write_json(out / "run.json", run)
     registry = RunRegistry(run_id)
     cancel = threading.Event()
@@ -65,6 +65,8 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
         return _run_row(profile, runtime, registry, results, run, nonce, cancel,
                         lambda step: progress(profile.row, step))
 
+    for err in invalid:
+        summary.rows += _record_invalid(err, results, run)
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="row") as pool:
             pending = {pool.submit(one, p) for p in profiles}
@@ -119,6 +121,17 @@ def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results:
     except Interrupted:
         pass  # the observations saved so far stay; the rows are still derived from them
     return results.write_rows(profile.row, run)
+
+
+def _record_invalid(err: ProfileError, results: ResultSet, run: dict[str, Any]) -> list[dict[str, Any]]:
+    """An invalid profile is an error row (named after its file), so nobody mistakes it for absent."""
+    row = Path(err.path).stem
+    save = results.saver(row)
+    save("profile", {"row": row, "title": f"invalid profile {Path(err.path).name}", "invalid": str(err),
+                     "detection_points": ["read"], "signals": []})
+    save("seed", {"case": "seed", "status": "error",
+                  "error": {"stage": "profile", "message": f"invalid profile: {err}"}})
+    return results.write_rows(row, run)
 
 
 def _now() -> str:

@@ -93,7 +93,7 @@ class RowProcedure:
 
     def _skip(self, name: str, seed: dict[str, Any]) -> None:
         self.save(name, {"case": name, "status": "error",
-                         "error": {"stage": "seed", "message": f"seeding failed: {seed['error']['message']}"}})
+                         "error": {"stage": "seed", "message": "not measured (seeding failed)"}})
         self.progress(name)
 
     # ---- SUT sessions ----------------------------------------------------------

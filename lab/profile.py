@@ -7,7 +7,7 @@ Every error names the file, the line, the field and the fix. A profile::
     status: runnable                      # runnable | unavailable
     unavailable_reason: ...               # required when unavailable
     sut: {package: memlab-reference, version: 0.1.0, commit: null}
-    driver: reference                     # folder under images/
+    driver: reference                     # folder under images/, or ./path relative to this file
     volumes:                              # every volume and who holds it
       store: {adversary: true}
       anchor: {adversary: false}
@@ -100,7 +100,7 @@ class Profile:
     @property
     def driver_dir(self) -> Path:
         """The image folder of this profile's driver."""
-        return IMAGES_DIR / str(self.driver)
+        return driver_dir(str(self.driver), self.path)
 
     def adversary_volumes(self) -> list[str]:
         """Names of the volumes the adversary holds (edited, snapshotted)."""
@@ -139,17 +139,37 @@ def load_profile(path: Path) -> Profile:
 
 
 def load_profiles(directory: Path = PROFILES_DIR) -> list[Profile]:
-    """Load every profile in a folder; raise on the first invalid one or a duplicate row."""
+    """Load every profile in a folder; raise the first error (invalid profile or duplicate row)."""
+    profiles, errors = scan_profiles(directory)
+    if errors:
+        raise errors[0]
+    return profiles
+
+
+def scan_profiles(directory: Path = PROFILES_DIR) -> tuple[list[Profile], list[ProfileError]]:
+    """Every valid profile of a folder, and the errors of the invalid ones (a run goes on without them)."""
     profiles: list[Profile] = []
+    errors: list[ProfileError] = []
     seen: dict[str, Path] = {}
-    for path in sorted(directory.glob("*.yaml")):
-        prof = load_profile(path)
-        if prof.row in seen:
-            raise ProfileError(path, 1, "row", f"duplicate row {prof.row!r} (also in {seen[prof.row].name})",
-                               "give every profile its own row name")
+    for path in sorted(Path(directory).glob("*.yaml")):
+        try:
+            prof = load_profile(path)
+            if prof.row in seen:
+                raise ProfileError(path, 1, "row", f"duplicate row {prof.row!r} (also in {seen[prof.row].name})",
+                                   "give every profile its own row name")
+        except ProfileError as exc:
+            errors.append(exc)
+            continue
         seen[prof.row] = path
         profiles.append(prof)
-    return profiles
+    return profiles, errors
+
+
+def driver_dir(driver: str, profile_path: Path) -> Path:
+    """A driver folder: a name under images/, or a path starting with ./ or / (relative to the profile)."""
+    if driver.startswith((".", "/")):
+        return (Path(profile_path).parent / driver).resolve()
+    return IMAGES_DIR / driver
 
 
 def select(profiles: list[Profile], patterns: list[str] | None) -> list[Profile]:
@@ -219,8 +239,9 @@ class _Validator:
         if not common["sut"].get("version"):
             raise self.fail("sut.version", "missing", "pin the SUT's exact version")
         driver = self.string("driver")
-        if not (IMAGES_DIR / driver / "driver.py").is_file():
-            raise self.fail("driver", f"no images/{driver}/driver.py", "name a folder under images/ with a driver.py")
+        if not (driver_dir(driver, self.path) / "driver.py").is_file():
+            raise self.fail("driver", f"no driver.py in {driver_dir(driver, self.path)}",
+                            "name a folder under images/ (or ./path from this profile) holding a driver.py")
         volumes = self.volumes()
         try:
             store = parse_layout(d.get("store"))

@@ -115,11 +115,13 @@ def assemble_rows(obs_dir: Path, run: dict[str, Any]) -> list[dict[str, Any]]:
     profile = read_json(obs_dir / "profile.json")
     env = _maybe(obs_dir / "environment.json") or {}
     seed = _maybe(obs_dir / "seed.json") or {"error": {"message": "no seed observation"}}
-    c1 = _maybe(obs_dir / "C1.json") or {"error": {"message": "no C1 observation"}}
-    c2 = _maybe(obs_dir / "C2.json") or {"error": {"message": "no C2 observation"}}
     plan = seed.get("plan") or {}
     filters = profile.get("signals") or []
-    controls = {"C1": control_c1(c1, plan, filters) if plan else {"ok": False, "reason": "no seed plan"},
+    seed_error = (seed.get("error") or {}).get("message")
+    missing = "not measured (seeding failed)" if seed_error else "not measured (run interrupted?)"
+    c1 = _maybe(obs_dir / "C1.json") or {"error": {"message": missing}}
+    c2 = _maybe(obs_dir / "C2.json") or {"error": {"message": missing}}
+    controls = {"C1": control_c1(c1, plan, filters) if plan else {"ok": False, "reason": missing},
                 "C2": control_c2(c2)}
     evaluable = controls["C1"]["ok"] and controls["C2"]["ok"]
     observations = {cid: _maybe(obs_dir / f"{cid}.json") for cid in CASE_IDS}
@@ -127,13 +129,14 @@ def assemble_rows(obs_dir: Path, run: dict[str, Any]) -> list[dict[str, Any]]:
     for point in profile.get("detection_points", ["read"]):
         cells = {}
         for cid, obs in observations.items():
-            obs = obs or {"case": cid, "status": "error",
-                          "error": {"stage": "harness", "message": "not measured (run interrupted?)"}}
+            obs = obs or {"case": cid, "status": "error", "error": {"stage": "seed" if seed_error else "harness",
+                                                                     "message": missing}}
             cells[cid] = _cell(obs, derive_cell(obs, c1, point, filters, profile.get("observation_class", "a")))
         landed = [cid for cid, o in observations.items() if o and (o.get("c3") or {}).get("ok")]
         not_landed = [cid for cid, o in observations.items() if o and o.get("c3") and not o["c3"].get("ok")]
         row_controls = {**controls, "C3": {"ok": not not_landed, "landed": landed, "not_landed": not_landed}}
-        reason = None if evaluable else "; ".join(f"{k}: {v['reason']}" for k, v in controls.items() if not v["ok"])
+        reason = None if evaluable else (f"seeding failed: {seed_error}" if seed_error else "; ".join(
+            f"{k}: {v['reason']}" for k, v in controls.items() if not v["ok"]))
         rows.append({
             "schema": ROW_SCHEMA, "row": profile["row"], "detection_point": point,
             "title": profile.get("title"),

@@ -41,15 +41,19 @@ def matrix(rows: list[dict[str, Any]]) -> Table:
 
 
 def problems(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per error cell and per row that is not evaluable."""
+    """One line per row that is not evaluable and per distinct error reason (cells grouped)."""
     out = []
     for row in rows:
+        name = f"{row['row']}@{row['detection_point']}"
         if not row.get("evaluable"):
-            out.append(f"{row['row']}@{row['detection_point']}: not evaluable: {row.get('not_evaluable_reason')}")
+            out.append(f"{name}: not evaluable: {row.get('not_evaluable_reason')}")
+        by_reason: dict[str, list[str]] = {}
         for cid in CASE_IDS:
             cell = row["cells"][cid]
             if cell.get("verdict") == "error":
-                out.append(f"{row['row']}@{row['detection_point']} {cid}: {cell.get('reason')}")
+                by_reason.setdefault(str(cell.get("reason")), []).append(cid)
+        for reason, ids in by_reason.items():
+            out.append(f"{name} {','.join(ids)}: {reason}")
     return out
 
 

@@ -47,7 +47,7 @@ class LocalRuntime:
         requirements = profile.driver_dir / "requirements.txt"
         pins = requirements.read_text() if requirements.is_file() else ""
         key = hashlib.sha256(f"{sys.version}\n{pins}".encode()).hexdigest()[:16]
-        venv = cache_dir() / "venvs" / f"{profile.driver}-{key}"
+        venv = cache_dir() / "venvs" / f"{profile.driver_dir.name}-{key}"
         venv.parent.mkdir(parents=True, exist_ok=True)
         with open(venv.with_suffix(".lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
