@@ -5,7 +5,9 @@ manifest of those digests.
 Layout of a result set::
 
     run.json                          run id, dates, status, lab version and commit, runtime
-    manifest.json                     every row's digest, decision rules, method revision
+    manifest.json                     every row's digest, every evidence file's digest, decision rules,
+                                      method revision, lab release and commit
+    manifest.sig                      optional Ed25519 signature of the manifest (lab.signing)
     rows/<row>@<point>.json           one row per SUT configuration and detection point
     observations/<row>/<trial>.json   raw observations: seed, C1, C2, T1..T10, profile, environment
     logs/<row>/<trial>-<n>.log        the SUT's log (stderr) of every start
@@ -24,6 +26,7 @@ import rfc8785
 
 from lab import METHOD_REVISION, __version__
 from lab.cases import CASE_IDS
+from lab.pins import evidence
 from lab.profile import PROJECT_ROOT
 from lab.scoring import DECISION_RULES, score
 from lab.verdicts import control_c1, control_c2, derive_cell
@@ -105,7 +108,10 @@ class ResultSet:
         manifest = {"schema": MANIFEST_SCHEMA, "method_revision": METHOD_REVISION,
                     "lab": run.get("lab"), "run_id": run.get("run_id"), "canonicalization": "RFC 8785 (JCS)",
                     "digest": "SHA-256 over the canonical encoding of each row file",
-                    "decision_rules": DECISION_RULES, "rows": entries}
+                    "decision_rules": DECISION_RULES, "rows": entries,
+                    "evidence_digest": "SHA-256 over the bytes of each evidence file (run.json, observations, logs)",
+                    "evidence": evidence(self.root)}
+        (self.root / "manifest.sig").unlink(missing_ok=True)  # a signature over the old manifest is void
         write_json(self.root / "manifest.json", manifest)
         return manifest
 
