@@ -124,6 +124,14 @@ def _replaced(old: Any, new: Any, find: str, replace: str) -> bool:
     return old == new
 
 
+def _two(view: _View, first: tuple[list[Rec], str, str], second: tuple[list[Rec], str, str]):
+    """Find one record in each of two record lists by marker; problems when either is not unique."""
+    problems: list[str] = []
+    a = _find(view, first[0], first[1], first[2], problems)
+    b = _find(view, second[0], second[1], second[2], problems)
+    return a, b, problems
+
+
 def _same_elsewhere(view: _View, before: list[Rec], after: list[Rec], skip: set[str]) -> list[str]:
     if view.others(before, skip) != view.others(after, skip):
         return [f"records other than {sorted(skip)} changed"]
@@ -131,9 +139,7 @@ def _same_elsewhere(view: _View, before: list[Rec], after: list[Rec], skip: set[
 
 
 def _t1(view, spec, before, after):
-    p: list[str] = []
-    old = _find(view, before, spec["target"], "before", p)
-    new = _find(view, after, spec["target"], "after", p)
+    old, new, p = _two(view, (before, spec["target"], "before"), (after, spec["target"], "after"))
     if p:
         return p
     if spec["replace"] not in new["payload"] or spec["find"] in new["payload"]:
@@ -191,9 +197,7 @@ def _t4(view, spec, before, after):
 
 
 def _t5(view, spec, before, after):
-    p: list[str] = []
-    template = _find(view, before, spec["target"], "before", p)
-    forged = _find(view, after, spec["replace"], "after", p)
+    template, forged, p = _two(view, (before, spec["target"], "before"), (after, spec["replace"], "after"))
     if p:
         return p
     if len(after) != len(before) + 1:
@@ -210,9 +214,8 @@ def _t5(view, spec, before, after):
 
 def _replay(older_only: bool):
     def rule(view, spec, before, after):
-        p: list[str] = []
-        victim = _find(view, before, spec["target"], "victim before", p)
-        donor = _find(view, before, spec["donor"], "donor before", p)
+        victim, donor, p = _two(view, (before, spec["target"], "victim before"),
+                                (before, spec["donor"], "donor before"))
         if p:
             return p
         slot = [r for r in after if r["context"] == victim["context"]
@@ -245,9 +248,7 @@ def _replay(older_only: bool):
 
 
 def _t8(view, spec, before, after):
-    p: list[str] = []
-    old = _find(view, before, spec["target"], "before", p)
-    new = _find(view, after, spec["target"], "after", p)
+    old, new, p = _two(view, (before, spec["target"], "before"), (after, spec["target"], "after"))
     if p:
         return p
     name = spec.get("meta_field")
