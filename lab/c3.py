@@ -8,6 +8,7 @@ check works whether a store's identity is a key or a position.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,12 +117,12 @@ def _find(view: _View, recs: list[Rec], marker: str, label: str, problems: list[
 
 
 def _replaced(old: Any, new: Any, find: str, replace: str) -> bool:
-    """``new`` equals ``old`` with the token replaced (text, or bytes shown as hex)."""
-    if isinstance(old, str) and isinstance(new, str):
-        return new == old.replace(find, replace)
+    """``new`` equals ``old`` with the token replaced: in text, in bytes (shown as hex), or
+    anywhere inside a structured value (the tokens are plain ASCII, so its JSON form serves)."""
     if isinstance(old, dict) and isinstance(new, dict) and "hex" in old and "hex" in new:
         return bytes.fromhex(new["hex"]) == bytes.fromhex(old["hex"]).replace(find.encode(), replace.encode())
-    return old == new
+    dump = lambda value: json.dumps(value, sort_keys=True)  # noqa: E731
+    return dump(new) == dump(old).replace(find, replace)
 
 
 def _two(view: _View, first: tuple[list[Rec], str, str], second: tuple[list[Rec], str, str]):
