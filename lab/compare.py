@@ -1,0 +1,119 @@
+"""``memlab compare A B``: cell for cell, but only where METHOD.md "Reporting" says verdicts compare.
+
+Two verdicts are comparable only when the SUT version, libraries, runtime, store,
+configuration, DUT boundary, position, detection point, observation class and method
+revision all match. Rows differing in any are paired side by side with the differing
+conditions named, never reported as changed cells; a cell whose observation class
+differs is likewise set beside, not changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lab.cases import CASE_IDS
+
+
+def conditions(row: dict[str, Any]) -> dict[str, Any]:
+    """The comparability conditions of a row, by name (cell observation classes are checked per cell)."""
+    sut = row.get("sut") or {}
+    reported = sut.get("reported") or {}
+    runtime = row.get("runtime") or {}
+    return {
+        "SUT version": {**{k: v for k, v in sut.items() if k != "reported"}, "reported": reported.get("version")},
+        "libraries": {"sut": reported.get("libraries"), "python": runtime.get("python"),
+                      "packages": runtime.get("packages")},
+        "runtime": runtime.get("runtime"),
+        "store": row.get("store"),
+        "configuration": {"profile": row.get("configuration"), "reported": reported.get("configuration"),
+                          "volumes": row.get("volumes")},
+        "DUT boundary": row.get("dut_boundary"),
+        "position": row.get("position"),
+        "detection point": row.get("detection_point"),
+        "method revision": row.get("method_revision"),
+    }
+
+
+@dataclass
+class Pair:
+    """One row of A set against its row in B."""
+
+    key: str
+    a: dict[str, Any]
+    b: dict[str, Any]
+    differing: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    changed: list[tuple[str, str, str]] = field(default_factory=list)
+    beside: list[tuple[str, str, str, str]] = field(default_factory=list)
+    unchanged: int = 0
+
+    @property
+    def comparable(self) -> bool:
+        """True when every row-level condition matches."""
+        return not self.differing
+
+
+@dataclass
+class Comparison:
+    """Every pair, plus the rows found on one side only."""
+
+    pairs: list[Pair]
+    only_a: list[str]
+    only_b: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """A machine-readable form."""
+        return {"pairs": [{"row": p.key, "comparable": p.comparable,
+                           "differing": {k: {"a": a, "b": b} for k, (a, b) in p.differing.items()},
+                           "changed": [{"case": c, "a": a, "b": b} for c, a, b in p.changed],
+                           "side_by_side_cells": [{"case": c, "condition": k, "a": a, "b": b}
+                                                  for c, k, a, b in p.beside],
+                           "unchanged": p.unchanged,
+                           "verdicts": {"a": verdicts(p.a), "b": verdicts(p.b)}} for p in self.pairs],
+                "only_a": self.only_a, "only_b": self.only_b}
+
+
+def verdicts(row: dict[str, Any]) -> list[str]:
+    """The row's ten verdicts in case order."""
+    return [str((row["cells"].get(cid) or {}).get("verdict")) for cid in CASE_IDS]
+
+
+def compare(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -> Comparison:
+    """Pair rows by name and detection point (falling back to name alone) and compare each pair."""
+    a = {_key(r): r for r in rows_a}
+    b = {_key(r): r for r in rows_b}
+    keys = [k for k in a if k in b]
+    left = [k for k in a if k not in b]
+    right = [k for k in b if k not in a]
+    for k in list(left):  # the same row measured at another detection point: side by side, named
+        match = next((m for m in right if b[m]["row"] == a[k]["row"]), None)
+        if match:
+            keys.append((k, match))
+            left.remove(k)
+            right.remove(match)
+    pairs = [_pair(a[k], b[k]) if isinstance(k, str) else _pair(a[k[0]], b[k[1]]) for k in keys]
+    return Comparison(pairs=sorted(pairs, key=lambda p: p.key), only_a=sorted(left), only_b=sorted(right))
+
+
+def _key(row: dict[str, Any]) -> str:
+    return f"{row['row']}@{row.get('detection_point')}"
+
+
+def _pair(a: dict[str, Any], b: dict[str, Any]) -> Pair:
+    key = _key(a) if _key(a) == _key(b) else f"{_key(a)} | {_key(b)}"
+    pair = Pair(key=key, a=a, b=b)
+    ca, cb = conditions(a), conditions(b)
+    pair.differing = {name: (ca[name], cb[name]) for name in ca if ca[name] != cb[name]}
+    if not pair.comparable:
+        return pair
+    for cid in CASE_IDS:
+        x, y = a["cells"].get(cid) or {}, b["cells"].get(cid) or {}
+        kx, ky = x.get("observation_class"), y.get("observation_class")
+        if kx and ky and kx != ky:
+            pair.beside.append((cid, "observation class", f"{x.get('verdict')} (class {kx})",
+                                f"{y.get('verdict')} (class {ky})"))
+        elif x.get("verdict") != y.get("verdict"):
+            pair.changed.append((cid, str(x.get("verdict")), str(y.get("verdict"))))
+        else:
+            pair.unchanged += 1
+    return pair
