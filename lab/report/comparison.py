@@ -1,0 +1,80 @@
+"""``memlab compare`` in the terminal: changed cells, and incomparable rows side by side."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from lab.cases import CASE_IDS
+from lab.compare import Comparison, Pair
+from lab.report.terminal import cell_text
+
+
+def leaf_differences(a: Any, b: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """``(dotted path, a, b)`` for each leaf where two JSON values differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            yield from leaf_differences(a.get(k), b.get(k), f"{path}.{k}" if path else str(k))
+    elif a != b:
+        yield path, a, b
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _verdict_line(row: dict[str, Any]) -> list[str]:
+    out = []
+    for cid in CASE_IDS:
+        text, style = cell_text(row["cells"].get(cid) or {})
+        out.append(f"[{style}]{text}[/]")
+    return out
+
+
+def _side_by_side(pair: Pair, labels: tuple[str, str], console: Console) -> None:
+    table = Table(title=f"{pair.key}: not comparable, side by side", title_justify="left", header_style="bold")
+    table.add_column("set")
+    for cid in CASE_IDS:
+        table.add_column(cid, justify="center")
+    table.add_column("metric")
+    table.add_column("level")
+    for label, row in zip(labels, (pair.a, pair.b)):
+        metric = "—" if row.get("metric") is None else f"{row['metric']:.2f}"
+        table.add_row(escape(label), *_verdict_line(row), metric, row.get("level") or "—")
+    console.print(table)
+    for name, (a, b) in pair.differing.items():
+        for path, x, y in leaf_differences(a, b, name):
+            console.print(f"  [yellow]differs[/] {escape(path)}: {escape(_short(x))}  |  {escape(_short(y))}")
+
+
+def render(result: Comparison, labels: tuple[str, str], console: Console) -> None:
+    """Print a comparison: comparable rows first, then incomparable pairs, then one-sided rows."""
+    comparable = [p for p in result.pairs if p.comparable]
+    table = Table(title=f"comparable rows: {labels[0]} -> {labels[1]}", title_justify="left", header_style="bold")
+    for col in ("row", "case", labels[0], labels[1]):
+        table.add_column(escape(col))
+    for pair in comparable:
+        for cid, a, b in pair.changed:
+            table.add_row(pair.key, cid, a, f"[bold]{b}[/]")
+        for cid, cond, a, b in pair.beside:
+            table.add_row(pair.key, cid, a, f"{b} [yellow]({cond} differs: side by side)[/]")
+        if not pair.changed and not pair.beside:
+            table.add_row(pair.key, "all", f"{pair.unchanged} unchanged", "[dim]same[/]")
+    if comparable:
+        console.print(table)
+    for pair in result.pairs:
+        if not pair.comparable:
+            _side_by_side(pair, labels, console)
+    for side, keys in ((labels[0], result.only_a), (labels[1], result.only_b)):
+        for key in keys:
+            console.print(f"only in {escape(side)}: {key}")
+    changed = sum(len(p.changed) for p in comparable)
+    apart = sum(1 for p in result.pairs if not p.comparable)
+    console.print(f"{len(comparable)} comparable row(s), {changed} changed cell(s); "
+                  f"{apart} row(s) side by side (conditions differ); "
+                  f"{len(result.only_a)} only in A, {len(result.only_b)} only in B")

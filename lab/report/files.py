@@ -1,0 +1,24 @@
+"""Report formats by name, and writing the report files into a result set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from lab.report import html, junit, markdown
+
+#: Format name -> renderer ``(rows, run) -> text``.
+RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
+    "markdown": markdown.render, "junit": junit.render, "html": html.render}
+#: The report files ``memlab run`` and ``memlab analyze`` write into a result set.
+DEFAULT_FILES = {"markdown": "report.md", "junit": "junit.xml", "html": "report.html"}
+
+
+def write_reports(root: Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> list[Path]:
+    """Write report.md, junit.xml and report.html into ``root``; returns their paths."""
+    written = []
+    for fmt, name in DEFAULT_FILES.items():
+        path = Path(root) / name
+        path.write_text(RENDERERS[fmt](rows, run), encoding="utf-8")
+        written.append(path)
+    return written

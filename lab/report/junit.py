@@ -1,0 +1,77 @@
+"""JUnit XML: a test suite per row, a test case per cell, so CI systems show failures natively.
+
+ACCEPTED is a ``<failure>``, a harness ``error`` an ``<error>``, ``n/a`` ``<skipped>``;
+REJECTED and REPORTED pass (an audit-only REPORTED passes with a note: half credit).
+Controls C1 and C2 are test cases too; a failed control is an ``<error>`` (the row is
+not evaluable, so none of its verdicts count).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from lab.cases import CASE_IDS
+from lab.report.common import case_title, control_title, metric_text, row_key, run_facts
+
+
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(text: Any) -> str:
+    """Text XML 1.0 can hold (a SUT's message may carry control characters)."""
+    return _NOT_XML.sub("\ufffd", str(text))
+
+
+def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:
+    return ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
+
+
+def _cell_case(suite: ET.Element, key: str, cid: str, cell: dict[str, Any]) -> str:
+    case = _case(suite, key, case_title(cid))
+    verdict, reason = cell.get("verdict"), _clean(cell.get("reason") or "")
+    statements = _clean("\n".join(map(str, (cell.get("evidence") or {}).get("statements") or [])))
+    if verdict == "ACCEPTED":
+        ET.SubElement(case, "failure", message=f"ACCEPTED: {reason}", type="ACCEPTED").text = statements
+        return "failures"
+    if verdict == "error":
+        ET.SubElement(case, "error", message=reason, type="harness-error").text = statements
+        return "errors"
+    if verdict == "n/a":
+        ET.SubElement(case, "skipped", message=f"not applicable: {reason}")
+        return "skipped"
+    note = " (audit point only: half credit)" if cell.get("detection_point") == "audit" else ""
+    ET.SubElement(case, "system-out").text = f"{verdict}{note}: {reason}"
+    return "passed"
+
+
+def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
+    """The JUnit XML document as text."""
+    root = ET.Element("testsuites", name="memlab")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for row in rows:
+        key = row_key(row)
+        suite = ET.SubElement(root, "testsuite", name=key)
+        props = ET.SubElement(suite, "properties")
+        for label, value in run_facts(rows, run) + [("metric", metric_text(row.get("metric"))),
+                                                    ("level", str(row.get("level") or "—"))]:
+            ET.SubElement(props, "property", name=label, value=_clean(value))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "passed": 0}
+        for cid in ("C1", "C2"):
+            control = row["controls"][cid]
+            case = _case(suite, key, control_title(cid))
+            counts["tests"] += 1
+            if not control.get("ok"):
+                ET.SubElement(case, "error", message=_clean(f"not evaluable: {control.get('reason')}"), type="control")
+                counts["errors"] += 1
+        for cid in CASE_IDS:
+            counts[_cell_case(suite, key, cid, row["cells"][cid])] += 1
+            counts["tests"] += 1
+        for k in totals:
+            suite.set(k, str(counts[k]))
+            totals[k] += counts[k]
+    for k, v in totals.items():
+        root.set(k, str(v))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
