@@ -2,6 +2,8 @@
 
 Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a
 harness failure that stopped the run, 130 interrupted (what was measured is kept).
+``run`` with a gate (--fail-on, --min-level): 1 when the gate fails, 2 when it cannot
+be decided. The result-set commands (verify, gate, ...) live in lab.cli_results.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lab import METHOD_REVISION, __version__
+from lab.cli_results import COMMANDS, finish, gate_options, reports_option, sign_key_option
 from lab.engine import TRIALS_PER_ROW, Interrupted, run_matrix
 from lab.housekeeping import gc as gc_run
 from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
@@ -116,8 +119,11 @@ def list_cmd(profiles_dir: Path) -> None:
 @click.option("--nonce", default=None, help="Fix the seed plan's nonce (reproducible seeded texts).")
 @click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
               default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+@sign_key_option
+@reports_option
+@gate_options
 def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None,
-        profiles_dir: Path) -> None:
+        profiles_dir: Path, sign_key, reports: bool, fail_on: str | None, min_level: str | None) -> None:
     """Run the matrix: every selected row, ten edits, three controls; write a result set."""
     profiles, errors = _profiles(profiles_dir)
     wanted = list(patterns) or [DEFAULT_SUT]
@@ -149,6 +155,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         sys.exit(130)
     print_matrix(summary.rows, stdout_console())
     console.print(f"result set: {out}")
+    sys.exit(finish(out, sign_key, reports, fail_on, min_level))
 
 
 @main.command()
@@ -168,6 +175,10 @@ def gc() -> None:
     for item in removed:
         console.print(f"removed {item}")
     console.print(f"gc: {len(removed)} item(s) removed" if removed else "gc: nothing to remove")
+
+
+for _command in COMMANDS:
+    main.add_command(_command)
 
 
 if __name__ == "__main__":
