@@ -1,8 +1,9 @@
 """One static, self-contained HTML page: the matrix as a heat map, each cell opening its detail.
 
 No script, no external asset: style inline, every detail pre-rendered and shown by
-CSS ``:target`` when its cell (a link to ``#d-<row>-<case>``) is clicked, so the page
-works from a file, a CI artifact or a mail attachment alike.
+CSS ``:target`` (a panel fixed to the bottom of the window, so the matrix stays in
+view) when its cell (a link to ``#d-<row>-<case>``) is clicked; the page works from a
+file, a CI artifact or a mail attachment alike.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;co
 h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:24px 0 8px}
 .facts{color:#57606a;margin:0 0 16px;padding:0;list-style:none}.facts li{display:inline;margin-right:18px}
 table.m{border-collapse:separate;border-spacing:3px}table.m th{font-weight:600;padding:2px 6px;text-align:center}
-table.m th.r{text-align:left}td.rk a{color:#1f2328;font-weight:600}td{padding:0}
+table.m th.r{text-align:left}table.m thead tr:first-child th{color:#57606a;font-weight:400;
+border-bottom:1px solid #d0d7de}td.rk a{color:#1f2328;font-weight:600}td{padding:0}
 a.cell{display:block;min-width:44px;padding:6px 4px;text-align:center;color:#fff;font-weight:600;
 text-decoration:none;border-radius:4px;outline-offset:2px}a.cell:hover,a.cell:focus{outline:2px solid #0969da}
 span.ctl,span.num{display:block;min-width:44px;padding:6px 4px;text-align:center;border-radius:4px;color:#fff}
 .legend span{display:inline-block;padding:1px 6px;border-radius:3px;color:#fff;margin-right:4px}
-.detail{display:none;border:1px solid #d0d7de;border-radius:6px;padding:12px 16px;margin:12px 0;max-width:1100px}
-.detail:target{display:block;box-shadow:0 0 0 3px #0969da40}
+.detail{display:none;position:fixed;left:0;right:0;bottom:0;height:52vh;overflow:auto;background:#fff;
+border-top:3px solid #0969da;padding:12px 24px;box-shadow:0 -4px 16px #0002}
+.detail:target{display:block}body:has(.detail:target){padding-bottom:56vh}
 .detail h3{margin:0 0 8px;font-size:15px}.detail dt{font-weight:600;margin-top:8px}.detail dd{margin:2px 0 0 0}
 pre{background:#f6f8fa;padding:8px;border-radius:4px;overflow-x:auto;white-space:pre-wrap;word-break:break-word;
 margin:2px 0}.close{float:right}.muted{color:#57606a}
@@ -98,7 +101,9 @@ def _row_detail(i: int, row: dict[str, Any]) -> str:
 def _matrix(rows: list[dict[str, Any]]) -> str:
     head = "".join(f'<th title="{escape(case_title(c))}">{c}</th>' for c in CASE_IDS)
     groups = "".join(f"<th>{escape(g)}</th>" for g in GROUPS)
-    out = [f'<table class="m" id="matrix"><thead><tr><th class="r">row</th>{head}<th>C1</th><th>C2</th>'
+    spans = (f'<tr><th></th><th colspan="{len(CASE_IDS)}">cases</th><th colspan="2">controls</th>'
+             f'<th colspan="2">score</th><th colspan="{len(GROUPS)}">group rates</th></tr>')
+    out = [f'<table class="m" id="matrix"><thead>{spans}<tr><th class="r">row</th>{head}<th>C1</th><th>C2</th>'
            f"<th>metric</th><th>level</th>{groups}</tr></thead><tbody>"]
     for i, row in enumerate(rows):
         tds = [f'<td class="rk"><a href="#r-{i}" title="{escape(str(row.get("title") or ""))}">'
