@@ -44,16 +44,11 @@ from typing import Any, Iterator
 
 from edits.layout import StoreLayout
 from edits.model import EditError, Record
-from edits.plan import EditorBase, Outcome, Plan
-from edits.records import contains, decode_payload, replace_same_length, sort_records
-from edits.values import fresh_identity, next_order
+from edits.records import decode_payload, sort_records
+from edits.sql import SqlEditor, _q
 
 
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-class SqliteEditor(EditorBase):
+class SqliteEditor(SqlEditor):
     """Edits ``layout.table`` in the SQLite file ``layout.file`` of one volume."""
 
     backend = "sqlite"
@@ -128,19 +123,6 @@ class SqliteEditor(EditorBase):
                       metadata={n: fields[c] for n, c in lay.metadata.items()}, fields=fields,
                       locator={"file": lay.file, "table": lay.table, **where})
 
-    # -- statements -------------------------------------------------------
-
-    def _where(self, rec: Record) -> tuple[str, list[Any]]:
-        if "rowid" in rec.locator:
-            return "rowid = ?", [rec.locator["rowid"]]
-        pk = rec.locator["pk"]
-        return " AND ".join(f"{_q(c)} = ?" for c in pk), list(pk.values())
-
-    def _update(self, rec: Record, values: dict[str, Any]) -> tuple[str, list[Any]]:
-        where, args = self._where(rec)
-        sets = ", ".join(f"{_q(c)} = ?" for c in values)
-        return f"UPDATE {_q(self.layout.table)} SET {sets} WHERE {where}", [*values.values(), *args]
-
     def _run(self, steps: list[tuple[str, list[Any]]]) -> tuple[list[str], int | None]:
         """Run ``steps`` in one transaction, each touching exactly one row; return the trace."""
         statements: list[str] = []
@@ -163,69 +145,3 @@ class SqliteEditor(EditorBase):
                 conn.execute("ROLLBACK")
             conn.set_trace_callback(None)
             conn.close()
-
-    def _kept(self) -> set[str]:
-        """Columns that stay with a row's slot: identity, primary key, context, order."""
-        lay = self.layout
-        return {*lay.identity, *self.pk, lay.context, *([] if self.position else [lay.order])} | self.readonly
-
-    def _rewritten(self, fields: dict[str, Any], find: str, replace: str) -> dict[str, Any]:
-        skip = {*self.layout.identity, self.layout.context}
-        out = {c: replace_same_length(v, find, replace) for c, v in fields.items()
-               if c not in skip and c not in self.readonly and contains(v, find)}
-        if self.layout.payload.field not in out:
-            raise EditError(f"{find!r} is in the decoded payload but not in the stored column "
-                            f"{self.layout.payload.field!r} (escaped or encoded?)")
-        return out
-
-    # -- hooks ------------------------------------------------------------
-
-    def _replace(self, p: Plan) -> Outcome:
-        values = self._rewritten(p.target.fields, p.spec.find, p.spec.replace)
-        stmts, _ = self._run([self._update(p.target, values)])
-        return Outcome(stmts, [p.target.key()], {"columns": sorted(values)})
-
-    def _delete(self, p: Plan) -> Outcome:
-        where, args = self._where(p.target)
-        stmts, _ = self._run([(f"DELETE FROM {_q(self.layout.table)} WHERE {where}", args)])
-        return Outcome(stmts, [p.target.key()])
-
-    def _swap(self, p: Plan) -> Outcome:
-        a, b, order = p.target, p.other, self.layout.order
-        if self.position or order in {*self.layout.identity, *self.pk}:
-            cols = [c for c in self.columns if c not in self._kept()]
-            steps = [self._update(a, {c: b.fields[c] for c in cols}),
-                     self._update(b, {c: a.fields[c] for c in cols})]
-            detail = {"swapped": cols}
-        else:
-            temp = next_order(r.fields[order] for r in p.records)
-            steps = [self._update(a, {order: temp}), self._update(b, {order: a.fields[order]}),
-                     self._update(a, {order: b.fields[order]})]
-            detail = {"swapped": [order], "temporary": temp}
-        stmts, _ = self._run(steps)
-        return Outcome(stmts, [a.key(), b.key()], detail)
-
-    def _forge(self, p: Plan) -> Outcome:
-        lay, new = self.layout, dict(p.target.fields)
-        for col in {*lay.identity, *self.pk} - {lay.context} - self.readonly:
-            new[col] = fresh_identity(r.fields[col] for r in p.records)
-        if not self.position and lay.order not in {*lay.identity, *self.pk}:
-            new[lay.order] = next_order(r.order for r in p.in_context(p.target.context))
-        new.update(self._rewritten(new, p.spec.find, p.spec.replace))
-        cols = [c for c in self.columns if c not in self.readonly]
-        sql = (f"INSERT INTO {_q(lay.table)} ({', '.join(map(_q, cols))}) "
-               f"VALUES ({', '.join('?' for _ in cols)})")
-        stmts, rowid = self._run([(sql, [new[c] for c in cols])])
-        key = "|".join(str(new[c]) for c in lay.identity) if lay.identity else str(rowid)
-        return Outcome(stmts, [key], {"template": p.target.key(), "new": key})
-
-    def _transplant(self, p: Plan) -> Outcome:
-        cols = [c for c in self.columns if c not in self._kept()]
-        stmts, _ = self._run([self._update(p.target, {c: p.other.fields[c] for c in cols})])
-        return Outcome(stmts, [p.target.key()], {"donor": p.other.key(), "copied": cols})
-
-    def _set_meta(self, p: Plan) -> Outcome:
-        col = self.layout.metadata[p.spec.meta_field]
-        stmts, _ = self._run([self._update(p.target, {col: p.meta_value})])
-        return Outcome(stmts, [p.target.key()], {"column": col, "old": p.target.metadata.get(p.spec.meta_field),
-                                                  "new": p.meta_value})
