@@ -1,5 +1,7 @@
 """The procedure of METHOD.md for one row: seed once, then per case a fresh copy of
 the seeded volumes -> (SUT stopped) edit -> C3 -> restart -> read (-> audit).
+A profile with ``position: alive`` (a row of its own) instead keeps one SUT process
+running across the edit and reads without a restart (C3 still before the read).
 
 It only observes: every answer, the C3 evidence and the timings are written to
 the observation store as they happen; verdicts are derived afterwards by
@@ -172,6 +174,8 @@ class RowProcedure:
     def _case(self, case: Case, obs: dict[str, Any]) -> None:
         obs["read_label"] = case.read_label
         vols = self._fresh_volumes(obs, case.id)
+        if self.profile.position == "alive":
+            return self._case_alive(case, obs, vols)
         editor = editor_for(self.profile.store, vols)
         started = time.monotonic()
         before = self._records(editor)
@@ -183,6 +187,25 @@ class RowProcedure:
         obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
         edited_at = time.monotonic()
         self._observe(case, obs, vols, edited_at)
+
+    def _case_alive(self, case: Case, obs: dict[str, Any], vols: dict[str, Path]) -> None:
+        """Process-alive position (its own row, never the stopped metric): the SUT process opened
+        before the edit keeps running across it (and across T9/T10's own op and restore); C3 runs
+        before the read, which the same process serves without a restart."""
+        obs["sut_stopped_during_edit"] = False
+        obs["position"] = "alive"
+        editor = editor_for(self.profile.store, vols)
+        with self._sut(obs, case.id, vols) as s:
+            started = time.monotonic()
+            before = self._records(editor)
+            digests = self._digests(vols, True), self._digests(vols, False)
+            if case.kind == "edit":
+                self._edit(case, obs, editor, vols, before, digests)
+            else:
+                self._restore_case(case, obs, editor, vols, before, digests[0], session=s)
+            obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
+            obs["timings"]["restart"] = 0.0
+            self._read(case, obs, s, vols, time.monotonic())
 
     def _edit(self, case, obs, editor, vols, before, digests) -> None:
         spec = spec_for(case, self.plan, self.profile.store)
@@ -199,23 +222,16 @@ class RowProcedure:
         obs["c3"] = {**result.to_json(), "files": files, "untouched_volumes": untouched,
                      "records_before": before, "records_after": after}
 
-    def _restore_case(self, case, obs, editor, vols, before, digests_before) -> None:
+    def _restore_case(self, case, obs, editor, vols, before, digests_before, session=None) -> None:
         snap_root = self.work / "trials" / f"{case.id}-copy"
         adversary = {n: p for n, p in vols.items() if self.profile.volumes[n]}
         for name, path in adversary.items():
             vol.snapshot(path, snap_root / name)
-        ctx = self.plan.contexts["A"]
-        with self._sut(obs, f"{case.id}-op", vols) as s:
-            if case.id == "T9":
-                extra = self.plan.extra("A", T9_EXTRA_INDEX)
-                obs["intended"] = {"op": "write", "context": ctx, "marker": extra.marker, "text": extra.text}
-                answer = s.call("write", context=ctx, text=extra.text, meta=extra.meta)
-                named = [extra.marker]
-            else:
-                named, record = self._erasure_target()
-                obs["intended"] = {"op": "erase", "context": ctx, "record": record, "markers": named}
-                answer = s.call("erase", context=ctx, record=record)
-            obs["sut_op"] = answer
+        if session is not None:  # process-alive position: the running SUT makes the genuine op
+            answer, named = self._sut_op(case, obs, session)
+        else:
+            with self._sut(obs, f"{case.id}-op", vols) as s:
+                answer, named = self._sut_op(case, obs, s)
         if not answer["ok"]:
             raise StageError("sut-op", f"{case.id}: the SUT refused its own {obs['intended']['op']}: "
                                        f"{answer.get('error')}")
@@ -231,6 +247,21 @@ class RowProcedure:
         obs["c3"] = {**result.to_json(), "records_before": before, "records_between": mid,
                      "records_after": after}
 
+    def _sut_op(self, case: Case, obs: dict[str, Any], s: _Session) -> tuple[dict[str, Any], list[str]]:
+        """T9's genuine write or T10's erasure through the SUT; the answer and the markers it names."""
+        ctx = self.plan.contexts["A"]
+        if case.id == "T9":
+            extra = self.plan.extra("A", T9_EXTRA_INDEX)
+            obs["intended"] = {"op": "write", "context": ctx, "marker": extra.marker, "text": extra.text}
+            answer = s.call("write", context=ctx, text=extra.text, meta=extra.meta)
+            named = [extra.marker]
+        else:
+            named, record = self._erasure_target()
+            obs["intended"] = {"op": "erase", "context": ctx, "record": record, "markers": named}
+            answer = s.call("erase", context=ctx, record=record)
+        obs["sut_op"] = answer
+        return answer, named
+
     def _erasure_target(self) -> tuple[list[str], str | None]:
         if self.profile.capabilities.erasure == "context":
             return [r.marker for r in self.plan.of("A")], None
@@ -240,18 +271,22 @@ class RowProcedure:
         return [victim.marker], self.seed_ids[victim.marker]
 
     def _observe(self, case: Case, obs: dict[str, Any], vols: dict[str, Path], edited_at: float) -> None:
-        ctx = self.plan.contexts[case.read_label]
         started = time.monotonic()
         with self._sut(obs, case.id, vols) as s:
             obs["timings"]["restart"] = round(time.monotonic() - started, 6)
-            read_started = time.monotonic()
-            obs["read"] = s.call("read", context=ctx)
-            if "audit" in self.profile.detection_points:
-                obs["audit"] = {"label": case.read_label, "context": ctx,
-                                "against": {n: str(p) for n, p in vols.items()},
-                                "interval_s": round(time.monotonic() - edited_at, 6),
-                                "answer": s.call("audit", context=ctx)}
-            obs["timings"]["read"] = round(time.monotonic() - read_started, 6)
+            self._read(case, obs, s, vols, edited_at)
+
+    def _read(self, case: Case, obs: dict[str, Any], s: _Session, vols: dict[str, Path], edited_at: float) -> None:
+        """Read the affected context (and audit it, where the profile declares an audit point)."""
+        ctx = self.plan.contexts[case.read_label]
+        read_started = time.monotonic()
+        obs["read"] = s.call("read", context=ctx)
+        if "audit" in self.profile.detection_points:
+            obs["audit"] = {"label": case.read_label, "context": ctx,
+                            "against": {n: str(p) for n, p in vols.items()},
+                            "interval_s": round(time.monotonic() - edited_at, 6),
+                            "answer": s.call("audit", context=ctx)}
+        obs["timings"]["read"] = round(time.monotonic() - read_started, 6)
 
     def _records(self, editor) -> list[dict[str, Any]]:
         try:

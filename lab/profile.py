@@ -19,6 +19,8 @@ Every error names the file, the line, the field and the fix. A profile::
     dut_boundary: what is inside the device under test
     timeouts: {start: 60, op: 60}
     notes: free text
+    position: stopped                     # stopped (the metric) | alive: the SUT process runs across
+                                          # the edit and is read without a restart (its own row)
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ STATUSES = ("runnable", "unavailable")
 TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
-    "timeouts", "notes", "observation_class",
+    "timeouts", "notes", "observation_class", "position",
 }
+POSITIONS = ("stopped", "alive")
 
 
 class ProfileError(ValueError):
@@ -96,6 +99,7 @@ class Profile:
     timeouts: dict[str, float] = field(default_factory=lambda: {"start": 60.0, "op": 60.0})
     notes: str = ""
     observation_class: str = "a"
+    position: str = "stopped"
 
     @property
     def driver_dir(self) -> Path:
@@ -119,7 +123,7 @@ class Profile:
             "detection_points": list(self.detection_points),
             "signals": [s.__dict__.copy() for s in self.signals],
             "dut_boundary": self.dut_boundary, "notes": self.notes,
-            "observation_class": self.observation_class,
+            "observation_class": self.observation_class, "position": self.position,
         }
 
 
@@ -256,7 +260,8 @@ class _Validator:
         return Profile(driver=driver, volumes=volumes, store=store, capabilities=self.capabilities(),
                        configuration=self.mapping("configuration"),
                        detection_points=self.detection_points(), signals=self.signals(),
-                       timeouts=self.timeouts(), observation_class=self.observation_class(), **common)
+                       timeouts=self.timeouts(), observation_class=self.observation_class(),
+                       position=self.position(), **common)
 
     def string(self, key: str) -> str:
         value = self.data.get(key)
@@ -330,6 +335,13 @@ class _Validator:
                                 "e.g. timeouts: {start: 60, op: 30}")
             out[key] = float(value)
         return out
+
+    def position(self) -> str:
+        value = self.data.get("position", "stopped")
+        if value not in POSITIONS:
+            raise self.fail("position", f"unknown position {value!r}",
+                            "write position: stopped (the method's metric) or alive (process kept across the edit)")
+        return value
 
     def observation_class(self) -> str:
         value = self.data.get("observation_class", "a")

@@ -150,13 +150,22 @@ def assemble_rows(obs_dir: Path, run: dict[str, Any]) -> list[dict[str, Any]]:
             "runtime": env, "store": profile.get("store"), "configuration": profile.get("configuration"),
             "volumes": profile.get("volumes"), "capabilities": profile.get("capabilities"),
             "dut_boundary": profile.get("dut_boundary"), "signals_documented": filters,
-            "position": "stopped", "sut_stopped_during_edits": True,
+            "position": _position(profile, observations),
+            "sut_stopped_during_edits": _position(profile, observations) == "stopped",
             "method_revision": METHOD_REVISION, "lab": run.get("lab"), "run_id": run.get("run_id"),
             "date": run.get("started"), "controls": row_controls, "evaluable": evaluable,
             "not_evaluable_reason": reason, "cells": cells, **score(cells, evaluable),
             "notes": profile.get("notes"), "observations": f"observations/{profile['row']}",
         })
     return rows
+
+
+def _position(profile: dict[str, Any], observations: dict[str, Any]) -> str:
+    """stopped | alive: what the measured trials say (a case saved with the SUT alive across its edit
+    makes the row alive), else the profile's position."""
+    if any(o and o.get("sut_stopped_during_edit") is False for o in observations.values()):
+        return "alive"
+    return profile.get("position") or "stopped"
 
 
 def _cell(obs: dict[str, Any], derived: dict[str, Any]) -> dict[str, Any]:
