@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lab import METHOD_REVISION, __version__
+from lab.cli_images import images as images_group
 from lab.cli_results import COMMANDS, finish, gate_options, reports_option, sign_key_option
 from lab.engine import TRIALS_PER_ROW, Interrupted, run_matrix
 from lab.housekeeping import gc as gc_run
@@ -170,7 +171,7 @@ def show(result_dir: Path) -> None:
 
 @main.command()
 def gc() -> None:
-    """Remove what a crashed or killed run left behind (SUT processes, scratch folders)."""
+    """Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders)."""
     removed = gc_run()
     for item in removed:
         console.print(f"removed {item}")
@@ -179,6 +180,7 @@ def gc() -> None:
 
 for _command in COMMANDS:
     main.add_command(_command)
+main.add_command(images_group)
 
 
 if __name__ == "__main__":
