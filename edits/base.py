@@ -28,8 +28,16 @@ class Editor(Protocol):
         ...
 
 
-def editor_for(layout: StoreLayout, volumes: dict[str, Path]) -> Editor:
-    """The editor for ``layout.backend``, opened on the given volume paths."""
+def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str, str] | None = None) -> Editor:
+    """The editor for ``layout.backend``: on a volume path, or connected to a running service's URL."""
+    if layout.backend == "redis":
+        from edits.redis import RedisEditor
+
+        return RedisEditor(layout, _service_url(layout, services))
+    if layout.backend == "postgres":
+        from edits.postgres import PostgresEditor
+
+        return PostgresEditor(layout, _service_url(layout, services))
     from edits import jsonl, markdown, sqlite
 
     table = {"sqlite": sqlite.SqliteEditor, "jsonl": jsonl.JsonlEditor,
@@ -41,3 +49,9 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path]) -> Editor:
     if layout.volume not in volumes:
         raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
     return cls(layout, volumes[layout.volume])
+
+
+def _service_url(layout: StoreLayout, services: dict[str, str] | None) -> str:
+    if not services or layout.service not in services:
+        raise ValueError(f"the {layout.backend} editor needs service {layout.service!r} running; none was given")
+    return services[layout.service]

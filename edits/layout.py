@@ -7,10 +7,12 @@ editors read and edit records from this description alone.
 Example (the ``store:`` block of a profile)::
 
     store:
-      backend: sqlite            # sqlite | jsonl | markdown
-      volume: store              # the volume that holds the store
+      backend: sqlite            # sqlite | jsonl | markdown (files) | postgres | redis (services)
+      volume: store              # the volume that holds the store (a service's data volume)
       file: memory.db            # path inside the volume; markdown: pattern with {context}
-      table: records             # sqlite only
+      service: db                # postgres/redis: the profile's service the editor connects to
+      table: records             # sqlite and postgres
+      key: "mem:{context}:{id}"  # redis: key pattern of a record (a hash), {context} and {id}
       context: ctx               # field that holds the context (markdown: from the file name)
       identity: [id]             # fields kept on T6/T7; [] = the position is the identity
       order: seq                 # order field, or "@position" (line / list position)
@@ -25,7 +27,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-BACKENDS = ("sqlite", "jsonl", "markdown")
+FILE_BACKENDS = ("sqlite", "jsonl", "markdown")
+SERVICE_BACKENDS = ("postgres", "redis")
+BACKENDS = FILE_BACKENDS + SERVICE_BACKENDS
 PAYLOAD_FORMATS = ("text", "json")
 POSITION = "@position"
 METADATA_NAMES = ("owner", "role", "source", "timestamp")
@@ -64,6 +68,8 @@ class StoreLayout:
     table: str | None = None
     metadata: dict[str, str] = field(default_factory=dict)
     record_pattern: str | None = None
+    service: str | None = None
+    key: str | None = None
 
     @property
     def ordered_by_position(self) -> bool:
@@ -84,6 +90,8 @@ class StoreLayout:
                         "path": list(self.payload.path)},
             "metadata": dict(self.metadata),
             "record_pattern": self.record_pattern,
+            "service": self.service,
+            "key": self.key,
         }
 
 
@@ -92,7 +100,7 @@ def parse_layout(data: Any) -> StoreLayout:
     if not isinstance(data, dict):
         raise LayoutError("", "must be a mapping", "give store: backend, volume, file, ...")
     known = {"backend", "volume", "file", "table", "context", "identity", "order",
-             "payload", "metadata", "record_pattern"}
+             "payload", "metadata", "record_pattern", "service", "key"}
     for key in data:
         if key not in known:
             raise LayoutError(str(key), "unknown field", f"use one of {sorted(known)}")
@@ -100,8 +108,14 @@ def parse_layout(data: Any) -> StoreLayout:
     if backend not in BACKENDS:
         raise LayoutError("backend", f"unknown backend {backend!r}", f"use one of {list(BACKENDS)}")
     table = data.get("table")
-    if backend == "sqlite" and not table:
-        raise LayoutError("table", "required for the sqlite backend", "name the table that holds the records")
+    if backend in ("sqlite", "postgres") and not table:
+        raise LayoutError("table", f"required for the {backend} backend", "name the table that holds the records")
+    if backend in SERVICE_BACKENDS and not data.get("service"):
+        raise LayoutError("service", f"required for the {backend} backend",
+                          "name the profile's service (services: {db: {kind: ..., volume: ...}})")
+    if backend == "redis" and not ("{context}" in str(data.get("key", "")) and "{id}" in str(data.get("key", ""))):
+        raise LayoutError("key", "redis records need a key pattern with {context} and {id}",
+                          'e.g. key: "mem:{context}:rec:{id}"')
     pattern = data.get("record_pattern")
     if backend == "markdown":
         pattern = _markdown_pattern(pattern)
@@ -120,14 +134,16 @@ def parse_layout(data: Any) -> StoreLayout:
     return StoreLayout(
         backend=backend,
         volume=_text(data, "volume"),
-        file=_text(data, "file"),
+        file=_text(data, "file") if backend in FILE_BACKENDS else str(data.get("file", "")),
         table=table,
-        context=_text(data, "context") if backend != "markdown" else data.get("context", "{context}"),
+        context=_text(data, "context") if backend not in ("markdown", "redis") else data.get("context", "{context}"),
         identity=tuple(identity),
         order=_text(data, "order"),
         payload=_payload(data.get("payload")),
         metadata={str(k): str(v) for k, v in metadata.items()},
         record_pattern=pattern,
+        service=data.get("service"),
+        key=data.get("key"),
     )
 
 

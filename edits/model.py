@@ -8,6 +8,9 @@ which SUT produced the store.
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,6 +120,8 @@ class EditError(Exception):
 def _jsonable(value: Any) -> Any:
     if isinstance(value, bytes):
         return {"hex": value.hex()}
+    if isinstance(value, (uuid.UUID, datetime.date, datetime.time, decimal.Decimal)):
+        return str(value)
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):

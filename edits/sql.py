@@ -37,6 +37,10 @@ class SqlEditor(EditorBase):
         """Run ``steps`` in one transaction, each touching exactly one row; return (statements, last id)."""
         raise NotImplementedError
 
+    def _table(self) -> str:
+        """The table's name as SQL."""
+        return _q(self.layout.table)
+
     # -- statements -------------------------------------------------------
 
     def _where(self, rec: Record) -> tuple[str, list[Any]]:
@@ -48,7 +52,7 @@ class SqlEditor(EditorBase):
     def _update(self, rec: Record, values: dict[str, Any]) -> tuple[str, list[Any]]:
         where, args = self._where(rec)
         sets = ", ".join(f"{_q(c)} = {self.PARAM}" for c in values)
-        return f"UPDATE {_q(self.layout.table)} SET {sets} WHERE {where}", [*values.values(), *args]
+        return f"UPDATE {self._table()} SET {sets} WHERE {where}", [*values.values(), *args]
 
     def _kept(self) -> set[str]:
         """Columns that stay with a row's slot: identity, primary key, context, order."""
@@ -73,7 +77,7 @@ class SqlEditor(EditorBase):
 
     def _delete(self, p: Plan) -> Outcome:
         where, args = self._where(p.target)
-        stmts, _ = self._run([(f"DELETE FROM {_q(self.layout.table)} WHERE {where}", args)])
+        stmts, _ = self._run([(f"DELETE FROM {self._table()} WHERE {where}", args)])
         return Outcome(stmts, [p.target.key()])
 
     def _swap(self, p: Plan) -> Outcome:

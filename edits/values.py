@@ -108,6 +108,8 @@ def fresh_identity(existing: Iterable[Any]) -> Any:
             if candidate not in taken:
                 return candidate
         return _unique(max(strings), taken)
+    if isinstance(values[-1], uuid.UUID):
+        return uuid.uuid4()
     if isinstance(values[-1], bytes):
         return uuid.uuid4().bytes if len(values[-1]) == 16 else values[-1] + uuid.uuid4().bytes[:4]
     raise ValueError(f"cannot invent an identity among values of types {sorted({type(v).__name__ for v in values})}")

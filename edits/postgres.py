@@ -1,0 +1,106 @@
+"""Generic editor for PostgreSQL stores: one table, one row per record (psycopg).
+
+The lab starts the PostgreSQL server on the SUT's data volume while the SUT is
+stopped; the editor connects over loopback, reads the table, and runs each edit
+as one transaction. The statements returned are exactly what the server
+received, parameters inlined by psycopg's client-side binding. Rows are
+addressed by primary key (``ctid`` when the table has none). The SQL of the
+edits themselves is shared with SQLite (:mod:`edits.sql`).
+
+Example::
+
+    from edits.layout import parse_layout
+    from edits.model import EditSpec
+    from edits.postgres import PostgresEditor
+
+    layout = parse_layout({"backend": "postgres", "volume": "pgdata", "service": "db",
+                           "table": "records", "context": "ctx", "identity": ["id"],
+                           "order": "seq", "payload": "body"})
+    editor = PostgresEditor(layout, "postgresql://memlab@127.0.0.1:5432/postgres")
+    print(editor.apply(EditSpec("T2", "A", "mA4-q1w2e3")).statements)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from edits.layout import StoreLayout
+from edits.model import EditError, Record
+from edits.records import decode_payload, sort_records
+from edits.sql import SqlEditor, _q
+
+
+class PostgresEditor(SqlEditor):
+    """Edits ``layout.table`` (``schema.table`` allowed) on one PostgreSQL server."""
+
+    backend = "postgres"
+    PARAM = "%s"
+    ROW_ID = "ctid"
+
+    def __init__(self, layout: StoreLayout, url: str):
+        self.layout, self.url = layout, url
+        schema, _, table = layout.table.rpartition(".")
+        self.schema, self.table = schema or "public", table
+
+    def files(self) -> list:
+        """None: the server owns the files; C3 diffs the volume after the server stops."""
+        return []
+
+    def _connect(self) -> psycopg.Connection:
+        try:
+            return psycopg.connect(self.url, cursor_factory=psycopg.ClientCursor, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise EditError(f"postgres at {self.url}: {exc}") from exc
+
+    def records(self) -> list[Record]:
+        """Every row of the table as a Record, sorted by (context, order)."""
+        lay = self.layout
+        with self._connect() as conn:
+            cols = conn.execute(
+                "SELECT column_name, is_generated FROM information_schema.columns "
+                "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
+                (self.schema, self.table)).fetchall()
+            if not cols:
+                raise EditError(f"no table {lay.table!r} in schema {self.schema!r}")
+            self.columns = [c[0] for c in cols]
+            self.readonly = {c[0] for c in cols if c[1] == "ALWAYS"}
+            self.pk = [r[0] for r in conn.execute(
+                "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+                "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s::regclass AND i.indisprimary "
+                "ORDER BY array_position(i.indkey, a.attnum)", (self._table(),)).fetchall()]
+            rows = conn.execute(f"SELECT ctid::text, * FROM {self._table()}").fetchall()
+        missing = [c for c in [lay.context, *lay.identity, lay.payload.field, lay.order, *lay.metadata.values()]
+                   if c not in self.columns]
+        if missing:
+            raise EditError(f"table {lay.table!r} has no column(s) {missing} named by the layout")
+        return sort_records(self._record(row[0], dict(zip(self.columns, row[1:]))) for row in rows)
+
+    def _table(self) -> str:
+        """``schema.table`` as SQL."""
+        return f"{_q(self.schema)}.{_q(self.table)}"
+
+    def _record(self, ctid: str, fields: dict[str, Any]) -> Record:
+        lay = self.layout
+        where = {"pk": {c: fields[c] for c in self.pk}} if self.pk else {"ctid": ctid}
+        fields = {k: bytes(v) if isinstance(v, memoryview) else v for k, v in fields.items()}
+        return Record(context=str(fields[lay.context]), identity=tuple(fields[c] for c in lay.identity) or (ctid,),
+                      order=fields[lay.order], payload=decode_payload(fields[lay.payload.field], lay.payload),
+                      metadata={n: fields[c] for n, c in lay.metadata.items()}, fields=fields,
+                      locator={"table": f"{self.schema}.{self.table}", **where})
+
+    def _run(self, steps: list[tuple[str, list[Any]]]) -> tuple[list[str], Any]:
+        """Run ``steps`` in one transaction, each touching exactly one row; return the statements sent."""
+        statements = ["BEGIN"]
+        with self._connect() as conn:
+            try:
+                with conn.transaction(), conn.cursor() as cur:
+                    for sql, args in steps:
+                        statements.append(cur.mogrify(sql, args))
+                        cur.execute(sql, args)
+                        if cur.rowcount != 1:
+                            raise EditError(f"statement changed {cur.rowcount} rows, expected 1: {statements[-1]}")
+            except psycopg.Error as exc:
+                raise EditError(f"postgres refused the edit: {exc}") from exc
+        return statements + ["COMMIT"], None

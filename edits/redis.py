@@ -1,0 +1,143 @@
+"""Generic editor for Redis stores: one hash per record, found by a key pattern.
+
+The layout's ``key`` names a record's key with ``{context}`` and ``{id}``
+(``mem:{context}:rec:{id}``); the hash fields hold the payload, the order and the
+metadata. The editor speaks Redis's own protocol (redis-py) to a server the lab
+started on the SUT's data volume while the SUT is stopped, and returns every
+command it sent.
+
+Example::
+
+    from edits.layout import parse_layout
+    from edits.model import EditSpec
+    from edits.redis import RedisEditor
+
+    layout = parse_layout({"backend": "redis", "volume": "data", "service": "cache",
+                           "key": "mem:{context}:rec:{id}", "identity": [], "order": "seq",
+                           "payload": "text", "metadata": {"role": "role"}})
+    editor = RedisEditor(layout, "redis://127.0.0.1:6379/0")
+    print([r.key() for r in editor.records()])
+    print(editor.apply(EditSpec("T8", "A", "mA2-k3j9q1", meta_field="role")).statements)
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from edits.layout import StoreLayout
+from edits.model import EditError, Record
+from edits.plan import EditorBase, Outcome, Plan
+from edits.records import contains, decode_payload, replace_same_length, sort_records
+from edits.values import fresh_identity, next_order
+
+
+class RedisEditor(EditorBase):
+    """Edits the hashes matching ``layout.key`` on one Redis server."""
+
+    backend = "redis"
+
+    def __init__(self, layout: StoreLayout, url: str):
+        self.layout, self.url = layout, url
+        self.client = redis.Redis.from_url(url, decode_responses=False)
+        parts = [re.escape(p) for p in re.split(r"\{context\}|\{id\}", layout.key or "")]
+        names = re.findall(r"\{(context|id)\}", layout.key or "")
+        self.key_re = re.compile(parts[0] + "".join(f"(?P<{n}>.+?)" + p for n, p in zip(names, parts[1:])) + "$")
+
+    def files(self) -> list[Path]:
+        """None: the server owns the files; C3 diffs the volume after the server stops."""
+        return []
+
+    def records(self) -> list[Record]:
+        """Every matching hash as a Record, sorted by (context, order)."""
+        pattern = self.layout.key.replace("{context}", "*").replace("{id}", "*")
+        out = []
+        try:
+            for raw_key in self.client.scan_iter(match=pattern, count=500):
+                key = raw_key.decode()
+                match = self.key_re.match(key)
+                if match and self.client.type(raw_key) == b"hash":
+                    out.append(self._record(key, match, self.client.hgetall(raw_key)))
+        except redis.RedisError as exc:
+            raise EditError(f"redis at {self.url}: {exc}") from exc
+        return sort_records(out)
+
+    def _record(self, key: str, match: re.Match, raw: dict[bytes, bytes]) -> Record:
+        lay = self.layout
+        fields = {k.decode(): _text(v) for k, v in raw.items()}
+        order = fields.get(lay.order)
+        return Record(context=match["context"], identity=tuple(fields.get(f) for f in lay.identity) or (key,),
+                      order=int(order) if isinstance(order, str) and order.lstrip("-").isdigit() else order,
+                      payload=decode_payload(fields.get(lay.payload.field, ""), lay.payload),
+                      metadata={n: fields.get(f) for n, f in lay.metadata.items()}, fields=fields,
+                      locator={"key": key, "id": match["id"]})
+
+    def _send(self, commands: list[tuple[str, ...]]) -> list[str]:
+        """Run commands in one MULTI/EXEC transaction; return them as redis-cli would show them."""
+        pipe = self.client.pipeline(transaction=True)
+        for cmd in commands:
+            pipe.execute_command(*cmd)
+        try:
+            pipe.execute()
+        except redis.RedisError as exc:
+            raise EditError(f"redis refused the edit: {exc}") from exc
+        return ["MULTI", *(" ".join(shlex.quote(str(part)) for part in cmd) for cmd in commands), "EXEC"]
+
+    def _hset(self, key: str, values: dict[str, Any]) -> tuple[str, ...]:
+        flat = [str(part) for pair in values.items() for part in pair]
+        return ("HSET", key, *flat)
+
+    def _kept(self) -> set[str]:
+        """Fields that stay with a record's slot: identity, order, and a context field if there is one."""
+        ctx = self.layout.context
+        return {*self.layout.identity, self.layout.order} | ({ctx} if not ctx.startswith("{") else set())
+
+    def _replace(self, p: Plan) -> Outcome:
+        values = {f: replace_same_length(v, p.spec.find, p.spec.replace)
+                  for f, v in p.target.fields.items() if contains(v, p.spec.find)}
+        return Outcome(self._send([self._hset(p.target.locator["key"], values)]), [p.target.key()],
+                       {"fields": sorted(values)})
+
+    def _delete(self, p: Plan) -> Outcome:
+        return Outcome(self._send([("DEL", p.target.locator["key"])]), [p.target.key()])
+
+    def _swap(self, p: Plan) -> Outcome:
+        a, b, order = p.target, p.other, self.layout.order
+        commands = [self._hset(a.locator["key"], {order: b.fields[order]}),
+                    self._hset(b.locator["key"], {order: a.fields[order]})]
+        return Outcome(self._send(commands), [a.key(), b.key()], {"swapped": [order]})
+
+    def _forge(self, p: Plan) -> Outcome:
+        new_id = str(fresh_identity(r.locator["id"] for r in p.records))
+        key = self.layout.key.replace("{context}", p.target.context).replace("{id}", new_id)
+        values = dict(p.target.fields)
+        values[self.layout.order] = next_order(r.order for r in p.in_context(p.target.context))
+        for field_name in self.layout.identity:
+            values[field_name] = new_id
+        values = {f: replace_same_length(v, p.spec.find, p.spec.replace) if contains(v, p.spec.find) else v
+                  for f, v in values.items()}
+        return Outcome(self._send([self._hset(key, values)]), [key], {"template": p.target.key(), "new": key})
+
+    def _transplant(self, p: Plan) -> Outcome:
+        copied = {f: v for f, v in p.other.fields.items() if f not in self._kept()}
+        stale = [f for f in p.target.fields if f not in copied and f not in self._kept()]
+        commands = [self._hset(p.target.locator["key"], copied)]
+        if stale:
+            commands.append(("HDEL", p.target.locator["key"], *stale))
+        return Outcome(self._send(commands), [p.target.key()], {"donor": p.other.key(), "copied": sorted(copied)})
+
+    def _set_meta(self, p: Plan) -> Outcome:
+        field_name = self.layout.metadata[p.spec.meta_field]
+        return Outcome(self._send([self._hset(p.target.locator["key"], {field_name: p.meta_value})]),
+                       [p.target.key()], {"field": field_name, "new": p.meta_value})
+
+
+def _text(value: bytes) -> Any:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return value

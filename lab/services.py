@@ -1,0 +1,187 @@
+"""Backend services a SUT keeps its store in (PostgreSQL, Redis), run as local processes.
+
+A profile declares them::
+
+    services:
+      db: {kind: postgres, volume: pgdata}     # the data directory lives in volume pgdata
+      cache: {kind: redis, volume: redisdata}
+
+The service listens on a loopback port the lab picks, keeps all its state in its
+volume, and is confirmed to be *our* server (its data directory) before use.
+The lab stops it cleanly before any snapshot or digest of the volume. A
+container runtime runs the same services from backend images instead.
+
+Example::
+
+    from pathlib import Path
+    from lab.services import ServiceSpec, start_local
+    svc = start_local(ServiceSpec("db", "postgres", "pgdata"), Path("/tmp/pgdata"), Path("/tmp/pg.log"))
+    print(svc.url)   # postgresql://memlab@127.0.0.1:PORT/memlab
+    svc.stop()
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+KINDS = ("postgres", "redis")
+PG_BIN = Path(os.environ.get("MEMLAB_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+class ServiceError(RuntimeError):
+    """A service could not be started or did not answer as ours; the message says why."""
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """A declared backend: its name, kind and the volume holding its data."""
+
+    name: str
+    kind: str
+    volume: str
+
+
+@dataclass
+class RunningService:
+    """A started service: how the lab and the SUT reach it, and how to stop it."""
+
+    spec: ServiceSpec
+    url: str
+    version: str
+    proc: subprocess.Popen | None = None
+
+    def stop(self, timeout: float = 20.0) -> None:
+        """Stop cleanly (the data directory is consistent afterwards)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT if self.spec.kind == "postgres" else signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def missing_local(kind: str) -> str | None:
+    """Why a local ``kind`` service cannot run here (and how to fix it), or None."""
+    if kind == "postgres" and not (PG_BIN / "postgres").is_file():
+        return f"no PostgreSQL server at {PG_BIN} (apt-get install postgresql, or set MEMLAB_PG_BIN)"
+    if kind == "redis" and not shutil.which("redis-server"):
+        return "no redis-server on PATH (apt-get install redis-server)"
+    return None
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str] | None = None) -> RunningService:
+    """Start ``spec`` as a local process on ``data``; confirm it is ours."""
+    why = missing_local(spec.kind)
+    if why:
+        raise ServiceError(why)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    starter = {"postgres": _postgres, "redis": _redis}[spec.kind]
+    return starter(spec, Path(data).resolve(), log_path, {**os.environ, **(env or {})})
+
+
+def _postgres_user() -> dict:
+    """PostgreSQL refuses to run as root: as root, run it as the ``postgres`` user (signals reach it)."""
+    return {"user": "postgres", "group": "postgres", "extra_groups": []} if os.geteuid() == 0 else {}
+
+
+def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -> RunningService:
+    data.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        subprocess.run(["chown", "-R", "postgres:postgres", str(data)], check=True)
+    data.chmod(0o700)
+    if not (data / "PG_VERSION").exists():
+        _checked([str(PG_BIN / "initdb"), "-D", str(data), "-U", "memlab", "--auth=trust", "--no-sync",
+                  "-E", "UTF8", "--locale=C.UTF-8"], env, "initdb", **_postgres_user())
+    port = free_port()
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen([str(PG_BIN / "postgres"), "-D", str(data), "-p", str(port), "-k", "",
+                                 "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+                                stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                cwd=data, **_postgres_user())
+    _wait(proc, lambda: _pg_query(port, "SHOW data_directory"), str(data), log_path)
+    log.debug("service.started", kind="postgres", port=port, data=str(data))
+    return RunningService(spec, f"postgresql://memlab@127.0.0.1:{port}/postgres",
+                          _pg_query(port, "SHOW server_version"), proc)
+
+
+def _pg_query(port: int, sql: str) -> str:
+    out = subprocess.run([str(PG_BIN / "psql"), "-h", "127.0.0.1", "-p", str(port), "-U", "memlab", "-d",
+                          "postgres", "-At", "-c", sql], capture_output=True, text=True, timeout=10)
+    if out.returncode != 0:
+        raise ConnectionError(out.stderr.strip())
+    return out.stdout.strip()
+
+
+def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -> RunningService:
+    data.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
+                                 "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+                                 "--daemonize", "no", "--protected-mode", "yes"],
+                                stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    _wait(proc, lambda: _redis_query(port, "CONFIG", "GET", "dir").splitlines()[-1], str(data), log_path)
+    info = _redis_query(port, "INFO", "server")
+    version = next((line.split(":", 1)[1] for line in info.splitlines() if line.startswith("redis_version:")), "?")
+    return RunningService(spec, f"redis://127.0.0.1:{port}/0", version.strip(), proc)
+
+
+def _redis_query(port: int, *args: str) -> str:
+    out = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
+                         capture_output=True, text=True, timeout=10)
+    if out.returncode != 0 or out.stdout.startswith(("Could not connect", "ERR")):
+        raise ConnectionError(out.stdout + out.stderr)
+    return out.stdout.strip()
+
+
+def _wait(proc: subprocess.Popen, probe, expected: str, log_path: Path, seconds: float = 30.0) -> str:
+    """Poll ``probe`` until it answers ``expected`` (our data directory), or fail with the log."""
+    deadline = time.monotonic() + seconds
+    last = ""
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ServiceError(f"the server exited with code {proc.returncode}: {_tail(log_path)}")
+        try:
+            answer = probe()
+        except (ConnectionError, subprocess.TimeoutExpired, OSError) as exc:
+            last = str(exc)
+            time.sleep(0.05)
+            continue
+        if Path(answer).resolve() != Path(expected).resolve():
+            proc.kill()
+            raise ServiceError(f"the server on that port serves {answer!r}, not our {expected!r}")
+        return answer
+    proc.kill()
+    raise ServiceError(f"the server did not answer within {seconds:g} s ({last}): {_tail(log_path)}")
+
+
+def _checked(args: list[str], env: dict[str, str], what: str, **user) -> None:
+    out = subprocess.run(args, capture_output=True, text=True, env=env, cwd="/", **user)
+    if out.returncode != 0:
+        raise ServiceError(f"{what} failed (exit {out.returncode}): {out.stderr[-1500:]}")
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""

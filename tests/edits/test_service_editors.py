@@ -1,0 +1,99 @@
+"""The PostgreSQL and Redis editors on real servers (started by the lab's own service
+runner on loopback), every edit T1..T8, checked like the file backends."""
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+from edit_stores import check, seed, specs
+
+from edits.base import editor_for
+from edits.layout import parse_layout
+from edits.model import EditError
+from lab.services import ServiceSpec, start_local
+
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    root = Path(tempfile.mkdtemp(prefix="memlab-test-pg-"))  # PostgreSQL runs as its own user: not under 0700
+    root.chmod(0o711)
+    svc = start_local(ServiceSpec("db", "postgres", "pgdata"), root / "data", root / "pg.log")
+    yield svc.url
+    svc.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    root = tmp_path_factory.mktemp("redis")
+    svc = start_local(ServiceSpec("cache", "redis", "data"), root / "data", root / "redis.log")
+    yield svc.url
+    svc.stop()
+
+
+PG_LAYOUT = parse_layout({"backend": "postgres", "volume": "pgdata", "service": "db", "table": "memories",
+                          "context": "session", "identity": ["id"], "order": "seq", "payload": "body",
+                          "metadata": {"role": "role", "source": "source", "owner": "owner",
+                                       "timestamp": "created_at"}})
+REDIS_LAYOUT = parse_layout({"backend": "redis", "volume": "data", "service": "cache",
+                             "key": "mem:{context}:rec:{id}", "identity": [], "order": "seq", "payload": "text",
+                             "metadata": {"role": "role", "source": "source"}})
+
+
+def fill_postgres(url):
+    with psycopg.connect(url) as conn:
+        conn.execute("DROP TABLE IF EXISTS memories")
+        conn.execute("CREATE TABLE memories (id uuid PRIMARY KEY, session text NOT NULL, seq int NOT NULL, "
+                     "body text, role text, source text, owner text, created_at timestamptz, "
+                     "UNIQUE (session, seq))")
+        for r in seed():
+            conn.execute("INSERT INTO memories VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+                         (r["uid"], r["ctx"], r["i"] * 10, r["text"], r["role"], r["source"], r["owner"], r["ts"]))
+
+
+def fill_redis(url):
+    client = redis.Redis.from_url(url)
+    client.flushall()
+    client.set("mem:counter", 10)  # not a record: no {id} part matches a hash
+    for n, r in enumerate(seed()):
+        client.hset(f"mem:{r['ctx']}:rec:{n}", mapping={"seq": r["i"], "text": r["text"], "role": r["role"],
+                                                        "source": r["source"]})
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_postgres_edits_land(postgres, case):
+    fill_postgres(postgres)
+    editor = editor_for(PG_LAYOUT, {}, {"db": postgres})
+    before = editor.records()
+    applied = editor.apply(specs("role")[case])
+    after = editor_for(PG_LAYOUT, {}, {"db": postgres}).records()
+    check(case, PG_LAYOUT, specs("role")[case], before, after)
+    assert applied.statements[0] == "BEGIN" and applied.statements[-1] == "COMMIT"
+    assert all("%s" not in s for s in applied.statements)  # parameters inlined: the exact statements
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_redis_edits_land(redis_url, case):
+    fill_redis(redis_url)
+    editor = editor_for(REDIS_LAYOUT, {}, {"cache": redis_url})
+    before = editor.records()
+    assert len(before) == 10
+    applied = editor.apply(specs("role")[case])
+    after = editor_for(REDIS_LAYOUT, {}, {"cache": redis_url}).records()
+    check(case, REDIS_LAYOUT, specs("role")[case], before, after)
+    assert applied.statements[0] == "MULTI" and applied.statements[-1] == "EXEC"
+
+
+def test_service_editor_needs_its_service():
+    with pytest.raises(ValueError, match="needs service 'db' running"):
+        editor_for(PG_LAYOUT, {}, {})
+
+
+def test_unreachable_server_is_an_edit_error():
+    with pytest.raises(EditError, match="postgres at"):
+        editor_for(PG_LAYOUT, {}, {"db": "postgresql://memlab@127.0.0.1:1/postgres"}).records()
