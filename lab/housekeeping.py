@@ -1,17 +1,20 @@
 """Run ids, the run registry, and ``gc``: nothing a crashed run leaves behind survives.
 
-Every SUT process and scratch folder of a run is recorded under the run's state
-folder (``$MEMLAB_CACHE/runs/<run_id>``, default ``~/.cache/memlab``) and carries
-the run id (processes in their environment, scratch folders under
-``$MEMLAB_CACHE/scratch`` in their name). ``gc``
-removes whatever belongs to a run whose owning memlab process is gone.
+Every SUT process, container and scratch folder of a run is recorded under the
+run's state folder (``$MEMLAB_CACHE/runs/<run_id>``, default ``~/.cache/memlab``)
+and carries the run id (processes in their environment, containers, volumes and
+networks in the labels ``memlab.run`` and ``memlab.cache``, scratch folders under
+``$MEMLAB_CACHE/scratch`` in their name). ``gc`` removes whatever belongs to a
+run whose owning memlab process is gone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
+import socket
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -25,6 +28,12 @@ log = structlog.get_logger(__name__)
 def cache_dir() -> Path:
     """The lab's cache folder (virtual environments, run registry)."""
     return Path(os.environ.get("MEMLAB_CACHE") or Path.home() / ".cache" / "memlab")
+
+
+def cache_key() -> str:
+    """Names this host's cache folder (its run registry) in container labels, so a gc run
+    against another cache (a test's, another user's) never touches this one's containers."""
+    return hashlib.sha256(f"{socket.gethostname()}:{cache_dir().resolve()}".encode()).hexdigest()[:12]
 
 
 def new_run_id() -> str:
@@ -45,12 +54,17 @@ class RunRegistry:
         (self.dir / "scratch").write_text(str(self.scratch_root))
 
     def track(self, client) -> None:
-        """Record a started SUT process."""
+        """Record a started SUT process (and its container, if it runs in one)."""
         (self.dir / "pids" / str(client.pid)).touch()
+        if getattr(client, "container", None):
+            (self.dir / "containers").mkdir(exist_ok=True)
+            (self.dir / "containers" / client.container).touch()
 
     def untrack(self, client) -> None:
         """Forget a stopped SUT process."""
         (self.dir / "pids" / str(client.pid)).unlink(missing_ok=True)
+        if getattr(client, "container", None):
+            (self.dir / "containers" / client.container).unlink(missing_ok=True)
 
     def kill_all(self) -> list[str]:
         """Kill every SUT process of this run now (Ctrl-C)."""
@@ -70,6 +84,7 @@ def gc() -> list[str]:
         if owner and _identity(int(owner.split()[0])) == owner:
             continue  # its memlab process still runs
         removed += _reap(entry, entry.name, keep_scratch=False)
+    removed += _gc_docker({entry.name for entry in runs.iterdir()} if runs.is_dir() else set())
     for stray in (cache_dir() / "scratch").glob("*"):
         run_id = stray.name.rsplit("-", 1)[0]
         if stray.is_dir() and not (runs / run_id).exists():
@@ -89,6 +104,32 @@ def _kill_tracked(state: Path, run_id: str) -> list[str]:
                 os.kill(pid, signal.SIGKILL)
             removed.append(f"process {pid}")
         pid_file.unlink(missing_ok=True)
+    containers = sorted(p.name for p in (state / "containers").glob("*")) if (state / "containers").is_dir() else []
+    if containers:
+        from lab.runtime import dockercli
+
+        try:
+            removed += [f"container {name}" for name in dockercli.remove("container", containers)]
+        except dockercli.DockerError as exc:
+            log.warning("gc.containers_left", run=run_id, containers=containers, error=str(exc))
+        shutil.rmtree(state / "containers", ignore_errors=True)
+    return removed
+
+
+def _gc_docker(live: set[str]) -> list[str]:
+    """Containers, volumes and networks of this cache's runs that are not live runs."""
+    from lab.runtime import dockercli
+
+    if not shutil.which(dockercli.binary()):
+        return []
+    removed: list[str] = []
+    try:
+        for kind in ("container", "volume", "network"):
+            ours = dockercli.labelled(kind, {dockercli.CACHE_LABEL: cache_key()})
+            stale = [ident for ident, run_id in ours if run_id not in live]
+            removed += [f"{kind} {ident}" for ident in dockercli.remove(kind, stale)]
+    except dockercli.DockerError as exc:  # no engine here: nothing of ours can be in it
+        log.info("gc.docker_skipped", error=str(exc))
     return removed
 
 

@@ -3,8 +3,8 @@
 A runtime prepares a SUT's environment once (``prepare``) and launches a new
 SUT process for every restart (``launch``), returning a
 :class:`~lab.driver.DriverClient`. The local runtime runs the driver in a
-cached virtual environment; a container runtime is a sibling implementation of
-the same interface.
+cached virtual environment; the docker runtime (:mod:`lab.runtime.docker`) runs
+it in a hardened container of an image built from the same driver folder.
 """
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ from lab.driver import DriverClient
 from lab.profile import Profile
 
 RUNTIME_NAMES = ("auto", "local", "docker")
+
+#: Python run inside a SUT environment to list it: {"python": version, "packages": {name: version}}.
+LIST_PACKAGES = ("import importlib.metadata as m, json, platform; print(json.dumps("
+                 "{'python': platform.python_version(), 'packages': {d.metadata['Name']: d.version "
+                 "for d in m.distributions()}}))")
 
 
 @dataclass(frozen=True)
@@ -54,12 +59,20 @@ class RuntimeUnavailable(RuntimeError):
 
 
 def get_runtime(name: str) -> Runtime:
-    """The runtime called ``name``; ``auto`` picks the first available (docker, then local)."""
+    """The runtime called ``name``; ``auto`` is docker where an engine answers, else local."""
     from lab.runtime.local import LocalRuntime
 
-    if name in ("local", "auto"):
-        # The container runtime joins ``auto`` when it lands; until then local is the default.
+    if name == "local":
         return LocalRuntime()
-    if name == "docker":
-        raise RuntimeUnavailable("the docker runtime is not built yet; use --runtime local")
+    if name in ("docker", "auto"):
+        from lab.runtime.docker import DockerRuntime
+
+        docker = DockerRuntime()
+        ok, why = docker.available()
+        if ok:
+            return docker
+        if name == "docker":
+            raise RuntimeUnavailable(f"the docker runtime cannot run here: {why}. Start an engine "
+                                     "(.ci/docker-up does it on Debian) or use --runtime local")
+        return LocalRuntime()
     raise RuntimeUnavailable(f"unknown runtime {name!r}; use one of {', '.join(RUNTIME_NAMES)}")

@@ -20,13 +20,9 @@ import structlog
 from lab.driver import DriverClient
 from lab.housekeeping import cache_dir
 from lab.profile import Profile
-from lab.runtime import Prepared
+from lab.runtime import LIST_PACKAGES, Prepared
 
 log = structlog.get_logger(__name__)
-
-_LIST_PACKAGES = ("import importlib.metadata as m, json, platform; print(json.dumps("
-                  "{'python': platform.python_version(), 'packages': {d.metadata['Name']: d.version "
-                  "for d in m.distributions()}}))")
 
 
 class EnvironmentBuildError(RuntimeError):
@@ -88,7 +84,7 @@ def _build(venv: Path, requirements: Path | None) -> None:
     if requirements:
         _run([str(tmp / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
               "-r", str(requirements)], f"install {requirements}")
-    listing = _run([str(tmp / "bin" / "python"), "-c", _LIST_PACKAGES], "list the installed packages")
+    listing = _run([str(tmp / "bin" / "python"), "-c", LIST_PACKAGES], "list the installed packages")
     (tmp / ".memlab-ready").write_text(listing)
     subprocess.run(["rm", "-rf", str(venv)], check=True)
     tmp.rename(venv)

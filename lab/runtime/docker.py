@@ -1,0 +1,167 @@
+"""The Docker runtime: every SUT start is a new, hardened container of the SUT's image.
+
+``prepare`` ensures ``memlab/sut-<driver>:<digest>`` (built by :mod:`lab.images`
+from the very driver folder the local runtime runs) and reads the SUT
+environment's exact package list from the image. ``launch`` returns a
+:class:`ContainerClient` whose process is ``docker run -i --rm --init``: the
+driver protocol runs over the container's stdio, its stderr is the SUT's log.
+
+A SUT image is untrusted code, so the container runs as a non-root user (the
+image's uid 10001, to which a root lab hands the volume folders; otherwise the
+lab's own uid, which owns them), with every capability dropped,
+``no-new-privileges``, a read-only root file system with a fresh tmpfs ``/tmp``
+and only its volumes (``/vol/<name>``) writable, memory and pids limits, no
+Docker socket, and ``--network none``. A SUT whose backend runs beside it on
+loopback gets ``--network host`` (see :func:`backends_of`); never a bridge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import threading
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import structlog
+
+from lab import images
+from lab.driver import DriverClient
+from lab.housekeeping import cache_key
+from lab.profile import Profile
+from lab.runtime import LIST_PACKAGES, Prepared
+from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, engine, environment, image_id, remove
+
+log = structlog.get_logger(__name__)
+
+SUT_UID = 10001  # the image's user (images/sut.Dockerfile)
+CONTAINER_PYTHON = "/opt/memlab/venv/bin/python"
+VOLUME_ROOT = "/vol"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one SUT container."""
+
+    memory: str = "1g"
+    pids: int = 256
+    tmpfs: str = "256m"
+
+
+def backends_of(profile: Profile) -> list[str]:
+    """Backend images a row needs beside its SUT (its store's backend, when that is a service).
+
+    The hook for service backends: their images are ensured at ``prepare`` and
+    the SUT then gets ``--network host`` to reach them on loopback.
+    """
+    backend = profile.store.backend if profile.store else None
+    return [backend] if backend in images.BACKENDS else []
+
+
+class ContainerClient(DriverClient):
+    """A driver client whose process is ``docker run``: a kill or a forced stop removes the container too."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, log_path: Path, container: str):
+        super().__init__(argv, env, cwd, log_path)
+        #: The container's name (the run registry records it; gc finds it by label).
+        self.container = container
+
+    def kill(self) -> None:
+        """Kill the ``docker run`` process and remove the container."""
+        super().kill()
+        remove("container", [self.container])
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Close the SUT's input and wait; a container that had to be signalled is removed."""
+        proc = self._proc
+        super().stop(grace)
+        if proc is not None and (proc.returncode is None or proc.returncode < 0):
+            remove("container", [self.container])
+
+
+class DockerRuntime:
+    """Runs drivers in hardened containers of images the lab builds itself."""
+
+    name = "docker"
+
+    def __init__(self, limits: Limits = Limits(), ca_certs: list[Path] | None = None):
+        self.limits, self.ca_certs = limits, ca_certs
+        self._listings: dict[str, dict] = {}
+        self._lock = threading.Lock()
+
+    def available(self) -> tuple[bool, str]:
+        """An engine answers, and the base image is here or can be bootstrapped."""
+        ok, why = engine()
+        if not ok:
+            return False, why
+        if image_id(images.BASE_TAG) or shutil.which("mmdebstrap") or shutil.which("debootstrap"):
+            return True, why
+        return False, f"{why}, but no {images.BASE_TAG} and no mmdebstrap/debootstrap to make it"
+
+    def prepare(self, profile: Profile) -> Prepared:
+        """Ensure the SUT image (and its backend images); read its exact package list from the image."""
+        rec = images.ensure_sut(profile.driver_dir, self.ca_certs, lambda line: log.info("image", line=line))
+        listing = self._listing(rec.id)
+        backends = {name: images.ensure_backend(name).id for name in backends_of(profile)}
+        return Prepared(profile=profile, runtime=self.name, python=listing["python"],
+                        packages=listing["packages"], detail={
+                            "image": rec.tag, "image_id": rec.id, "base_image_id": rec.labels.get("memlab.base"),
+                            "debian": {k: v for k, v in rec.labels.items() if k.startswith("memlab.deb.")},
+                            "network": "host" if backends else "none", "backends": backends,
+                            "limits": asdict(self.limits), "user": self._user_spec(), "interpreter": CONTAINER_PYTHON})
+
+    def launch(self, prepared: Prepared, volumes: dict[str, Path], scratch: Path, log_path: Path,
+               run_id: str) -> DriverClient:
+        """A driver client for a new container of the SUT image on these host volumes."""
+        scratch.mkdir(parents=True, exist_ok=True)
+        self._hand_over(volumes.values())
+        row = re.sub(r"[^a-zA-Z0-9_.-]", "_", prepared.profile.row)
+        container = f"memlab-{run_id}-{row}-{uuid.uuid4().hex[:8]}"
+        lim = self.limits
+        argv = [binary(), "run", "-i", "--rm", "--init", "--name", container, "--label", f"{RUN_LABEL}={run_id}",
+                "--label", f"{CACHE_LABEL}={cache_key()}", "--label", f"memlab.row={prepared.profile.row}",
+                "--user", self._user_spec(), "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+                "--read-only", "--tmpfs", f"/tmp:rw,nosuid,nodev,size={lim.tmpfs},mode=1777",
+                "--memory", lim.memory, "--memory-swap", lim.memory, "--pids-limit", str(lim.pids),
+                "--network", prepared.detail["network"],
+                "-e", f"MEMLAB_RUN_ID={run_id}", "-e", "MEMLAB_RUNTIME=docker", "-e", "HOME=/tmp",
+                "-e", "XDG_CONFIG_HOME=/tmp/.config", "-e", "TMPDIR=/tmp"]
+        paths = {}
+        for name, path in volumes.items():
+            if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or "," in str(path):
+                raise ValueError(f"volume {name!r} at {path}: names are [A-Za-z0-9_.-], paths have no commas")
+            paths[name] = f"{VOLUME_ROOT}/{name}"
+            argv += ["--mount", f"type=bind,source={Path(path).resolve()},target={paths[name]}"]
+        argv.append(prepared.detail["image_id"])
+        client = ContainerClient(argv, environment({"MEMLAB_RUN_ID": run_id}), scratch, log_path, container)
+        client.volume_paths = paths
+        return client
+
+    # ---- helpers ---------------------------------------------------------------
+    def _listing(self, image: str) -> dict:
+        """The image's Python version and packages (the same listing the local runtime records)."""
+        with self._lock:
+            if image not in self._listings:
+                out = docker("run", "--rm", "--network", "none", "--read-only", "--entrypoint", CONTAINER_PYTHON,
+                             image, "-c", LIST_PACKAGES, timeout=120).stdout
+                self._listings[image] = json.loads(out)
+            return self._listings[image]
+
+    @staticmethod
+    def _user_spec() -> str:
+        """The container's uid:gid: the image's user when the lab runs as root, else the lab's own ids."""
+        return f"{SUT_UID}:{SUT_UID}" if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
+
+    @staticmethod
+    def _hand_over(paths) -> None:
+        """A root lab gives the volume folders to the SUT's uid, so it can write them and nothing else."""
+        if os.geteuid() != 0:
+            return
+        for root in paths:
+            for dirpath, dirnames, filenames in os.walk(root):
+                for entry in [dirpath] + [os.path.join(dirpath, n) for n in dirnames + filenames]:
+                    if os.lstat(entry).st_uid != SUT_UID:
+                        os.lchown(entry, SUT_UID, SUT_UID)
