@@ -4,7 +4,7 @@ Every SUT process, container and scratch folder of a run is recorded under the
 run's state folder (``$MEMLAB_CACHE/runs/<run_id>``, default ``~/.cache/memlab``)
 and carries the run id (processes in their environment, containers, volumes and
 networks in the labels ``memlab.run`` and ``memlab.cache``, scratch folders under
-``$MEMLAB_CACHE/scratch`` in their name). ``gc`` removes whatever belongs to a
+``scratch_base()`` in their name). ``gc`` removes whatever belongs to a
 run whose owning memlab process is gone.
 """
 
@@ -36,6 +36,19 @@ def cache_key() -> str:
     return hashlib.sha256(f"{socket.gethostname()}:{cache_dir().resolve()}".encode()).hexdigest()[:12]
 
 
+def scratch_base() -> Path:
+    """Where runs keep their scratch folders: ``$MEMLAB_SCRATCH``, else ``<tmp>/memlab-scratch``.
+
+    Not under the cache: the cache may sit in a home folder that a service running
+    as its own user (PostgreSQL refuses root) cannot traverse.
+    """
+    base = Path(os.environ.get("MEMLAB_SCRATCH") or Path(tempfile.gettempdir()) / "memlab-scratch")
+    base.mkdir(parents=True, exist_ok=True)
+    if base.stat().st_uid == os.geteuid():
+        base.chmod(0o1777)
+    return base
+
+
 def new_run_id() -> str:
     """A sortable, unique run id."""
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + f"-{os.getpid()}"
@@ -49,8 +62,8 @@ class RunRegistry:
         self.dir = cache_dir() / "runs" / run_id
         (self.dir / "pids").mkdir(parents=True, exist_ok=True)
         (self.dir / "owner").write_text(_identity(os.getpid()))
-        (cache_dir() / "scratch").mkdir(parents=True, exist_ok=True)
-        self.scratch_root = Path(tempfile.mkdtemp(prefix=f"{run_id}-", dir=cache_dir() / "scratch"))
+        self.scratch_root = Path(tempfile.mkdtemp(prefix=f"{run_id}-", dir=scratch_base()))
+        self.scratch_root.chmod(0o711)  # a service run as its own user (PostgreSQL) reaches its volume
         (self.dir / "scratch").write_text(str(self.scratch_root))
 
     def track(self, client) -> None:
@@ -85,9 +98,10 @@ def gc() -> list[str]:
             continue  # its memlab process still runs
         removed += _reap(entry, entry.name, keep_scratch=False)
     removed += _gc_docker({entry.name for entry in runs.iterdir()} if runs.is_dir() else set())
-    for stray in (cache_dir() / "scratch").glob("*"):
+    for stray in scratch_base().glob("*"):
         run_id = stray.name.rsplit("-", 1)[0]
-        if stray.is_dir() and not (runs / run_id).exists():
+        owner = run_id.rsplit("-", 1)[-1]
+        if stray.is_dir() and not (runs / run_id).exists() and not (owner.isdigit() and _alive(int(owner))):
             shutil.rmtree(stray, ignore_errors=True)
             removed.append(f"scratch {stray}")
     return removed

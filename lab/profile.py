@@ -11,6 +11,8 @@ Every error names the file, the line, the field and the fix. A profile::
     volumes:                              # every volume and who holds it
       store: {adversary: true}
       anchor: {adversary: false}
+    services:                             # backends the store lives in (optional)
+      db: {kind: postgres, volume: pgdata}  # postgres | redis, on a declared volume
     store: {...}                          # the layout, see edits.layout
     capabilities: {erasure: record, order: true, metadata: true, snapshot: true}
     configuration: {...}                  # features, head placement; passed to the driver
@@ -33,6 +35,8 @@ from typing import Any
 import yaml
 
 from edits.layout import LayoutError, StoreLayout, parse_layout
+from lab.services import KINDS as SERVICE_KINDS
+from lab.services import ServiceSpec
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROFILES_DIR = PROJECT_ROOT / "sut_profiles"
@@ -44,7 +48,7 @@ STATUSES = ("runnable", "unavailable")
 TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
-    "timeouts", "notes", "observation_class", "position",
+    "timeouts", "notes", "observation_class", "position", "services",
 }
 POSITIONS = ("stopped", "alive")
 
@@ -100,6 +104,7 @@ class Profile:
     notes: str = ""
     observation_class: str = "a"
     position: str = "stopped"
+    services: tuple[ServiceSpec, ...] = ()
 
     @property
     def driver_dir(self) -> Path:
@@ -124,6 +129,7 @@ class Profile:
             "signals": [s.__dict__.copy() for s in self.signals],
             "dut_boundary": self.dut_boundary, "notes": self.notes,
             "observation_class": self.observation_class, "position": self.position,
+            "services": [{"name": sv.name, "kind": sv.kind, "volume": sv.volume} for sv in self.services],
         }
 
 
@@ -261,7 +267,7 @@ class _Validator:
                        configuration=self.mapping("configuration"),
                        detection_points=self.detection_points(), signals=self.signals(),
                        timeouts=self.timeouts(), observation_class=self.observation_class(),
-                       position=self.position(), **common)
+                       position=self.position(), services=self.services(volumes, store), **common)
 
     def string(self, key: str) -> str:
         value = self.data.get(key)
@@ -335,6 +341,26 @@ class _Validator:
                                 "e.g. timeouts: {start: 60, op: 30}")
             out[key] = float(value)
         return out
+
+    def services(self, volumes: dict[str, bool], store: StoreLayout) -> tuple[ServiceSpec, ...]:
+        out = []
+        for name, spec in self.mapping("services").items():
+            where = f"services.{name}"
+            if not isinstance(spec, dict) or spec.get("kind") not in SERVICE_KINDS or set(spec) - {"kind", "volume"}:
+                raise self.fail(where, f"a service is {{kind: {'|'.join(SERVICE_KINDS)}, volume: NAME}}",
+                                f"write {where}: {{kind: postgres, volume: pgdata}}")
+            if spec.get("volume") not in volumes:
+                raise self.fail(f"{where}.volume", f"volume {spec.get('volume')!r} is not declared",
+                                "declare the service's data volume under volumes:")
+            out.append(ServiceSpec(str(name), spec["kind"], spec["volume"]))
+        if store.service and store.service not in {sv.name for sv in out}:
+            raise self.fail("store.service", f"no service {store.service!r} declared",
+                            f"declare services.{store.service}: {{kind: {store.backend}, volume: ...}}")
+        if store.service and store.backend != next(sv.kind for sv in out if sv.name == store.service):
+            raise self.fail("store.service", f"the {store.backend} editor cannot edit a "
+                            f"{next(sv.kind for sv in out if sv.name == store.service)} service",
+                            "make store.backend and the service's kind agree")
+        return tuple(out)
 
     def position(self) -> str:
         value = self.data.get("position", "stopped")

@@ -6,6 +6,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from edits.model import AppliedEdit
 from lab.cases import CASE_IDS
 from lab.engine import run_matrix
+from lab.housekeeping import scratch_base
 from lab.profile import load_profiles, scan_profiles, select
 from lab.runtime.local import LocalRuntime
 
@@ -32,13 +34,17 @@ EXPECTED = {  # the calibration the reference SUTs exist for (issue: the lab eng
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    old = os.environ.get("MEMLAB_CACHE")
+    """A cache and a scratch folder of the module's own (gc must not see other runs)."""
+    old = {k: os.environ.get(k) for k in ("MEMLAB_CACHE", "MEMLAB_SCRATCH")}
     os.environ["MEMLAB_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["MEMLAB_SCRATCH"] = tempfile.mkdtemp(prefix="memlab-test-scratch-")
     yield Path(os.environ["MEMLAB_CACHE"])
-    if old is None:
-        os.environ.pop("MEMLAB_CACHE")
-    else:
-        os.environ["MEMLAB_CACHE"] = old
+    shutil.rmtree(os.environ["MEMLAB_SCRATCH"], ignore_errors=True)
+    for key, value in old.items():
+        if value is None:
+            os.environ.pop(key)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +200,7 @@ def test_ctrl_c_leaves_no_process_and_keeps_what_was_measured(tmp_path, cache):
     assert (out / "observations" / "faulty-slow" / "C1.json").exists()
     row = json.loads((out / "rows" / "faulty-slow@read.json").read_text())
     assert row["controls"]["C1"]["ok"]  # measured before the interrupt, kept
-    assert not list((cache / "runs").glob("*")) and not list((cache / "scratch").glob("*"))
+    assert not list((cache / "runs").glob("*")) and not list(scratch_base().glob("*"))
 
 
 def test_gc_removes_what_a_killed_run_left(tmp_path, cache):
@@ -210,5 +216,5 @@ def test_gc_removes_what_a_killed_run_left(tmp_path, cache):
     assert f"run {run_id}" in gc.stderr
     time.sleep(0.2)
     assert _run_processes(run_id) == []
-    assert not (cache / "runs" / run_id).exists() and not list((cache / "scratch").glob(f"{run_id}-*"))
+    assert not (cache / "runs" / run_id).exists() and not list(scratch_base().glob(f"{run_id}-*"))
     shutil.rmtree(out, ignore_errors=True)

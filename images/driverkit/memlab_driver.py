@@ -42,7 +42,13 @@ class Unsupported(NotImplementedError):
 
 
 class Driver:
-    """Base class of a driver: override the ops the SUT offers; the rest answer ``Unsupported``."""
+    """Base class of a driver: override the ops the SUT offers; the rest answer ``Unsupported``.
+
+    ``self.services`` maps each backend service the profile declares to its URL
+    (e.g. ``{"db": "postgresql://memlab@127.0.0.1:5433/postgres"}``), set before ``open``.
+    """
+
+    services: dict[str, str] = {}
 
     def open(self, volumes: dict[str, Path], config: dict) -> None:
         """Open the store through the SUT; raise to refuse (a SUT that checks its store at open)."""
@@ -201,6 +207,7 @@ class _Session:
                 raise BadRequest("open was already sent to this process")
             volumes = _field(req, "volumes", dict)
             config = _field(req, "config", dict, default={})
+            self.driver.services = {str(k): str(v) for k, v in _field(req, "services", dict, default={}).items()}
             self.driver.open({str(k): Path(v) for k, v in volumes.items()}, config)
             self.opened = True
             return {}
