@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lab.cases import CASE_IDS
+
 
 class Unreadable(Exception):
     """The input is not a result set that can be read (the CLI exits 2 with this message)."""
@@ -22,10 +24,26 @@ def load_rows(root: Path) -> list[dict[str, Any]]:
     rows = []
     for path in paths:
         row = _read(path)
-        if not isinstance(row, dict) or not isinstance(row.get("cells"), dict) or "row" not in row:
-            raise Unreadable(f"{path} is not a memlab row (needs 'row', 'detection_point' and 'cells')")
+        problem = shape_problem(row)
+        if problem:
+            raise Unreadable(f"{path} is not a memlab row: {problem}; `memlab verify` names what changed")
         rows.append(row)
-    return sorted(rows, key=lambda r: (str(r["row"]), str(r.get("detection_point"))))
+    return sorted(rows, key=lambda r: (r["row"], r["detection_point"]))
+
+
+def shape_problem(row: Any) -> str | None:
+    """What keeps ``row`` from having a memlab row's shape (the parts reports read), or None."""
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    for key in ("row", "detection_point"):
+        if not isinstance(row.get(key), str):
+            return f"{key!r} missing or not a string"
+    cells, controls = row.get("cells"), row.get("controls")
+    if not isinstance(cells, dict) or any(not isinstance(cells.get(c), dict) for c in CASE_IDS):
+        return f"'cells' needs one object for each of {', '.join(CASE_IDS)}"
+    if not isinstance(controls, dict) or any(not isinstance(controls.get(c), dict) for c in ("C1", "C2")):
+        return "'controls' needs C1 and C2"
+    return None
 
 
 def load_run(root: Path) -> dict[str, Any]:

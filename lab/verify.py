@@ -19,7 +19,7 @@ from typing import Any
 from lab import METHOD_REVISION
 from lab import recount as recounting
 from lab import signing
-from lab.loading import Unreadable
+from lab.loading import Unreadable, shape_problem
 from lab.pins import evidence_files, file_digest
 from lab.results import MANIFEST_SCHEMA, assemble_rows, digest
 
@@ -195,8 +195,9 @@ def _check_row_files(result: Verification) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _row_shape(result: Verification, file: str, entry: dict[str, Any], row: Any) -> bool:
-    if not isinstance(row, dict) or not isinstance(row.get("row"), str) or not isinstance(row.get("cells"), dict):
-        result.add("row-malformed", file, "not a memlab row (needs 'row', 'detection_point' and 'cells')")
+    problem = shape_problem(row)
+    if problem:
+        result.add("row-malformed", file, f"not a memlab row: {problem}")
         return False
     name, point = row["row"], row.get("detection_point")
     if file != f"rows/{name}@{point}.json" or "/" in name or name in ("", ".", ".."):

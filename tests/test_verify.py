@@ -202,3 +202,18 @@ def test_unreadable_input_exits_2_with_a_message(rs, cache, damage):
 def test_every_ground_is_documented():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "results.md").read_text()
     assert [g for g in GROUNDS if f"`{g}`" not in doc] == []
+
+
+@pytest.mark.parametrize("change", [
+    lambda row: row.pop("controls"),
+    lambda row: row.update(controls=[1, 2]),
+    lambda row: row["cells"].pop("T7"),
+    lambda row: row["cells"].update(T2="REJECTED"),
+    lambda row: row["cells"]["T2"].update(verdict="PASSED"),
+])
+def test_a_malformed_row_is_named_and_never_crashes_verify_report_or_gate(rs, cache, change):
+    edit_row(rs, NAIVE, change)
+    assert ("row-malformed", NAIVE) in grounds(rs)
+    assert memlab("verify", rs, cache=cache).returncode == 1  # memlab() fails the test on a traceback
+    assert memlab("gate", rs, "--fail-on", "accepted", cache=cache).returncode == 2
+    memlab("report", rs, "--format", "html", cache=cache)  # renders what it can, or says why not
