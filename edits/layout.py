@@ -19,6 +19,8 @@ Example (the ``store:`` block of a profile)::
       payload: body              # served text; or {field: data, format: json, path: [content]}
       metadata: {role: role, source: source, timestamp: created_at}
       record_pattern: '^- \\[(?P<role>\\w+)\\] (?P<text>.*)$'   # markdown only
+      triggers: fire             # sqlite: fire (default) | suspend: the edit drops the table's
+                                 # triggers and re-creates them, unchanged, in its transaction
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class StoreLayout:
     record_pattern: str | None = None
     service: str | None = None
     key: str | None = None
+    triggers: str = "fire"
 
     @property
     def ordered_by_position(self) -> bool:
@@ -92,6 +95,7 @@ class StoreLayout:
             "record_pattern": self.record_pattern,
             "service": self.service,
             "key": self.key,
+            "triggers": self.triggers,
         }
 
 
@@ -100,7 +104,7 @@ def parse_layout(data: Any) -> StoreLayout:
     if not isinstance(data, dict):
         raise LayoutError("", "must be a mapping", "give store: backend, volume, file, ...")
     known = {"backend", "volume", "file", "table", "context", "identity", "order",
-             "payload", "metadata", "record_pattern", "service", "key"}
+             "payload", "metadata", "record_pattern", "service", "key", "triggers"}
     for key in data:
         if key not in known:
             raise LayoutError(str(key), "unknown field", f"use one of {sorted(known)}")
@@ -122,6 +126,10 @@ def parse_layout(data: Any) -> StoreLayout:
         if "{context}" not in str(data.get("file", "")):
             raise LayoutError("file", "markdown stores keep one file per context",
                               "write the file as a pattern with {context}, e.g. memory/{context}.md")
+    triggers = data.get("triggers", "fire")
+    if triggers not in ("fire", "suspend") or (triggers == "suspend" and backend != "sqlite"):
+        raise LayoutError("triggers", f"{triggers!r} is not a trigger mode of the {backend} backend",
+                          "use fire (the default), or suspend on sqlite")
     identity = data.get("identity", [])
     if not isinstance(identity, list) or not all(isinstance(i, str) for i in identity):
         raise LayoutError("identity", "must be a list of field names", "e.g. identity: [id]")
@@ -144,6 +152,7 @@ def parse_layout(data: Any) -> StoreLayout:
         record_pattern=pattern,
         service=data.get("service"),
         key=data.get("key"),
+        triggers=triggers,
     )
 
 

@@ -130,12 +130,15 @@ class SqliteEditor(SqlEditor):
         conn.set_trace_callback(statements.append)
         try:
             conn.execute("BEGIN IMMEDIATE")
+            suspended = self._suspend_triggers(conn) if self.layout.triggers == "suspend" else []
             last = None
             for sql, args in steps:
                 cur = conn.execute(sql, args)
                 if cur.rowcount != 1:
                     raise EditError(f"statement changed {cur.rowcount} rows, expected 1: {sql}")
                 last = cur.lastrowid
+            for trigger_sql in suspended:
+                conn.execute(trigger_sql)
             conn.execute("COMMIT")
             return statements, last
         except sqlite3.Error as exc:
@@ -145,3 +148,12 @@ class SqliteEditor(SqlEditor):
                 conn.execute("ROLLBACK")
             conn.set_trace_callback(None)
             conn.close()
+
+    def _suspend_triggers(self, conn: sqlite3.Connection) -> list[str]:
+        """``triggers: suspend``: drop the table's triggers (SUT code stored in the database, which a
+        generic editor need not run) and return their SQL, re-created unchanged before the commit."""
+        rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? "
+                            "ORDER BY rowid", (self.layout.table,)).fetchall()
+        for name, _ in rows:
+            conn.execute(f"DROP TRIGGER {_q(name)}")
+        return [sql for _, sql in rows]
