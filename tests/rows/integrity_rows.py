@@ -1,0 +1,63 @@
+"""Re-measure a published integrity row and compare it with the committed result set.
+
+A row test fails when any cell verdict (per detection point), C1/C2, the row's position, or the
+SUT's installed version differs from ``results/published/<row>/``. Nothing here knows what the
+verdicts should be: the committed rows are the measurement they are compared with.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from lab.cases import CASE_IDS
+from lab.engine import run_matrix
+from lab.profile import load_profiles, select
+from lab.results import read_json
+from lab.runtime.local import LocalRuntime
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLISHED = ROOT / "results" / "published"
+
+
+def summary(row: dict) -> dict:
+    """What must not change between two measurements of a row."""
+    return {"cells": {c: row["cells"][c]["verdict"] for c in CASE_IDS},
+            "C1": row["controls"]["C1"]["ok"], "C2": row["controls"]["C2"]["ok"],
+            "position": row.get("position")}
+
+
+def installed_version(row: dict) -> str | None:
+    """The SUT package's version as installed in the environment the row ran in."""
+    packages = (row.get("runtime") or {}).get("packages") or {}
+    wanted = str((row.get("sut") or {}).get("package", "")).lower().replace("_", "-")
+    return next((v for k, v in packages.items() if k.lower().replace("_", "-") == wanted), None)
+
+
+def published(name: str) -> dict[str, dict]:
+    """The committed rows of one SUT configuration, by detection point."""
+    rows = [read_json(p) for p in sorted((PUBLISHED / name / "rows").glob("*.json"))]
+    assert rows, f"no published rows for {name} under {PUBLISHED / name}"
+    return {r["detection_point"]: r for r in rows}
+
+
+def remeasure(name: str, out: Path) -> dict[str, dict]:
+    """Run the row again on the local runtime; print how long the environment and the run took."""
+    profiles = select(load_profiles(), [name])
+    assert [p.row for p in profiles] == [name]
+    started = time.monotonic()
+    rows = run_matrix(profiles, LocalRuntime(), out, jobs=1).rows
+    env = read_json(out / "observations" / name / "environment.json")
+    print(f"\n{name}: environment {env.get('prepare_seconds')} s, whole run {time.monotonic() - started:.1f} s")
+    return {r["detection_point"]: r for r in rows}
+
+
+def check_row(name: str, out: Path) -> None:
+    """Re-measure ``name`` and assert it equals the published row, cell for cell."""
+    then, now = published(name), remeasure(name, out)
+    assert set(now) == set(then), f"detection points {sorted(now)} != published {sorted(then)}"
+    for point, old in then.items():
+        new = now[point]
+        assert installed_version(new) == installed_version(old) == str(old["sut"]["version"]), \
+            f"{name}@{point}: installed {installed_version(new)}, published {installed_version(old)}"
+        assert summary(new) == summary(old), f"{name}@{point} differs from results/published/{name}"
