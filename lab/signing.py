@@ -88,7 +88,8 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
     try:
         key = serialization.load_pem_public_key(data)
     except ValueError as exc:
-        raise SigningKeyError(f"{path}: not a PEM public key ({exc}); pass the .pub.pem `memlab keygen` wrote") from None
+        raise SigningKeyError(f"{path}: not a PEM public key ({exc}); "
+                              "pass the .pub.pem `memlab keygen` wrote") from None
     if not isinstance(key, Ed25519PublicKey):
         raise SigningKeyError(f"{path}: a {type(key).__name__}, not an Ed25519 public key")
     return key

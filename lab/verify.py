@@ -100,7 +100,7 @@ def load_manifest(root: Path) -> dict[str, Any]:
     for key, kind in (("rows", list), ("evidence", list), ("decision_rules", dict), ("method_revision", str)):
         if not isinstance(manifest.get(key), kind):
             raise Unreadable(f"{path}: {key!r} missing or not a {kind.__name__}; "
-                             "re-create the manifest with `memlab analyze` from the observations")
+                             "it was edited or written by another tool, so the set cannot be verified")
     return manifest
 
 
@@ -279,7 +279,8 @@ def _cell_difference(stated: Any, derived: Any) -> str | None:
     if tuple(stated.get(k) for k in key) != tuple(derived.get(k) for k in key):
         return (f"the row says {stated.get('verdict')} ({stated.get('detection_point')}, class "
                 f"{stated.get('observation_class')}); its observations give {derived.get('verdict')} "
-                f"({derived.get('detection_point')}, class {derived.get('observation_class')}): {derived.get('reason')}")
+                f"({derived.get('detection_point')}, class {derived.get('observation_class')}): "
+                f"{derived.get('reason')}")
     fields = sorted(k for k in set(stated) | set(derived) if stated.get(k) != derived.get(k))
     return f"verdict agrees, but {', '.join(fields)} differ(s) from what the observations give"
 

@@ -5,7 +5,6 @@ import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 from resultsets import ROOT, make_result_set, memlab, shared_cache
