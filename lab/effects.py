@@ -50,8 +50,12 @@ def _t6(spec, order, texts, served, baseline):
 
 
 def _t7(spec, order, texts, served, baseline):
-    rolled = spec["target"] not in order and order.count(spec["donor"]) >= 2
-    return rolled, f"newest {spec['target']} replaced by older {spec['donor']}: {rolled}"
+    # A SUT may fold the replayed copy into the donor it duplicates (same record id inside the
+    # payload): the newest record is then simply gone, which the agent sees all the same.
+    rolled = spec["target"] not in order and spec["donor"] in order
+    copies = order.count(spec["donor"])
+    return rolled, (f"newest {spec['target']} replaced by older {spec['donor']}: {rolled} "
+                    f"(the older record served {copies} time(s))")
 
 
 def _t8(spec, order, texts, served, baseline):
