@@ -75,6 +75,11 @@ def gate_options(f):
                         help="Fail on any ACCEPTED cell (accepted), or also on audit-only detection (partial).")(f)
 
 
+def _stdout() -> Console:
+    from lab.cli import stdout_console  # at call time: lab.cli imports this module
+    return stdout_console()
+
+
 def _load(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     try:
         return load_rows(root), load_run(root)
@@ -190,7 +195,7 @@ def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool
         fail(str(exc))
     before, _ = _load(result_dir)
     changed = [(p.key, c, a, b) for p in compare_rows(before, rows).pairs for c, a, b in p.changed]
-    print_matrix(_load(out)[0], Console())
+    print_matrix(_load(out)[0], _stdout())
     for key, cid, a, b in changed:
         err.print(f"changed {key} {cid}: {a} -> {b}", highlight=False)
     err.print(f"analyzed {result_dir} -> {out}: {len(changed)} cell(s) differ from the source", highlight=False)
@@ -207,7 +212,7 @@ def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
-        render_comparison(result, (str(a), str(b)), Console(width=170))
+        render_comparison(result, (str(a), str(b)), _stdout())
 
 
 @click.command("report")
@@ -221,7 +226,7 @@ def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
     rows, run = _load(result_dir)
     if fmt == "terminal":
         if out is None:
-            print_matrix(rows, Console())
+            print_matrix(rows, _stdout())
             return
         with open(out, "w", encoding="utf-8") as fh:
             print_matrix(rows, Console(file=fh, width=170, color_system=None))
