@@ -1,0 +1,165 @@
+"""Driver of atelya-attest: an amem-format JSON-lines op-log as agent memory, attested into an
+HMAC-SHA256 hash chain (atelya-attest), optionally anchored in an external checkpoint ledger
+(atelya-anchor). atelya attests and governs an op-log; it has no store of its own, so the driver
+is the application that keeps the op-log, as amem does: one ``{"op": "add", "id", "text",
+"created_at", "source", "ctx"}`` line per record in ``memory.oplog.jsonl`` (volume ``store``),
+``ctx`` naming the context. The atelya tools run in-process through their own CLI entry points
+(``amem_attest.main``, ``amem_anchor.main``, ``amem_governance.main``).
+
+- write: append the add event; ``atelya-attest attest OPLOG --out OPLOG.attest.jsonl --keyfile
+  K`` (the chain beside the op-log, volume store); with ``anchor: external`` also
+  ``atelya-anchor anchor CHAIN --ledger L --label memlab-oplog --keyfile AK --chain-keyfile K``
+  (L in volume ``anchor``).
+- read: ``amem_governance.replay(read_log(OPLOG))``: the active records of the context, in log
+  order (no verification on this path).
+- erase: ``atelya-govern erase OPLOG --match ^<the record's text>$ --hard`` (the GDPR purge that
+  removes the content; a soft forget keeps the text in the log), then re-attest and re-anchor.
+  The anchor refuses to checkpoint the rewritten history (exit 2): the driver logs that refusal
+  as a WARNING and the erasure stands.
+- audit: ``atelya-attest verify CHAIN``; ``atelya-attest attest OPLOG --out <fresh>`` and
+  ``root`` of both (the op-log must still be what the stored chain attests); with the anchor,
+  ``atelya-anchor check CHAIN --ledger L --require-anchor``.
+HMAC keys (``attest.key``, ``anchor.key``) are made on first use in volume ``keys``.
+"""
+
+import contextlib
+import io
+import logging
+import re
+import secrets
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+
+import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+import amem_anchor  # noqa: E402
+import amem_attest  # noqa: E402
+import amem_governance  # noqa: E402
+
+log = logging.getLogger("atelya-driver")
+LABEL = "memlab-oplog"
+
+
+class AtelyaDriver(kit.Driver):
+    """The op-log application around atelya-attest / atelya-anchor / atelya-govern."""
+
+    def open(self, volumes, config):
+        """Paths of the op-log, its chain, the keys and (anchor: external) the ledger."""
+        self.mode = config.get("anchor", "none")
+        if self.mode not in ("none", "external"):
+            raise kit.BadRequest(f"config.anchor {self.mode!r}: use none or external")
+        need = ["store", "keys"] + (["anchor"] if self.mode == "external" else [])
+        if any(v not in volumes for v in need):
+            raise kit.BadRequest(f"anchor: {self.mode} needs volumes {need}")
+        self.oplog = volumes["store"] / "memory.oplog.jsonl"
+        self.chain = volumes["store"] / "memory.oplog.jsonl.attest.jsonl"
+        self.key = _keyfile(volumes["keys"] / "attest.key")
+        self.akey = _keyfile(volumes["keys"] / "anchor.key")
+        self.ledger = volumes["anchor"] / "ledger.jsonl" if self.mode == "external" else None
+        self.oplog.touch()
+
+    def describe(self):
+        """atelya-attest's version and the configuration."""
+        import platform
+        from importlib.metadata import version
+        return {"sut": "atelya-attest", "version": version("atelya-attest"),
+                "libraries": {"python": platform.python_version()},
+                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
+                "configuration": {"anchor": self.mode, "erase": "hard"}}
+
+    def write(self, context, text, meta):
+        """Append an add event to the op-log, re-attest it, re-anchor it when configured."""
+        event = {"op": "add", "id": f"r-{uuid.uuid4().hex[:12]}", "text": text, "created_at": time.time(),
+                 "source": meta.get("source") or "agent", "ctx": context}
+        with open(self.oplog, "a", encoding="utf-8") as fh:
+            fh.write(amem_attest.json.dumps(event, ensure_ascii=False) + "\n")
+        self._attest_and_anchor()
+        return {"id": event["id"], "text": text, "meta": {"source": event["source"]}}
+
+    def read(self, context):
+        """replay(read_log(OPLOG)): active records whose add event names this context."""
+        events = amem_governance.read_log(str(self.oplog))
+        owner = {e.get("id"): e.get("ctx") for e in events if e.get("op", "add") == "add"}
+        records, order = amem_governance.replay(events)
+        return [{"id": rid, "text": records[rid]["text"],
+                 "meta": {"source": records[rid]["actor"], "timestamp": records[rid]["created_at"]}}
+                for rid in order if records[rid]["status"] == "active" and owner.get(rid) == context]
+
+    def erase(self, context, record_id):
+        """atelya-govern erase --match ^<text>$ --hard, then re-attest (and re-anchor)."""
+        if record_id is None:
+            raise kit.Unsupported("the driver erases single records (capabilities.erasure: record)")
+        target = next((r for r in self.read(context) if r["id"] == record_id), None)
+        if target is None:
+            raise KeyError(f"no active record {record_id} in {context}")
+        code, out = _run(amem_governance.main, ["erase", str(self.oplog), "--match",
+                                                f"^{re.escape(target['text'])}$", "--hard"])
+        if code not in (0, None):
+            raise RuntimeError(f"atelya-govern erase exited {code}: {out}")
+        erased = amem_governance.json.loads(out.splitlines()[0])["ids"]
+        self._attest_and_anchor()
+        return erased
+
+    def audit(self, context):
+        """verify CHAIN; attest OPLOG afresh and compare roots; check CHAIN against the ledger."""
+        problems, calls = [], []
+        code, out = _run(amem_attest.main, ["verify", str(self.chain), "--keyfile", str(self.key)])
+        calls.append(f"atelya-attest verify {self.chain} --keyfile {self.key}")
+        if code not in (0, None):
+            problems.append(f"verify: {out.strip()}")
+        with tempfile.TemporaryDirectory() as tmp:
+            fresh = Path(tmp) / "fresh.attest.jsonl"
+            _run(amem_attest.main, ["attest", str(self.oplog), "--out", str(fresh), "--keyfile", str(self.key)])
+            calls.append(f"atelya-attest attest {self.oplog} --out <fresh> --keyfile {self.key}; root of both")
+            now = _run(amem_attest.main, ["root", str(fresh)])[1].strip()
+            then = _run(amem_attest.main, ["root", str(self.chain)])[1].strip()
+            if now != then:
+                problems.append(f"the op-log no longer matches its attested chain: root {now[:16]} != {then[:16]}")
+        if self.ledger is not None:
+            code, out = _run(amem_anchor.main, ["check", str(self.chain), "--ledger", str(self.ledger),
+                                                "--label", LABEL, "--keyfile", str(self.akey),
+                                                "--chain-keyfile", str(self.key), "--require-anchor"])
+            calls.append(f"atelya-anchor check {self.chain} --ledger {self.ledger} --label {LABEL} --require-anchor")
+            if code not in (0, None):
+                problems.append(f"check: {out.strip()}")
+        return {"ok": not problems, "problems": problems, "call": "; ".join(calls)}
+
+    def _attest_and_anchor(self):
+        code, out = _run(amem_attest.main, ["attest", str(self.oplog), "--out", str(self.chain),
+                                            "--keyfile", str(self.key)])
+        if code not in (0, None):
+            raise RuntimeError(f"atelya-attest attest exited {code}: {out}")
+        if self.ledger is not None:
+            code, out = _run(amem_anchor.main, ["anchor", str(self.chain), "--ledger", str(self.ledger),
+                                                "--label", LABEL, "--keyfile", str(self.akey),
+                                                "--chain-keyfile", str(self.key)])
+            if code not in (0, None):
+                log.warning("atelya-anchor refused to checkpoint the chain (exit %s): %s", code, out.strip())
+
+
+def _keyfile(path: Path) -> Path:
+    if not path.is_file():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path
+
+
+def _run(main, argv):
+    """One atelya CLI command in-process: (exit code, what it printed)."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+            if not isinstance(exc.code, int) and exc.code is not None:
+                print(exc.code)
+    return code, buf.getvalue()
+
+
+if __name__ == "__main__":
+    kit.serve(AtelyaDriver)
