@@ -61,6 +61,14 @@ def backends_of(profile: Profile) -> list[str]:
     return [backend] if backend in images.BACKENDS else []
 
 
+def _build_progress(line: str) -> None:
+    """A build inside a run: its steps at info, its headlines (what is built, how long) visible by default."""
+    if line.startswith(" "):
+        log.info("image.build", step=line.strip())
+    else:
+        log.warning("image.build", note=line)
+
+
 class ContainerClient(DriverClient):
     """A driver client whose process is ``docker run``: a kill or a forced stop removes the container too."""
 
@@ -68,18 +76,24 @@ class ContainerClient(DriverClient):
         super().__init__(argv, env, cwd, log_path)
         #: The container's name (the run registry records it; gc finds it by label).
         self.container = container
+        self._removed = False
 
     def kill(self) -> None:
         """Kill the ``docker run`` process and remove the container."""
         super().kill()
-        remove("container", [self.container])
+        self._remove()
 
     def stop(self, grace: float = 5.0) -> None:
         """Close the SUT's input and wait; a container that had to be signalled is removed."""
         proc = self._proc
         super().stop(grace)
         if proc is not None and (proc.returncode is None or proc.returncode < 0):
+            self._remove()
+
+    def _remove(self) -> None:
+        if not self._removed:
             remove("container", [self.container])
+            self._removed = True
 
 
 class DockerRuntime:
@@ -103,7 +117,7 @@ class DockerRuntime:
 
     def prepare(self, profile: Profile) -> Prepared:
         """Ensure the SUT image (and its backend images); read its exact package list from the image."""
-        rec = images.ensure_sut(profile.driver_dir, self.ca_certs, lambda line: log.info("image", line=line))
+        rec = images.ensure_sut(profile.driver_dir, self.ca_certs, _build_progress)
         listing = self._listing(rec.id)
         backends = {name: images.ensure_backend(name).id for name in backends_of(profile)}
         return Prepared(profile=profile, runtime=self.name, python=listing["python"],
