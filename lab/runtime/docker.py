@@ -105,15 +105,16 @@ class DockerRuntime:
         self.limits, self.ca_certs = limits, ca_certs
         self._listings: dict[str, dict] = {}
         self._lock = threading.Lock()
+        self._available: tuple[bool, str] | None = None
 
     def available(self) -> tuple[bool, str]:
-        """An engine answers, and the base image is here or can be bootstrapped."""
-        ok, why = engine()
-        if not ok:
-            return False, why
-        if image_id(images.BASE_TAG) or shutil.which("mmdebstrap") or shutil.which("debootstrap"):
-            return True, why
-        return False, f"{why}, but no {images.BASE_TAG} and no mmdebstrap/debootstrap to make it"
+        """An engine answers, and the base image is here or can be bootstrapped (asked once)."""
+        if self._available is None:
+            ok, why = engine()
+            if ok and not (image_id(images.BASE_TAG) or shutil.which("mmdebstrap") or shutil.which("debootstrap")):
+                ok, why = False, f"{why}, but no {images.BASE_TAG} and no mmdebstrap/debootstrap to make it"
+            self._available = (ok, why)
+        return self._available
 
     def prepare(self, profile: Profile) -> Prepared:
         """Ensure the SUT image (and its backend images); read its exact package list from the image."""
