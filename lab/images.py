@@ -28,6 +28,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -72,9 +73,14 @@ class ImageBuildError(RuntimeError):
 
 
 # ---- names -------------------------------------------------------------------
+def sut_name(driver_dir: Path) -> str:
+    """``sut-<folder>``, in the characters an image name may use."""
+    return "sut-" + re.sub(r"[^a-z0-9._-]+", "-", Path(driver_dir).name.lower())
+
+
 def sut_drivers() -> dict[str, Path]:
     """Every SUT driver folder under images/ (``sut-<folder>`` -> folder)."""
-    return {f"sut-{p.parent.name}": p.parent for p in sorted(IMAGES_DIR.glob("*/driver.py"))}
+    return {sut_name(p.parent): p.parent for p in sorted(IMAGES_DIR.glob("*/driver.py"))}
 
 
 def known_names() -> list[str]:
@@ -177,14 +183,14 @@ def sut_tag(driver_dir: Path) -> str:
     for root in (Path(driver_dir), KIT_DIR):
         for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             h.update(f"\0{root.name}/{path.relative_to(root)}\0".encode() + path.read_bytes())
-    return f"memlab/sut-{Path(driver_dir).name.lower()}:{h.hexdigest()[:12]}"
+    return f"memlab/{sut_name(driver_dir)}:{h.hexdigest()[:12]}"
 
 
 def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: Progress = lambda line: None,
                force: bool = False) -> ImageRecord:
     """The SUT image of a driver folder (built on the base when missing or built on an older base)."""
     driver_dir = Path(driver_dir)
-    tag, name = sut_tag(driver_dir), f"sut-{driver_dir.name.lower()}"
+    tag, name = sut_tag(driver_dir), sut_name(driver_dir)
     base = ensure_base(progress)
     with _locked(name):
         if not force and (present := _current(name, tag, base.id, progress)):
