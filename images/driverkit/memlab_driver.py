@@ -30,7 +30,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Driver", "BadRequest", "Unsupported", "serve"]
+__all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths"]
 
 
 class BadRequest(ValueError):
@@ -314,6 +314,30 @@ def _write(answer: dict) -> None:
 
 def _on_sigterm(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
+
+
+def fixed_paths(volumes: dict[str, Path], label: str) -> dict[str, Path]:
+    """The volumes at paths that stay the same across restarts and trials, as a container's mount
+    points (``/vol/<name>``) do, for a SUT that keys state by its store's absolute path.
+
+    In a container (``MEMLAB_RUNTIME=docker``) the volumes are returned as they are. Elsewhere each
+    volume gets a symlink ``/tmp/memlab-mounts/<MEMLAB_RUN_ID>/<label>/<name>``, re-pointed at
+    this start's volume; ``label`` (e.g. the row) keeps rows of one run apart. The SUT must not
+    resolve the link (``os.path.abspath`` does not; ``Path.resolve`` would).
+    """
+    if os.environ.get("MEMLAB_RUNTIME") == "docker":
+        return dict(volumes)
+    import re
+    safe = re.sub(r"[^A-Za-z0-9._+-]", "_", label)
+    base = Path("/tmp/memlab-mounts") / os.environ.get("MEMLAB_RUN_ID", "norun") / safe
+    base.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for name, path in volumes.items():
+        link, tmp = base / name, base / f".{name}.{os.getpid()}"
+        os.symlink(os.path.abspath(path), tmp)
+        os.replace(tmp, link)
+        out[name] = link
+    return out
 
 
 def serve(driver_class: type[Driver]) -> None:
