@@ -28,7 +28,7 @@ from lab.housekeeping import gc as gc_run
 from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
 from lab.report.terminal import print_matrix
 from lab.results import read_json
-from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
+from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime, runnable
 
 DEFAULT_SUT = "reference-*"
 console = Console(stderr=True)
@@ -103,7 +103,7 @@ def list_cmd(profiles_dir: Path) -> None:
         if prof.status == "unavailable":
             status = f"[yellow]unavailable[/]: {prof.unavailable_reason}"
         else:
-            ok, why = runtime.available()
+            ok, why = runnable(runtime, prof)
             status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {why}"
         table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
     stdout_console().print(table)

@@ -27,6 +27,7 @@ from lab.cases import C2_EXTRA_INDEX, CASES, T9_EXTRA_INDEX, Case, not_applicabl
 from lab.driver import DriverClient, DriverError
 from lab.housekeeping import RunRegistry
 from lab.runtime import Prepared, Runtime
+from lab.services import ServiceError
 from lab.seedplan import FACT_INDEX, SeedPlan, markers_in
 
 log = structlog.get_logger(__name__)
@@ -54,6 +55,7 @@ class RowProcedure:
         self.work = registry.scratch_root / self.profile.row
         self.golden = self.work / "seeded"
         self.seed_ids: dict[str, str] = {}
+        self.seed_versions: dict[str, str] = {}  # version the SUT reported after a seeding write -> marker
 
     # ---- the row ---------------------------------------------------------------
     def run(self) -> None:
@@ -101,21 +103,59 @@ class RowProcedure:
     # ---- SUT sessions ----------------------------------------------------------
     @contextmanager
     def _sut(self, obs: dict[str, Any], trial: str, volumes: dict[str, Path]) -> Iterator[_Session]:
-        scratch = self.work / "scratch" / f"{trial}-{len(obs['logs'])}"
-        log_path = self.logs_dir / f"{trial}-{len(obs['logs'])}.log"
-        obs["logs"].append(log_path.name)
-        client = self.runtime.launch(self.prepared, volumes, scratch, log_path, self.registry.run_id)
-        client.on_start, client.on_stop = self.registry.track, self.registry.untrack
-        session = _Session(client, self.profile.timeouts)
+        """A started SUT (after its services) that has opened its store; stopped on exit."""
+        with self._services(obs, trial, volumes) as urls:
+            scratch = self.work / "scratch" / f"{trial}-{len(obs['logs'])}"
+            log_path = self.logs_dir / f"{trial}-{len(obs['logs'])}.log"
+            obs["logs"].append(log_path.name)
+            client = self.runtime.launch(self.prepared, volumes, scratch, log_path, self.registry.run_id)
+            client.on_start, client.on_stop = self.registry.track, self.registry.untrack
+            session = _Session(client, self.profile.timeouts, urls)
+            extra = {"services": urls} if urls else {}
+            try:
+                client.start()
+                obs["open"] = session.call("open", "start", volumes=client.volume_paths,
+                                           config=self.profile.configuration, **extra)
+                yield session
+            except DriverError as exc:
+                raise StageError("driver", str(exc), exc.log_tail) from exc
+            finally:
+                client.stop()
+
+    @contextmanager
+    def _services(self, obs: dict[str, Any], trial: str, volumes: dict[str, Path]) -> Iterator[dict[str, str]]:
+        """Start the profile's backend services on their volumes; stop them cleanly on exit."""
+        running = []
         try:
-            client.start()
-            obs["open"] = session.call("open", "start", volumes=client.volume_paths,
-                                       config=self.profile.configuration)
-            yield session
-        except DriverError as exc:
-            raise StageError("driver", str(exc), exc.log_tail) from exc
+            for spec in self.profile.services:
+                log_path = self.logs_dir / f"{trial}-{spec.name}-{len(obs['logs'])}.log"
+                obs["logs"].append(log_path.name)
+                try:
+                    svc = self.runtime.start_service(spec, volumes[spec.volume], log_path, self.registry.run_id)
+                except ServiceError as exc:
+                    raise StageError("service", f"{spec.name} ({spec.kind}): {exc}") from exc
+                running.append(svc)
+                self.registry.track(svc)
+                obs.setdefault("services", {})[spec.name] = {"kind": spec.kind, "version": svc.version}
+            yield {svc.spec.name: svc.url for svc in running}
         finally:
-            client.stop()
+            for svc in reversed(running):
+                svc.stop()
+                self.registry.untrack(svc)
+
+    @contextmanager
+    def _store(self, obs: dict[str, Any], trial: str, volumes: dict[str, Path],
+               session: _Session | None = None) -> Iterator[Any]:
+        """The generic editor on the store: for a service-backed store, with its server up
+        (the SUT's own when it runs, else started for this access and stopped after)."""
+        versions = {**self.seed_versions, **obs.get("op_version", {})}
+        if not self.profile.services:
+            yield editor_for(self.profile.store, volumes, versions=versions)
+        elif session is not None:
+            yield editor_for(self.profile.store, volumes, session.services, versions=versions)
+        else:
+            with self._services(obs, f"{trial}-store", volumes) as urls:
+                yield editor_for(self.profile.store, volumes, urls, versions=versions)
 
     def _fresh_volumes(self, obs: dict[str, Any], trial: str) -> dict[str, Path]:
         started = time.monotonic()
@@ -145,9 +185,13 @@ class RowProcedure:
                 if not answer["ok"]:
                     raise StageError("seed", f"the SUT refused a seeding write: {answer.get('error')}")
                 self.seed_ids[rec.marker] = str((answer.get("record") or {}).get("id"))
+                if (answer.get("record") or {}).get("version") is not None:
+                    self.seed_versions[str(answer["record"]["version"])] = rec.marker
                 obs["writes"].append(answer)
             obs["reads"] = {label: s.call("read", context=ctx) for label, ctx in self.plan.contexts.items()}
         obs["seed_ids"] = self.seed_ids
+        if self.seed_versions:
+            obs["seed_versions"] = self.seed_versions
         for label, read in obs["reads"].items():
             served = [m for r in read.get("records") or [] for m in markers_in(str(r.get("text", "")))]
             want = [r.marker for r in self.plan.of(label)]
@@ -176,14 +220,12 @@ class RowProcedure:
         vols = self._fresh_volumes(obs, case.id)
         if self.profile.position == "alive":
             return self._case_alive(case, obs, vols)
-        editor = editor_for(self.profile.store, vols)
         started = time.monotonic()
-        before = self._records(editor)
         digests = self._digests(vols, True), self._digests(vols, False)
         if case.kind == "edit":
-            self._edit(case, obs, editor, vols, before, digests)
+            self._edit(case, obs, vols, digests)
         else:
-            self._restore_case(case, obs, editor, vols, before, digests[0])
+            self._restore_case(case, obs, vols, digests[0])
         obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
         edited_at = time.monotonic()
         self._observe(case, obs, vols, edited_at)
@@ -194,39 +236,45 @@ class RowProcedure:
         before the read, which the same process serves without a restart."""
         obs["sut_stopped_during_edit"] = False
         obs["position"] = "alive"
-        editor = editor_for(self.profile.store, vols)
+        if self.profile.services:
+            raise StageError("position", "the process-alive position needs a store without a service: "
+                                         "a running server's volume cannot be copied as a unit")
         with self._sut(obs, case.id, vols) as s:
             started = time.monotonic()
-            before = self._records(editor)
             digests = self._digests(vols, True), self._digests(vols, False)
             if case.kind == "edit":
-                self._edit(case, obs, editor, vols, before, digests)
+                self._edit(case, obs, vols, digests, session=s)
             else:
-                self._restore_case(case, obs, editor, vols, before, digests[0], session=s)
+                self._restore_case(case, obs, vols, digests[0], session=s)
             obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
             obs["timings"]["restart"] = 0.0
             self._read(case, obs, s, vols, time.monotonic())
 
-    def _edit(self, case, obs, editor, vols, before, digests) -> None:
+    def _edit(self, case, obs, vols, digests, session=None) -> None:
+        """One storage edit and its C3; the raw digests are taken with every server stopped."""
         spec = spec_for(case, self.plan, self.profile.store)
         obs["intended"] = spec.to_json()
-        try:
-            applied = editor.apply(spec)
-        except EditError as exc:
-            raise StageError("edit", f"{case.id}: {exc}") from exc
-        obs["applied"] = applied.to_json()
-        after = self._records(editor)
+        with self._store(obs, case.id, vols, session) as editor:
+            before = self._records(editor)
+            try:
+                applied = editor.apply(spec)
+            except EditError as exc:
+                raise StageError("edit", f"{case.id}: {exc}") from exc
+            obs["applied"] = applied.to_json()
+            after = self._records(editor)
         files = _merge_diffs(digests[0], self._digests(vols, True))
         untouched = _merge_diffs(digests[1], self._digests(vols, False))
         result = check_edit(obs["intended"], self.profile.store.to_json(), before, after, files, untouched)
         obs["c3"] = {**result.to_json(), "files": files, "untouched_volumes": untouched,
                      "records_before": before, "records_after": after}
 
-    def _restore_case(self, case, obs, editor, vols, before, digests_before, session=None) -> None:
+    def _restore_case(self, case, obs, vols, digests_before, session=None) -> None:
+        """T9/T10: copy the adversary's volumes, let the SUT write/erase, put the copy back whole."""
         snap_root = self.work / "trials" / f"{case.id}-copy"
         adversary = {n: p for n, p in vols.items() if self.profile.volumes[n]}
         for name, path in adversary.items():
             vol.snapshot(path, snap_root / name)
+        before = self._store_records(obs, case.id, vols, session)
         if session is not None:  # process-alive position: the running SUT makes the genuine op
             answer, named = self._sut_op(case, obs, session)
         else:
@@ -235,17 +283,22 @@ class RowProcedure:
         if not answer["ok"]:
             raise StageError("sut-op", f"{case.id}: the SUT refused its own {obs['intended']['op']}: "
                                        f"{answer.get('error')}")
-        mid = self._records(editor)
+        mid = self._store_records(obs, case.id, vols, session)
         for name, path in adversary.items():
             vol.restore(snap_root / name, path)
-        after = self._records(editor)
+        digests_after = self._digests(vols, True)
+        after = self._store_records(obs, case.id, vols, session)
         obs["applied"] = {"case": case.id, "backend": "volumes",
                           "statements": [f"copy volume {n} before the SUT op; put it back whole after"
                                          for n in adversary], "touched": sorted(adversary)}
         result = check_restore("added" if case.id == "T9" else "removed", named, before, mid, after,
-                               digests_before, self._digests(vols, True), self.profile.store.to_json())
+                               digests_before, digests_after, self.profile.store.to_json())
         obs["c3"] = {**result.to_json(), "records_before": before, "records_between": mid,
                      "records_after": after}
+
+    def _store_records(self, obs, trial, vols, session=None) -> list[dict[str, Any]]:
+        with self._store(obs, trial, vols, session) as editor:
+            return self._records(editor)
 
     def _sut_op(self, case: Case, obs: dict[str, Any], s: _Session) -> tuple[dict[str, Any], list[str]]:
         """T9's genuine write or T10's erasure through the SUT; the answer and the markers it names."""
@@ -255,6 +308,8 @@ class RowProcedure:
             obs["intended"] = {"op": "write", "context": ctx, "marker": extra.marker, "text": extra.text}
             answer = s.call("write", context=ctx, text=extra.text, meta=extra.meta)
             named = [extra.marker]
+            if (answer.get("record") or {}).get("version") is not None:  # names the new version row
+                obs["op_version"] = {str(answer["record"]["version"]): extra.marker}
         else:
             named, record = self._erasure_target()
             obs["intended"] = {"op": "erase", "context": ctx, "record": record, "markers": named}
@@ -298,8 +353,8 @@ class RowProcedure:
 class _Session:
     """A running SUT: calls with the profile's timeouts."""
 
-    def __init__(self, client: DriverClient, timeouts: dict[str, float]):
-        self.client, self.timeouts = client, timeouts
+    def __init__(self, client: DriverClient, timeouts: dict[str, float], services: dict[str, str]):
+        self.client, self.timeouts, self.services = client, timeouts, services
 
     def call(self, op: str, timeout_key: str = "op", **fields: Any) -> dict[str, Any]:
         """One op; ``timeout_key`` picks the profile timeout (``start`` for open)."""

@@ -60,6 +60,12 @@ class RunningService:
     url: str
     version: str
     proc: subprocess.Popen | None = None
+    container: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id (the run registry kills it after a crash)."""
+        return self.proc.pid if self.proc else None
 
     def stop(self, timeout: float = 20.0) -> None:
         """Stop cleanly (the data directory is consistent afterwards)."""
@@ -70,6 +76,8 @@ class RunningService:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+                if self.container:  # the docker CLI died; its container must not outlive it
+                    subprocess.run(["docker", "rm", "-f", self.container], capture_output=True, timeout=60)
 
 
 def missing_local(kind: str) -> str | None:
@@ -79,6 +87,16 @@ def missing_local(kind: str) -> str | None:
     if kind == "redis" and not shutil.which("redis-server"):
         return "no redis-server on PATH (apt-get install redis-server)"
     return None
+
+
+def pg_url(port: int) -> str:
+    """The lab's URL of a PostgreSQL server on a loopback port."""
+    return f"postgresql://memlab@127.0.0.1:{port}/postgres"
+
+
+def redis_url(port: int) -> str:
+    """The lab's URL of a Redis server on a loopback port."""
+    return f"redis://127.0.0.1:{port}/0"
 
 
 def free_port() -> int:
@@ -117,18 +135,21 @@ def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]
                                  "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 cwd=data, **_postgres_user())
-    _wait(proc, lambda: _pg_query(port, "SHOW data_directory"), str(data), log_path)
+    url = pg_url(port)
+    wait_ready(proc, lambda: pg_query(url, "SHOW data_directory"), str(data), log_path)
     log.debug("service.started", kind="postgres", port=port, data=str(data))
-    return RunningService(spec, f"postgresql://memlab@127.0.0.1:{port}/postgres",
-                          _pg_query(port, "SHOW server_version"), proc)
+    return RunningService(spec, url, pg_query(url, "SHOW server_version"), proc)
 
 
-def _pg_query(port: int, sql: str) -> str:
-    out = subprocess.run([str(PG_BIN / "psql"), "-h", "127.0.0.1", "-p", str(port), "-U", "memlab", "-d",
-                          "postgres", "-At", "-c", sql], capture_output=True, text=True, timeout=10)
-    if out.returncode != 0:
-        raise ConnectionError(out.stderr.strip())
-    return out.stdout.strip()
+def pg_query(url: str, sql: str) -> str:
+    """One value from the PostgreSQL server at ``url`` (ConnectionError while it is not up)."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url, connect_timeout=5) as conn:
+            return str(conn.execute(sql).fetchone()[0])
+    except psycopg.OperationalError as exc:
+        raise ConnectionError(str(exc)) from exc
 
 
 def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -> RunningService:
@@ -139,21 +160,25 @@ def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -
                                  "--appendonly", "yes", "--appendfsync", "always", "--save", "",
                                  "--daemonize", "no", "--protected-mode", "yes"],
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    _wait(proc, lambda: _redis_query(port, "CONFIG", "GET", "dir").splitlines()[-1], str(data), log_path)
-    info = _redis_query(port, "INFO", "server")
-    version = next((line.split(":", 1)[1] for line in info.splitlines() if line.startswith("redis_version:")), "?")
-    return RunningService(spec, f"redis://127.0.0.1:{port}/0", version.strip(), proc)
+    url = redis_url(port)
+    wait_ready(proc, lambda: redis_info(url)[0], str(data), log_path)
+    return RunningService(spec, url, redis_info(url)[1], proc)
 
 
-def _redis_query(port: int, *args: str) -> str:
-    out = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
-                         capture_output=True, text=True, timeout=10)
-    if out.returncode != 0 or out.stdout.startswith(("Could not connect", "ERR")):
-        raise ConnectionError(out.stdout + out.stderr)
-    return out.stdout.strip()
+def redis_info(url: str) -> tuple[str, str]:
+    """(data directory, version) of the Redis server at ``url`` (ConnectionError while it is not up)."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=5, decode_responses=True)
+        return client.config_get("dir")["dir"], client.info("server")["redis_version"]
+    except redis.ConnectionError as exc:
+        raise ConnectionError(str(exc)) from exc
+    except redis.ResponseError as exc:  # loading the AOF: not up yet
+        raise ConnectionError(str(exc)) from exc
 
 
-def _wait(proc: subprocess.Popen, probe, expected: str, log_path: Path, seconds: float = 30.0) -> str:
+def wait_ready(proc: subprocess.Popen, probe, expected: str, log_path: Path, seconds: float = 60.0) -> str:
     """Poll ``probe`` until it answers ``expected`` (our data directory), or fail with the log."""
     deadline = time.monotonic() + seconds
     last = ""

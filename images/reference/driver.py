@@ -1,6 +1,7 @@
 """Driver of the reference SUTs (refmem): one driver for every reference row.
 
-``open.config`` picks the row: ``storage`` sqlite|jsonl|markdown, ``seal``
+``open.config`` picks the row: ``storage`` sqlite|jsonl|markdown|postgres|redis (the last
+two in the service the profile declares, reached through ``open.services``), ``seal``
 none|read|audit, ``head`` off-store (``head.json`` in volume ``anchor``),
 in-store (beside the records, in volume ``store``) or none (unsealed). The key lives in volume
 ``keys``. Other config fields (head_location, adversary_holds) are for people.
@@ -27,14 +28,17 @@ class ReferenceDriver(kit.Driver):
         head = config.get("head", "in-store" if seal != "none" else "none")
         if head not in (("none",) if seal == "none" else ("off-store", "in-store")):
             raise kit.BadRequest(f"config.head {head!r} does not fit seal {seal!r} (none / off-store | in-store)")
-        needed = ["store"] + (["keys", "anchor" if head == "off-store" else "store"] if seal != "none" else [])
+        served = storage in ("postgres", "redis")  # the records live in the service the lab started
+        needed = ([] if served else ["store"]) + (
+            ["keys", "anchor" if head == "off-store" else "store"] if seal != "none" else [])
         missing = [name for name in needed if name not in volumes]
         if missing:
             raise kit.BadRequest(f"config needs volumes {missing} (storage={storage}, seal={seal}, head={head})")
         try:
             self.store = refmem.open_store(
-                volumes["store"], storage=storage, seal=seal, key_dir=volumes.get("keys"),
-                head_dir=volumes["anchor" if head == "off-store" else "store"] if seal != "none" else None)
+                volumes.get("store"), storage=storage, seal=seal, key_dir=volumes.get("keys"),
+                head_dir=volumes["anchor" if head == "off-store" else "store"] if seal != "none" else None,
+                url=next(iter(self.services.values()), None))
         except ValueError as exc:  # a configuration the SUT does not offer: a harness fault
             raise kit.BadRequest(str(exc)) from None
         self.config = {"storage": storage, "seal": seal, "head": head}

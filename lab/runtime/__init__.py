@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from lab.driver import DriverClient
 from lab.profile import Profile
+from lab.services import RunningService, ServiceSpec
 
 RUNTIME_NAMES = ("auto", "local", "docker")
 
@@ -54,8 +55,26 @@ class Runtime(Protocol):
         ...
 
 
+    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
+        """Start a backend service (PostgreSQL, Redis) on its data volume; loopback only."""
+        ...
+
+
 class RuntimeUnavailable(RuntimeError):
     """The requested runtime cannot run on this host; the message says why and what to do."""
+
+
+def runnable(runtime: Runtime, profile: Profile) -> tuple[bool, str]:
+    """Whether ``profile`` can run on ``runtime`` here, and why not (with the fix)."""
+    ok, why = runtime.available()
+    if ok and runtime.name == "local":
+        from lab.services import missing_local
+
+        for spec in profile.services:
+            missing = missing_local(spec.kind)
+            if missing:
+                return False, f"service {spec.name}: {missing}"
+    return ok, why
 
 
 def get_runtime(name: str) -> Runtime:

@@ -33,6 +33,8 @@ from lab.driver import DriverClient
 from lab.housekeeping import cache_key
 from lab.profile import Profile
 from lab.runtime import LIST_PACKAGES, Prepared
+from lab.services import RunningService, ServiceSpec
+from lab.runtime.docker_services import start_container
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, engine, environment, image_id, remove
 
 log = structlog.get_logger(__name__)
@@ -52,13 +54,12 @@ class Limits:
 
 
 def backends_of(profile: Profile) -> list[str]:
-    """Backend images a row needs beside its SUT (its store's backend, when that is a service).
+    """Backend images a row needs beside its SUT (the kinds of its declared services).
 
     The hook for service backends: their images are ensured at ``prepare`` and
     the SUT then gets ``--network host`` to reach them on loopback.
     """
-    backend = profile.store.backend if profile.store else None
-    return [backend] if backend in images.BACKENDS else []
+    return [spec.kind for spec in profile.services if spec.kind in images.BACKENDS]
 
 
 def _build_progress(line: str) -> None:
@@ -132,6 +133,8 @@ class DockerRuntime:
                run_id: str) -> DriverClient:
         """A driver client for a new container of the SUT image on these host volumes."""
         scratch.mkdir(parents=True, exist_ok=True)
+        served = {spec.volume for spec in prepared.profile.services}  # the SUT reaches those over loopback
+        volumes = {name: path for name, path in volumes.items() if name not in served}
         self._hand_over(volumes.values())
         row = re.sub(r"[^a-zA-Z0-9_.-]", "_", prepared.profile.row)
         container = f"memlab-{run_id}-{row}-{uuid.uuid4().hex[:8]}"
@@ -154,6 +157,10 @@ class DockerRuntime:
         client = ContainerClient(argv, environment({"MEMLAB_RUN_ID": run_id}), scratch, log_path, container)
         client.volume_paths = paths
         return client
+
+    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
+        """The service in a container of its backend image (host networking on loopback)."""
+        return start_container(spec, data, log_path, run_id)
 
     # ---- helpers ---------------------------------------------------------------
     def _listing(self, image: str) -> dict:

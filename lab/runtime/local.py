@@ -21,6 +21,7 @@ from lab.driver import DriverClient
 from lab.housekeeping import cache_dir
 from lab.profile import Profile
 from lab.runtime import LIST_PACKAGES, Prepared
+from lab.services import RunningService, ServiceSpec, start_local
 
 log = structlog.get_logger(__name__)
 
@@ -69,6 +70,10 @@ class LocalRuntime:
         client = DriverClient(argv, env, scratch, log_path)
         client.volume_paths = {name: str(path) for name, path in volumes.items()}
         return client
+
+    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
+        """The service as a local server process (Debian's PostgreSQL 15 or Redis)."""
+        return start_local(spec, data, log_path, {"MEMLAB_RUN_ID": run_id})
 
 
 def _has_pins(text: str) -> bool:

@@ -1,0 +1,71 @@
+"""Backend services (PostgreSQL, Redis) as containers of the lab's backend images.
+
+The same servers as :mod:`lab.services`, from Debian's packages in
+``memlab/postgres:15`` and ``memlab/redis:7``: host networking on a loopback
+port the lab picks (never a bridge), the data directory bind-mounted at
+``/vol/data`` and owned by the image's server user, every capability dropped.
+Confirmed to be *our* server (it reports ``/vol/data``) before use; stopped
+cleanly (SIGINT through ``--init``) before any snapshot of the volume.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+from lab import images
+from lab.housekeeping import cache_key
+from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
+from lab.services import (RunningService, ServiceSpec, free_port, pg_query, pg_url, redis_info, redis_url,
+                          wait_ready)
+
+DATA = "/vol/data"
+
+
+@functools.lru_cache(maxsize=None)
+def _image_user(image: str) -> str:
+    """``uid:gid`` of the image's default user (the server's)."""
+    out = docker("run", "--rm", "--network", "none", "--entrypoint", "sh", image, "-c", "echo $(id -u):$(id -g)")
+    return out.stdout.strip()
+
+
+def _command(kind: str, port: int) -> list[str]:
+    if kind == "postgres":
+        script = (f"test -f {DATA}/PG_VERSION || initdb -D {DATA} -U memlab --auth=trust --no-sync -E UTF8 "
+                  f"--locale=C.UTF-8 >&2; exec postgres -D {DATA} -p {port} -k '' "
+                  "-c listen_addresses=127.0.0.1 -c fsync=off")
+        return ["sh", "-c", script]
+    return ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", DATA, "--appendonly", "yes",
+            "--appendfsync", "always", "--save", "", "--protected-mode", "yes"]
+
+
+def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
+    """Start ``spec`` in a container of its backend image on the host folder ``data``."""
+    image = images.ensure_backend(spec.kind).id
+    user = _image_user(image)
+    data.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        subprocess.run(["chown", "-R", user, str(data)], check=True)
+    data.chmod(0o700)
+    port = free_port()
+    name = f"memlab-{run_id}-svc-{spec.name}-{uuid.uuid4().hex[:8]}"
+    argv = [binary(), "run", "--rm", "--init", "--name", name, "--label", f"{RUN_LABEL}={run_id}",
+            "--label", f"{CACHE_LABEL}={cache_key()}", "--label", f"memlab.service={spec.kind}",
+            "--network", "host", "--user", user, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+            "--mount", f"type=bind,source={data.resolve()},target={DATA}", image, *_command(spec.kind, port)]
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=environment(),
+                                start_new_session=True)
+    if spec.kind == "postgres":
+        url = pg_url(port)
+        wait_ready(proc, lambda: pg_query(url, "SHOW data_directory"), DATA, log_path)
+        version = pg_query(url, "SHOW server_version")
+    else:
+        url = redis_url(port)
+        wait_ready(proc, lambda: redis_info(url)[0], DATA, log_path)
+        version = redis_info(url)[1]
+    return RunningService(spec, url, version, proc, container=name)
