@@ -38,10 +38,10 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
         from edits.postgres import PostgresEditor
 
         return PostgresEditor(layout, _service_url(layout, services))
-    from edits import jsonl, markdown, sqlite
+    from edits import jsondoc, jsonl, markdown, sqlite
 
     table = {"sqlite": sqlite.SqliteEditor, "jsonl": jsonl.JsonlEditor,
-             "markdown": markdown.MarkdownEditor}
+             "markdown": markdown.MarkdownEditor, "json": jsondoc.JsonDocEditor}
     try:
         cls = table[layout.backend]
     except KeyError:

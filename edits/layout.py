@@ -7,7 +7,7 @@ editors read and edit records from this description alone.
 Example (the ``store:`` block of a profile)::
 
     store:
-      backend: sqlite            # sqlite | jsonl | markdown (files) | postgres | redis (services)
+      backend: sqlite            # sqlite | jsonl | markdown | json (files) | postgres | redis (services)
       volume: store              # the volume that holds the store (a service's data volume)
       file: memory.db            # path inside the volume; markdown: pattern with {context}
       service: db                # postgres/redis: the profile's service the editor connects to
@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-FILE_BACKENDS = ("sqlite", "jsonl", "markdown")
+FILE_BACKENDS = ("sqlite", "jsonl", "markdown", "json")
 SERVICE_BACKENDS = ("postgres", "redis")
 BACKENDS = FILE_BACKENDS + SERVICE_BACKENDS
 PAYLOAD_FORMATS = ("text", "json")
