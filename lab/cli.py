@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import sys
+import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,17 +27,13 @@ from lab.cli_results import COMMANDS, finish, gate_options, reports_option, sign
 from lab.engine import TRIALS_PER_ROW, Interrupted, run_matrix
 from lab.housekeeping import gc as gc_run
 from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
-from lab.report.terminal import print_matrix
+from lab.report.terminal import print_matrix, stdout_console
 from lab.results import read_json
 from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime, runnable
 
 DEFAULT_SUT = "reference-*"
 console = Console(stderr=True)
 
-
-def stdout_console() -> Console:
-    """The console for results: a pipe or a file gets the whole matrix width, not 80 columns."""
-    return Console() if sys.stdout.isatty() else Console(width=170)
 
 
 class _LazyStderr:
@@ -154,6 +151,11 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     except Interrupted as exc:
         console.print(f"[yellow]{exc}[/]; partial result set in {out}")
         sys.exit(130)
+    except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept on disk
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "harness-error.txt").write_text(traceback.format_exc())
+        _fail(f"harness failure: {type(exc).__name__}: {exc}\n  what was measured is kept in {out}; "
+              f"the traceback is in {out / 'harness-error.txt'}")
     print_matrix(summary.rows, stdout_console())
     console.print(f"result set: {out}")
     sys.exit(finish(out, sign_key, reports, fail_on, min_level))

@@ -23,7 +23,7 @@ from lab.gate import FAIL_ON, LEVELS, evaluate
 from lab.loading import Unreadable, load_rows, load_run
 from lab.report.comparison import render as render_comparison
 from lab.report.files import DEFAULT_FILES, RENDERERS, write_reports
-from lab.report.terminal import print_matrix
+from lab.report.terminal import print_matrix, stdout_console
 from lab.verify import GROUNDS, Verification, verify
 
 err = Console(stderr=True, soft_wrap=True)
@@ -73,11 +73,6 @@ def gate_options(f):
                      help="Fail unless every row reaches this level (REJECTED on the read path).")(f)
     return click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
                         help="Fail on any ACCEPTED cell (accepted), or also on audit-only detection (partial).")(f)
-
-
-def _stdout() -> Console:
-    from lab.cli import stdout_console  # at call time: lab.cli imports this module
-    return stdout_console()
 
 
 def _load(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -195,7 +190,7 @@ def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool
         fail(str(exc))
     before, _ = _load(result_dir)
     changed = [(p.key, c, a, b) for p in compare_rows(before, rows).pairs for c, a, b in p.changed]
-    print_matrix(_load(out)[0], _stdout())
+    print_matrix(_load(out)[0], stdout_console())
     for key, cid, a, b in changed:
         err.print(f"changed {key} {cid}: {a} -> {b}", highlight=False)
     err.print(f"analyzed {result_dir} -> {out}: {len(changed)} cell(s) differ from the source", highlight=False)
@@ -212,7 +207,7 @@ def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
-        render_comparison(result, (str(a), str(b)), _stdout())
+        render_comparison(result, (str(a), str(b)), stdout_console())
 
 
 @click.command("report")
@@ -226,7 +221,7 @@ def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
     rows, run = _load(result_dir)
     if fmt == "terminal":
         if out is None:
-            print_matrix(rows, _stdout())
+            print_matrix(rows, stdout_console())
             return
         with open(out, "w", encoding="utf-8") as fh:
             print_matrix(rows, Console(file=fh, width=170, color_system=None))

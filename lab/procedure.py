@@ -338,7 +338,8 @@ class RowProcedure:
         obs["read"] = s.call("read", context=ctx)
         if "audit" in self.profile.detection_points:
             obs["audit"] = {"label": case.read_label, "context": ctx,
-                            "against": {n: str(p) for n, p in vols.items()},
+                            "against": {n: f"{p.relative_to(self.work)} (trial copy of volume {n})"
+                                        for n, p in vols.items()},
                             "interval_s": round(time.monotonic() - edited_at, 6),
                             "answer": s.call("audit", context=ctx)}
         obs["timings"]["read"] = round(time.monotonic() - read_started, 6)

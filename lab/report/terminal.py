@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -11,6 +12,11 @@ from lab.cases import CASE_IDS
 
 _SHORT = {"REJECTED": ("REJ", "bold green"), "REPORTED": ("REP", "green"), "ACCEPTED": ("ACC", "bold red"),
           "n/a": ("n/a", "dim"), "error": ("ERR", "bold magenta")}
+
+
+def stdout_console() -> Console:
+    """The console for results: a pipe or a file gets the whole matrix width, not 80 columns."""
+    return Console() if sys.stdout.isatty() else Console(width=170)
 
 
 def cell_text(cell: dict[str, Any]) -> tuple[str, str]:
