@@ -28,8 +28,14 @@ class Editor(Protocol):
         ...
 
 
-def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str, str] | None = None) -> Editor:
-    """The editor for ``layout.backend``: on a volume path, or connected to a running service's URL."""
+def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str, str] | None = None,
+               versions: dict[str, str] | None = None) -> Editor:
+    """The editor for ``layout.backend``: on a volume path, or connected to a running service's URL.
+
+    ``versions`` (version value -> seeded marker, from the SUT's answers to the seeding
+    writes) reaches the editor of list-element records (``records:``), which needs it to
+    roll a context back to an earlier version (T2) and to label opaque version rows.
+    """
     if layout.backend == "redis":
         from edits.redis import RedisEditor
 
@@ -48,6 +54,10 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
         raise ValueError(f"no editor for backend {layout.backend!r}") from None
     if layout.volume not in volumes:
         raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
+    if layout.records is not None:
+        from edits.lists import ListEditor
+
+        return ListEditor(layout, volumes[layout.volume], versions)
     return cls(layout, volumes[layout.volume])
 
 

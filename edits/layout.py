@@ -18,9 +18,40 @@ Example (the ``store:`` block of a profile)::
       order: seq                 # order field, or "@position" (line / list position)
       payload: body              # served text; or {field: data, format: json, path: [content]}
       metadata: {role: role, source: source, timestamp: created_at}
+                                 # a metadata entry may name a field plus a path inside it, and
+                                 # every place that holds the value (the first one is read):
+                                 #   role: {field: message_data, path: [role]}
+                                 #   role: [{field: data, path: [role]}, role]
       record_pattern: '^- \\[(?P<role>\\w+)\\] (?P<text>.*)$'   # markdown only
       triggers: fire             # sqlite: fire (default) | suspend: the edit drops the table's
                                  # triggers and re-creates them, unchanged, in its transaction
+
+Records that are elements of a list inside one stored value (sqlite): each row
+of the table is one *version* of a context's state, the row with the greatest
+``version`` is current, and every element of the list at ``payload.path`` in
+the current row is one record. ``records.text``, ``records.identity`` and
+``records.metadata`` are paths inside one element; ``cascade`` names rows of
+other tables that belong to a version row and go with it when it is deleted::
+
+    store:
+      backend: sqlite
+      volume: store
+      file: checkpoints.db
+      table: checkpoints
+      context: thread_id
+      order: "@position"                 # records are ordered by their place in the list
+      payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}
+      records:
+        text: [2, content]               # the served text inside one element
+        identity: [[2, id]]              # kept on T6/T7, fresh on T5
+        metadata: {role: [2, type]}
+        version: checkpoint_id           # the newest version row of a context is current
+        cascade: [{table: writes, key: [thread_id, checkpoint_ns, checkpoint_id]}]
+
+``format: opaque`` (with ``records:``) declares a payload the adversary cannot
+read (ciphertext): only whole-payload edits of version rows can be expressed,
+addressed through the versions the SUT reported when the lab seeded it (see
+``edits.lists``).
 """
 
 from __future__ import annotations
@@ -32,7 +63,8 @@ from typing import Any
 FILE_BACKENDS = ("sqlite", "jsonl", "markdown", "json")
 SERVICE_BACKENDS = ("postgres", "redis")
 BACKENDS = FILE_BACKENDS + SERVICE_BACKENDS
-PAYLOAD_FORMATS = ("text", "json")
+PAYLOAD_FORMATS = ("text", "json", "msgpack", "opaque")
+PATH_FORMATS = ("json", "msgpack")
 POSITION = "@position"
 METADATA_NAMES = ("owner", "role", "source", "timestamp")
 
@@ -57,6 +89,49 @@ class PayloadSpec:
 
 
 @dataclass(frozen=True)
+class FieldRef:
+    """One place a value sits: a field (None: inside a list element), a path inside it, and
+    the format the path reads (json text or msgpack bytes; a parsed value is read as is)."""
+
+    field: str | None
+    path: tuple[str, ...] = ()
+    format: str = "json"
+
+    def name(self) -> str:
+        """A display name: the field, or the dotted path of an element-relative ref."""
+        if self.field is None:
+            return ".".join(self.path)
+        return ".".join((self.field, *self.path))
+
+
+@dataclass(frozen=True)
+class Cascade:
+    """Rows of ``table`` that belong to a version row: equal values in the ``key`` columns."""
+
+    table: str
+    key: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ElementRecords:
+    """``records:`` -- records are the elements of the list at ``payload.path`` in the
+    current version row of each context."""
+
+    text: tuple[str, ...]
+    version: str
+    identity: tuple[tuple[str, ...], ...] = ()
+    metadata: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    cascade: tuple[Cascade, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result rows."""
+        return {"text": list(self.text), "version": self.version,
+                "identity": [list(p) for p in self.identity],
+                "metadata": {k: list(v) for k, v in self.metadata.items()},
+                "cascade": [{"table": c.table, "key": list(c.key)} for c in self.cascade]}
+
+
+@dataclass(frozen=True)
 class StoreLayout:
     """A validated store layout (see module docstring)."""
 
@@ -73,6 +148,8 @@ class StoreLayout:
     service: str | None = None
     key: str | None = None
     triggers: str = "fire"
+    meta_refs: dict[str, tuple[FieldRef, ...]] = field(default_factory=dict)
+    records: ElementRecords | None = None
 
     @property
     def ordered_by_position(self) -> bool:
@@ -96,6 +173,11 @@ class StoreLayout:
             "service": self.service,
             "key": self.key,
             "triggers": self.triggers,
+            **({"metadata_refs": {n: [{"field": r.field, "path": list(r.path), "format": r.format}
+                                      for r in refs] for n, refs in self.meta_refs.items()}}
+               if not self.records and any(r.path or len(refs) > 1 for refs in self.meta_refs.values()
+                                           for r in refs) else {}),
+            **({"records": self.records.to_json()} if self.records else {}),
         }
 
 
@@ -104,7 +186,7 @@ def parse_layout(data: Any) -> StoreLayout:
     if not isinstance(data, dict):
         raise LayoutError("", "must be a mapping", "give store: backend, volume, file, ...")
     known = {"backend", "volume", "file", "table", "context", "identity", "order",
-             "payload", "metadata", "record_pattern", "service", "key", "triggers"}
+             "payload", "metadata", "record_pattern", "service", "key", "triggers", "records"}
     for key in data:
         if key not in known:
             raise LayoutError(str(key), "unknown field", f"use one of {sorted(known)}")
@@ -139,6 +221,19 @@ def parse_layout(data: Any) -> StoreLayout:
     for name in metadata:
         if name not in METADATA_NAMES:
             raise LayoutError(f"metadata.{name}", "unknown metadata name", f"use {list(METADATA_NAMES)}")
+    meta_refs = {str(k): _refs(f"metadata.{k}", v) for k, v in metadata.items()}
+    if backend != "sqlite" and any(r.path or len(refs) > 1 for refs in meta_refs.values() for r in refs):
+        raise LayoutError("metadata", f"paths inside a field are read by the sqlite editor only, not {backend}",
+                          "name plain fields (metadata: {role: role})")
+    payload = _payload(data.get("payload"))
+    records = None
+    if data.get("records") is not None:
+        records = _records(data, backend, identity, metadata, payload)
+        identity = [".".join(p) for p in records.identity]
+        meta_refs = {k: (FieldRef(None, v),) for k, v in records.metadata.items()}
+    elif payload.format == "opaque":
+        raise LayoutError("payload.format", "an opaque payload needs records: (version rows of a state)",
+                          "declare records: {text, version, ...}, or use text | json | msgpack")
     return StoreLayout(
         backend=backend,
         volume=_text(data, "volume"),
@@ -147,12 +242,14 @@ def parse_layout(data: Any) -> StoreLayout:
         context=_text(data, "context") if backend not in ("markdown", "redis") else data.get("context", "{context}"),
         identity=tuple(identity),
         order=_text(data, "order"),
-        payload=_payload(data.get("payload")),
-        metadata={str(k): str(v) for k, v in metadata.items()},
+        payload=payload,
+        metadata={k: refs[0].name() if refs[0].field is None else refs[0].field for k, refs in meta_refs.items()},
         record_pattern=pattern,
         service=data.get("service"),
         key=data.get("key"),
         triggers=triggers,
+        meta_refs=meta_refs,
+        records=records,
     )
 
 
@@ -177,6 +274,75 @@ def _payload(value: Any) -> PayloadSpec:
             raise LayoutError("payload.field", "missing", "name the field that holds the payload")
         return PayloadSpec(field=value["field"], format=fmt, path=tuple(str(p) for p in path))
     raise LayoutError("payload", "missing", "name the field that holds the served text")
+
+
+def _path(where: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(
+            isinstance(p, (str, int)) and not isinstance(p, bool) for p in value):
+        raise LayoutError(where, "must be a path: a list of keys and list indexes", "e.g. [2, content]")
+    return tuple(str(p) for p in value)
+
+
+def _refs(where: str, value: Any) -> tuple[FieldRef, ...]:
+    """A metadata entry: a field name, {field, path[, format]}, or a list of those (first is read)."""
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for i, item in enumerate(items):
+        at = f"{where}[{i}]" if isinstance(value, list) else where
+        if isinstance(item, str) and item:
+            out.append(FieldRef(item))
+        elif isinstance(item, dict) and isinstance(item.get("field"), str) and set(item) <= {"field", "path", "format"}:
+            fmt = item.get("format", "json")
+            if fmt not in PATH_FORMATS:
+                raise LayoutError(f"{at}.format", f"unknown format {fmt!r}", f"use one of {list(PATH_FORMATS)}")
+            out.append(FieldRef(item["field"], _path(f"{at}.path", item["path"]) if "path" in item else (), fmt))
+        else:
+            raise LayoutError(at, "a metadata entry is a field name or {field, path}",
+                              "e.g. role: role, or role: {field: data, path: [role]}")
+    if not out:
+        raise LayoutError(where, "names no field", "e.g. role: role")
+    return tuple(out)
+
+
+def _records(data: dict, backend: str, identity: list, metadata: dict, payload: PayloadSpec) -> ElementRecords:
+    """``records:``: elements of a list inside the payload of each context's current version row."""
+    raw = data["records"]
+    if backend != "sqlite":
+        raise LayoutError("records", f"list-element records are edited on sqlite only, not {backend}",
+                          "remove records:, or store the list in a sqlite table")
+    if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "cascade"}:
+        raise LayoutError("records", "must be a mapping of text, identity, metadata, version, cascade",
+                          "e.g. records: {text: [2, content], version: checkpoint_id}")
+    if identity or metadata:
+        raise LayoutError("records", "identity and metadata of list elements go inside records:",
+                          "move them to records.identity / records.metadata as paths inside an element")
+    if data.get("order") != POSITION:
+        raise LayoutError("order", "list elements are ordered by their place in the list",
+                          f'write order: "{POSITION}"')
+    if payload.format not in ("json", "msgpack", "opaque") or (payload.format != "opaque" and not payload.path):
+        raise LayoutError("payload", "records: needs the path of the list inside a json or msgpack payload",
+                          "e.g. payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}")
+    if not isinstance(raw.get("version"), str) or not raw["version"]:
+        raise LayoutError("records.version", "missing", "name the column that orders a context's version rows")
+    ident = raw.get("identity", [])
+    if not isinstance(ident, list):
+        raise LayoutError("records.identity", "must be a list of paths", "e.g. identity: [[2, id]]")
+    meta = raw.get("metadata", {}) or {}
+    if not isinstance(meta, dict) or any(k not in METADATA_NAMES for k in meta):
+        raise LayoutError("records.metadata", f"must map {list(METADATA_NAMES)} to paths", "e.g. {role: [2, type]}")
+    cascade = []
+    for i, item in enumerate(raw.get("cascade", []) or []):
+        if not isinstance(item, dict) or not isinstance(item.get("table"), str) or not isinstance(item.get("key"), list) \
+                or not item["key"] or not all(isinstance(k, str) for k in item["key"]):
+            raise LayoutError(f"records.cascade[{i}]", "each cascade is {table, key: [columns]}",
+                              "e.g. {table: writes, key: [thread_id, checkpoint_id]}")
+        cascade.append(Cascade(item["table"], tuple(item["key"])))
+    return ElementRecords(text=_path("records.text", raw.get("text")), version=raw["version"],
+                          identity=tuple(_path(f"records.identity[{i}]", p) for i, p in enumerate(ident)),
+                          metadata={str(k): _path(f"records.metadata.{k}", v) for k, v in meta.items()},
+                          cascade=tuple(cascade))
 
 
 def _markdown_pattern(pattern: Any) -> str:

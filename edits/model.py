@@ -24,7 +24,9 @@ class Record:
     position-ordered stores); ``payload`` the decoded text the SUT serves;
     ``metadata`` maps semantic names (owner, role, source, timestamp) to values;
     ``fields`` every stored field of the record (for C3 "nothing else changed");
-    ``locator`` says where it lives (file, table, rowid, line) for reports.
+    ``locator`` says where it lives (file, table, rowid, line) for reports;
+    ``label`` is the seeded marker the lab attributes to a record whose payload it
+    cannot read (an opaque version row, see ``edits.lists``), else None.
     """
 
     context: str
@@ -34,6 +36,7 @@ class Record:
     metadata: dict[str, Any] = field(default_factory=dict)
     fields: dict[str, Any] = field(default_factory=dict)
     locator: dict[str, Any] = field(default_factory=dict)
+    label: str | None = None
 
     def key(self) -> str:
         """Stable key of the record's identity, for diffs."""
@@ -49,6 +52,7 @@ class Record:
             "metadata": {k: _jsonable(v) for k, v in self.metadata.items()},
             "fields": {k: _jsonable(v) for k, v in self.fields.items()},
             "locator": {k: _jsonable(v) for k, v in self.locator.items()},
+            **({"label": self.label} if self.label is not None else {}),
         }
 
 
@@ -68,6 +72,10 @@ class EditSpec:
     - T8: set metadata ``meta_field`` of the record carrying ``target`` to
       ``meta_value`` (or, when None, a value derived by ``edits.values``);
       payload untouched.
+
+    ``unit`` is ``record`` (the above) or ``state``: on a store whose records sit
+    inside an opaque payload (ciphertext), the edit acts on whole *version rows*
+    of a context's state instead -- see ``edits.lists`` for what each case does.
     """
 
     case: str
@@ -79,10 +87,11 @@ class EditSpec:
     replace: str | None = None
     meta_field: str | None = None
     meta_value: Any = None
+    unit: str = "record"
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-safe view."""
-        return {k: _jsonable(v) for k, v in self.__dict__.items()}
+        """A JSON-safe view (``unit`` only when it is not the default ``record``)."""
+        return {k: _jsonable(v) for k, v in self.__dict__.items() if k != "unit" or v != "record"}
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, TypeVar
 
-from edits.layout import PayloadSpec
+from edits.layout import PayloadSpec, StoreLayout
 from edits.model import EditError, Record
+from edits.paths import MISSING, read
 
 T = TypeVar("T", str, bytes)
 
@@ -30,9 +31,15 @@ def decode_payload(raw: Any, spec: PayloadSpec) -> str:
     """The served text inside a stored value (text, bytes, JSON text or an already parsed object).
 
     JSON is parsed when ``spec.format`` is json (or the value is already an object),
-    then ``spec.path`` is followed (list indexes as digits). A value that does not
-    decode that way is shown as its raw text, so markers can still be found.
+    MessagePack when it is msgpack, then ``spec.path`` is followed (list indexes as
+    digits). A value that does not decode that way is shown as its raw text, so
+    markers can still be found.
     """
+    if spec.format == "msgpack" and isinstance(raw, (bytes, bytearray)):
+        found = read(raw, spec.path, "msgpack")
+        if found is MISSING or not spec.path:
+            return raw.decode("utf-8", "replace")
+        return "" if found is None else found if isinstance(found, str) else json.dumps(found, default=str)
     text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
     value: Any = text
     if spec.format == "json" and isinstance(text, str):
@@ -52,9 +59,23 @@ def decode_payload(raw: Any, spec: PayloadSpec) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def read_metadata(layout: StoreLayout, fields: dict[str, Any]) -> dict[str, Any]:
+    """A record's metadata by name: the first place the layout names for each (a field, or a
+    path inside one; None when the path is absent)."""
+    out = {}
+    for name, column in layout.metadata.items():
+        refs = layout.meta_refs.get(name)
+        if not refs:
+            out[name] = fields.get(column)
+            continue
+        value = read(fields.get(refs[0].field), refs[0].path, refs[0].format)
+        out[name] = None if value is MISSING else value
+    return out
+
+
 def find_one(records: Iterable[Record], marker: str, role: str = "target") -> Record:
     """The single record whose payload contains ``marker``; EditError if none or several."""
-    hits = [r for r in records if marker in r.payload]
+    hits = [r for r in records if marker in r.payload or r.label == marker]
     if not hits:
         raise EditError(f"{role} marker {marker!r} is in no record's payload")
     if len(hits) > 1:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from edits import paths
+from edits.layout import FieldRef
 from edits.model import EditError, Record
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, replace_same_length
@@ -115,7 +117,14 @@ class SqlEditor(EditorBase):
         return Outcome(stmts, [p.target.key()], {"donor": p.other.key(), "copied": cols})
 
     def _set_meta(self, p: Plan) -> Outcome:
-        col = self.layout.metadata[p.spec.meta_field]
-        stmts, _ = self._run([self._update(p.target, {col: p.meta_value})])
-        return Outcome(stmts, [p.target.key()], {"column": col, "old": p.target.metadata.get(p.spec.meta_field),
-                                                  "new": p.meta_value})
+        name = p.spec.meta_field
+        refs = self.layout.meta_refs.get(name) or (FieldRef(self.layout.metadata[name]),)
+        values: dict[str, Any] = {}
+        for ref in refs:  # every place that holds the value; a path writes inside its field
+            current = values.get(ref.field, p.target.fields.get(ref.field))
+            values[ref.field] = paths.write(current, ref.path, p.meta_value, ref.format)
+        stmts, _ = self._run([self._update(p.target, values)])
+        cols = sorted(values)
+        return Outcome(stmts, [p.target.key()], {"column": cols[0] if len(cols) == 1 else cols,
+                                                  "places": [r.name() for r in refs],
+                                                  "old": p.target.metadata.get(name), "new": p.meta_value})

@@ -44,7 +44,7 @@ from typing import Any, Iterator
 
 from edits.layout import StoreLayout
 from edits.model import EditError, Record
-from edits.records import decode_payload, sort_records
+from edits.records import decode_payload, read_metadata, sort_records
 from edits.sql import SqlEditor, _q
 
 
@@ -107,7 +107,8 @@ class SqliteEditor(SqlEditor):
                 self.rowid = False
             self.columns = [d[0] for d in cur.description[1:]]
             rows = cur.fetchall()
-        wanted = [lay.context, *lay.identity, lay.payload.field, *lay.metadata.values()]
+        wanted = [lay.context, *lay.identity, lay.payload.field,
+                  *(r.field for refs in lay.meta_refs.values() for r in refs)]
         missing = [c for c in wanted + ([] if self.position else [lay.order]) if c not in self.columns]
         if missing:
             raise EditError(f"{lay.file}: table {table!r} has no column(s) {missing} named by the layout")
@@ -120,7 +121,7 @@ class SqliteEditor(SqlEditor):
         return Record(context=str(fields[lay.context]), identity=identity,
                       order=rowid if self.position else fields[lay.order],
                       payload=decode_payload(fields[lay.payload.field], lay.payload),
-                      metadata={n: fields[c] for n, c in lay.metadata.items()}, fields=fields,
+                      metadata=read_metadata(lay, fields), fields=fields,
                       locator={"file": lay.file, "table": lay.table, **where})
 
     def _run(self, steps: list[tuple[str, list[Any]]]) -> tuple[list[str], int | None]:

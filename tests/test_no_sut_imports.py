@@ -31,7 +31,7 @@ def test_edits_imports_only_the_standard_library_itself_and_storage_clients():
 
 
 def test_importing_every_editor_loads_no_sut_package():
-    code = ("import sys, edits.base, edits.sqlite, edits.jsonl, edits.markdown, edits.volumes;"
+    code = ("import sys, edits.base, edits.sqlite, edits.jsonl, edits.markdown, edits.volumes, edits.lists;"
             "bad=[m for m in sys.modules if m.split('.')[0] in ('refmem','memlab_driver','lab')];"
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=EDITS.parent, capture_output=True, text=True)
