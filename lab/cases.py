@@ -7,7 +7,7 @@ turns a case and a seed plan into the concrete :class:`~edits.model.EditSpec`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from edits.layout import StoreLayout
 from edits.model import EditSpec
@@ -37,17 +37,17 @@ CASES: tuple[Case, ...] = (
     Case("T2", "tail truncation", "edit", "A", "T1-T5",
          "the most recent record of the context absent, nothing else", ("order",)),
     Case("T3", "middle deletion", "edit", "A", "T1-T5",
-         "a record that is neither first nor last absent, nothing else"),
+         "a record that is neither first nor last absent, nothing else", ("record",)),
     Case("T4", "reordering", "edit", "A", "T1-T5",
-         "two distinct records exchanged in order, nothing else", ("order",)),
+         "two distinct records exchanged in order, nothing else", ("order", "record")),
     Case("T5", "forged insertion", "edit", "A", "T1-T5",
-         "exactly one new record, after the others, nothing else"),
+         "exactly one new record, after the others, nothing else", ("record",)),
     Case("T6", "cross-context replay", "edit", "B", "T6-T8",
          "the victim slot of B holds A's donor record with the victim's identifiers"),
     Case("T7", "rollback replay", "edit", "A", "T6-T8",
          "the most recent slot of A holds an older record of A with its identifiers"),
     Case("T8", "metadata tamper", "edit", "A", "T6-T8",
-         "one record's metadata field changed, content untouched", ("metadata",)),
+         "one record's metadata field changed, content untouched", ("metadata", "record")),
     Case("T9", "whole-store rollback", "rollback", "A", "T9",
          "the genuine write added exactly one record; the restored copy equals the pre-write store",
          ("snapshot",)),
@@ -78,11 +78,19 @@ def not_applicable(case: Case, capabilities) -> str | None:
         return "the store cannot be copied and restored as a unit"
     if "erasure" in case.needs and capabilities.erasure == "none":
         return "the SUT offers no erasure operation"
+    if "record" in case.needs and getattr(capabilities, "sealed", False):
+        return ("the records sit inside an encrypted payload the adversary cannot read: no keyless edit "
+                "deletes, reorders, forges or relabels one record inside it")
     return None
 
 
 def spec_for(case: Case, plan: SeedPlan, layout: StoreLayout) -> EditSpec:
-    """The concrete edit for an edit case (T1..T8), addressed by seeded markers."""
+    """The concrete edit for an edit case (T1..T8), addressed by seeded markers.
+
+    On an opaque (sealed) payload the edit's unit is the *state*: T1 tampers the
+    ciphertext of the version row holding the fact (no token to replace), T2 rolls
+    the context back a version, T6/T7 copy whole version payloads (``edits.lists``).
+    """
     a, b = plan.of("A"), plan.of("B")
     ctx_a, ctx_b = plan.contexts["A"], plan.contexts["B"]
     fact, newest, oldest = a[FACT_INDEX], a[-1], a[0]
@@ -98,7 +106,10 @@ def spec_for(case: Case, plan: SeedPlan, layout: StoreLayout) -> EditSpec:
     }
     if case.id not in specs:
         raise ValueError(f"{case.id} is not a storage edit")
-    return specs[case.id]()
+    spec = specs[case.id]()
+    if layout.payload.format == "opaque":  # whole version rows of a sealed state (see edits.lists)
+        spec = replace(spec, unit="state", **({"find": None, "replace": None} if case.id == "T1" else {}))
+    return spec
 
 
 def _meta_field(layout: StoreLayout) -> str | None:

@@ -25,6 +25,10 @@ def effect(case_id: str, intended: dict[str, Any], served: list[dict[str, Any]],
 
 
 def _t1(spec, order, texts, served, baseline):
+    if spec.get("unit") == "state":  # ciphertext tampered: no token to look for; any change shows it
+        was = [str(r.get("text", "")) for r in baseline]
+        now = [str(r.get("text", "")) for r in served]
+        return now != was, f"served texts differ from the untouched store's: {now != was}"
     return spec["replace"] in texts, f"tampered fact {spec['replace']} served: {spec['replace'] in texts}"
 
 

@@ -74,12 +74,15 @@ class SignalFilter:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What the store can express: erasure kind, order, metadata layer, whole-store copy."""
+    """What the store can express: erasure kind, order, metadata layer, whole-store copy, and
+    ``sealed``: the records sit inside a payload the adversary cannot read (ciphertext), so no
+    keyless edit addresses one record inside it (the layout's payload is ``format: opaque``)."""
 
     erasure: str = "none"
     order: bool = True
     metadata: bool = True
     snapshot: bool = True
+    sealed: bool = False
 
 
 @dataclass(frozen=True)
@@ -263,7 +266,11 @@ class _Validator:
         if not volumes[store.volume]:
             raise self.fail("store.volume", "the store's volume must be held by the adversary",
                             f"set volumes.{store.volume}.adversary: true")
-        return Profile(driver=driver, volumes=volumes, store=store, capabilities=self.capabilities(),
+        capabilities = self.capabilities()
+        if capabilities.sealed != (store.payload.format == "opaque"):
+            raise self.fail("capabilities.sealed", "sealed records go with an opaque payload and back",
+                            "set capabilities.sealed: true exactly when store.payload.format is opaque")
+        return Profile(driver=driver, volumes=volumes, store=store, capabilities=capabilities,
                        configuration=self.mapping("configuration"),
                        detection_points=self.detection_points(), signals=self.signals(),
                        timeouts=self.timeouts(), observation_class=self.observation_class(),
@@ -302,10 +309,11 @@ class _Validator:
         erasure = raw.get("erasure", "none")
         if erasure not in ERASURE:
             raise self.fail("capabilities.erasure", f"unknown erasure {erasure!r}", f"use one of {list(ERASURE)}")
-        for flag in ("order", "metadata", "snapshot"):
+        flags = ("order", "metadata", "snapshot", "sealed")
+        for flag in flags:
             if flag in raw and not isinstance(raw[flag], bool):
                 raise self.fail(f"capabilities.{flag}", "must be true or false", f"write {flag}: true")
-        return Capabilities(erasure=erasure, **{k: raw[k] for k in ("order", "metadata", "snapshot") if k in raw})
+        return Capabilities(erasure=erasure, **{k: raw[k] for k in flags if k in raw})
 
     def detection_points(self) -> tuple[str, ...]:
         raw = self.data.get("detection_points", ["read"])
