@@ -1,0 +1,116 @@
+"""Driver of langgraph-ledger (0.3.0): a hash-chained trace ledger beside LangGraph's SqliteSaver.
+
+The SUT is a compiled LangGraph graph (one ``messages`` channel with ``add_messages``, one no-op
+node: the graph an application builds around a chat model, with the model left out) whose
+checkpointer is ``TracingCheckpointSaver(SqliteSaver(conn), trace_root=<store>/trace)``: every
+checkpoint goes to ``checkpoints.db`` as usual, and its round-trip-normalised SHA-256 is chained
+into ``trace/<thread>.jsonl`` beside it (volume ``store``; the adversary holds both).
+
+- write: ``graph.invoke({"messages": [HumanMessage(text)]}, thread_id=context)``; answers the
+  message id and the checkpoint id now current (``version``, which the lab uses to name states).
+- read: ``graph.get_state(cfg).values["messages"]``: reads pass straight through the wrapper.
+- erase: ``delete_thread(context)`` (whole thread only).
+- audit: ``langgraph_ledger.verify_thread(saver.inner, trace/<thread>.jsonl)``: the chain, then
+  every logged checkpoint re-read from the saver and re-hashed. Keyless, as SUT notes advise:
+  keyed mode cannot be verified through ``verify_thread``.
+"""
+
+import platform
+import sqlite3
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+
+import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
+from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.graph.message import add_messages  # noqa: E402
+from langgraph_ledger import TracingCheckpointSaver, verify_thread  # noqa: E402
+
+MESSAGES = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}
+
+
+class State(TypedDict):
+    """The graph state: one message list, merged by add_messages."""
+
+    messages: Annotated[list, add_messages]
+
+
+def _dist(name):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+class LedgerDriver(kit.Driver):
+    """A checkpointed graph whose saver is wrapped by langgraph-ledger's TracingCheckpointSaver."""
+
+    def open(self, volumes, config):
+        """checkpoints.db and trace/ in volume store."""
+        self.conn = sqlite3.connect(str(volumes["store"] / "checkpoints.db"), check_same_thread=False)
+        self.trace_root = volumes["store"] / "trace"
+        self.saver = TracingCheckpointSaver(SqliteSaver(self.conn), trace_root=self.trace_root)
+        graph = StateGraph(State)
+        graph.add_node("remember", lambda state: {})
+        graph.add_edge(START, "remember")
+        graph.add_edge("remember", END)
+        self.graph = graph.compile(checkpointer=self.saver)
+
+    def describe(self):
+        """Versions of langgraph-ledger, the checkpointer and LangGraph."""
+        libs = {name: _dist(name) for name in ("langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite",
+                                                "langchain-core", "ormsgpack")}
+        return {"sut": "langgraph-ledger", "version": _dist("langgraph-ledger"),
+                "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, **libs},
+                "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True},
+                "configuration": {"ledger": "keyless", "trace_root": "trace/ beside checkpoints.db"}}
+
+    def _cfg(self, context):
+        return {"configurable": {"thread_id": context}}
+
+    def write(self, context, text, meta):
+        """One graph turn carrying the message; its id and the checkpoint now current."""
+        cls = MESSAGES.get(meta.get("role", "user"))
+        if cls is None:
+            raise kit.BadRequest(f"meta.role {meta.get('role')!r}: use one of {sorted(MESSAGES)}")
+        self.graph.invoke({"messages": [cls(content=text)]}, self._cfg(context))
+        state = self.graph.get_state(self._cfg(context))
+        last = state.values["messages"][-1]
+        return {"id": last.id, "text": last.content, "meta": {"role": last.type},
+                "version": state.config["configurable"]["checkpoint_id"]}
+
+    def read(self, context):
+        """get_state through the wrapper (a pass-through)."""
+        state = self.graph.get_state(self._cfg(context))
+        return [{"id": m.id, "text": m.content if isinstance(m.content, str) else str(m.content),
+                 "meta": {"role": m.type}} for m in (state.values or {}).get("messages", [])]
+
+    def erase(self, context, record_id):
+        """delete_thread: whole threads only."""
+        if record_id is not None:
+            raise kit.Unsupported("SqliteSaver erases whole threads only (delete_thread)")
+        ids = [r["id"] for r in self.read(context)]
+        self.saver.delete_thread(context)
+        return ids
+
+    def audit(self, context):
+        """verify_thread(inner saver, the thread's trace log)."""
+        path = self.saver.recorder_for(context).path
+        report = verify_thread(self.saver.inner, path)
+        problems = [f"seq {e.get('seq')}: {e.get('error')}" for e in report.get("errors") or []]
+        return {"ok": bool(report.get("ok")), "problems": problems,
+                "call": f"langgraph_ledger.verify_thread(SqliteSaver(checkpoints.db), {path})"}
+
+    def close(self):
+        """Close the connection."""
+        if hasattr(self, "conn"):
+            self.conn.close()
+
+
+if __name__ == "__main__":
+    kit.serve(LedgerDriver)
