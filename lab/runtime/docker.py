@@ -168,7 +168,7 @@ class DockerRuntime:
         with self._lock:
             if image not in self._listings:
                 out = docker("run", "--rm", "--network", "none", "--read-only", "--entrypoint", CONTAINER_PYTHON,
-                             image, "-c", LIST_PACKAGES, timeout=120).stdout
+                             image, "-I", "-c", LIST_PACKAGES, timeout=120).stdout
                 self._listings[image] = json.loads(out)
             return self._listings[image]
 

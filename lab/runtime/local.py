@@ -89,7 +89,7 @@ def _build(venv: Path, requirements: Path | None) -> None:
     if requirements:
         _run([str(tmp / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
               "-r", str(requirements)], f"install {requirements}")
-    listing = _run([str(tmp / "bin" / "python"), "-c", LIST_PACKAGES], "list the installed packages")
+    listing = _run([str(tmp / "bin" / "python"), "-I", "-c", LIST_PACKAGES], "list the installed packages")
     (tmp / ".memlab-ready").write_text(listing)
     subprocess.run(["rm", "-rf", str(venv)], check=True)
     tmp.rename(venv)

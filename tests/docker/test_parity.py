@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -41,7 +42,7 @@ def _cells(row):
 
 def test_same_verdicts_cell_for_cell(both):
     _, rows = both
-    assert sorted(rows["docker"]) == sorted(rows["local"]) and len(rows["docker"]) == 6
+    assert sorted(rows["docker"]) == sorted(rows["local"]) and len(rows["docker"]) >= 6
     for name, local in rows["local"].items():
         ours = rows["docker"][name]
         assert _cells(ours) == _cells(local), name
@@ -65,14 +66,18 @@ def test_docker_cells_carry_raw_volume_c3_evidence(both):
 
 
 def test_rows_record_the_image_and_the_package_list_read_from_it(both):
-    out, rows = both
+    _, rows = both
     runtime = rows["docker"]["reference-sealed@read"]["runtime"]
     assert runtime["runtime"] == "docker" and runtime["python"].startswith("3.11")
     detail = runtime["detail"]
     assert detail["image_id"].startswith("sha256:") and detail["image"].startswith("memlab/sut-reference:")
     assert detail["network"] == "none" and detail["user"] and detail["limits"]["pids"] > 0
     assert detail["debian"]["memlab.deb.python3"]
-    assert runtime["packages"] == {}  # refmem needs only the standard library: an empty venv, as locally
+    pins = [ln.split("==") for ln in (ROOT / "images" / "reference" / "requirements.txt").read_text().splitlines()
+            if "==" in ln and not ln.startswith("#")]
+    pinned = {re.sub(r"\[.*\]", "", name).strip(): version.strip() for name, version in pins}
+    local = rows["local"]["reference-sealed@read"]["runtime"]["packages"]
+    assert pinned and {k: runtime["packages"].get(k) for k in pinned} == pinned == {k: local.get(k) for k in pinned}
 
 
 def test_container_logs_are_saved(both):
