@@ -18,13 +18,13 @@ from lab.runtime.dockercli import engine
 
 @pytest.fixture(scope="session", autouse=True)
 def docker_engine():
-    """An engine that answers, with the base and reference SUT images built (missing ones now)."""
+    """An engine that answers, with the base, reference SUT and backend images built (missing ones now)."""
     ok, why = engine()
     if not ok:
         pytest.fail(f"docker tests need a running Docker engine: {why}.\n"
                     "Run .ci/docker-up (as root on Debian) to install and start one and build the images.",
                     pytrace=False)
-    images.build(["base", "sut-reference"], progress=print)
+    images.build(["base", "sut-reference", "postgres", "redis"], progress=print)
     return why
 
 
