@@ -8,6 +8,8 @@ base       memlab/base:bookworm        mmdebstrap/debootstrap minbase -> ``docke
 postgres   memlab/postgres:15          ``images/backends/postgres.Dockerfile``
 redis      memlab/redis:7              ``images/backends/redis.Dockerfile``
 sut-<d>    memlab/sut-<d>:<digest>     ``images/sut.Dockerfile`` with the driver folder
+lab        memlab/lab:<digest>,        ``images/lab.Dockerfile`` with the lab's source tree
+           memlab/lab:latest           (the lab itself in a container: compose/, lab.testing)
 =========  ==========================  =================================================
 
 An image already present is kept. A SUT tag is a digest of the recipe, the
@@ -44,6 +46,9 @@ from lab.runtime.dockercli import IMAGE_LABEL, DockerError, docker, image_id, im
 
 BASE_TAG = "memlab/base:bookworm"
 SUT_RECIPE = IMAGES_DIR / "sut.Dockerfile"
+LAB_RECIPE = IMAGES_DIR / "lab.Dockerfile"
+LAB_LATEST = "memlab/lab:latest"
+LAB_SOURCES = ("lab", "edits", "images", "sut_profiles", "pyproject.toml", "README.md")
 KIT_DIR = IMAGES_DIR / "driverkit"
 #: backend name -> (tag, recipe, Debian packages whose versions are labelled)
 BACKENDS = {
@@ -85,7 +90,7 @@ def sut_drivers() -> dict[str, Path]:
 
 def known_names() -> list[str]:
     """Every image name ``build`` accepts, base first."""
-    return ["base", *BACKENDS, *sut_drivers()]
+    return ["base", *BACKENDS, "lab", *sut_drivers()]
 
 
 def build(names: list[str] | None = None, ca_certs: list[Path] | None = None, force: bool = False,
@@ -100,6 +105,8 @@ def build(names: list[str] | None = None, ca_certs: list[Path] | None = None, fo
     for name in names:
         if name in BACKENDS:
             out.append(ensure_backend(name, progress, force=force))
+        elif name == "lab":
+            out.append(ensure_lab(ca_certs, progress, force=force))
         elif name != "base":
             folder = drivers.get(name) or drivers[f"sut-{name}"]
             out.append(ensure_sut(folder, ca_certs, progress, force=force))
@@ -200,10 +207,7 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
         progress(f"{name}: building {tag} ({len(certs)} extra CA certificate(s))")
         with tempfile.TemporaryDirectory(prefix="memlab-ctx-") as tmp:
             ctx = Path(tmp)
-            (ctx / "ca").mkdir()
-            (ctx / "ca" / ".keep").touch()
-            for i, cert in enumerate(certs):
-                shutil.copyfile(cert, ctx / "ca" / f"{i:02d}-{cert.stem}.crt")
+            _ca_folder(ctx, certs)
             req = driver_dir / "requirements.txt"
             (ctx / "requirements.txt").write_bytes(req.read_bytes() if req.is_file() else b"")
             shutil.copytree(driver_dir, ctx / "driver", ignore=_IGNORED)
@@ -214,6 +218,55 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
             _docker_build(SUT_RECIPE, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
                                                        "memlab.ca-certs": str(len(certs))}, progress)
         return _finish(name, tag, started, ("python3",), {}, progress, replaced)
+
+
+def lab_tag() -> str:
+    """``memlab/lab:<digest>``: the digest covers the recipe and the lab's source tree."""
+    root = IMAGES_DIR.parent
+    h = hashlib.sha256(LAB_RECIPE.read_bytes())
+    for path in sorted(_lab_files(root)):
+        h.update(f"\0{path.relative_to(root)}\0".encode() + path.read_bytes())
+    return f"memlab/lab:{h.hexdigest()[:12]}"
+
+
+def _lab_files(root: Path) -> list[Path]:
+    out = []
+    for name in LAB_SOURCES:
+        top = root / name
+        out += [top] if top.is_file() else [p for p in top.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return out
+
+
+def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda line: None,
+               force: bool = False) -> ImageRecord:
+    """The lab's own image (also tagged ``memlab/lab:latest``), built on the base when missing."""
+    tag, root = lab_tag(), IMAGES_DIR.parent
+    base = ensure_base(progress)
+    with _locked("lab"):
+        present = None if force else _current("lab", tag, base.id, progress)
+        if present is None:
+            started, replaced = time.monotonic(), image_id(tag)
+            certs = host_ca_certs() if ca_certs is None else [Path(c) for c in ca_certs]
+            progress(f"lab: building {tag} ({len(certs)} extra CA certificate(s))")
+            with tempfile.TemporaryDirectory(prefix="memlab-ctx-") as tmp:
+                ctx = Path(tmp)
+                _ca_folder(ctx, certs)
+                for path in _lab_files(root):
+                    target = ctx / "src" / path.relative_to(root)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(path, target)
+                _docker_build(LAB_RECIPE, ctx, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
+            present = _finish("lab", tag, started, ("docker.io",), {}, progress, replaced)
+        docker("tag", present.id, LAB_LATEST, timeout=60)
+        return present
+
+
+def _ca_folder(ctx: Path, certs: list[Path]) -> None:
+    """``ctx/ca/`` with the extra CA certificates (never committed: copied at build time)."""
+    (ctx / "ca").mkdir()
+    (ctx / "ca" / ".keep").touch()
+    for i, cert in enumerate(certs):
+        shutil.copyfile(cert, ctx / "ca" / f"{i:02d}-{cert.stem}.crt")
 
 
 def host_ca_certs() -> list[Path]:
