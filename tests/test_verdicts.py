@@ -118,3 +118,11 @@ def test_c2(write_ok, served_extra, ok):
           "write": {"ok": write_ok, "refused": not write_ok, "error": None if write_ok else "no"},
           "read": answer(served("A", extra=[extra.text] if served_extra else []))}
     assert control_c2(c2)["ok"] is ok
+
+
+def test_audit_failing_at_baseline_is_judged_by_the_kind_of_problem_not_its_numbers():
+    disabled = lambda n: [f"write receipts are DISABLED: {n} record(s) exist with no write chain"]  # noqa: E731
+    c1 = {**C1, "audits": {"A": {"answer": {"ok": True, "audit": {"ok": False, "problems": disabled(10)}}}}}
+    assert derive_cell(_audit_obs(False, disabled(9)), c1, "audit", FILTERS)["verdict"] == "ACCEPTED"
+    assert derive_cell(_audit_obs(False, disabled(9) + ["memory 1a2b: edited after write"]), c1, "audit",
+                       FILTERS)["verdict"] == "REPORTED"
