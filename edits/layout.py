@@ -23,6 +23,11 @@ Example (the ``store:`` block of a profile)::
                                  #   role: {field: message_data, path: [role]}
                                  #   role: [{field: data, path: [role]}, role]
       record_pattern: '^- \\[(?P<role>\\w+)\\] (?P<text>.*)$'   # markdown only
+                                 # sqlite: the context and identity entries may also name a field
+                                 # plus a path inside it, kept with the record's slot on T6/T7 and
+                                 # made fresh on T5 (one fresh value for places that held one):
+                                 #   context: {field: doc, path: [meta, uid]}
+                                 #   identity: [id, {field: doc, path: [id]}]
       triggers: fire             # sqlite: fire (default) | suspend: the edit drops the table's
                                  # triggers and re-creates them, unchanged, in its transaction
 
@@ -150,6 +155,8 @@ class StoreLayout:
     triggers: str = "fire"
     meta_refs: dict[str, tuple[FieldRef, ...]] = field(default_factory=dict)
     records: ElementRecords | None = None
+    context_ref: FieldRef | None = None
+    identity_refs: dict[str, FieldRef] = field(default_factory=dict)
 
     @property
     def ordered_by_position(self) -> bool:
@@ -178,6 +185,10 @@ class StoreLayout:
                if not self.records and any(r.path or len(refs) > 1 for refs in self.meta_refs.values()
                                            for r in refs) else {}),
             **({"records": self.records.to_json()} if self.records else {}),
+            **({"context_ref": {"field": self.context_ref.field, "path": list(self.context_ref.path)}}
+               if self.context_ref else {}),
+            **({"identity_refs": {n: {"field": r.field, "path": list(r.path)} for n, r in self.identity_refs.items()}}
+               if self.identity_refs else {}),
         }
 
 
@@ -213,6 +224,10 @@ def parse_layout(data: Any) -> StoreLayout:
         raise LayoutError("triggers", f"{triggers!r} is not a trigger mode of the {backend} backend",
                           "use fire (the default), or suspend on sqlite")
     identity = data.get("identity", [])
+    context_ref, identity_refs = None, {}
+    if isinstance(data.get("context"), dict) or (isinstance(identity, list) and
+                                                 any(isinstance(i, dict) for i in identity)):
+        context_ref, identity, identity_refs = _slot_refs(data, backend, identity)
     if not isinstance(identity, list) or not all(isinstance(i, str) for i in identity):
         raise LayoutError("identity", "must be a list of field names", "e.g. identity: [id]")
     metadata = data.get("metadata", {}) or {}
@@ -239,7 +254,8 @@ def parse_layout(data: Any) -> StoreLayout:
         volume=_text(data, "volume"),
         file=_text(data, "file") if backend in FILE_BACKENDS else str(data.get("file", "")),
         table=table,
-        context=_text(data, "context") if backend not in ("markdown", "redis") else data.get("context", "{context}"),
+        context=(context_ref.name() if context_ref else _text(data, "context"))
+        if backend not in ("markdown", "redis") else data.get("context", "{context}"),
         identity=tuple(identity),
         order=_text(data, "order"),
         payload=payload,
@@ -250,7 +266,30 @@ def parse_layout(data: Any) -> StoreLayout:
         triggers=triggers,
         meta_refs=meta_refs,
         records=records,
+        context_ref=context_ref,
+        identity_refs=identity_refs,
     )
+
+
+def _slot_refs(data: dict, backend: str, identity: Any) -> tuple[FieldRef | None, list[str], dict[str, FieldRef]]:
+    """A context and identity entries given as {field, path}: (context ref, identity names, refs by name)."""
+    if backend != "sqlite" or data.get("records") is not None:
+        raise LayoutError("context", f"a context or identity inside a field is read by the sqlite editor "
+                          f"(without records:), not {backend}", "name plain columns")
+    context_ref = None
+    if isinstance(data.get("context"), dict):
+        context_ref = _refs("context", data["context"])[0]
+        if not context_ref.path:
+            raise LayoutError("context.path", "missing", "give the path inside the field, e.g. [meta, uid]")
+    names, refs = [], {}
+    for i, item in enumerate(identity if isinstance(identity, list) else []):
+        if isinstance(item, dict):
+            ref = _refs(f"identity[{i}]", item)[0]
+            names.append(ref.name())
+            refs[ref.name()] = ref
+        else:
+            names.append(item)
+    return context_ref, names, refs
 
 
 def _text(data: dict, key: str) -> str:

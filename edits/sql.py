@@ -59,10 +59,39 @@ class SqlEditor(EditorBase):
     def _kept(self) -> set[str]:
         """Columns that stay with a row's slot: identity, primary key, context, order."""
         lay = self.layout
-        return {*lay.identity, *self.pk, lay.context, *([] if self.position else [lay.order])} | self.readonly
+        return {*self._plain(lay.identity), *self.pk, *self._plain([lay.context]),
+                *([] if self.position else [lay.order])} | self.readonly
+
+    # -- a context or identity held at a path inside a field (layout context_ref / identity_refs) --
+
+    def _plain(self, names) -> list[str]:
+        """The names that are columns (not paths inside one)."""
+        lay = self.layout
+        return [n for n in names if n not in lay.identity_refs and not (lay.context_ref and n == lay.context)]
+
+    def _slot_refs(self) -> list[FieldRef]:
+        lay = self.layout
+        return [*lay.identity_refs.values(), *([lay.context_ref] if lay.context_ref else [])]
+
+    def _context_of(self, fields: dict[str, Any]) -> Any:
+        ref = self.layout.context_ref
+        return fields[self.layout.context] if ref is None else paths.read(fields.get(ref.field), ref.path, ref.format)
+
+    def _identity_of(self, fields: dict[str, Any]) -> tuple:
+        refs = self.layout.identity_refs
+        return tuple(paths.read(fields.get(refs[n].field), refs[n].path, refs[n].format) if n in refs else fields[n]
+                     for n in self.layout.identity)
+
+    def _keep_slot(self, values: dict[str, Any], victim: Record) -> dict[str, Any]:
+        """Copied fields with the victim's context and identity put back at their paths."""
+        for ref in self._slot_refs():
+            own = paths.read(victim.fields.get(ref.field), ref.path, ref.format)
+            if ref.field in values and own is not paths.MISSING:
+                values[ref.field] = paths.write(values[ref.field], ref.path, own, ref.format)
+        return values
 
     def _rewritten(self, fields: dict[str, Any], find: str, replace: str) -> dict[str, Any]:
-        skip = {*self.layout.identity, self.layout.context}
+        skip = {*self._plain(self.layout.identity), *self._plain([self.layout.context])}
         out = {c: replace_same_length(v, find, replace) for c, v in fields.items()
                if c not in skip and c not in self.readonly and contains(v, find)}
         if self.layout.payload.field not in out:
@@ -86,8 +115,8 @@ class SqlEditor(EditorBase):
         a, b, order = p.target, p.other, self.layout.order
         if self.position or order in {*self.layout.identity, *self.pk}:
             cols = [c for c in self.columns if c not in self._kept()]
-            steps = [self._update(a, {c: b.fields[c] for c in cols}),
-                     self._update(b, {c: a.fields[c] for c in cols})]
+            steps = [self._update(a, self._keep_slot({c: b.fields[c] for c in cols}, a)),
+                     self._update(b, self._keep_slot({c: a.fields[c] for c in cols}, b))]
             detail = {"swapped": cols}
         else:
             temp = next_order(r.fields[order] for r in p.records)
@@ -99,8 +128,15 @@ class SqlEditor(EditorBase):
 
     def _forge(self, p: Plan) -> Outcome:
         lay, new = self.layout, dict(p.target.fields)
-        for col in {*lay.identity, *self.pk} - {lay.context} - self.readonly:
-            new[col] = fresh_identity(r.fields[col] for r in p.records)
+        fresh: dict[str, Any] = {}  # one fresh value for every place that held the template's one value
+        for col in sorted({*self._plain(lay.identity), *self.pk} - {lay.context} - self.readonly):
+            new[col] = fresh.setdefault(repr(new[col]), fresh_identity(r.fields[col] for r in p.records))
+        for ref in lay.identity_refs.values():
+            old = paths.read(new.get(ref.field), ref.path, ref.format)
+            if old is not paths.MISSING:
+                taken = [paths.read(r.fields.get(ref.field), ref.path, ref.format) for r in p.records]
+                value = fresh.setdefault(repr(old), fresh_identity(v for v in taken if v is not paths.MISSING))
+                new[ref.field] = paths.write(new[ref.field], ref.path, value, ref.format)
         if not self.position and lay.order not in {*lay.identity, *self.pk}:
             new[lay.order] = next_order(r.order for r in p.in_context(p.target.context))
         new.update(self._rewritten(new, p.spec.find, p.spec.replace))
@@ -108,12 +144,13 @@ class SqlEditor(EditorBase):
         sql = (f"INSERT INTO {_q(lay.table)} ({', '.join(map(_q, cols))}) "
                f"VALUES ({', '.join(self.PARAM for _ in cols)})")
         stmts, rowid = self._run([(sql, [new[c] for c in cols])])
-        key = "|".join(str(new[c]) for c in lay.identity) if lay.identity else str(rowid)
+        key = "|".join(str(v) for v in self._identity_of(new)) if lay.identity else str(rowid)
         return Outcome(stmts, [key], {"template": p.target.key(), "new": key})
 
     def _transplant(self, p: Plan) -> Outcome:
         cols = [c for c in self.columns if c not in self._kept()]
-        stmts, _ = self._run([self._update(p.target, {c: p.other.fields[c] for c in cols})])
+        values = self._keep_slot({c: p.other.fields[c] for c in cols}, p.target)
+        stmts, _ = self._run([self._update(p.target, values)])
         return Outcome(stmts, [p.target.key()], {"donor": p.other.key(), "copied": cols})
 
     def _set_meta(self, p: Plan) -> Outcome:

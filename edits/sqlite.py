@@ -107,7 +107,9 @@ class SqliteEditor(SqlEditor):
                 self.rowid = False
             self.columns = [d[0] for d in cur.description[1:]]
             rows = cur.fetchall()
-        wanted = [lay.context, *lay.identity, lay.payload.field,
+        wanted = [lay.context_ref.field if lay.context_ref else lay.context,
+                  *(lay.identity_refs[i].field if i in lay.identity_refs else i for i in lay.identity),
+                  lay.payload.field,
                   *(r.field for refs in lay.meta_refs.values() for r in refs)]
         missing = [c for c in wanted + ([] if self.position else [lay.order]) if c not in self.columns]
         if missing:
@@ -117,8 +119,8 @@ class SqliteEditor(SqlEditor):
     def _record(self, rowid: Any, fields: dict[str, Any]) -> Record:
         lay = self.layout
         where = {"rowid": rowid} if self.rowid else {"pk": {c: fields[c] for c in self.pk}}
-        identity = tuple(fields[c] for c in lay.identity) or ((rowid,) if self.rowid else tuple(where["pk"].values()))
-        return Record(context=str(fields[lay.context]), identity=identity,
+        identity = self._identity_of(fields) or ((rowid,) if self.rowid else tuple(where["pk"].values()))
+        return Record(context=str(self._context_of(fields)), identity=identity,
                       order=rowid if self.position else fields[lay.order],
                       payload=decode_payload(fields[lay.payload.field], lay.payload),
                       metadata=read_metadata(lay, fields), fields=fields,
