@@ -29,7 +29,8 @@ from lab.housekeeping import gc as gc_run
 from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
 from lab.report.terminal import print_matrix, stdout_console
 from lab.results import read_json
-from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime, runnable
+from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
+from lab.runtime import runnable as runnable_here
 
 DEFAULT_SUT = "reference-*"
 console = Console(stderr=True)
@@ -100,7 +101,7 @@ def list_cmd(profiles_dir: Path) -> None:
         if prof.status == "unavailable":
             status = f"[yellow]unavailable[/]: {prof.unavailable_reason}"
         else:
-            ok, why = runnable(runtime, prof)
+            ok, why = runnable_here(runtime, prof)
             status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {why}"
         table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
     stdout_console().print(table)
@@ -139,6 +140,13 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         runtime = get_runtime(runtime_name)
     except RuntimeUnavailable as exc:
         _fail(str(exc))
+    for prof in list(runnable):
+        ok, why = runnable_here(runtime, prof)
+        if not ok:
+            console.print(f"[yellow]skipped[/] {prof.row}: not runnable on the {runtime.name} runtime here: {why}")
+            runnable.remove(prof)
+    if not runnable and not invalid:
+        _fail("none of the selected rows can run here")
     out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {out}")
     try:

@@ -1,0 +1,63 @@
+"""Local backend services: started on their volume, confirmed to be ours, stopped cleanly;
+a row whose service cannot run here is refused with the fix."""
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from lab import services
+from lab.profile import load_profiles
+from lab.runtime import runnable
+from lab.runtime.local import LocalRuntime
+from lab.services import ServiceError, ServiceSpec, start_local
+
+
+@pytest.fixture
+def data():
+    root = Path(tempfile.mkdtemp(prefix="memlab-test-svc-"))  # PostgreSQL runs as its own user: not under 0700
+    root.chmod(0o711)
+    yield root / "data"
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("kind", ["postgres", "redis"])
+def test_a_service_keeps_its_state_in_its_volume_across_restarts(data, kind):
+    spec = ServiceSpec("s", kind, "v")
+    first = start_local(spec, data, data.parent / "log")
+    if kind == "postgres":
+        import psycopg
+        with psycopg.connect(first.url) as conn:
+            conn.execute("CREATE TABLE kept (x int)")
+    else:
+        import redis
+        redis.Redis.from_url(first.url).set("kept", "1")
+    first.stop()
+    assert first.proc.poll() is not None  # stopped: the volume can be copied as a unit
+    again = start_local(spec, data, data.parent / "log")
+    try:
+        if kind == "postgres":
+            assert services.pg_query(again.url, "SELECT count(*) FROM kept") == "0"
+        else:
+            import redis
+            assert redis.Redis.from_url(again.url).get("kept") == b"1"
+        assert again.url.split("//")[1].split("@")[-1].startswith("127.0.0.1:")  # loopback only
+    finally:
+        again.stop()
+
+
+def test_a_server_that_does_not_report_our_data_directory_is_refused(data):
+    proc = services.subprocess.Popen(["sleep", "30"])
+    try:
+        with pytest.raises(ServiceError, match="not our"):
+            services.wait_ready(proc, lambda: "/somewhere/else", str(data), data.parent / "log", seconds=5)
+    finally:
+        proc.kill()
+
+
+def test_a_row_whose_service_is_missing_is_not_runnable_with_the_fix(monkeypatch):
+    row = next(p for p in load_profiles() if p.row == "reference-naive-redis")
+    monkeypatch.setattr(services.shutil, "which", lambda name: None)
+    ok, why = runnable(LocalRuntime(), row)
+    assert not ok and "apt-get install redis-server" in why
