@@ -1,0 +1,141 @@
+"""Driver of LangGraph's SqliteSaver checkpointer (langgraph-checkpoint-sqlite): offline, no LLM.
+
+The SUT is a compiled LangGraph graph whose state has one ``messages`` channel
+(``add_messages``) and one no-op node, checkpointed by ``SqliteSaver`` into
+``checkpoints.db`` in volume ``store`` -- the graph an application builds around a
+chat model, with the model left out.
+
+- Write: ``graph.invoke({"messages": [HumanMessage(text)]}, {"configurable":
+  {"thread_id": context}})`` (an ``AIMessage`` for role assistant, ``SystemMessage``
+  for system). The answer's ``id`` is the message id ``add_messages`` assigned;
+  ``version`` is the checkpoint id current after the write
+  (``graph.get_state(cfg).config``), which the lab uses to name earlier states.
+- Read: ``graph.get_state(cfg).values["messages"]`` -- the newest checkpoint of the
+  thread with its pending writes applied. Served meta: ``role`` = the message's
+  ``type`` (human / ai / system), ``name`` when set.
+- Erase: ``SqliteSaver.delete_thread(context)`` -- the whole thread only.
+
+``open.config``: ``serde`` plain | aes. With ``aes`` the saver serialises through
+``EncryptedSerializer.from_pycryptodome_aes(key=...)`` (AES-EAX); the 32-byte key
+lives in volume ``keys`` (``aes.key``, created on the first open), which the
+adversary does not hold.
+"""
+
+import os
+import platform
+import sqlite3
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+
+import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
+from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.graph.message import add_messages  # noqa: E402
+
+MESSAGES = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}
+
+
+class State(TypedDict):
+    """The graph state: one message list, merged by add_messages."""
+
+    messages: Annotated[list, add_messages]
+
+
+def _dist(name):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+class LangGraphSqliteDriver(kit.Driver):
+    """Maps the protocol onto a checkpointed graph over volume ``store``."""
+
+    def open(self, volumes, config):
+        """Open checkpoints.db through SqliteSaver (encrypted serde when config.serde is aes)."""
+        self.serde_kind = config.get("serde", "plain")
+        if self.serde_kind not in ("plain", "aes"):
+            raise kit.BadRequest(f"config.serde {self.serde_kind!r}: use plain or aes")
+        kwargs = {}
+        if self.serde_kind == "aes":
+            if "keys" not in volumes:
+                raise kit.BadRequest("serde: aes needs a volume named keys (held off the store)")
+            from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
+
+            kwargs["serde"] = EncryptedSerializer.from_pycryptodome_aes(key=_key(volumes["keys"] / "aes.key"))
+        self.conn = sqlite3.connect(str(volumes["store"] / "checkpoints.db"), check_same_thread=False)
+        self.saver = SqliteSaver(self.conn, **kwargs)
+        graph = StateGraph(State)
+        graph.add_node("remember", lambda state: {})
+        graph.add_edge(START, "remember")
+        graph.add_edge("remember", END)
+        self.graph = graph.compile(checkpointer=self.saver)
+
+    def describe(self):
+        """Versions of the checkpointer, LangGraph and what they link against."""
+        libs = {name: _dist(name) for name in ("langgraph", "langgraph-checkpoint", "langchain-core",
+                                                "ormsgpack", "pycryptodome")}
+        return {"sut": "langgraph-checkpoint-sqlite", "version": _dist("langgraph-checkpoint-sqlite"),
+                "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, **libs},
+                "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True,
+                                 "sealed": self.serde_kind == "aes"},
+                "configuration": {"serde": self.serde_kind}}
+
+    def _cfg(self, context):
+        return {"configurable": {"thread_id": context}}
+
+    def write(self, context, text, meta):
+        """One graph turn carrying the message; answer its id and the checkpoint now current."""
+        cls = MESSAGES.get(meta.get("role", "user"))
+        if cls is None:
+            raise kit.BadRequest(f"meta.role {meta.get('role')!r}: use one of {sorted(MESSAGES)}")
+        self.graph.invoke({"messages": [cls(content=text)]}, self._cfg(context))
+        state = self.graph.get_state(self._cfg(context))
+        last = state.values["messages"][-1]
+        return {"id": last.id, "text": last.content, "meta": self._meta(last),
+                "version": state.config["configurable"]["checkpoint_id"]}
+
+    def read(self, context):
+        """The thread's state as get_state serves it."""
+        state = self.graph.get_state(self._cfg(context))
+        return [{"id": m.id, "text": m.content if isinstance(m.content, str) else str(m.content),
+                 "meta": self._meta(m)} for m in (state.values or {}).get("messages", [])]
+
+    def erase(self, context, record_id):
+        """delete_thread: LangGraph erases whole threads only."""
+        if record_id is not None:
+            raise kit.Unsupported("SqliteSaver erases whole threads only (delete_thread)")
+        ids = [r["id"] for r in self.read(context)]
+        self.saver.delete_thread(context)
+        return ids
+
+    def _meta(self, message):
+        meta = {"role": message.type}
+        if message.name:
+            meta["name"] = message.name
+        return meta
+
+    def close(self):
+        """Close the connection (SqliteSaver folds its WAL back into the file)."""
+        if hasattr(self, "conn"):
+            self.conn.close()
+
+
+def _key(path):
+    """The AES key in the key volume, made once (32 random bytes) when absent."""
+    if not path.exists():
+        path.write_bytes(os.urandom(32))
+        path.chmod(0o600)
+    key = path.read_bytes()
+    if len(key) != 32:
+        raise ValueError(f"{path}: an AES-256 key is 32 bytes, found {len(key)}")
+    return key
+
+
+if __name__ == "__main__":
+    kit.serve(LangGraphSqliteDriver)
