@@ -120,7 +120,7 @@ def ensure_base(progress: Progress = lambda line: None, force: bool = False,
     with _locked("base"):
         if not force and (present := image_id(BASE_TAG)):
             return ImageRecord("base", BASE_TAG, present, labels=image_labels(BASE_TAG))
-        packages, replaced = _base_packages(), image_id(BASE_TAG)
+        packages = _base_packages()
         started = time.monotonic()
         if base_from:
             progress(f"base: building {BASE_TAG} FROM {base_from} (registry)")
@@ -129,7 +129,7 @@ def ensure_base(progress: Progress = lambda line: None, force: bool = False,
             source = f"registry:{base_from}"
         else:
             source = _bootstrap(packages, progress)
-        return _finish("base", BASE_TAG, started, packages[:1], {"memlab.source": source}, progress, replaced)
+        return _finish("base", BASE_TAG, started, packages[:1], {"memlab.source": source}, progress)
 
 
 def _base_packages() -> list[str]:
@@ -178,10 +178,10 @@ def ensure_backend(name: str, progress: Progress = lambda line: None, force: boo
     with _locked(name):
         if not force and (present := _current(name, tag, base.id, progress)):
             return present
-        started, replaced = time.monotonic(), image_id(tag)
+        started = time.monotonic()
         progress(f"{name}: building {tag}")
         _docker_build(recipe, recipe.parent, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
-        return _finish(name, tag, started, packages, {}, progress, replaced)
+        return _finish(name, tag, started, packages, {}, progress)
 
 
 def sut_tag(driver_dir: Path) -> str:
@@ -202,7 +202,7 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
     with _locked(name):
         if not force and (present := _current(name, tag, base.id, progress)):
             return present
-        started, replaced = time.monotonic(), image_id(tag)
+        started = time.monotonic()
         certs = host_ca_certs() if ca_certs is None else [Path(c) for c in ca_certs]
         progress(f"{name}: building {tag} ({len(certs)} extra CA certificate(s))")
         with tempfile.TemporaryDirectory(prefix="memlab-ctx-") as tmp:
@@ -217,7 +217,7 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
                 args["PIP_INDEX_URL"] = os.environ["PIP_INDEX_URL"]
             _docker_build(SUT_RECIPE, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
                                                        "memlab.ca-certs": str(len(certs))}, progress)
-        return _finish(name, tag, started, ("python3",), {}, progress, replaced)
+        return _finish(name, tag, started, ("python3",), {}, progress)
 
 
 def lab_tag() -> str:
@@ -245,7 +245,7 @@ def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda l
     with _locked("lab"):
         present = None if force else _current("lab", tag, base.id, progress)
         if present is None:
-            started, replaced = time.monotonic(), image_id(tag)
+            started = time.monotonic()
             certs = host_ca_certs() if ca_certs is None else [Path(c) for c in ca_certs]
             progress(f"lab: building {tag} ({len(certs)} extra CA certificate(s))")
             with tempfile.TemporaryDirectory(prefix="memlab-ctx-") as tmp:
@@ -256,7 +256,7 @@ def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda l
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, target)
                 _docker_build(LAB_RECIPE, ctx, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
-            present = _finish("lab", tag, started, ("docker.io",), {}, progress, replaced)
+            present = _finish("lab", tag, started, ("docker.io",), {}, progress)
         docker("tag", present.id, LAB_LATEST, timeout=60)
         return present
 
@@ -323,7 +323,7 @@ def _docker_build(recipe: Path, context: Path, tag: str, args: dict[str, str], l
 
 
 def _finish(name: str, tag: str, started: float, packages: tuple | list, labels: dict[str, str],
-            progress: Progress, replaced: str | None = None) -> ImageRecord:
+            progress: Progress) -> ImageRecord:
     """Label the image with its name and package versions, record the build, report the time."""
     query = docker("run", "--rm", "--network", "none", "--entrypoint", "dpkg-query", tag, "-W",
                    "-f", "${Package}\t${Version}\n", *packages, timeout=60).stdout
@@ -333,8 +333,6 @@ def _finish(name: str, tag: str, started: float, packages: tuple | list, labels:
     docker(*stamp, "-", input=f"FROM {tag}\n", timeout=120)
     rec = ImageRecord(name, tag, image_id(tag) or "", built=True, seconds=round(time.monotonic() - started, 1),
                       labels=image_labels(tag))
-    if replaced and replaced != rec.id:  # the image this build replaced under the same tag
-        docker("rmi", replaced, check=False, timeout=120)
     _records_dir().mkdir(parents=True, exist_ok=True)
     (_records_dir() / f"{name}.json").write_text(json.dumps({**asdict(rec), "finished": time.time()}, indent=1))
     progress(f"{name}: built {tag} ({rec.id[:19]}) in {rec.seconds:.0f} s")
@@ -347,9 +345,13 @@ def _records_dir() -> Path:
 
 @contextmanager
 def _locked(name: str) -> Iterator[None]:
-    """One builder per image at a time (rows prepared side by side share the build)."""
-    _records_dir().mkdir(parents=True, exist_ok=True)
-    with open(_records_dir() / f"{name}.lock", "w") as lock:
+    """One builder per image at a time, across every process on this host whatever its cache
+    (rows prepared side by side, a test's run beside a person's, share the build)."""
+    folder = Path(tempfile.gettempdir()) / "memlab-image-locks"
+    folder.mkdir(exist_ok=True)
+    if folder.stat().st_uid == os.geteuid():
+        folder.chmod(0o1777)
+    with open(folder / f"{name}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
