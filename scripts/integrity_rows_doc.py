@@ -1,0 +1,91 @@
+"""Write docs/rows-integrity.md from the committed result sets of the integrity rows.
+
+Every matrix in the document is read from results/published/<row>/rows/*.json (nothing is typed
+by hand); the sentence for users is the row's profile notes. Run after re-publishing a row:
+
+    python scripts/integrity_rows_doc.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lab.cases import CASE_IDS  # noqa: E402
+from lab.profile import load_profiles  # noqa: E402
+
+ROWS = ["inspeximus-default", "inspeximus-rcpt+dir", "inspeximus-rcpt+dir+home", "acrf-memory-guard",
+        "langgraph-ledger", "memory-blackbox-md", "memory-blackbox-md+restart", "atelya-attest-chain",
+        "atelya-attest-chain+anchor", "continuum-events", "continuum-events+attest", "atmem-chain",
+        "atmem-chain+checkpoint"]
+UNAVAILABLE = ["hdp-token-content-ref", "hdp-token-uuid", "agent-memory", "recallspection-exact",
+               "recallspection-exact+anchor", "surgical-devops-g7"]
+# Seconds measured once (2026-11-30, the 2-core development machine, other work running alongside):
+# `memlab run --runtime local --jobs 1 --sut <row>` with an empty MEMLAB_CACHE and PIP_NO_CACHE_DIR=1,
+# rows in this order, so a row whose driver's environment was already built shows 0 for it.
+TIMINGS = {  # row: (environment build, run without the build)
+    "inspeximus-default": (13.9, 6.4), "inspeximus-rcpt+dir": (0.0, 5.4), "inspeximus-rcpt+dir+home": (0.0, 5.8),
+    "acrf-memory-guard": (7.8, 2.8), "langgraph-ledger": (64.5, 62.3), "memory-blackbox-md": (43.1, 12.7),
+    "memory-blackbox-md+restart": (0.0, 11.7), "atelya-attest-chain": (8.2, 6.8),
+    "atelya-attest-chain+anchor": (0.0, 6.3), "continuum-events": (36.1, 16.9),
+    "continuum-events+attest": (0.0, 20.5), "atmem-chain": (20.5, 13.8), "atmem-chain+checkpoint": (0.0, 11.2),
+}
+SHORT = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
+
+
+def cell(c: dict) -> str:
+    short = SHORT.get(c["verdict"], c["verdict"])
+    return short + ("·a" if c["verdict"] == "REPORTED" and c.get("detection_point") == "audit" else "")
+
+
+def main() -> None:
+    profiles = {p.row: p for p in load_profiles()}
+    out = ["# Integrity rows: the subsystems that claim tamper evidence", "",
+           "Measured on the local runtime (`memlab run --runtime local --sut '<row>'`); each result set is",
+           "committed under `results/published/<row>/` and re-measured by `tests/rows/test_<row>.py`",
+           "(`python3 -m pytest tests/rows -q`). This file is generated from those result sets by",
+           "`scripts/integrity_rows_doc.py`. REJ refused · REP reported at read · REP·a reported at",
+           "audit only (half credit, observation class b) · ACC accepted (fail) · n/a not expressible.", ""]
+    for name in ROWS:
+        folder = ROOT / "results" / "published" / name / "rows"
+        rows = sorted((json.loads(p.read_text()) for p in folder.glob("*.json")),
+                      key=lambda r: r["detection_point"]) if folder.is_dir() else []
+        prof = profiles.get(name)
+        out += [f"## {name}", ""]
+        if not rows:
+            reason = prof.unavailable_reason if prof and prof.status == "unavailable" else "not measured yet"
+            out += [f"Not measured: {reason}", ""]
+            continue
+        r0 = rows[0]
+        pkgs = (r0.get("runtime") or {}).get("packages") or {}
+        version = next((v for k, v in pkgs.items() if k.lower() == str(r0["sut"]["package"]).lower()), "?")
+        out += [f"{r0['title']}. SUT {r0['sut']['package']} {r0['sut']['version']} (installed: {version}); "
+                f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}.", "",
+                "| point | " + " | ".join(CASE_IDS) + " | C1 | C2 | metric | level |",
+                "|---" * (len(CASE_IDS) + 5) + "|"]
+        for r in rows:
+            metric = "—" if r.get("metric") is None else f"{r['metric']:.2f}"
+            out.append(f"| {r['detection_point']} | " + " | ".join(cell(r["cells"][c]) for c in CASE_IDS) +
+                       f" | {'ok' if r['controls']['C1']['ok'] else 'FAIL'} | "
+                       f"{'ok' if r['controls']['C2']['ok'] else 'FAIL'} | {metric} | {r.get('level') or '—'} |")
+        out += ["", f"**For a user:** {r0.get('notes')}", ""]
+    out += ["## Time per row", "",
+            "Measured once on the 2-core development machine with an empty cache (`MEMLAB_CACHE` empty,",
+            "`PIP_NO_CACHE_DIR=1`), `--jobs 1`, rows in the order below: a row that shares its driver's",
+            "environment with the row before it builds nothing. Seconds.", "",
+            "| row | environment build | run |", "|---|---|---|"]
+    out += [f"| {name} | {TIMINGS[name][0]:.1f} | {TIMINGS[name][1]:.1f} |" for name in ROWS if name in TIMINGS]
+    out += ["", "## Rows no reachable registry serves", ""]
+    for name in UNAVAILABLE:
+        prof = profiles.get(name)
+        out.append(f"- **{name}** ({prof.sut.get('package')} {prof.sut.get('version')}): {prof.unavailable_reason}"
+                   if prof else f"- **{name}**: no profile")
+    (ROOT / "docs" / "rows-integrity.md").write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
