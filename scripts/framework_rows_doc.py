@@ -1,0 +1,100 @@
+"""Write docs/rows.md from the committed result sets of the framework rows (issue 4).
+
+Every matrix, version and run time in the document is read from
+results/published/<row>/ (nothing typed by hand); the notes are the row's profile notes. What
+is written here by hand is one line per row saying what the measured matrix means for a user
+of that framework, and the environment build times measured on an empty cache. Run after
+re-publishing a row:
+
+    python scripts/framework_rows_doc.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lab.cases import CASE_IDS  # noqa: E402
+
+#: row -> one line for a user of the framework (an interpretation of the committed matrix).
+ROWS = {
+    "langgraph-sqlite": (
+        "Whoever can write `checkpoints.db` decides what a LangGraph agent resumes with: every edit, "
+        "deletion, reorder, forged or relabelled message, cross-thread copy and file rollback is served "
+        "by `get_state` as the thread's genuine history, with no error and no warning."),
+    "langgraph-sqlite+aes": (
+        "`EncryptedSerializer` refuses a checkpoint whose ciphertext was altered (T1: `MAC check failed`) "
+        "and keeps the messages out of reach, but it binds them to nothing but the key: deleted, "
+        "replayed, cross-thread and rolled-back checkpoints are served as genuine -- confidentiality, "
+        "not integrity of the thread (and it loads unencrypted checkpoints too, see the notes)."),
+    "openai-agents-sqlite-session": (
+        "`SQLiteSession` hands the next `Runner` turn whatever `agent_messages` holds: every one of the "
+        "ten edits reaches the agent as genuine conversation history."),
+    "llamaindex-memory-sqlite": (
+        "`Memory.aget()` gives the agent whatever `llama_index_memory` holds for the session: every one "
+        "of the ten edits reaches the agent's next prompt as genuine history."),
+}
+#: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
+#: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
+ENV_BUILD = {"langgraph-sqlite": 73.8, "openai-agents": 54.1, "llamaindex": 117.8}
+SHORT = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
+
+
+def cell(c: dict) -> str:
+    short = SHORT.get(c["verdict"], c["verdict"])
+    return short + ("·a" if c["verdict"] == "REPORTED" and c.get("detection_point") == "audit" else "")
+
+
+def seconds(run: dict) -> float:
+    start, end = (datetime.fromisoformat(run[k]) for k in ("started", "finished"))
+    return (end - start).total_seconds()
+
+
+def main() -> None:
+    out = ["# Framework rows: agent memory layers with no integrity claim", "",
+           "Measured on the local runtime (`memlab run --runtime local --sut '<row>'`); each result set is",
+           "committed under `results/published/<row>/` and re-measured by `tests/rows/test_<row>.py`",
+           "(`python3 -m pytest tests/rows -q`). Generated from those result sets by",
+           "`scripts/framework_rows_doc.py`. REJ refused · REP reported at read · ACC accepted (fail) ·",
+           "n/a not expressible (reason in the row) · ERR harness error.", ""]
+    for name, for_user in ROWS.items():
+        base = ROOT / "results" / "published" / name
+        rows = sorted((json.loads(p.read_text()) for p in (base / "rows").glob("*.json")),
+                      key=lambda r: r["detection_point"]) if (base / "rows").is_dir() else []
+        out += [f"## {name}", ""]
+        if not rows:
+            out += ["Not measured yet.", ""]
+            continue
+        r0 = rows[0]
+        run = json.loads((base / "run.json").read_text())
+        pkgs = (r0.get("runtime") or {}).get("packages") or {}
+        version = next((v for k, v in pkgs.items() if k.lower() == str(r0["sut"]["package"]).lower()), "?")
+        profile = base / "observations" / name / "profile.json"
+        driver = json.loads(profile.read_text()).get("driver") if profile.is_file() else None
+        build = ENV_BUILD.get(driver)
+        out += [f"{r0['title']}. SUT {r0['sut']['package']} {r0['sut']['version']} (installed: {version}); "
+                f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}; "
+                f"run {seconds(run):.0f} s" + (f", environment build {build:.0f} s on an empty cache" if build else "")
+                + ".", "",
+                "| point | " + " | ".join(CASE_IDS) + " | C1 | C2 | metric | level |",
+                "|---" * (len(CASE_IDS) + 5) + "|"]
+        for r in rows:
+            metric = "—" if r.get("metric") is None else f"{r['metric']:.2f}"
+            out.append(f"| {r['detection_point']} | " + " | ".join(cell(r["cells"][c]) for c in CASE_IDS) +
+                       f" | {'ok' if r['controls']['C1']['ok'] else 'FAIL'} | "
+                       f"{'ok' if r['controls']['C2']['ok'] else 'FAIL'} | {metric} | {r.get('level') or '—'} |")
+        na = sorted({r0["cells"][c].get("reason") for c in CASE_IDS if r0["cells"][c]["verdict"] == "n/a"})
+        out += ["", f"**For a user:** {for_user}", ""]
+        if na:
+            out += ["n/a: " + "; ".join(na) + ".", ""]
+        out += [f"Notes: {r0.get('notes')}", ""]
+    (ROOT / "docs" / "rows.md").write_text("\n".join(out), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
