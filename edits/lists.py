@@ -231,9 +231,6 @@ class ListEditor(SqliteEditor):
             raise EditError(f"the version row of record {rec.key()} is gone")
         return rows[0]
 
-    def _where(self, rec: Record) -> tuple[str, list[Any]]:
-        return "rowid = ?", [rec.locator["rowid"]]
-
     def _list_name(self) -> str:
         return ".".join(self.layout.payload.path)
 
