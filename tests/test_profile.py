@@ -85,4 +85,7 @@ def test_shipped_profiles_are_valid_and_selectable():
     rows = {p.row for p in profiles}
     assert {"reference-naive", "reference-sealed", "reference-sealed-beside", "reference-audit",
             "reference-naive-jsonl"} <= rows
-    assert {p.row for p in select(profiles, ["reference-sealed*"])} == {"reference-sealed", "reference-sealed-beside"}
+    assert {p.row for p in select(profiles, ["reference-sealed*"])} == {
+        "reference-sealed", "reference-sealed-beside", "reference-sealed-postgres"}
+    assert {p.row for p in select(profiles, ["reference-naive", "*-redis"])} == {
+        "reference-naive", "reference-naive-redis"}
