@@ -138,13 +138,9 @@ class DockerRuntime:
         self._hand_over(volumes.values())
         row = re.sub(r"[^a-zA-Z0-9_.-]", "_", prepared.profile.row)
         container = f"memlab-{run_id}-{row}-{uuid.uuid4().hex[:8]}"
-        lim = self.limits
         argv = [binary(), "run", "-i", "--rm", "--init", "--name", container, "--label", f"{RUN_LABEL}={run_id}",
                 "--label", f"{CACHE_LABEL}={cache_key()}", "--label", f"memlab.row={prepared.profile.row}",
-                "--user", self._user_spec(), "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-                "--read-only", "--tmpfs", f"/tmp:rw,nosuid,nodev,size={lim.tmpfs},mode=1777",
-                "--memory", lim.memory, "--memory-swap", lim.memory, "--pids-limit", str(lim.pids),
-                "--network", prepared.detail["network"],
+                *self._hardened(), "--network", prepared.detail["network"],
                 "-e", f"MEMLAB_RUN_ID={run_id}", "-e", "MEMLAB_RUNTIME=docker", "-e", "HOME=/tmp",
                 "-e", "XDG_CONFIG_HOME=/tmp/.config", "-e", "TMPDIR=/tmp"]
         paths = {}
@@ -167,10 +163,17 @@ class DockerRuntime:
         """The image's Python version and packages (the same listing the local runtime records)."""
         with self._lock:
             if image not in self._listings:
-                out = docker("run", "--rm", "--network", "none", "--read-only", "--entrypoint", CONTAINER_PYTHON,
+                out = docker("run", "--rm", *self._hardened(), "--network", "none", "--entrypoint", CONTAINER_PYTHON,
                              image, "-I", "-c", LIST_PACKAGES, timeout=120).stdout
                 self._listings[image] = json.loads(out)
             return self._listings[image]
+
+    def _hardened(self) -> list[str]:
+        """The flags every container of SUT code gets: who it runs as, what it may write, its limits."""
+        lim = self.limits
+        return ["--user", self._user_spec(), "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+                "--read-only", "--tmpfs", f"/tmp:rw,nosuid,nodev,size={lim.tmpfs},mode=1777",
+                "--memory", lim.memory, "--memory-swap", lim.memory, "--pids-limit", str(lim.pids)]
 
     @staticmethod
     def _user_spec() -> str:
