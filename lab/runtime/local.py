@@ -26,6 +26,10 @@ from lab.services import RunningService, ServiceSpec, start_local
 log = structlog.get_logger(__name__)
 
 
+#: Bumped when what a cached environment records changes (2: package listing with ``python -I``).
+VENV_LAYOUT = 2
+
+
 class EnvironmentBuildError(RuntimeError):
     """The SUT's virtual environment could not be built; the message carries pip's output."""
 
@@ -43,7 +47,7 @@ class LocalRuntime:
         """Build or reuse the SUT's virtual environment; record its exact package list."""
         requirements = profile.driver_dir / "requirements.txt"
         pins = requirements.read_text() if requirements.is_file() else ""
-        key = hashlib.sha256(f"{sys.version}\n{pins}".encode()).hexdigest()[:16]
+        key = hashlib.sha256(f"{VENV_LAYOUT}\n{sys.version}\n{pins}".encode()).hexdigest()[:16]
         venv = cache_dir() / "venvs" / f"{profile.driver_dir.name}-{key}"
         venv.parent.mkdir(parents=True, exist_ok=True)
         with open(venv.with_suffix(".lock"), "w") as lock:
