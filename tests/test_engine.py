@@ -125,7 +125,7 @@ def test_an_edit_that_does_not_land_is_an_error_not_a_verdict(tmp_path, cache, m
                 return AppliedEdit("T1", "sqlite", ["-- nothing"], [spec.target])
             return self.inner.apply(spec)
 
-    monkeypatch.setattr(procedure, "editor_for", lambda layout, vols: NoOpT1(real(layout, vols)))
+    monkeypatch.setattr(procedure, "editor_for", lambda layout, vols, *a, **kw: NoOpT1(real(layout, vols, *a, **kw)))
     rows = run_matrix(select(load_profiles(), ["reference-naive"]), LocalRuntime(), tmp_path, nonce="noop").rows
     cell = rows[0]["cells"]["T1"]
     assert cell["verdict"] == "error" and "did not land" in cell["reason"]
