@@ -41,8 +41,10 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
 
         return RedisEditor(layout, _service_url(layout, services))
     if layout.backend == "postgres":
-        from edits.postgres import PostgresEditor
+        from edits.postgres import PostgresEditor, PostgresListEditor
 
+        if layout.records is not None:
+            return PostgresListEditor(layout, _service_url(layout, services), versions)
         return PostgresEditor(layout, _service_url(layout, services))
     from edits import jsondoc, jsonl, markdown, sqlite
 

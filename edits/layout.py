@@ -53,6 +53,35 @@ other tables that belong to a version row and go with it when it is deleted::
         version: checkpoint_id           # the newest version row of a context is current
         cascade: [{table: writes, key: [thread_id, checkpoint_ns, checkpoint_id]}]
 
+The list may sit in a row of *another* table, found from the version row
+(``records.payload_row``): a row of ``table`` whose ``key`` columns equal values
+taken from the version row -- a column, or a path inside a JSON column -- and
+whose ``where`` columns hold the given constants. ``path: []`` says the whole
+payload value is the list. Works on sqlite and postgres (LangGraph's
+PostgresSaver keeps the messages of a checkpoint in ``checkpoint_blobs``, in the
+row whose ``version`` is the checkpoint's ``channel_versions.messages``)::
+
+    store:
+      backend: postgres
+      volume: pgdata
+      service: db
+      table: checkpoints                 # the version rows
+      context: thread_id
+      order: "@position"
+      payload: {field: blob, format: msgpack, path: []}   # a field of the payload row
+      records:
+        text: [2, content]
+        identity: [[2, id]]
+        version: checkpoint_id
+        payload_row:
+          table: checkpoint_blobs
+          key: {thread_id: thread_id, checkpoint_ns: checkpoint_ns,
+                version: {field: checkpoint, path: [channel_versions, messages]}}
+          where: {channel: messages}
+
+A version row whose key cannot be read (no ``messages`` version yet) or that
+matches no payload row holds no records; more than one matching row is an error.
+
 ``format: opaque`` (with ``records:``) declares a payload the adversary cannot
 read (ciphertext): only whole-payload edits of version rows can be expressed,
 addressed through the versions the SUT reported when the lab seeded it (see
@@ -118,6 +147,21 @@ class Cascade:
 
 
 @dataclass(frozen=True)
+class PayloadRow:
+    """``records.payload_row``: the row of ``table`` holding a version row's payload -- its ``key``
+    columns equal the version row's values at the refs, its ``where`` columns the constants."""
+
+    table: str
+    key: dict[str, FieldRef]
+    where: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result rows."""
+        return {"table": self.table, "where": dict(self.where),
+                "key": {c: {"field": r.field, "path": list(r.path)} for c, r in self.key.items()}}
+
+
+@dataclass(frozen=True)
 class ElementRecords:
     """``records:`` -- records are the elements of the list at ``payload.path`` in the
     current version row of each context."""
@@ -127,13 +171,15 @@ class ElementRecords:
     identity: tuple[tuple[str, ...], ...] = ()
     metadata: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cascade: tuple[Cascade, ...] = ()
+    payload_row: PayloadRow | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for result rows."""
         return {"text": list(self.text), "version": self.version,
                 "identity": [list(p) for p in self.identity],
                 "metadata": {k: list(v) for k, v in self.metadata.items()},
-                "cascade": [{"table": c.table, "key": list(c.key)} for c in self.cascade]}
+                "cascade": [{"table": c.table, "key": list(c.key)} for c in self.cascade],
+                **({"payload_row": self.payload_row.to_json()} if self.payload_row else {})}
 
 
 @dataclass(frozen=True)
@@ -348,11 +394,11 @@ def _refs(where: str, value: Any) -> tuple[FieldRef, ...]:
 def _records(data: dict, backend: str, identity: list, metadata: dict, payload: PayloadSpec) -> ElementRecords:
     """``records:``: elements of a list inside the payload of each context's current version row."""
     raw = data["records"]
-    if backend != "sqlite":
-        raise LayoutError("records", f"list-element records are edited on sqlite only, not {backend}",
-                          "remove records:, or store the list in a sqlite table")
-    if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "cascade"}:
-        raise LayoutError("records", "must be a mapping of text, identity, metadata, version, cascade",
+    if backend not in ("sqlite", "postgres"):
+        raise LayoutError("records", f"list-element records are edited on sqlite and postgres, not {backend}",
+                          "remove records:, or store the list in a SQL table")
+    if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "cascade", "payload_row"}:
+        raise LayoutError("records", "must be a mapping of text, identity, metadata, version, cascade, payload_row",
                           "e.g. records: {text: [2, content], version: checkpoint_id}")
     if identity or metadata:
         raise LayoutError("records", "identity and metadata of list elements go inside records:",
@@ -360,7 +406,8 @@ def _records(data: dict, backend: str, identity: list, metadata: dict, payload: 
     if data.get("order") != POSITION:
         raise LayoutError("order", "list elements are ordered by their place in the list",
                           f'write order: "{POSITION}"')
-    if payload.format not in ("json", "msgpack", "opaque") or (payload.format != "opaque" and not payload.path):
+    explicit = isinstance(data.get("payload"), dict) and "path" in data["payload"]  # path: [] = the whole value
+    if payload.format not in ("json", "msgpack", "opaque") or (payload.format != "opaque" and not explicit):
         raise LayoutError("payload", "records: needs the path of the list inside a json or msgpack payload",
                           "e.g. payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}")
     if not isinstance(raw.get("version"), str) or not raw["version"]:
@@ -381,7 +428,19 @@ def _records(data: dict, backend: str, identity: list, metadata: dict, payload: 
     return ElementRecords(text=_path("records.text", raw.get("text")), version=raw["version"],
                           identity=tuple(_path(f"records.identity[{i}]", p) for i, p in enumerate(ident)),
                           metadata={str(k): _path(f"records.metadata.{k}", v) for k, v in meta.items()},
-                          cascade=tuple(cascade))
+                          cascade=tuple(cascade), payload_row=_payload_row(raw.get("payload_row")))
+
+
+def _payload_row(raw: Any) -> PayloadRow | None:
+    """``records.payload_row``: {table, key: {column: source column or {field, path}}, where: {column: value}}."""
+    if raw is None:
+        return None
+    fix = "e.g. payload_row: {table: blobs, key: {version: {field: doc, path: [versions, messages]}}}"
+    if not isinstance(raw, dict) or set(raw) - {"table", "key", "where"} or not isinstance(raw.get("table"), str) \
+            or not isinstance(raw.get("key"), dict) or not raw["key"] or not isinstance(raw.get("where", {}), dict):
+        raise LayoutError("records.payload_row", "must be {table, key: {column: source}, where: {column: value}}", fix)
+    key = {str(c): _refs(f"records.payload_row.key.{c}", v)[0] for c, v in raw["key"].items()}
+    return PayloadRow(raw["table"], key, dict(raw.get("where") or {}))
 
 
 def _markdown_pattern(pattern: Any) -> str:

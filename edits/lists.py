@@ -1,10 +1,14 @@
-"""Generic editor for records that are elements of a list inside one stored value (sqlite).
+"""Generic editor for records that are elements of a list inside one stored value (sqlite, postgres).
 
 The layout's ``records:`` block (see :mod:`edits.layout`) says: each row of the
 table is one *version* of a context's state, ordered by ``records.version``;
 the newest version row of a context is current; every element of the list at
 ``payload.path`` inside its payload (JSON or MessagePack) is one record, with
-its text, identity and metadata at paths inside the element. LangGraph's
+its text, identity and metadata at paths inside the element. The payload is a
+column of the version row, or of the row of another table that
+``records.payload_row`` names (see :mod:`edits.layout`). The element logic
+(:class:`ListRecords`) is shared by both SQL dialects: :class:`ListEditor`
+(SQLite) here, :class:`edits.postgres.PostgresListEditor` (PostgreSQL). LangGraph's
 checkpointers keep memory this way (a message = an element of
 ``channel_values.messages`` in the newest checkpoint).
 
@@ -67,7 +71,6 @@ Example::
 from __future__ import annotations
 
 import copy
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -87,15 +90,16 @@ def _rank(value: Any) -> tuple:
     return (1, 0, str(value))
 
 
-class ListEditor(SqliteEditor):
-    """Records = elements of a list inside the current version row of each context."""
+class ListRecords:
+    """Records = elements of a list inside the current version row of each context.
 
-    backend = "sqlite"
+    A mixin over a SQL dialect editor, which supplies ``_fetch_table``, ``_where_addr``,
+    ``_run`` and ``PARAM`` (:class:`edits.sql.SqlEditor`).
+    """
 
-    def __init__(self, layout: StoreLayout, volume_path: Path, versions: dict[str, str] | None = None):
+    def _init_list(self, layout: StoreLayout, versions: dict[str, str] | None) -> None:
         if layout.records is None:
-            raise ValueError("ListEditor needs a layout with records:")
-        super().__init__(layout, volume_path)
+            raise ValueError(f"{type(self).__name__} needs a layout with records:")
         self.spec = layout.records
         self.versions: dict[str, str] = {str(k): v for k, v in (versions or {}).items()}
         self.opaque = layout.payload.format == "opaque"
@@ -103,26 +107,34 @@ class ListEditor(SqliteEditor):
     # -- reading ----------------------------------------------------------
 
     def rows(self) -> list[dict[str, Any]]:
-        """Every row of the table: {"rowid", "context", "version", "fields"}, by (context, version)."""
-        lay, table = self.layout, self.layout.table
-        with self._reader() as conn:
-            info = conn.execute(f"PRAGMA table_xinfo({_q(table)})").fetchall()
-            if not info:
-                raise EditError(f"{lay.file}: no table {table!r}")
-            self.pk = [r[1] for r in sorted(info, key=lambda r: r[5]) if r[5] > 0]
-            self.readonly = {r[1] for r in info if r[6] not in (0, 1)}
-            cur = conn.execute(f"SELECT rowid, * FROM {_q(table)}")
-            self.columns = [d[0] for d in cur.description[1:]]
-            raw = cur.fetchall()
-        missing = [c for c in (lay.context, lay.payload.field, self.spec.version) if c not in self.columns]
+        """Every version row: {"addr", "context", "version", "fields", "payload"}, by (context, version);
+        ``payload`` is the row holding its payload ({"table", "addr", "fields"}; None: no payload row)."""
+        lay, spec = self.layout, self.spec
+        self.columns, raw = self._fetch_table(lay.table)
+        own = [] if spec.payload_row else [lay.payload.field]
+        missing = [c for c in (lay.context, *own, spec.version) if c not in self.columns]
         if missing:
-            raise EditError(f"{lay.file}: table {table!r} has no column(s) {missing} named by the layout")
+            raise EditError(f"table {lay.table!r} has no column(s) {missing} named by the layout")
+        payloads = self._fetch_table(spec.payload_row.table)[1] if spec.payload_row else None
         out = []
-        for row in raw:
-            fields = dict(zip(self.columns, row[1:]))
-            out.append({"rowid": row[0], "context": str(fields[lay.context]),
-                        "version": fields[self.spec.version], "fields": fields})
+        for addr, fields in raw:
+            payload = ({"table": lay.table, "addr": addr, "fields": fields} if payloads is None
+                       else self._payload_of(fields, payloads))
+            out.append({"addr": addr, "context": str(fields[lay.context]), "version": fields[spec.version],
+                        "fields": fields, "payload": payload})
         return sorted(out, key=lambda r: (r["context"], _rank(r["version"])))
+
+    def _payload_of(self, fields: dict[str, Any], payloads: list) -> dict[str, Any] | None:
+        """The row of ``payload_row.table`` that holds the payload of the version row ``fields``."""
+        pr = self.spec.payload_row
+        want = {c: paths.read(fields.get(ref.field), ref.path, ref.format) for c, ref in pr.key.items()}
+        if any(v is paths.MISSING or v is None for v in want.values()):
+            return None
+        want.update(pr.where)
+        hits = [(a, f) for a, f in payloads if all(f.get(c) == v for c, v in want.items())]
+        if len(hits) > 1:
+            raise EditError(f"{len(hits)} rows of {pr.table!r} match {want}; the payload row must be unique")
+        return {"table": pr.table, "addr": hits[0][0], "fields": hits[0][1]} if hits else None
 
     def current_rows(self) -> dict[str, dict[str, Any]]:
         """The current (newest) version row of each context."""
@@ -142,22 +154,28 @@ class ListEditor(SqliteEditor):
         lay = self.layout
         return Record(context=row["context"], identity=(row["version"],), order=row["version"], payload="",
                       fields=row["fields"], label=self.versions.get(str(row["version"])),
-                      locator={"file": lay.file, "table": lay.table, "rowid": row["rowid"],
-                               "version": row["version"]})
+                      locator={"file": lay.file, "table": lay.table, **row["addr"], "version": row["version"]})
+
+    def _raw(self, row: dict[str, Any]) -> Any:
+        """The stored payload value of a version row."""
+        if row["payload"] is None:
+            raise EditError(f"{self.layout.table} {_at(row)}: no payload row")
+        return row["payload"]["fields"][self.layout.payload.field]
 
     def _tree(self, row: dict[str, Any]) -> Any:
-        raw = row["fields"][self.layout.payload.field]
         try:
-            return paths.parse(raw, self.layout.payload.format)
+            return paths.parse(self._raw(row), self.layout.payload.format)
         except EditError as exc:
-            raise EditError(f"{self.layout.table} rowid {row['rowid']}: {exc}") from None
+            raise EditError(f"{self.layout.table} {_at(row)}: {exc}") from None
 
     def _elements(self, row: dict[str, Any], tree: Any = None) -> list[Any]:
+        if row["payload"] is None and tree is None:
+            return []  # no payload row yet (a context's first, empty state)
         found = paths.get_path(self._tree(row) if tree is None else tree, self.layout.payload.path)
         if found is paths.MISSING:
             return []  # a version row with no list yet (a context's first, empty state)
         if not isinstance(found, list):
-            raise EditError(f"{self.layout.table} rowid {row['rowid']}: the value at "
+            raise EditError(f"{self.layout.table} {_at(row)}: the value at "
                             f"{list(self.layout.payload.path)} is not a list")
         return found
 
@@ -169,7 +187,7 @@ class ListEditor(SqliteEditor):
                       payload="" if text in (None, paths.MISSING) else str(text),
                       metadata={n: _plain(paths.get_path(element, p)) for n, p in spec.metadata.items()},
                       fields={k: _plain(v) for k, v in paths.flatten(element).items()},
-                      locator={"file": lay.file, "table": lay.table, "rowid": row["rowid"],
+                      locator={"file": lay.file, "table": lay.table, **row["addr"],
                                "version": row["version"], "index": index})
 
     # -- applying ---------------------------------------------------------
@@ -187,52 +205,40 @@ class ListEditor(SqliteEditor):
         return super().apply(spec)
 
     def _run_steps(self, steps: list[tuple[str, list[Any], bool]]) -> list[str]:
-        """Run (sql, args, exactly_one_row) steps in one transaction; return the statements SQLite ran."""
-        statements: list[str] = []
-        conn = self._connect()
-        conn.set_trace_callback(statements.append)
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            for sql, args, one in steps:
-                cur = conn.execute(sql, args)
-                if one and cur.rowcount != 1:
-                    raise EditError(f"statement changed {cur.rowcount} rows, expected 1: {sql}")
-            conn.execute("COMMIT")
-            return statements
-        except sqlite3.Error as exc:
-            raise EditError(f"sqlite refused the edit: {exc}") from exc
-        finally:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            conn.set_trace_callback(None)
-            conn.close()
+        """Run (sql, args, exactly_one_row) steps in one transaction; return the statements run."""
+        return self._run(steps)[0]
 
     def _set_payload(self, row: dict[str, Any], value: Any) -> tuple[str, list[Any], bool]:
-        return (f"UPDATE {_q(self.layout.table)} SET {_q(self.layout.payload.field)} = ? WHERE rowid = ?",
-                [value, row["rowid"]], True)
+        """The UPDATE that stores ``value`` as the payload of a version row (in its payload row)."""
+        self._raw(row)
+        where, args = self._where_addr(row["payload"]["addr"])
+        return (f"UPDATE {_sql_name(row['payload']['table'])} SET {_q(self.layout.payload.field)} = {self.PARAM} "
+                f"WHERE {where}", [value, *args], True)
 
     def _rewrite(self, row: dict[str, Any], change) -> tuple[list[str], dict[str, Any]]:
         """Decode the row's payload, let ``change(list)`` edit its list, re-encode and store it."""
-        raw = row["fields"][self.layout.payload.field]
+        raw = self._raw(row)
         fmt = self.layout.payload.format
         if fmt == "msgpack" and not msgpack.roundtrips(raw):
-            raise EditError(f"{self.layout.table} rowid {row['rowid']}: the MessagePack payload does not "
+            raise EditError(f"{self.layout.table} {_at(row)}: the MessagePack payload does not "
                             "re-encode byte for byte; refusing to rewrite it")
         tree = self._tree(row)
         items = list(self._elements(row, tree))
         operation = change(items)
-        new = paths.write(raw, self.layout.payload.path, items, fmt)
+        path = self.layout.payload.path
+        new = paths.write(raw, path, items, fmt) if path else paths.encode_like(raw, items, fmt)
         statements = self._run_steps([self._set_payload(row, new)])
-        return statements, {"row": {"rowid": row["rowid"], "version": row["version"]}, "operation": operation}
+        held = {"payload_row": {"table": row["payload"]["table"], **row["payload"]["addr"]}} if self.spec.payload_row else {}
+        return statements, {"row": {**row["addr"], "version": row["version"]}, **held, "operation": operation}
 
     def _row_of(self, rec: Record) -> dict[str, Any]:
-        rows = [r for r in self.rows() if r["rowid"] == rec.locator.get("rowid")]
+        rows = [r for r in self.rows() if all(rec.locator.get(k) == v for k, v in r["addr"].items())]
         if not rows:
             raise EditError(f"the version row of record {rec.key()} is gone")
         return rows[0]
 
     def _list_name(self) -> str:
-        return ".".join(self.layout.payload.path)
+        return ".".join(self.layout.payload.path) or f"the {self.layout.payload.field} list"
 
     def _replace(self, p: Plan) -> Outcome:
         i = p.target.order
@@ -292,7 +298,7 @@ class ListEditor(SqliteEditor):
             for path in self.spec.identity:
                 new = paths.set_path(new, path, paths.get_path(items[p.target.order], path))
             items[p.target.order] = new
-            return (f"copy element {p.other.order} of rowid {donor_row['rowid']} over element "
+            return (f"copy element {p.other.order} of {_at(donor_row)} over element "
                     f"{p.target.order}, keeping its identity")
         stmts, detail = self._rewrite(victim_row, change)
         return Outcome(stmts, [p.target.key()], {**detail, "donor": p.other.key()})
@@ -331,10 +337,12 @@ class ListEditor(SqliteEditor):
         doomed = [r for r in self.rows() if r["context"] == context and _rank(r["version"]) > _rank(keep["version"])]
         steps: list[tuple[str, list[Any], bool]] = []
         for row in doomed:
-            steps.append((f"DELETE FROM {_q(self.layout.table)} WHERE rowid = ?", [row["rowid"]], True))
+            where, args = self._where_addr(row["addr"])
+            steps.append((f"DELETE FROM {_sql_name(self.layout.table)} WHERE {where}", args, True))
             for c in self.spec.cascade:
-                where = " AND ".join(f"{_q(k)} = ?" for k in c.key)
-                steps.append((f"DELETE FROM {_q(c.table)} WHERE {where}", [row["fields"][k] for k in c.key], False))
+                where = " AND ".join(f"{_q(k)} = {self.PARAM}" for k in c.key)
+                steps.append((f"DELETE FROM {_sql_name(c.table)} WHERE {where}",
+                              [row["fields"][k] for k in c.key], False))
         statements = self._run_steps(steps)
         return Outcome(statements, [str(r["version"]) for r in doomed],
                        {"kept_current": keep["version"], "deleted_versions": [r["version"] for r in doomed],
@@ -348,18 +356,17 @@ class ListEditor(SqliteEditor):
                             "cannot address one of them")
         target = find_one(recs, spec.target, "target")
         current = self.current_rows()
-        field = self.layout.payload.field
         if spec.case == "T2":
             return self._roll_back(target)
         if spec.case == "T1":
             row = current[spec.context or target.context]
-            raw = bytes(row["fields"][field])
+            raw = bytes(self._raw(row))
             if not raw:
                 raise EditError("T1: the current version row has an empty payload")
             at = len(raw) // 2
             new = raw[:at] + bytes([raw[at] ^ 0x01]) + raw[at + 1:]
             stmts = self._run_steps([self._set_payload(row, new)])
-            return Outcome(stmts, [str(row["version"])], {"row": {"rowid": row["rowid"], "version": row["version"]},
+            return Outcome(stmts, [str(row["version"])], {"row": {**row["addr"], "version": row["version"]},
                                                           "operation": f"flip bit 0 of byte {at} of {len(raw)}"})
         donor_rec = find_one(recs, spec.donor or "", "donor")
         if spec.case == "T6":
@@ -368,14 +375,33 @@ class ListEditor(SqliteEditor):
                 raise EditError("T6: donor and victim are in the same context")
         else:
             victim = current[target.context]
-            donor = next(r for r in self.rows() if r["rowid"] == donor_rec.locator["rowid"])
-            if donor["context"] != victim["context"] or donor["rowid"] == victim["rowid"]:
+            donor = self._row_of(donor_rec)
+            if donor["context"] != victim["context"] or donor["addr"] == victim["addr"]:
                 raise EditError("T7: the donor row is not an older version of the victim's context")
-        stmts = self._run_steps([self._set_payload(victim, donor["fields"][field])])
+        stmts = self._run_steps([self._set_payload(victim, self._raw(donor))])
+        field = self.layout.payload.field
         return Outcome(stmts, [str(victim["version"])],
-                       {"row": {"rowid": victim["rowid"], "version": victim["version"]},
-                        "donor": {"rowid": donor["rowid"], "version": donor["version"]},
+                       {"row": {**victim["addr"], "version": victim["version"]},
+                        "donor": {**donor["addr"], "version": donor["version"]},
                         "operation": f"copy {field} of the donor version row over the victim's"})
+
+
+class ListEditor(ListRecords, SqliteEditor):
+    """List-element records in one SQLite file of a volume."""
+
+    def __init__(self, layout: StoreLayout, volume_path: Path, versions: dict[str, str] | None = None):
+        self._init_list(layout, versions)
+        SqliteEditor.__init__(self, layout, volume_path)
+
+
+def _at(row: dict[str, Any]) -> str:
+    """A version row's address for messages (rowid 3, pk {...})."""
+    return ", ".join(f"{k} {v}" for k, v in row["addr"].items())
+
+
+def _sql_name(table: str) -> str:
+    """A table name as SQL; ``schema.table`` quoted part by part."""
+    return ".".join(_q(part) for part in table.split("."))
 
 
 def _plain(value: Any) -> Any:

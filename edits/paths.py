@@ -132,6 +132,20 @@ def write(raw: Any, path: tuple[str, ...], new: Any, fmt: str = "json") -> Any:
     return set_path(raw, path, new)
 
 
+def encode_like(raw: Any, new: Any, fmt: str = "json") -> Any:
+    """``new`` as a whole stored value of ``raw``'s type: MessagePack bytes (when ``raw``
+    round-trips byte for byte), JSON text or bytes, or the value itself when ``raw`` is parsed."""
+    if fmt == "msgpack" and isinstance(raw, (bytes, bytearray)):
+        if not msgpack.roundtrips(raw):
+            raise EditError("the MessagePack value does not re-encode byte for byte; refusing to rewrite it")
+        return type(raw)(msgpack.pack(new))
+    if isinstance(raw, str):
+        return json.dumps(new, ensure_ascii=raw.isascii())
+    if isinstance(raw, (bytes, bytearray)):
+        return type(raw)(json.dumps(new, ensure_ascii=False).encode("utf-8"))
+    return new
+
+
 def json_span(text: str, path: tuple[str, ...]) -> tuple[int, int]:
     """Character span of the value at ``path`` in JSON ``text``; EditError when there is none."""
     start = _skip(text, 0)

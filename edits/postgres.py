@@ -5,7 +5,9 @@ stopped; the editor connects over loopback, reads the table, and runs each edit
 as one transaction. The statements returned are exactly what the server
 received, parameters inlined by psycopg's client-side binding. Rows are
 addressed by primary key (``ctid`` when the table has none). The SQL of the
-edits themselves is shared with SQLite (:mod:`edits.sql`).
+edits themselves is shared with SQLite (:mod:`edits.sql`), and so are records that
+are elements of a list inside a stored value (``records:``, :class:`PostgresListEditor`,
+the logic in :mod:`edits.lists`).
 
 Example::
 
@@ -27,9 +29,15 @@ from typing import Any
 import psycopg
 
 from edits.layout import StoreLayout
+from edits.lists import ListRecords
 from edits.model import EditError, Record
 from edits.records import decode_payload, sort_records
 from edits.sql import SqlEditor, _q
+
+
+_PK_SQL = ("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+           "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s::regclass AND i.indisprimary "
+           "ORDER BY array_position(i.indkey, a.attnum)")
 
 
 class PostgresEditor(SqlEditor):
@@ -66,10 +74,7 @@ class PostgresEditor(SqlEditor):
                 raise EditError(f"no table {lay.table!r} in schema {self.schema!r}")
             self.columns = [c[0] for c in cols]
             self.readonly = {c[0] for c in cols if c[1] == "ALWAYS"}
-            self.pk = [r[0] for r in conn.execute(
-                "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
-                "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s::regclass AND i.indisprimary "
-                "ORDER BY array_position(i.indkey, a.attnum)", (self._table(),)).fetchall()]
+            self.pk = [r[0] for r in conn.execute(_PK_SQL, (self._table(),)).fetchall()]
             rows = conn.execute(f"SELECT ctid::text, * FROM {self._table()}").fetchall()
         missing = [c for c in [lay.context, *lay.identity, lay.payload.field, lay.order, *lay.metadata.values()]
                    if c not in self.columns]
@@ -90,17 +95,43 @@ class PostgresEditor(SqlEditor):
                       metadata={n: fields[c] for n, c in lay.metadata.items()}, fields=fields,
                       locator={"table": f"{self.schema}.{self.table}", **where})
 
-    def _run(self, steps: list[tuple[str, list[Any]]]) -> tuple[list[str], Any]:
-        """Run ``steps`` in one transaction, each touching exactly one row; return the statements sent."""
+    def _fetch_table(self, table: str) -> tuple[list[str], list[tuple[dict[str, Any], dict[str, Any]]]]:
+        """Every row of ``table`` (``schema.table`` allowed): (columns, [({"pk": ...} or {"ctid": ...}, fields)])."""
+        schema, _, name = table.rpartition(".")
+        sql_name = f"{_q(schema or 'public')}.{_q(name)}"
+        with self._connect() as conn:
+            pk = [r[0] for r in conn.execute(_PK_SQL, (sql_name,)).fetchall()] if conn.execute(
+                "SELECT to_regclass(%s)", (sql_name,)).fetchone()[0] else None
+            if pk is None:
+                raise EditError(f"no table {table!r}")
+            cur = conn.execute(f"SELECT ctid::text, * FROM {sql_name}")
+            columns = [d.name for d in cur.description[1:]]
+            rows = cur.fetchall()
+        out = []
+        for row in rows:
+            fields = {k: bytes(v) if isinstance(v, memoryview) else v for k, v in zip(columns, row[1:])}
+            out.append(({"pk": {c: fields[c] for c in pk}} if pk else {"ctid": row[0]}, fields))
+        return columns, out
+
+    def _run(self, steps: list[tuple]) -> tuple[list[str], Any]:
+        """Run ``(sql, args[, exactly_one=True])`` steps in one transaction; return the statements sent."""
         statements = ["BEGIN"]
         with self._connect() as conn:
             try:
                 with conn.transaction(), conn.cursor() as cur:
-                    for sql, args in steps:
+                    for sql, args, *one in steps:
                         statements.append(cur.mogrify(sql, args))
                         cur.execute(sql, args)
-                        if cur.rowcount != 1:
+                        if (not one or one[0]) and cur.rowcount != 1:
                             raise EditError(f"statement changed {cur.rowcount} rows, expected 1: {statements[-1]}")
             except psycopg.Error as exc:
                 raise EditError(f"postgres refused the edit: {exc}") from exc
         return statements + ["COMMIT"], None
+
+
+class PostgresListEditor(ListRecords, PostgresEditor):
+    """List-element records (``records:``) in PostgreSQL tables: see :mod:`edits.lists`."""
+
+    def __init__(self, layout: StoreLayout, url: str, versions: dict[str, str] | None = None):
+        self._init_list(layout, versions)
+        PostgresEditor.__init__(self, layout, url)

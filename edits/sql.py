@@ -35,8 +35,9 @@ class SqlEditor(EditorBase):
     pk: list[str]
     readonly: set[str]
 
-    def _run(self, steps: list[tuple[str, list[Any]]]) -> tuple[list[str], Any]:
-        """Run ``steps`` in one transaction, each touching exactly one row; return (statements, last id)."""
+    def _run(self, steps: list[tuple]) -> tuple[list[str], Any]:
+        """Run ``(sql, args[, exactly_one=True])`` steps in one transaction (a step marked exactly_one
+        must touch exactly one row); return (statements, last id)."""
         raise NotImplementedError
 
     def _table(self) -> str:
@@ -46,10 +47,18 @@ class SqlEditor(EditorBase):
     # -- statements -------------------------------------------------------
 
     def _where(self, rec: Record) -> tuple[str, list[Any]]:
-        if self.ROW_ID in rec.locator:
-            return f"{self.ROW_ID} = {self.PARAM}", [rec.locator[self.ROW_ID]]
-        pk = rec.locator["pk"]
+        return self._where_addr(rec.locator)
+
+    def _where_addr(self, addr: dict[str, Any]) -> tuple[str, list[Any]]:
+        """A WHERE clause for one row's address: ``{ROW_ID: value}`` or ``{"pk": {column: value}}``."""
+        if self.ROW_ID in addr:
+            return f"{self.ROW_ID} = {self.PARAM}", [addr[self.ROW_ID]]
+        pk = addr["pk"]
         return " AND ".join(f"{_q(c)} = {self.PARAM}" for c in pk), list(pk.values())
+
+    def _fetch_table(self, table: str) -> tuple[list[str], list[tuple[dict[str, Any], dict[str, Any]]]]:
+        """Every row of ``table`` (any table of the store): (columns, [(address, fields)])."""
+        raise NotImplementedError
 
     def _update(self, rec: Record, values: dict[str, Any]) -> tuple[str, list[Any]]:
         where, args = self._where(rec)

@@ -126,8 +126,17 @@ class SqliteEditor(SqlEditor):
                       metadata=read_metadata(lay, fields), fields=fields,
                       locator={"file": lay.file, "table": lay.table, **where})
 
-    def _run(self, steps: list[tuple[str, list[Any]]]) -> tuple[list[str], int | None]:
-        """Run ``steps`` in one transaction, each touching exactly one row; return the trace."""
+    def _fetch_table(self, table: str) -> tuple[list[str], list[tuple[dict[str, Any], dict[str, Any]]]]:
+        """Every row of ``table``: (columns, [({"rowid": n}, fields)])."""
+        with self._reader() as conn:
+            if not conn.execute(f"PRAGMA table_xinfo({_q(table)})").fetchall():
+                raise EditError(f"{self.layout.file}: no table {table!r}")
+            cur = conn.execute(f"SELECT rowid, * FROM {_q(table)}")
+            columns = [d[0] for d in cur.description[1:]]
+            return columns, [({"rowid": row[0]}, dict(zip(columns, row[1:]))) for row in cur.fetchall()]
+
+    def _run(self, steps: list[tuple]) -> tuple[list[str], int | None]:
+        """Run ``(sql, args[, exactly_one=True])`` steps in one transaction; return the trace."""
         statements: list[str] = []
         conn = self._connect()
         conn.set_trace_callback(statements.append)
@@ -135,9 +144,9 @@ class SqliteEditor(SqlEditor):
             conn.execute("BEGIN IMMEDIATE")
             suspended = self._suspend_triggers(conn) if self.layout.triggers == "suspend" else []
             last = None
-            for sql, args in steps:
+            for sql, args, *one in steps:
                 cur = conn.execute(sql, args)
-                if cur.rowcount != 1:
+                if (not one or one[0]) and cur.rowcount != 1:
                     raise EditError(f"statement changed {cur.rowcount} rows, expected 1: {sql}")
                 last = cur.lastrowid
             for trigger_sql in suspended:
