@@ -1,9 +1,11 @@
-"""Driver of LangGraph's SqliteSaver checkpointer (langgraph-checkpoint-sqlite): offline, no LLM.
+"""Driver of LangGraph's SqliteSaver and PostgresSaver checkpointers: offline, no LLM.
 
 The SUT is a compiled LangGraph graph whose state has one ``messages`` channel
 (``add_messages``) and one no-op node, checkpointed by ``SqliteSaver`` into
-``checkpoints.db`` in volume ``store`` -- the graph an application builds around a
-chat model, with the model left out.
+``checkpoints.db`` in volume ``store`` (``open.config.saver: sqlite``, the default), or
+by ``PostgresSaver`` (langgraph-checkpoint-postgres) on the profile's PostgreSQL service
+``db`` (``saver: postgres``; ``setup()`` creates its tables) -- the graph an application
+builds around a chat model, with the model left out.
 
 - Write: ``graph.invoke({"messages": [HumanMessage(text)]}, {"configurable":
   {"thread_id": context}})`` (an ``AIMessage`` for role assistant, ``SystemMessage``
@@ -13,7 +15,7 @@ chat model, with the model left out.
 - Read: ``graph.get_state(cfg).values["messages"]`` -- the newest checkpoint of the
   thread with its pending writes applied. Served meta: ``role`` = the message's
   ``type`` (human / ai / system), ``name`` when set.
-- Erase: ``SqliteSaver.delete_thread(context)`` -- the whole thread only.
+- Erase: ``saver.delete_thread(context)`` -- the whole thread only.
 
 ``open.config``: ``serde`` plain | aes. With ``aes`` the saver serialises through
 ``EncryptedSerializer.from_pycryptodome_aes(key=...)`` (AES-EAX); the 32-byte key
@@ -33,10 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
-from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.graph.message import add_messages  # noqa: E402
 
+SAVERS = {"sqlite": "langgraph-checkpoint-sqlite", "postgres": "langgraph-checkpoint-postgres"}
 MESSAGES = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}
 
 
@@ -57,7 +59,10 @@ class LangGraphSqliteDriver(kit.Driver):
     """Maps the protocol onto a checkpointed graph over volume ``store``."""
 
     def open(self, volumes, config):
-        """Open checkpoints.db through SqliteSaver (encrypted serde when config.serde is aes)."""
+        """Open the checkpointer config.saver names (encrypted serde when config.serde is aes)."""
+        self.saver_kind = config.get("saver", "sqlite")
+        if self.saver_kind not in SAVERS:
+            raise kit.BadRequest(f"config.saver {self.saver_kind!r}: use one of {sorted(SAVERS)}")
         self.serde_kind = config.get("serde", "plain")
         if self.serde_kind not in ("plain", "aes"):
             raise kit.BadRequest(f"config.serde {self.serde_kind!r}: use plain or aes")
@@ -68,23 +73,46 @@ class LangGraphSqliteDriver(kit.Driver):
             from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 
             kwargs["serde"] = EncryptedSerializer.from_pycryptodome_aes(key=_key(volumes["keys"] / "aes.key"))
-        self.conn = sqlite3.connect(str(volumes["store"] / "checkpoints.db"), check_same_thread=False)
-        self.saver = SqliteSaver(self.conn, **kwargs)
+        self.saver = self._postgres(kwargs) if self.saver_kind == "postgres" else self._sqlite(volumes, kwargs)
         graph = StateGraph(State)
         graph.add_node("remember", lambda state: {})
         graph.add_edge(START, "remember")
         graph.add_edge("remember", END)
         self.graph = graph.compile(checkpointer=self.saver)
 
+    def _sqlite(self, volumes, kwargs):
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        self.conn = sqlite3.connect(str(volumes["store"] / "checkpoints.db"), check_same_thread=False)
+        return SqliteSaver(self.conn, **kwargs)
+
+    def _postgres(self, kwargs):
+        """PostgresSaver on a connection as its docs set one up (autocommit, no prepared statements)."""
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg.rows import dict_row
+
+        if "db" not in self.services:
+            raise kit.BadRequest("saver: postgres needs a service named db (services: {db: {kind: postgres}})")
+        self.conn = psycopg.connect(self.services["db"], autocommit=True, prepare_threshold=0, row_factory=dict_row)
+        self.libpq = f"{psycopg.pq.version()} ({psycopg.pq.__impl__})"
+        saver = PostgresSaver(self.conn, **kwargs)
+        saver.setup()
+        return saver
+
     def describe(self):
         """Versions of the checkpointer, LangGraph and what they link against."""
         libs = {name: _dist(name) for name in ("langgraph", "langgraph-checkpoint", "langchain-core",
-                                                "ormsgpack", "pycryptodome")}
-        return {"sut": "langgraph-checkpoint-sqlite", "version": _dist("langgraph-checkpoint-sqlite"),
-                "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, **libs},
+                                                "ormsgpack", "pycryptodome", "psycopg", "psycopg-binary")}
+        backend = ({"postgresql": self.conn.execute("SHOW server_version").fetchone()["server_version"],
+                    "libpq": self.libpq}
+                   if self.saver_kind == "postgres" else {"sqlite": sqlite3.sqlite_version})
+        return {"sut": SAVERS[self.saver_kind], "version": _dist(SAVERS[self.saver_kind]),
+                "libraries": {"python": platform.python_version(), **backend, **libs},
                 "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True,
                                  "sealed": self.serde_kind == "aes"},
-                "configuration": {"serde": self.serde_kind}}
+                "configuration": {"serde": self.serde_kind,
+                                  **({"saver": "postgres"} if self.saver_kind == "postgres" else {})}}
 
     def _cfg(self, context):
         return {"configurable": {"thread_id": context}}
@@ -109,7 +137,7 @@ class LangGraphSqliteDriver(kit.Driver):
     def erase(self, context, record_id):
         """delete_thread: LangGraph erases whole threads only."""
         if record_id is not None:
-            raise kit.Unsupported("SqliteSaver erases whole threads only (delete_thread)")
+            raise kit.Unsupported("LangGraph checkpointers erase whole threads only (delete_thread)")
         ids = [r["id"] for r in self.read(context)]
         self.saver.delete_thread(context)
         return ids
