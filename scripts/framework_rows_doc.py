@@ -32,6 +32,11 @@ ROWS = {
         "and keeps the messages out of reach, but it binds them to nothing but the key: deleted, "
         "replayed, cross-thread and rolled-back checkpoints are served as genuine -- confidentiality, "
         "not integrity of the thread (and it loads unencrypted checkpoints too, see the notes)."),
+    "langgraph-postgres": (
+        "PostgresSaver is no different from SqliteSaver: whoever can write the database (SQL on the "
+        "server, or its data directory at rest) decides what the agent resumes with -- every edited, "
+        "deleted, reordered, forged or relabelled message, cross-thread copy and rollback is served by "
+        "`get_state` as genuine, with no error and no warning."),
     "openai-agents-sqlite-session": (
         "`SQLiteSession` hands the next `Runner` turn whatever `agent_messages` holds: every one of the "
         "ten edits reaches the agent as genuine conversation history."),
@@ -41,7 +46,9 @@ ROWS = {
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
-ENV_BUILD = {"langgraph-sqlite": 73.8, "openai-agents": 54.1, "llamaindex": 117.8}
+#: langgraph-sqlite: the folder's environment gained langgraph-checkpoint-postgres and psycopg for the
+#: langgraph-postgres row; rebuilt 2026-11-30 under the same conditions in 39.5 s (was 73.8 s).
+ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8}
 SHORT = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
 
 
