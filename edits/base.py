@@ -46,6 +46,12 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
         if layout.records is not None:
             return PostgresListEditor(layout, _service_url(layout, services), versions)
         return PostgresEditor(layout, _service_url(layout, services))
+    if layout.backend == "qdrant":
+        from edits.qdrant import QdrantEditor
+
+        if layout.volume not in volumes:
+            raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
+        return QdrantEditor(layout, volumes[layout.volume])
     from edits import jsondoc, jsonl, markdown, sqlite
 
     table = {"sqlite": sqlite.SqliteEditor, "jsonl": jsonl.JsonlEditor,

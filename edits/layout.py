@@ -7,11 +7,13 @@ editors read and edit records from this description alone.
 Example (the ``store:`` block of a profile)::
 
     store:
-      backend: sqlite            # sqlite | jsonl | markdown | json (files) | postgres | redis (services)
+      backend: sqlite            # sqlite | jsonl | markdown | json | qdrant (files) | postgres | redis (services)
       volume: store              # the volume that holds the store (a service's data volume)
       file: memory.db            # path inside the volume; markdown: pattern with {context}
       service: db                # postgres/redis: the profile's service the editor connects to
       table: records             # sqlite and postgres
+      collection: memories       # qdrant (local mode, ``file`` = the store's folder in the volume);
+                                 # context, order, payload and metadata name payload fields
       key: "mem:{context}:{id}"  # redis: key pattern of a record (a hash), {context} and {id}
       context: ctx               # field that holds the context (markdown: from the file name)
       identity: [id]             # fields kept on T6/T7; [] = the position is the identity
@@ -94,7 +96,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-FILE_BACKENDS = ("sqlite", "jsonl", "markdown", "json")
+FILE_BACKENDS = ("sqlite", "jsonl", "markdown", "json", "qdrant")
 SERVICE_BACKENDS = ("postgres", "redis")
 BACKENDS = FILE_BACKENDS + SERVICE_BACKENDS
 PAYLOAD_FORMATS = ("text", "json", "msgpack", "opaque")
@@ -203,6 +205,7 @@ class StoreLayout:
     records: ElementRecords | None = None
     context_ref: FieldRef | None = None
     identity_refs: dict[str, FieldRef] = field(default_factory=dict)
+    collection: str | None = None
 
     @property
     def ordered_by_position(self) -> bool:
@@ -231,6 +234,7 @@ class StoreLayout:
                if not self.records and any(r.path or len(refs) > 1 for refs in self.meta_refs.values()
                                            for r in refs) else {}),
             **({"records": self.records.to_json()} if self.records else {}),
+            **({"collection": self.collection} if self.collection else {}),
             **({"context_ref": {"field": self.context_ref.field, "path": list(self.context_ref.path)}}
                if self.context_ref else {}),
             **({"identity_refs": {n: {"field": r.field, "path": list(r.path)} for n, r in self.identity_refs.items()}}
@@ -243,7 +247,7 @@ def parse_layout(data: Any) -> StoreLayout:
     if not isinstance(data, dict):
         raise LayoutError("", "must be a mapping", "give store: backend, volume, file, ...")
     known = {"backend", "volume", "file", "table", "context", "identity", "order",
-             "payload", "metadata", "record_pattern", "service", "key", "triggers", "records"}
+             "payload", "metadata", "record_pattern", "service", "key", "triggers", "records", "collection"}
     for key in data:
         if key not in known:
             raise LayoutError(str(key), "unknown field", f"use one of {sorted(known)}")
@@ -253,6 +257,8 @@ def parse_layout(data: Any) -> StoreLayout:
     table = data.get("table")
     if backend in ("sqlite", "postgres") and not table:
         raise LayoutError("table", f"required for the {backend} backend", "name the table that holds the records")
+    if backend == "qdrant" and not (isinstance(data.get("collection"), str) and data["collection"]):
+        raise LayoutError("collection", "required for the qdrant backend", "name the collection that holds the records")
     if backend in SERVICE_BACKENDS and not data.get("service"):
         raise LayoutError("service", f"required for the {backend} backend",
                           "name the profile's service (services: {db: {kind: ..., volume: ...}})")
@@ -314,6 +320,7 @@ def parse_layout(data: Any) -> StoreLayout:
         records=records,
         context_ref=context_ref,
         identity_refs=identity_refs,
+        collection=data.get("collection"),
     )
 
 

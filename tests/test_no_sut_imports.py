@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 
 EDITS = Path(__file__).resolve().parent.parent / "edits"
-# Generic storage clients (the backend's own protocol), never a SUT's code.
-STORAGE_CLIENTS = {"psycopg", "redis"}
+# Generic storage clients (the backend's own protocol), never a SUT's code. qdrant_client: Qdrant's
+# own client, the only supported reader/writer of its local-mode folder (pickled points in SQLite).
+STORAGE_CLIENTS = {"psycopg", "redis", "qdrant_client"}
 ALLOWED_TOP = set(sys.stdlib_module_names) | {"edits"} | STORAGE_CLIENTS
 
 

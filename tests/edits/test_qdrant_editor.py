@@ -1,0 +1,70 @@
+"""QdrantEditor: points of a Qdrant local-mode folder edited through qdrant_client (no SUT code);
+every edit T1..T8 changes exactly what it should, checked like the other backends."""
+
+import pytest
+from edit_stores import check, seed, specs
+from qdrant_client import QdrantClient, models
+
+from edits.base import editor_for
+from edits.layout import LayoutError, parse_layout
+from edits.model import EditError
+
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
+LAYOUT = parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
+                       "context": "user_id", "order": "created_at", "payload": "data",
+                       "metadata": {"role": "role", "source": "source"}})
+
+
+def build(vol):
+    """The ten seed records as points (payload fields as Mem0 writes them, a 4-dim vector each)."""
+    client = QdrantClient(path=str(vol / "qdrant"))
+    client.create_collection("mem", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
+    client.upsert("mem", points=[models.PointStruct(
+        id=r["uid"], vector=[1.0, float(r["i"]), 0.5, float(r["ctx"] == "A")],
+        payload={"data": r["text"], "user_id": r["ctx"], "role": r["role"], "source": r["source"],
+                 "created_at": r["ts"]}) for r in seed()])
+    client.close()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_edit_lands(tmp_path, case):
+    build(tmp_path)
+    editor = editor_for(LAYOUT, {"store": tmp_path})
+    before = editor.records()
+    assert len(before) == 10
+    applied = editor.apply(specs("role")[case])
+    after = editor_for(LAYOUT, {"store": tmp_path}).records()
+    check(case, LAYOUT, specs("role")[case], before, after)
+    assert applied.statements and all("collection_name='mem'" in s for s in applied.statements)
+    assert applied.bytes_changed > 0
+
+
+def test_replays_carry_the_donors_vector_to_the_victims_id(tmp_path):
+    build(tmp_path)
+    editor = editor_for(LAYOUT, {"store": tmp_path})
+    before = {r.payload[:9]: r for r in editor.records()}
+    editor.apply(specs()["T6"])
+    client = QdrantClient(path=str(tmp_path / "qdrant"))
+    try:
+        victim = before[specs()["T6"].target[:9]].locator["id"]
+        point = client.retrieve("mem", ids=[victim], with_vectors=True)[0]
+        assert point.payload["user_id"] == "B" and point.vector[3] > 0.5  # A's vector, B's slot
+    finally:
+        client.close()
+
+
+def test_a_locked_store_is_an_edit_error(tmp_path):
+    build(tmp_path)
+    holder = QdrantClient(path=str(tmp_path / "qdrant"))  # a live process holds the folder
+    try:
+        with pytest.raises(EditError, match="is the SUT stopped"):
+            editor_for(LAYOUT, {"store": tmp_path}).records()
+    finally:
+        holder.close()
+
+
+def test_the_qdrant_layout_needs_a_collection():
+    with pytest.raises(LayoutError) as err:
+        parse_layout({**{k: v for k, v in LAYOUT.to_json().items() if k not in ("collection", "table")},
+                      "metadata": {}})
+    assert err.value.field == "store.collection"
