@@ -127,7 +127,8 @@ def assemble_rows(obs_dir: Path, run: dict[str, Any]) -> list[dict[str, Any]]:
     missing = "not measured (seeding failed)" if seed_error else "not measured (run interrupted?)"
     c1 = _maybe(obs_dir / "C1.json") or {"error": {"message": missing}}
     c2 = _maybe(obs_dir / "C2.json") or {"error": {"message": missing}}
-    controls = {"C1": control_c1(c1, plan, filters) if plan else {"ok": False, "reason": missing},
+    ordered = (profile.get("capabilities") or {}).get("order", True)
+    controls = {"C1": control_c1(c1, plan, filters, ordered) if plan else {"ok": False, "reason": missing},
                 "C2": control_c2(c2)}
     evaluable = controls["C1"]["ok"] and controls["C2"]["ok"]
     observations = {cid: _maybe(obs_dir / f"{cid}.json") for cid in CASE_IDS}

@@ -52,8 +52,11 @@ def refused(answer: dict[str, Any] | None) -> bool:
     return answer.get("ok") is True and "records" in answer and not answer["records"]
 
 
-def control_c1(c1: dict[str, Any], plan: dict[str, Any], filters: list[dict[str, Any]]) -> dict[str, Any]:
-    """C1: after a no-op restart both contexts are served exactly as seeded, with no integrity signal."""
+def control_c1(c1: dict[str, Any], plan: dict[str, Any], filters: list[dict[str, Any]],
+               ordered: bool = True) -> dict[str, Any]:
+    """C1: after a no-op restart both contexts are served exactly as seeded, with no integrity signal
+    (``ordered=False``, a store declared unordered: the same records, in any order)."""
+    arrange = (lambda xs: xs) if ordered else sorted
     if c1.get("error"):
         return {"ok": False, "reason": f"harness error: {c1['error'].get('message')}"}
     if (c1.get("open") or {}).get("refused"):
@@ -63,11 +66,11 @@ def control_c1(c1: dict[str, Any], plan: dict[str, Any], filters: list[dict[str,
         if refused(read):
             return {"ok": False, "reason": f"context {label} refused on an untouched store: {read.get('error')}"}
         got = [m for rec in read.get("records", []) for m in markers_in(str(rec.get("text", "")))]
-        if got != want:
+        if arrange(got) != arrange(want):
             return {"ok": False, "reason": f"context {label} served {got}, seeded {want}"}
         texts = [str(rec.get("text", "")) for rec in read["records"]]
         seeded = [r["text"] for r in plan["records"] if r["label"] == label]
-        if texts != seeded:
+        if arrange(texts) != arrange(seeded):
             return {"ok": False, "reason": f"context {label} served texts that differ from what was seeded"}
     if not c1.get("reads"):
         return {"ok": False, "reason": "no read recorded"}
