@@ -43,12 +43,17 @@ ROWS = {
     "llamaindex-memory-sqlite": (
         "`Memory.aget()` gives the agent whatever `llama_index_memory` holds for the session: every one "
         "of the ten edits reaches the agent's next prompt as genuine history."),
+    "mem0-qdrant-local": (
+        "`Memory.get_all` serves whatever points the local Qdrant folder holds for the user: edited, "
+        "deleted, forged, cross-user and relabelled memories, a restored older folder and an erased "
+        "memory brought back are all served as genuine (the stored hash is never checked); Mem0 serves "
+        "memories in no defined order (not the same one twice), so truncation and reordering do not apply."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
 #: langgraph-sqlite: the folder's environment gained langgraph-checkpoint-postgres and psycopg for the
 #: langgraph-postgres row; rebuilt 2026-11-30 under the same conditions in 39.5 s (was 73.8 s).
-ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8}
+ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1}
 SHORT = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
 
 
