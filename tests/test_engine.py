@@ -6,7 +6,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from lab.engine import run_matrix
 from lab.housekeeping import scratch_base
 from lab.profile import load_profiles, scan_profiles, select
 from lab.runtime.local import LocalRuntime
+from processes import run_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTY = ROOT / "tests" / "fixtures" / "faulty"
@@ -33,21 +33,6 @@ EXPECTED = {  # the calibration the reference SUTs exist for (issue: the lab eng
     "reference-sealed-postgres": ["REJECTED"] * 10,
     "reference-naive-redis": ["ACCEPTED"] * 10,
 }
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    """A cache and a scratch folder of the module's own (gc must not see other runs)."""
-    old = {k: os.environ.get(k) for k in ("MEMLAB_CACHE", "MEMLAB_SCRATCH")}
-    os.environ["MEMLAB_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    os.environ["MEMLAB_SCRATCH"] = tempfile.mkdtemp(prefix="memlab-test-scratch-")
-    yield Path(os.environ["MEMLAB_CACHE"])
-    shutil.rmtree(os.environ["MEMLAB_SCRATCH"], ignore_errors=True)
-    for key, value in old.items():
-        if value is None:
-            os.environ.pop(key)
-        else:
-            os.environ[key] = value
 
 
 @pytest.fixture(scope="module")
@@ -164,17 +149,6 @@ def test_a_fault_inside_one_case_spoils_only_that_cell(tmp_path, cache):
     assert row["evaluable"] and row["metric"] == 0.0
 
 
-def _run_processes(run_id: str) -> list[int]:
-    found = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            if f"MEMLAB_RUN_ID={run_id}".encode() in (proc / "environ").read_bytes():
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
-
-
 def _start_slow_run(out: Path, cache: Path) -> subprocess.Popen:
     env = {**os.environ, "MEMLAB_CACHE": str(cache)}
     proc = subprocess.Popen([sys.executable, "-m", "lab.cli", "run", "--profiles", str(FAULTY), "--sut",
@@ -197,7 +171,7 @@ def test_ctrl_c_leaves_no_process_and_keeps_what_was_measured(tmp_path, cache):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err.decode()
     time.sleep(0.2)
-    assert _run_processes(run_id) == []
+    assert run_processes(run_id) == []
     run = json.loads((out / "run.json").read_text())
     assert run["status"] == "interrupted" and run["finished"]
     assert (out / "observations" / "faulty-slow" / "C1.json").exists()
@@ -218,6 +192,6 @@ def test_gc_removes_what_a_killed_run_left(tmp_path, cache):
     assert gc.returncode == 0, gc.stderr
     assert f"run {run_id}" in gc.stderr
     time.sleep(0.2)
-    assert _run_processes(run_id) == []
+    assert run_processes(run_id) == []
     assert not (cache / "runs" / run_id).exists() and not list(scratch_base().glob(f"{run_id}-*"))
     shutil.rmtree(out, ignore_errors=True)

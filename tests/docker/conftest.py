@@ -5,10 +5,6 @@ prove the containers work. Each module gets a cache and a scratch folder of its 
 so its gc sees only its own runs.
 """
 
-import os
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -26,18 +22,3 @@ def docker_engine():
                     pytrace=False)
     images.build(["base", "sut-reference", "postgres", "redis"], progress=print)
     return why
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    """A cache and scratch folder of the module's own."""
-    old = {k: os.environ.get(k) for k in ("MEMLAB_CACHE", "MEMLAB_SCRATCH")}
-    os.environ["MEMLAB_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    os.environ["MEMLAB_SCRATCH"] = tempfile.mkdtemp(prefix="memlab-docker-test-")
-    yield Path(os.environ["MEMLAB_CACHE"])
-    shutil.rmtree(os.environ["MEMLAB_SCRATCH"], ignore_errors=True)
-    for key, value in old.items():
-        if value is None:
-            os.environ.pop(key)
-        else:
-            os.environ[key] = value

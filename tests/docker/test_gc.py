@@ -10,7 +10,8 @@ import time
 import pytest
 import yaml
 
-from docker_helpers import ROOT, containers, run_processes
+from docker_helpers import ROOT, containers
+from processes import run_processes
 from lab import images
 from lab.housekeeping import cache_key
 from lab.runtime.dockercli import docker

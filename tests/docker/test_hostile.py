@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from docker_helpers import ROOT, containers, run_processes
+from docker_helpers import ROOT, containers
+from processes import run_processes
 from lab.cases import CASE_IDS
 from lab.runtime.docker import Limits
 

@@ -1,0 +1,23 @@
+"""Fixtures shared by the lab's tests."""
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """A cache and a scratch folder of the module's own, so gc never sees another run's."""
+    old = {k: os.environ.get(k) for k in ("MEMLAB_CACHE", "MEMLAB_SCRATCH")}
+    os.environ["MEMLAB_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["MEMLAB_SCRATCH"] = tempfile.mkdtemp(prefix="memlab-test-scratch-")
+    yield Path(os.environ["MEMLAB_CACHE"])
+    shutil.rmtree(os.environ["MEMLAB_SCRATCH"], ignore_errors=True)
+    for key, value in old.items():
+        if value is None:
+            os.environ.pop(key)
+        else:
+            os.environ[key] = value
