@@ -186,11 +186,35 @@ def ensure_backend(name: str, progress: Progress = lambda line: None, force: boo
 
 def sut_tag(driver_dir: Path) -> str:
     """``memlab/sut-<folder>:<digest>``: the digest covers the recipe, the driver folder and the kit."""
-    h = hashlib.sha256(SUT_RECIPE.read_bytes())
-    for root in (Path(driver_dir), KIT_DIR):
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            h.update(f"\0{root.name}/{path.relative_to(root)}\0".encode() + path.read_bytes())
-    return f"memlab/{sut_name(driver_dir)}:{h.hexdigest()[:12]}"
+    files = [(f"{root.name}/{path.relative_to(root)}", path) for root in (Path(driver_dir), KIT_DIR)
+             for path in sorted(_files_under(root))]
+    return f"memlab/{sut_name(driver_dir)}:{_digest(SUT_RECIPE, files)}"
+
+
+def _files_under(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+
+
+def _digest(recipe: Path, files: list[tuple[str, Path]]) -> str:
+    """12 hex digits of SHA-256 over a recipe and named files (the name, then the bytes, of each)."""
+    h = hashlib.sha256(recipe.read_bytes())
+    for name, path in files:
+        h.update(f"\0{name}\0".encode() + path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+@contextmanager
+def _context(ca_certs: list[Path] | None, name: str, tag: str, progress: Progress) -> Iterator[Path]:
+    """A temporary build context holding ``ca/`` with the extra CA certificates (announced)."""
+    certs = host_ca_certs() if ca_certs is None else [Path(c) for c in ca_certs]
+    progress(f"{name}: building {tag} ({len(certs)} extra CA certificate(s))")
+    with tempfile.TemporaryDirectory(prefix="memlab-ctx-") as tmp:
+        ctx = Path(tmp)
+        (ctx / "ca").mkdir()
+        (ctx / "ca" / ".keep").touch()
+        for i, cert in enumerate(certs):
+            shutil.copyfile(cert, ctx / "ca" / f"{i:02d}-{cert.stem}.crt")
+        yield ctx
 
 
 def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: Progress = lambda line: None,
@@ -203,11 +227,7 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
         if not force and (present := _current(name, tag, base.id, progress)):
             return present
         started = time.monotonic()
-        certs = host_ca_certs() if ca_certs is None else [Path(c) for c in ca_certs]
-        progress(f"{name}: building {tag} ({len(certs)} extra CA certificate(s))")
-        with tempfile.TemporaryDirectory(prefix="memlab-ctx-") as tmp:
-            ctx = Path(tmp)
-            _ca_folder(ctx, certs)
+        with _context(ca_certs, name, tag, progress) as ctx:
             req = driver_dir / "requirements.txt"
             (ctx / "requirements.txt").write_bytes(req.read_bytes() if req.is_file() else b"")
             shutil.copytree(driver_dir, ctx / "driver", ignore=_IGNORED)
@@ -216,24 +236,23 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
             if os.environ.get("PIP_INDEX_URL"):
                 args["PIP_INDEX_URL"] = os.environ["PIP_INDEX_URL"]
             _docker_build(SUT_RECIPE, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
-                                                       "memlab.ca-certs": str(len(certs))}, progress)
+                                                       "memlab.ca-certs": str(len(list((ctx / "ca").glob("*.crt"))))},
+                          progress)
         return _finish(name, tag, started, ("python3",), {}, progress)
 
 
 def lab_tag() -> str:
     """``memlab/lab:<digest>``: the digest covers the recipe and the lab's source tree."""
     root = IMAGES_DIR.parent
-    h = hashlib.sha256(LAB_RECIPE.read_bytes())
-    for path in sorted(_lab_files(root)):
-        h.update(f"\0{path.relative_to(root)}\0".encode() + path.read_bytes())
-    return f"memlab/lab:{h.hexdigest()[:12]}"
+    files = [(str(path.relative_to(root)), path) for path in sorted(_lab_files(root))]
+    return f"memlab/lab:{_digest(LAB_RECIPE, files)}"
 
 
 def _lab_files(root: Path) -> list[Path]:
     out = []
     for name in LAB_SOURCES:
         top = root / name
-        out += [top] if top.is_file() else [p for p in top.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+        out += [top] if top.is_file() else _files_under(top)
     return out
 
 
@@ -246,11 +265,7 @@ def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda l
         present = None if force else _current("lab", tag, base.id, progress)
         if present is None:
             started = time.monotonic()
-            certs = host_ca_certs() if ca_certs is None else [Path(c) for c in ca_certs]
-            progress(f"lab: building {tag} ({len(certs)} extra CA certificate(s))")
-            with tempfile.TemporaryDirectory(prefix="memlab-ctx-") as tmp:
-                ctx = Path(tmp)
-                _ca_folder(ctx, certs)
+            with _context(ca_certs, "lab", tag, progress) as ctx:
                 for path in _lab_files(root):
                     target = ctx / "src" / path.relative_to(root)
                     target.parent.mkdir(parents=True, exist_ok=True)
@@ -259,14 +274,6 @@ def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda l
             present = _finish("lab", tag, started, ("docker.io",), {}, progress)
         docker("tag", present.id, LAB_LATEST, timeout=60)
         return present
-
-
-def _ca_folder(ctx: Path, certs: list[Path]) -> None:
-    """``ctx/ca/`` with the extra CA certificates (never committed: copied at build time)."""
-    (ctx / "ca").mkdir()
-    (ctx / "ca" / ".keep").touch()
-    for i, cert in enumerate(certs):
-        shutil.copyfile(cert, ctx / "ca" / f"{i:02d}-{cert.stem}.crt")
 
 
 def host_ca_certs() -> list[Path]:

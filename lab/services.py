@@ -116,6 +116,31 @@ def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, st
     return starter(spec, Path(data).resolve(), log_path, {**os.environ, **(env or {})})
 
 
+INITDB_ARGS = ("-U", "memlab", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
+
+
+def postgres_args(data: str, port: int) -> list[str]:
+    """The server's arguments (after ``postgres``): our data directory, loopback only."""
+    return ["-D", data, "-p", str(port), "-k", "", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
+
+
+def redis_args(data: str, port: int) -> list[str]:
+    """The server's arguments (after ``redis-server``): AOF on in our directory, loopback only."""
+    return ["--port", str(port), "--bind", "127.0.0.1", "--dir", data, "--appendonly", "yes",
+            "--appendfsync", "always", "--save", "", "--daemonize", "no", "--protected-mode", "yes"]
+
+
+def ready(kind: str, proc: subprocess.Popen, port: int, data: str, log_path: Path) -> tuple[str, str]:
+    """Wait until the server on ``port`` answers as ours (it reports ``data``); its URL and version."""
+    if kind == "postgres":
+        url = pg_url(port)
+        wait_ready(proc, lambda: pg_query(url, "SHOW data_directory"), data, log_path)
+        return url, pg_query(url, "SHOW server_version")
+    url = redis_url(port)
+    wait_ready(proc, lambda: redis_info(url)[0], data, log_path)
+    return url, redis_info(url)[1]
+
+
 def _postgres_user() -> dict:
     """PostgreSQL refuses to run as root: as root, run it as the ``postgres`` user (signals reach it)."""
     return {"user": "postgres", "group": "postgres", "extra_groups": []} if os.geteuid() == 0 else {}
@@ -127,18 +152,14 @@ def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]
         subprocess.run(["chown", "-R", "postgres:postgres", str(data)], check=True)
     data.chmod(0o700)
     if not (data / "PG_VERSION").exists():
-        _checked([str(PG_BIN / "initdb"), "-D", str(data), "-U", "memlab", "--auth=trust", "--no-sync",
-                  "-E", "UTF8", "--locale=C.UTF-8"], env, "initdb", **_postgres_user())
+        _checked([str(PG_BIN / "initdb"), "-D", str(data), *INITDB_ARGS], env, "initdb", **_postgres_user())
     port = free_port()
     with open(log_path, "ab") as out:
-        proc = subprocess.Popen([str(PG_BIN / "postgres"), "-D", str(data), "-p", str(port), "-k", "",
-                                 "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+        proc = subprocess.Popen([str(PG_BIN / "postgres"), *postgres_args(str(data), port)],
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 cwd=data, **_postgres_user())
-    url = pg_url(port)
-    wait_ready(proc, lambda: pg_query(url, "SHOW data_directory"), str(data), log_path)
-    log.debug("service.started", kind="postgres", port=port, data=str(data))
-    return RunningService(spec, url, pg_query(url, "SHOW server_version"), proc)
+    log.debug("service.starting", kind="postgres", port=port, data=str(data))
+    return RunningService(spec, *ready("postgres", proc, port, str(data), log_path), proc)
 
 
 def pg_query(url: str, sql: str) -> str:
@@ -156,13 +177,9 @@ def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -
     data.mkdir(parents=True, exist_ok=True)
     port = free_port()
     with open(log_path, "ab") as out:
-        proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
-                                 "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-                                 "--daemonize", "no", "--protected-mode", "yes"],
+        proc = subprocess.Popen(["redis-server", *redis_args(str(data), port)],
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    url = redis_url(port)
-    wait_ready(proc, lambda: redis_info(url)[0], str(data), log_path)
-    return RunningService(spec, url, redis_info(url)[1], proc)
+    return RunningService(spec, *ready("redis", proc, port, str(data), log_path), proc)
 
 
 def redis_info(url: str) -> tuple[str, str]:

@@ -11,6 +11,7 @@ cleanly (SIGINT through ``--init``) before any snapshot of the volume.
 from __future__ import annotations
 
 import functools
+import shlex
 import os
 import subprocess
 import uuid
@@ -19,8 +20,7 @@ from pathlib import Path
 from lab import images
 from lab.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
-from lab.services import (RunningService, ServiceSpec, free_port, pg_query, pg_url, redis_info, redis_url,
-                          wait_ready)
+from lab.services import INITDB_ARGS, RunningService, ServiceSpec, free_port, postgres_args, ready, redis_args
 
 DATA = "/vol/data"
 
@@ -33,13 +33,12 @@ def _image_user(image: str) -> str:
 
 
 def _command(kind: str, port: int) -> list[str]:
+    """The same server arguments as a local service's, on ``/vol/data``."""
     if kind == "postgres":
-        script = (f"test -f {DATA}/PG_VERSION || initdb -D {DATA} -U memlab --auth=trust --no-sync -E UTF8 "
-                  f"--locale=C.UTF-8 >&2; exec postgres -D {DATA} -p {port} -k '' "
-                  "-c listen_addresses=127.0.0.1 -c fsync=off")
+        script = (f"test -f {DATA}/PG_VERSION || initdb -D {DATA} {shlex.join(INITDB_ARGS)} >&2; "
+                  f"exec postgres {shlex.join(postgres_args(DATA, port))}")
         return ["sh", "-c", script]
-    return ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", DATA, "--appendonly", "yes",
-            "--appendfsync", "always", "--save", "", "--protected-mode", "yes"]
+    return ["redis-server", *redis_args(DATA, port)]
 
 
 def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
@@ -60,12 +59,5 @@ def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) 
     with open(log_path, "ab") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=environment(),
                                 start_new_session=True)
-    if spec.kind == "postgres":
-        url = pg_url(port)
-        wait_ready(proc, lambda: pg_query(url, "SHOW data_directory"), DATA, log_path)
-        version = pg_query(url, "SHOW server_version")
-    else:
-        url = redis_url(port)
-        wait_ready(proc, lambda: redis_info(url)[0], DATA, log_path)
-        version = redis_info(url)[1]
+    url, version = ready(spec.kind, proc, port, DATA, log_path)
     return RunningService(spec, url, version, proc, container=name)
