@@ -46,12 +46,16 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
         if layout.records is not None:
             return PostgresListEditor(layout, _service_url(layout, services), versions)
         return PostgresEditor(layout, _service_url(layout, services))
+    if layout.volume not in volumes:
+        raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
     if layout.backend == "qdrant":
         from edits.qdrant import QdrantEditor
 
-        if layout.volume not in volumes:
-            raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
         return QdrantEditor(layout, volumes[layout.volume])
+    if layout.backend == "lancedb":
+        from edits.lancedb import LanceDBEditor
+
+        return LanceDBEditor(layout, volumes[layout.volume])
     from edits import jsondoc, jsonl, markdown, sqlite
 
     table = {"sqlite": sqlite.SqliteEditor, "jsonl": jsonl.JsonlEditor,
@@ -60,8 +64,6 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
         cls = table[layout.backend]
     except KeyError:
         raise ValueError(f"no editor for backend {layout.backend!r}") from None
-    if layout.volume not in volumes:
-        raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
     if layout.records is not None:
         from edits.lists import ListEditor
 

@@ -7,13 +7,15 @@ editors read and edit records from this description alone.
 Example (the ``store:`` block of a profile)::
 
     store:
-      backend: sqlite            # sqlite | jsonl | markdown | json | qdrant (files) | postgres | redis (services)
+      backend: sqlite            # sqlite | jsonl | markdown | json | qdrant | lancedb (files) | postgres | redis (services)
       volume: store              # the volume that holds the store (a service's data volume)
       file: memory.db            # path inside the volume; markdown: pattern with {context}
       service: db                # postgres/redis: the profile's service the editor connects to
-      table: records             # sqlite and postgres
+      table: records             # sqlite, postgres and lancedb (``file`` = the database folder)
       collection: memories       # qdrant (local mode, ``file`` = the store's folder in the volume);
                                  # context, order, payload and metadata name payload fields
+      context_pattern: "/{context}"  # qdrant, lancedb: how the context field holds the lab's
+                                 # context (a SUT that stores it as a path, e.g. CrewAI's scopes)
       key: "mem:{context}:{id}"  # redis: key pattern of a record (a hash), {context} and {id}
       context: ctx               # field that holds the context (markdown: from the file name)
       identity: [id]             # fields kept on T6/T7; [] = the position is the identity
@@ -96,7 +98,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-FILE_BACKENDS = ("sqlite", "jsonl", "markdown", "json", "qdrant")
+FILE_BACKENDS = ("sqlite", "jsonl", "markdown", "json", "qdrant", "lancedb")
+FIELD_STORE_BACKENDS = ("qdrant", "lancedb")
 SERVICE_BACKENDS = ("postgres", "redis")
 BACKENDS = FILE_BACKENDS + SERVICE_BACKENDS
 PAYLOAD_FORMATS = ("text", "json", "msgpack", "opaque")
@@ -206,6 +209,7 @@ class StoreLayout:
     context_ref: FieldRef | None = None
     identity_refs: dict[str, FieldRef] = field(default_factory=dict)
     collection: str | None = None
+    context_pattern: str = "{context}"
 
     @property
     def ordered_by_position(self) -> bool:
@@ -235,6 +239,7 @@ class StoreLayout:
                                            for r in refs) else {}),
             **({"records": self.records.to_json()} if self.records else {}),
             **({"collection": self.collection} if self.collection else {}),
+            **({"context_pattern": self.context_pattern} if self.context_pattern != "{context}" else {}),
             **({"context_ref": {"field": self.context_ref.field, "path": list(self.context_ref.path)}}
                if self.context_ref else {}),
             **({"identity_refs": {n: {"field": r.field, "path": list(r.path)} for n, r in self.identity_refs.items()}}
@@ -247,7 +252,8 @@ def parse_layout(data: Any) -> StoreLayout:
     if not isinstance(data, dict):
         raise LayoutError("", "must be a mapping", "give store: backend, volume, file, ...")
     known = {"backend", "volume", "file", "table", "context", "identity", "order",
-             "payload", "metadata", "record_pattern", "service", "key", "triggers", "records", "collection"}
+             "payload", "metadata", "record_pattern", "service", "key", "triggers", "records", "collection",
+             "context_pattern"}
     for key in data:
         if key not in known:
             raise LayoutError(str(key), "unknown field", f"use one of {sorted(known)}")
@@ -255,10 +261,11 @@ def parse_layout(data: Any) -> StoreLayout:
     if backend not in BACKENDS:
         raise LayoutError("backend", f"unknown backend {backend!r}", f"use one of {list(BACKENDS)}")
     table = data.get("table")
-    if backend in ("sqlite", "postgres") and not table:
+    if backend in ("sqlite", "postgres", "lancedb") and not table:
         raise LayoutError("table", f"required for the {backend} backend", "name the table that holds the records")
     if backend == "qdrant" and not (isinstance(data.get("collection"), str) and data["collection"]):
         raise LayoutError("collection", "required for the qdrant backend", "name the collection that holds the records")
+    context_pattern = _context_pattern(data.get("context_pattern", "{context}"), backend)
     if backend in SERVICE_BACKENDS and not data.get("service"):
         raise LayoutError("service", f"required for the {backend} backend",
                           "name the profile's service (services: {db: {kind: ..., volume: ...}})")
@@ -321,7 +328,20 @@ def parse_layout(data: Any) -> StoreLayout:
         context_ref=context_ref,
         identity_refs=identity_refs,
         collection=data.get("collection"),
+        context_pattern=context_pattern,
     )
+
+
+def _context_pattern(pattern: Any, backend: str) -> str:
+    """A context field written as a pattern around the lab's context (field-store backends only)."""
+    if pattern == "{context}":
+        return pattern
+    if backend not in FIELD_STORE_BACKENDS:
+        raise LayoutError("context_pattern", f"read by the {'/'.join(FIELD_STORE_BACKENDS)} editors, not {backend}",
+                          "drop it, and store the context as it is")
+    if not isinstance(pattern, str) or pattern.count("{context}") != 1:
+        raise LayoutError("context_pattern", f"{pattern!r} must hold {{context}} exactly once", 'e.g. "/{context}"')
+    return pattern
 
 
 def _slot_refs(data: dict, backend: str, identity: Any) -> tuple[FieldRef | None, list[str], dict[str, FieldRef]]:

@@ -10,12 +10,9 @@ identity is the point id (always kept on T6/T7, fresh on T5); ``context``,
 ``order``, ``payload`` and ``metadata`` name payload fields. Every edit is one
 client session; ``statements`` are the client calls made, with their arguments.
 
-- T1 replaces the token in every string payload field that holds it; T2/T3
-  delete the point; T4 exchanges the order field of two points; T5 upserts a
-  copy of the template (payload and vectors) with a fresh id, the marker
-  replaced and the next order value; T6/T7 upsert the donor's payload and vectors
-  at the victim's id, keeping the victim's context, identity and order fields;
-  T8 sets one metadata field.
+The edits themselves (T1-T8) are :mod:`edits.fieldstore`'s, over the three
+client calls ``set_payload``, ``delete`` and ``upsert`` (a point's vectors go
+with its payload on T5-T7).
 
 Example::
 
@@ -34,21 +31,19 @@ Example::
 
 from __future__ import annotations
 
-import copy
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 from qdrant_client import QdrantClient, models
 
+from edits.fieldstore import Call, FieldStoreEditor
 from edits.layout import StoreLayout
 from edits.model import EditError, Record
-from edits.plan import EditorBase, Outcome, Plan
-from edits.records import contains, decode_payload, replace_same_length, sort_records
-from edits.values import fresh_identity, next_order
+from edits.records import decode_payload, sort_records
 
 
-class QdrantEditor(EditorBase):
+class QdrantEditor(FieldStoreEditor):
     """Edits the points of ``layout.collection`` in a local-mode folder of one volume."""
 
     backend = "qdrant"
@@ -92,12 +87,12 @@ class QdrantEditor(EditorBase):
 
     def _record(self, point_id: Any, payload: dict[str, Any]) -> Record:
         lay = self.layout
-        return Record(context=str(payload.get(lay.context)), identity=(str(point_id),), order=payload.get(lay.order),
+        return Record(context=self._context_of(payload.get(lay.context)), identity=(str(point_id),), order=payload.get(lay.order),
                       payload=decode_payload(payload.get(lay.payload.field, ""), lay.payload),
                       metadata={n: payload.get(f) for n, f in lay.metadata.items()}, fields=dict(payload),
                       locator={"collection": lay.collection, "id": str(point_id)})
 
-    def _run(self, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    def _run(self, calls: list[Call]) -> list[str]:
         """Make ``(method, kwargs)`` client calls on the collection in one session; return them as text."""
         statements = []
         with self._client() as client:
@@ -110,50 +105,12 @@ class QdrantEditor(EditorBase):
                     raise EditError(f"qdrant refused {statements[-1][:200]}: {exc}") from exc
         return statements
 
-    def _kept(self) -> set[str]:
-        """Payload fields that stay with a point's slot: context, identity, order."""
-        return {self.layout.context, self.layout.order, *self.layout.identity}
+    def _set(self, rec: Record, values: dict[str, Any]) -> Call:
+        return "set_payload", {"payload": values, "points": [rec.locator["id"]]}
 
-    def _set(self, rec: Record, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return "set_payload", {"payload": payload, "points": [rec.locator["id"]]}
+    def _remove(self, rec: Record) -> Call:
+        return "delete", {"points_selector": models.PointIdsList(points=[rec.locator["id"]])}
 
-    def _upsert(self, point_id: str, vector: Any, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return "upsert", {"points": [models.PointStruct(id=point_id, vector=vector, payload=payload)]}
-
-    def _replace(self, p: Plan) -> Outcome:
-        skip = {self.layout.context, *self.layout.identity}
-        new = {k: replace_same_length(v, p.spec.find, p.spec.replace) for k, v in p.target.fields.items()
-               if k not in skip and contains(v, p.spec.find)}
-        if self.layout.payload.field not in new:
-            raise EditError(f"{p.spec.find!r} is not in the payload field {self.layout.payload.field!r}")
-        return Outcome(self._run([self._set(p.target, new)]), [p.target.key()], {"fields": sorted(new)})
-
-    def _delete(self, p: Plan) -> Outcome:
-        selector = models.PointIdsList(points=[p.target.locator["id"]])
-        return Outcome(self._run([("delete", {"points_selector": selector})]), [p.target.key()])
-
-    def _swap(self, p: Plan) -> Outcome:
-        a, b, order = p.target, p.other, self.layout.order
-        stmts = self._run([self._set(a, {order: b.fields.get(order)}), self._set(b, {order: a.fields.get(order)})])
-        return Outcome(stmts, [a.key(), b.key()], {"swapped": [order]})
-
-    def _forge(self, p: Plan) -> Outcome:
-        new_id = fresh_identity([r.locator["id"] for r in p.records])
-        payload = {k: replace_same_length(v, p.spec.find, p.spec.replace) if contains(v, p.spec.find) else v
-                   for k, v in copy.deepcopy(p.target.fields).items()}
-        payload[self.layout.order] = next_order(r.order for r in p.in_context(p.target.context))
-        stmts = self._run([self._upsert(new_id, self.vectors[p.target.locator["id"]], payload)])
-        return Outcome(stmts, [new_id], {"template": p.target.key(), "new": new_id})
-
-    def _transplant(self, p: Plan) -> Outcome:
-        payload = copy.deepcopy(p.other.fields)
-        for name in self._kept():
-            if name in p.target.fields:
-                payload[name] = p.target.fields[name]
-        stmts = self._run([self._upsert(p.target.locator["id"], self.vectors[p.other.locator["id"]], payload)])
-        return Outcome(stmts, [p.target.key()], {"donor": p.other.key(), "kept": sorted(self._kept())})
-
-    def _set_meta(self, p: Plan) -> Outcome:
-        name = self.layout.metadata[p.spec.meta_field]
-        return Outcome(self._run([self._set(p.target, {name: p.meta_value})]), [p.target.key()],
-                       {"field": name, "old": p.target.metadata.get(p.spec.meta_field), "new": p.meta_value})
+    def _upsert(self, record_id: Any, fields: dict[str, Any], vector_of: Record) -> Call:
+        vector = self.vectors[vector_of.locator["id"]]
+        return "upsert", {"points": [models.PointStruct(id=record_id, vector=vector, payload=fields)]}

@@ -7,8 +7,9 @@ from pathlib import Path
 
 EDITS = Path(__file__).resolve().parent.parent / "edits"
 # Generic storage clients (the backend's own protocol), never a SUT's code. qdrant_client: Qdrant's
-# own client, the only supported reader/writer of its local-mode folder (pickled points in SQLite).
-STORAGE_CLIENTS = {"psycopg", "redis", "qdrant_client"}
+# own client, the only supported reader/writer of its local-mode folder (pickled points in SQLite);
+# lancedb: LanceDB's own library, the reader/writer of Lance datasets (versioned manifests, fragments).
+STORAGE_CLIENTS = {"psycopg", "redis", "qdrant_client", "lancedb"}
 ALLOWED_TOP = set(sys.stdlib_module_names) | {"edits"} | STORAGE_CLIENTS
 
 
@@ -32,7 +33,7 @@ def test_edits_imports_only_the_standard_library_itself_and_storage_clients():
 
 
 def test_importing_every_editor_loads_no_sut_package():
-    code = ("import sys, edits.base, edits.sqlite, edits.jsonl, edits.markdown, edits.volumes, edits.lists;"
+    code = ("import sys, edits.base, edits.sqlite, edits.jsonl, edits.markdown, edits.volumes, edits.lists, edits.qdrant, edits.lancedb;"
             "bad=[m for m in sys.modules if m.split('.')[0] in ('refmem','memlab_driver','lab')];"
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=EDITS.parent, capture_output=True, text=True)
