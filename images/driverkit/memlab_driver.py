@@ -30,7 +30,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths"]
+__all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths", "hash_embedding"]
 
 
 class BadRequest(ValueError):
@@ -338,6 +338,15 @@ def fixed_paths(volumes: dict[str, Path], label: str) -> dict[str, Path]:
         os.replace(tmp, link)
         out[name] = link
     return out
+
+
+def hash_embedding(text: str, dims: int = 64) -> list[float]:
+    """A deterministic vector of ``dims`` floats in [-0.5, 0.5] from SHA-256 of ``text``: an offline
+    stand-in for an embedding model (distinct texts get near-orthogonal vectors; no network, no key)."""
+    import hashlib
+
+    raw = b"".join(hashlib.sha256(f"{i}:{text}".encode()).digest() for i in range(dims // 32 + 1))
+    return [b / 255.0 - 0.5 for b in raw[:dims]]
 
 
 def serve(driver_class: type[Driver]) -> None:

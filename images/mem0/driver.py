@@ -13,7 +13,6 @@ SQLite history at ``store/history.db`` and ``MEM0_DIR`` at ``store/mem0``;
 - Erase: ``delete(memory_id)`` -- one memory.
 """
 
-import hashlib
 import os
 import platform
 import sys
@@ -36,9 +35,8 @@ def _dist(name):
 
 
 def hash_embed(text, memory_action=None):
-    """A deterministic unit-free vector of DIMS floats from SHA-256 of the text."""
-    raw = b"".join(hashlib.sha256(f"{i}:{text}".encode()).digest() for i in range(DIMS // 32 + 1))
-    return [b / 255.0 - 0.5 for b in raw[:DIMS]]
+    """Mem0's embed signature over the kit's deterministic SHA-256 embedding."""
+    return kit.hash_embedding(text, DIMS)
 
 
 class Mem0Driver(kit.Driver):
