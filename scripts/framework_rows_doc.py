@@ -48,12 +48,18 @@ ROWS = {
         "deleted, forged, cross-user and relabelled memories, a restored older folder and an erased "
         "memory brought back are all served as genuine (the stored hash is never checked); Mem0 serves "
         "memories in no defined order (not the same one twice), so truncation and reordering do not apply."),
+    "crewai-ltm-lancedb": (
+        "`Memory.list_records` serves whatever the LanceDB table holds for the scope: every one of the ten "
+        "edits -- including a rewritten `source`, the field that decides who may recall a private record -- "
+        "reaches the crew as genuine memory; and a scope's reads also take in every scope whose name "
+        "extends it (see the notes)."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
 #: langgraph-sqlite: the folder's environment gained langgraph-checkpoint-postgres and psycopg for the
 #: langgraph-postgres row; rebuilt 2026-11-30 under the same conditions in 39.5 s (was 73.8 s).
-ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1}
+#: crewai: measured 2026-11-30 the same way (about 1 GB installed).
+ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6}
 SHORT = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
 
 
