@@ -147,8 +147,16 @@ def _gc_docker(live: set[str]) -> list[str]:
     return removed
 
 
+#: Where the driver kit's ``fixed_paths`` keeps a run's stable volume links (images/README.md).
+MOUNT_LINKS = Path("/tmp/memlab-mounts")
+
+
 def _reap(state: Path, run_id: str, keep_scratch: bool) -> list[str]:
     removed = _kill_tracked(state, run_id)
+    links = MOUNT_LINKS / run_id
+    if links.is_dir() and not keep_scratch:
+        shutil.rmtree(links, ignore_errors=True)
+        removed.append(f"links {links}")
     scratch = state / "scratch"
     if scratch.is_file() and not keep_scratch:
         path = Path(scratch.read_text().strip())

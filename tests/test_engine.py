@@ -14,7 +14,7 @@ import pytest
 from edits.model import AppliedEdit
 from lab.cases import CASE_IDS
 from lab.engine import run_matrix
-from lab.housekeeping import scratch_base
+from lab.housekeeping import MOUNT_LINKS, RunRegistry, new_run_id, scratch_base
 from lab.profile import load_profiles, scan_profiles, select
 from lab.runtime.local import LocalRuntime
 from processes import run_processes
@@ -195,3 +195,12 @@ def test_gc_removes_what_a_killed_run_left(tmp_path, cache):
     assert run_processes(run_id) == []
     assert not (cache / "runs" / run_id).exists() and not list(scratch_base().glob(f"{run_id}-*"))
     shutil.rmtree(out, ignore_errors=True)
+
+
+def test_closing_a_run_removes_the_volume_links_the_driver_kit_made(cache):
+    registry = RunRegistry(new_run_id())
+    links = MOUNT_LINKS / registry.run_id / "some-row"
+    links.mkdir(parents=True)
+    (links / "store").symlink_to(registry.scratch_root)  # as kit.fixed_paths leaves it
+    registry.close()
+    assert not (MOUNT_LINKS / registry.run_id).exists()
