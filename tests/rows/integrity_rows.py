@@ -18,6 +18,8 @@ from lab.runtime.local import LocalRuntime
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "results" / "published"
+#: One line per re-measured row (environment build, whole run), printed at the end of the session.
+TIMINGS: list[str] = []
 
 
 def summary(row: dict) -> dict:
@@ -48,7 +50,8 @@ def remeasure(name: str, out: Path) -> dict[str, dict]:
     started = time.monotonic()
     rows = run_matrix(profiles, LocalRuntime(), out, jobs=1).rows
     env = read_json(out / "observations" / name / "environment.json")
-    print(f"\n{name}: environment {env.get('prepare_seconds')} s, whole run {time.monotonic() - started:.1f} s")
+    TIMINGS.append(f"{name}: environment {env.get('prepare_seconds')} s, whole run {time.monotonic() - started:.1f} s")
+    print("\n" + TIMINGS[-1])
     return {r["detection_point"]: r for r in rows}
 
 
