@@ -90,6 +90,9 @@ matches no payload row holds no records; more than one matching row is an error.
 read (ciphertext): only whole-payload edits of version rows can be expressed,
 addressed through the versions the SUT reported when the lab seeded it (see
 ``edits.lists``).
+
+The parsers of the pieces (payload, paths, metadata refs) are in
+:mod:`edits.layout_fields`; those of ``records:`` in :mod:`edits.layout_records`.
 """
 
 from __future__ import annotations
@@ -98,93 +101,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from edits.layout_fields import (METADATA_NAMES, POSITION, FieldRef, LayoutError, PayloadSpec, payload_spec,
+                                 refs_of, text_field)
+from edits.layout_records import ElementRecords, parse_records
+
+__all__ = ["StoreLayout", "parse_layout", "LayoutError", "PayloadSpec", "FieldRef", "ElementRecords", "POSITION",
+           "BACKENDS", "FILE_BACKENDS", "SERVICE_BACKENDS", "FIELD_STORE_BACKENDS"]
+
 FILE_BACKENDS = ("sqlite", "jsonl", "markdown", "json", "qdrant", "lancedb")
 FIELD_STORE_BACKENDS = ("qdrant", "lancedb")
 SERVICE_BACKENDS = ("postgres", "redis")
 BACKENDS = FILE_BACKENDS + SERVICE_BACKENDS
-PAYLOAD_FORMATS = ("text", "json", "msgpack", "opaque")
-PATH_FORMATS = ("json", "msgpack")
-POSITION = "@position"
-METADATA_NAMES = ("owner", "role", "source", "timestamp")
-
-
-class LayoutError(ValueError):
-    """A layout field is missing or wrong; ``field`` names it, ``fix`` says how to mend it."""
-
-    def __init__(self, field_name: str, message: str, fix: str):
-        super().__init__(f"store.{field_name}: {message} (fix: {fix})")
-        self.field = f"store.{field_name}"
-        self.message = message
-        self.fix = fix
-
-
-@dataclass(frozen=True)
-class PayloadSpec:
-    """Where the served text sits: a field, its format, and a path inside it."""
-
-    field: str
-    format: str = "text"
-    path: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class FieldRef:
-    """One place a value sits: a field (None: inside a list element), a path inside it, and
-    the format the path reads (json text or msgpack bytes; a parsed value is read as is)."""
-
-    field: str | None
-    path: tuple[str, ...] = ()
-    format: str = "json"
-
-    def name(self) -> str:
-        """A display name: the field, or the dotted path of an element-relative ref."""
-        if self.field is None:
-            return ".".join(self.path)
-        return ".".join((self.field, *self.path))
-
-
-@dataclass(frozen=True)
-class Cascade:
-    """Rows of ``table`` that belong to a version row: equal values in the ``key`` columns."""
-
-    table: str
-    key: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class PayloadRow:
-    """``records.payload_row``: the row of ``table`` holding a version row's payload -- its ``key``
-    columns equal the version row's values at the refs, its ``where`` columns the constants."""
-
-    table: str
-    key: dict[str, FieldRef]
-    where: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain data for result rows."""
-        return {"table": self.table, "where": dict(self.where),
-                "key": {c: {"field": r.field, "path": list(r.path)} for c, r in self.key.items()}}
-
-
-@dataclass(frozen=True)
-class ElementRecords:
-    """``records:`` -- records are the elements of the list at ``payload.path`` in the
-    current version row of each context."""
-
-    text: tuple[str, ...]
-    version: str
-    identity: tuple[tuple[str, ...], ...] = ()
-    metadata: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    cascade: tuple[Cascade, ...] = ()
-    payload_row: PayloadRow | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain data for result rows."""
-        return {"text": list(self.text), "version": self.version,
-                "identity": [list(p) for p in self.identity],
-                "metadata": {k: list(v) for k, v in self.metadata.items()},
-                "cascade": [{"table": c.table, "key": list(c.key)} for c in self.cascade],
-                **({"payload_row": self.payload_row.to_json()} if self.payload_row else {})}
 
 
 @dataclass(frozen=True)
@@ -257,7 +184,7 @@ def parse_layout(data: Any) -> StoreLayout:
     for key in data:
         if key not in known:
             raise LayoutError(str(key), "unknown field", f"use one of {sorted(known)}")
-    backend = _text(data, "backend")
+    backend = text_field(data, "backend")
     if backend not in BACKENDS:
         raise LayoutError("backend", f"unknown backend {backend!r}", f"use one of {list(BACKENDS)}")
     table = data.get("table")
@@ -295,14 +222,14 @@ def parse_layout(data: Any) -> StoreLayout:
     for name in metadata:
         if name not in METADATA_NAMES:
             raise LayoutError(f"metadata.{name}", "unknown metadata name", f"use {list(METADATA_NAMES)}")
-    meta_refs = {str(k): _refs(f"metadata.{k}", v) for k, v in metadata.items()}
+    meta_refs = {str(k): refs_of(f"metadata.{k}", v) for k, v in metadata.items()}
     if backend != "sqlite" and any(r.path or len(refs) > 1 for refs in meta_refs.values() for r in refs):
         raise LayoutError("metadata", f"paths inside a field are read by the sqlite editor only, not {backend}",
                           "name plain fields (metadata: {role: role})")
-    payload = _payload(data.get("payload"))
+    payload = payload_spec(data.get("payload"))
     records = None
     if data.get("records") is not None:
-        records = _records(data, backend, identity, metadata, payload)
+        records = parse_records(data, backend, identity, metadata, payload)
         identity = [".".join(p) for p in records.identity]
         meta_refs = {k: (FieldRef(None, v),) for k, v in records.metadata.items()}
     elif payload.format == "opaque":
@@ -310,13 +237,13 @@ def parse_layout(data: Any) -> StoreLayout:
                           "declare records: {text, version, ...}, or use text | json | msgpack")
     return StoreLayout(
         backend=backend,
-        volume=_text(data, "volume"),
-        file=_text(data, "file") if backend in FILE_BACKENDS else str(data.get("file", "")),
+        volume=text_field(data, "volume"),
+        file=text_field(data, "file") if backend in FILE_BACKENDS else str(data.get("file", "")),
         table=table,
-        context=(context_ref.name() if context_ref else _text(data, "context"))
+        context=(context_ref.name() if context_ref else text_field(data, "context"))
         if backend not in ("markdown", "redis") else data.get("context", "{context}"),
         identity=tuple(identity),
-        order=_text(data, "order"),
+        order=text_field(data, "order"),
         payload=payload,
         metadata={k: refs[0].name() if refs[0].field is None else refs[0].field for k, refs in meta_refs.items()},
         record_pattern=pattern,
@@ -351,123 +278,18 @@ def _slot_refs(data: dict, backend: str, identity: Any) -> tuple[FieldRef | None
                           f"(without records:), not {backend}", "name plain columns")
     context_ref = None
     if isinstance(data.get("context"), dict):
-        context_ref = _refs("context", data["context"])[0]
+        context_ref = refs_of("context", data["context"])[0]
         if not context_ref.path:
             raise LayoutError("context.path", "missing", "give the path inside the field, e.g. [meta, uid]")
     names, refs = [], {}
     for i, item in enumerate(identity if isinstance(identity, list) else []):
         if isinstance(item, dict):
-            ref = _refs(f"identity[{i}]", item)[0]
+            ref = refs_of(f"identity[{i}]", item)[0]
             names.append(ref.name())
             refs[ref.name()] = ref
         else:
             names.append(item)
     return context_ref, names, refs
-
-
-def _text(data: dict, key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value:
-        raise LayoutError(key, "missing or not a string", f"set store.{key}")
-    return value
-
-
-def _payload(value: Any) -> PayloadSpec:
-    if isinstance(value, str) and value:
-        return PayloadSpec(field=value)
-    if isinstance(value, dict):
-        fmt = value.get("format", "text")
-        if fmt not in PAYLOAD_FORMATS:
-            raise LayoutError("payload.format", f"unknown format {fmt!r}", f"use one of {list(PAYLOAD_FORMATS)}")
-        path = value.get("path", [])
-        if isinstance(path, str):
-            path = [path]
-        if not isinstance(value.get("field"), str):
-            raise LayoutError("payload.field", "missing", "name the field that holds the payload")
-        return PayloadSpec(field=value["field"], format=fmt, path=tuple(str(p) for p in path))
-    raise LayoutError("payload", "missing", "name the field that holds the served text")
-
-
-def _path(where: str, value: Any) -> tuple[str, ...]:
-    if isinstance(value, (str, int)) and not isinstance(value, bool):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(
-            isinstance(p, (str, int)) and not isinstance(p, bool) for p in value):
-        raise LayoutError(where, "must be a path: a list of keys and list indexes", "e.g. [2, content]")
-    return tuple(str(p) for p in value)
-
-
-def _refs(where: str, value: Any) -> tuple[FieldRef, ...]:
-    """A metadata entry: a field name, {field, path[, format]}, or a list of those (first is read)."""
-    items = value if isinstance(value, list) else [value]
-    out = []
-    for i, item in enumerate(items):
-        at = f"{where}[{i}]" if isinstance(value, list) else where
-        if isinstance(item, str) and item:
-            out.append(FieldRef(item))
-        elif isinstance(item, dict) and isinstance(item.get("field"), str) and set(item) <= {"field", "path", "format"}:
-            fmt = item.get("format", "json")
-            if fmt not in PATH_FORMATS:
-                raise LayoutError(f"{at}.format", f"unknown format {fmt!r}", f"use one of {list(PATH_FORMATS)}")
-            out.append(FieldRef(item["field"], _path(f"{at}.path", item["path"]) if "path" in item else (), fmt))
-        else:
-            raise LayoutError(at, "a metadata entry is a field name or {field, path}",
-                              "e.g. role: role, or role: {field: data, path: [role]}")
-    if not out:
-        raise LayoutError(where, "names no field", "e.g. role: role")
-    return tuple(out)
-
-
-def _records(data: dict, backend: str, identity: list, metadata: dict, payload: PayloadSpec) -> ElementRecords:
-    """``records:``: elements of a list inside the payload of each context's current version row."""
-    raw = data["records"]
-    if backend not in ("sqlite", "postgres"):
-        raise LayoutError("records", f"list-element records are edited on sqlite and postgres, not {backend}",
-                          "remove records:, or store the list in a SQL table")
-    if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "cascade", "payload_row"}:
-        raise LayoutError("records", "must be a mapping of text, identity, metadata, version, cascade, payload_row",
-                          "e.g. records: {text: [2, content], version: checkpoint_id}")
-    if identity or metadata:
-        raise LayoutError("records", "identity and metadata of list elements go inside records:",
-                          "move them to records.identity / records.metadata as paths inside an element")
-    if data.get("order") != POSITION:
-        raise LayoutError("order", "list elements are ordered by their place in the list",
-                          f'write order: "{POSITION}"')
-    explicit = isinstance(data.get("payload"), dict) and "path" in data["payload"]  # path: [] = the whole value
-    if payload.format not in ("json", "msgpack", "opaque") or (payload.format != "opaque" and not explicit):
-        raise LayoutError("payload", "records: needs the path of the list inside a json or msgpack payload",
-                          "e.g. payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}")
-    if not isinstance(raw.get("version"), str) or not raw["version"]:
-        raise LayoutError("records.version", "missing", "name the column that orders a context's version rows")
-    ident = raw.get("identity", [])
-    if not isinstance(ident, list):
-        raise LayoutError("records.identity", "must be a list of paths", "e.g. identity: [[2, id]]")
-    meta = raw.get("metadata", {}) or {}
-    if not isinstance(meta, dict) or any(k not in METADATA_NAMES for k in meta):
-        raise LayoutError("records.metadata", f"must map {list(METADATA_NAMES)} to paths", "e.g. {role: [2, type]}")
-    cascade = []
-    for i, item in enumerate(raw.get("cascade", []) or []):
-        if not isinstance(item, dict) or not isinstance(item.get("table"), str) or not isinstance(item.get("key"), list) \
-                or not item["key"] or not all(isinstance(k, str) for k in item["key"]):
-            raise LayoutError(f"records.cascade[{i}]", "each cascade is {table, key: [columns]}",
-                              "e.g. {table: writes, key: [thread_id, checkpoint_id]}")
-        cascade.append(Cascade(item["table"], tuple(item["key"])))
-    return ElementRecords(text=_path("records.text", raw.get("text")), version=raw["version"],
-                          identity=tuple(_path(f"records.identity[{i}]", p) for i, p in enumerate(ident)),
-                          metadata={str(k): _path(f"records.metadata.{k}", v) for k, v in meta.items()},
-                          cascade=tuple(cascade), payload_row=_payload_row(raw.get("payload_row")))
-
-
-def _payload_row(raw: Any) -> PayloadRow | None:
-    """``records.payload_row``: {table, key: {column: source column or {field, path}}, where: {column: value}}."""
-    if raw is None:
-        return None
-    fix = "e.g. payload_row: {table: blobs, key: {version: {field: doc, path: [versions, messages]}}}"
-    if not isinstance(raw, dict) or set(raw) - {"table", "key", "where"} or not isinstance(raw.get("table"), str) \
-            or not isinstance(raw.get("key"), dict) or not raw["key"] or not isinstance(raw.get("where", {}), dict):
-        raise LayoutError("records.payload_row", "must be {table, key: {column: source}, where: {column: value}}", fix)
-    key = {str(c): _refs(f"records.payload_row.key.{c}", v)[0] for c, v in raw["key"].items()}
-    return PayloadRow(raw["table"], key, dict(raw.get("where") or {}))
 
 
 def _markdown_pattern(pattern: Any) -> str:

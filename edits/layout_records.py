@@ -1,0 +1,106 @@
+"""``records:`` of a store layout: records that are the elements of a list inside one stored
+value, each row of the table one *version* of a context's state (see :mod:`edits.layout`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from edits.layout_fields import METADATA_NAMES, POSITION, FieldRef, LayoutError, PayloadSpec, path_of, refs_of
+
+
+@dataclass(frozen=True)
+class Cascade:
+    """Rows of ``table`` that belong to a version row: equal values in the ``key`` columns."""
+
+    table: str
+    key: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PayloadRow:
+    """``records.payload_row``: the row of ``table`` holding a version row's payload -- its ``key``
+    columns equal the version row's values at the refs, its ``where`` columns the constants."""
+
+    table: str
+    key: dict[str, FieldRef]
+    where: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result rows."""
+        return {"table": self.table, "where": dict(self.where),
+                "key": {c: {"field": r.field, "path": list(r.path)} for c, r in self.key.items()}}
+
+
+@dataclass(frozen=True)
+class ElementRecords:
+    """``records:`` -- records are the elements of the list at ``payload.path`` in the
+    current version row of each context."""
+
+    text: tuple[str, ...]
+    version: str
+    identity: tuple[tuple[str, ...], ...] = ()
+    metadata: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    cascade: tuple[Cascade, ...] = ()
+    payload_row: PayloadRow | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result rows."""
+        return {"text": list(self.text), "version": self.version,
+                "identity": [list(p) for p in self.identity],
+                "metadata": {k: list(v) for k, v in self.metadata.items()},
+                "cascade": [{"table": c.table, "key": list(c.key)} for c in self.cascade],
+                **({"payload_row": self.payload_row.to_json()} if self.payload_row else {})}
+
+
+def parse_records(data: dict, backend: str, identity: list, metadata: dict, payload: PayloadSpec) -> ElementRecords:
+    """``records:``: elements of a list inside the payload of each context's current version row."""
+    raw = data["records"]
+    if backend not in ("sqlite", "postgres"):
+        raise LayoutError("records", f"list-element records are edited on sqlite and postgres, not {backend}",
+                          "remove records:, or store the list in a SQL table")
+    if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "cascade", "payload_row"}:
+        raise LayoutError("records", "must be a mapping of text, identity, metadata, version, cascade, payload_row",
+                          "e.g. records: {text: [2, content], version: checkpoint_id}")
+    if identity or metadata:
+        raise LayoutError("records", "identity and metadata of list elements go inside records:",
+                          "move them to records.identity / records.metadata as paths inside an element")
+    if data.get("order") != POSITION:
+        raise LayoutError("order", "list elements are ordered by their place in the list",
+                          f'write order: "{POSITION}"')
+    explicit = isinstance(data.get("payload"), dict) and "path" in data["payload"]  # path: [] = the whole value
+    if payload.format not in ("json", "msgpack", "opaque") or (payload.format != "opaque" and not explicit):
+        raise LayoutError("payload", "records: needs the path of the list inside a json or msgpack payload",
+                          "e.g. payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}")
+    if not isinstance(raw.get("version"), str) or not raw["version"]:
+        raise LayoutError("records.version", "missing", "name the column that orders a context's version rows")
+    ident = raw.get("identity", [])
+    if not isinstance(ident, list):
+        raise LayoutError("records.identity", "must be a list of paths", "e.g. identity: [[2, id]]")
+    meta = raw.get("metadata", {}) or {}
+    if not isinstance(meta, dict) or any(k not in METADATA_NAMES for k in meta):
+        raise LayoutError("records.metadata", f"must map {list(METADATA_NAMES)} to paths", "e.g. {role: [2, type]}")
+    cascade = []
+    for i, item in enumerate(raw.get("cascade", []) or []):
+        if not isinstance(item, dict) or not isinstance(item.get("table"), str) or not isinstance(item.get("key"), list) \
+                or not item["key"] or not all(isinstance(k, str) for k in item["key"]):
+            raise LayoutError(f"records.cascade[{i}]", "each cascade is {table, key: [columns]}",
+                              "e.g. {table: writes, key: [thread_id, checkpoint_id]}")
+        cascade.append(Cascade(item["table"], tuple(item["key"])))
+    return ElementRecords(text=path_of("records.text", raw.get("text")), version=raw["version"],
+                          identity=tuple(path_of(f"records.identity[{i}]", p) for i, p in enumerate(ident)),
+                          metadata={str(k): path_of(f"records.metadata.{k}", v) for k, v in meta.items()},
+                          cascade=tuple(cascade), payload_row=_payload_row(raw.get("payload_row")))
+
+
+def _payload_row(raw: Any) -> PayloadRow | None:
+    """``records.payload_row``: {table, key: {column: source column or {field, path}}, where: {column: value}}."""
+    if raw is None:
+        return None
+    fix = "e.g. payload_row: {table: blobs, key: {version: {field: doc, path: [versions, messages]}}}"
+    if not isinstance(raw, dict) or set(raw) - {"table", "key", "where"} or not isinstance(raw.get("table"), str) \
+            or not isinstance(raw.get("key"), dict) or not raw["key"] or not isinstance(raw.get("where", {}), dict):
+        raise LayoutError("records.payload_row", "must be {table, key: {column: source}, where: {column: value}}", fix)
+    key = {str(c): refs_of(f"records.payload_row.key.{c}", v)[0] for c, v in raw["key"].items()}
+    return PayloadRow(raw["table"], key, dict(raw.get("where") or {}))
