@@ -41,9 +41,10 @@ class AtmemDriver(kit.Driver):
     def describe(self):
         """atmem's version and the configuration."""
         import sqlite3, platform
-        return {"sut": "atmem", "version": atmem.__version__ if hasattr(atmem, "__version__") else _dist("atmem"),
+        version = atmem.__version__ if hasattr(atmem, "__version__") else kit.dist_version("atmem")
+        return {"sut": "atmem", "version": version,
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
-                              "atflows": _dist("atflows"), "cryptography": _dist("cryptography")},
+                              "atflows": kit.dist_version("atflows"), "cryptography": kit.dist_version("cryptography")},
                 "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
                 "configuration": {"checkpoint": self.mode}}
 
@@ -94,14 +95,6 @@ class AtmemDriver(kit.Driver):
         return {"id": rec["id"], "text": text[:-1] if text.endswith(STOP) else text,
                 "meta": {"source": rec.get("source_type"), "trust_tier": rec.get("trust_tier"),
                          "timestamp": rec.get("created_at"), "scope": rec.get("scope")}}
-
-
-def _dist(name):
-    from importlib.metadata import version
-    try:
-        return version(name)
-    except Exception:
-        return None
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ import os
 import platform
 import sys
 import threading
-from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
@@ -30,13 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
 DIMS = 64
-
-
-def _dist(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def embed(texts):
@@ -67,8 +59,8 @@ class CrewAIDriver(kit.Driver):
 
     def describe(self):
         """Versions of CrewAI and its store."""
-        libs = {name: _dist(name) for name in ("crewai-core", "lancedb", "pylance", "pyarrow", "pydantic")}
-        return {"sut": "crewai", "version": _dist("crewai"),
+        libs = {name: kit.dist_version(name) for name in ("crewai-core", "lancedb", "pylance", "pyarrow", "pydantic")}
+        return {"sut": "crewai", "version": kit.dist_version("crewai"),
                 "libraries": {"python": platform.python_version(), **libs},
                 "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
                 "configuration": {"storage": "LanceDBStorage(path=store/memory), table memories",

@@ -30,7 +30,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths", "hash_embedding"]
+__all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths", "hash_embedding", "dist_version"]
 
 
 class BadRequest(ValueError):
@@ -338,6 +338,16 @@ def fixed_paths(volumes: dict[str, Path], label: str) -> dict[str, Path]:
         os.replace(tmp, link)
         out[name] = link
     return out
+
+
+def dist_version(name: str) -> str | None:
+    """The installed version of distribution ``name`` (for ``describe``), or None when it is absent."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def hash_embedding(text: str, dims: int = 64) -> list[float]:

@@ -25,7 +25,6 @@ import os
 import platform
 import sqlite3
 import sys
-from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
@@ -56,7 +55,7 @@ class InspeximusDriver(kit.Driver):
         """inspeximus's version and the configuration."""
         return {"sut": "inspeximus", "version": inspeximus.__version__,
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
-                              "cryptography": _dist("cryptography")},
+                              "cryptography": kit.dist_version("cryptography")},
                 "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
                 "configuration": {"receipts": self.receipts, "key_home": "INSPEXIMUS_KEY_HOME = volume home"}}
 
@@ -92,13 +91,6 @@ class InspeximusDriver(kit.Driver):
                 "call": f"inspeximus.Inspeximus(path={self.path!r}"
                         f"{', receipts=True, receipt_key=receipt_key_for(path)' if self.receipts == 'signed' else ''})"
                         ".verify_writes()"}
-
-
-def _dist(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ into ``trace/<thread>.jsonl`` beside it (volume ``store``; the adversary holds b
 import platform
 import sqlite3
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Annotated, TypedDict
 
@@ -40,13 +39,6 @@ class State(TypedDict):
     messages: Annotated[list, add_messages]
 
 
-def _dist(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 class LedgerDriver(kit.Driver):
     """A checkpointed graph whose saver is wrapped by langgraph-ledger's TracingCheckpointSaver."""
 
@@ -63,9 +55,9 @@ class LedgerDriver(kit.Driver):
 
     def describe(self):
         """Versions of langgraph-ledger, the checkpointer and LangGraph."""
-        libs = {name: _dist(name) for name in ("langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite",
+        libs = {name: kit.dist_version(name) for name in ("langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite",
                                                 "langchain-core", "ormsgpack")}
-        return {"sut": "langgraph-ledger", "version": _dist("langgraph-ledger"),
+        return {"sut": "langgraph-ledger", "version": kit.dist_version("langgraph-ledger"),
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, **libs},
                 "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True},
                 "configuration": {"ledger": "keyless", "trace_root": "trace/ beside checkpoints.db"}}

@@ -27,7 +27,6 @@ import os
 import platform
 import sqlite3
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Annotated, TypedDict
 
@@ -46,13 +45,6 @@ class State(TypedDict):
     """The graph state: one message list, merged by add_messages."""
 
     messages: Annotated[list, add_messages]
-
-
-def _dist(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 class LangGraphSqliteDriver(kit.Driver):
@@ -102,12 +94,12 @@ class LangGraphSqliteDriver(kit.Driver):
 
     def describe(self):
         """Versions of the checkpointer, LangGraph and what they link against."""
-        libs = {name: _dist(name) for name in ("langgraph", "langgraph-checkpoint", "langchain-core",
+        libs = {name: kit.dist_version(name) for name in ("langgraph", "langgraph-checkpoint", "langchain-core",
                                                 "ormsgpack", "pycryptodome", "psycopg", "psycopg-binary")}
         backend = ({"postgresql": self.conn.execute("SHOW server_version").fetchone()["server_version"],
                     "libpq": self.libpq}
                    if self.saver_kind == "postgres" else {"sqlite": sqlite3.sqlite_version})
-        return {"sut": SAVERS[self.saver_kind], "version": _dist(SAVERS[self.saver_kind]),
+        return {"sut": SAVERS[self.saver_kind], "version": kit.dist_version(SAVERS[self.saver_kind]),
                 "libraries": {"python": platform.python_version(), **backend, **libs},
                 "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True,
                                  "sealed": self.serde_kind == "aes"},

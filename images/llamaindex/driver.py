@@ -19,7 +19,6 @@ import asyncio
 import platform
 import sqlite3
 import sys
-from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
@@ -30,13 +29,6 @@ from llama_index.core.memory import Memory  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 ROLES = ("user", "assistant", "system")
-
-
-def _dist(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 class LlamaIndexMemoryDriver(kit.Driver):
@@ -58,10 +50,10 @@ class LlamaIndexMemoryDriver(kit.Driver):
 
     def describe(self):
         """llama-index-core's version and what the chat store runs on."""
-        return {"sut": "llama-index-core", "version": _dist("llama-index-core"),
+        return {"sut": "llama-index-core", "version": kit.dist_version("llama-index-core"),
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
-                              "sqlalchemy": _dist("SQLAlchemy"), "aiosqlite": _dist("aiosqlite"),
-                              "tiktoken": _dist("tiktoken")},
+                              "sqlalchemy": kit.dist_version("SQLAlchemy"), "aiosqlite": kit.dist_version("aiosqlite"),
+                              "tiktoken": kit.dist_version("tiktoken")},
                 "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True},
                 "configuration": {"memory": "Memory.from_defaults", "chat_store": "SQLAlchemyChatStore",
                                   "file": "memory.db", "memory_blocks": []}}

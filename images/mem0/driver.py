@@ -16,7 +16,6 @@ SQLite history at ``store/history.db`` and ``MEM0_DIR`` at ``store/mem0``;
 import os
 import platform
 import sys
-from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
@@ -25,13 +24,6 @@ import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures impor
 
 COLLECTION = "memlab"
 DIMS = 64
-
-
-def _dist(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def hash_embed(text, memory_action=None):
@@ -62,10 +54,10 @@ class Mem0Driver(kit.Driver):
 
     def describe(self):
         """Versions of Mem0 and its store client."""
-        libs = {name: _dist(name) for name in ("qdrant-client", "openai", "SQLAlchemy", "numpy", "portalocker")}
+        libs = {name: kit.dist_version(name) for name in ("qdrant-client", "openai", "SQLAlchemy", "numpy", "portalocker")}
         import sqlite3
 
-        return {"sut": "mem0ai", "version": _dist("mem0ai"),
+        return {"sut": "mem0ai", "version": kit.dist_version("mem0ai"),
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, **libs},
                 "capabilities": {"erasure": "record", "order": False, "metadata": True, "snapshot": True},
                 "configuration": {"infer": False, "vector_store": "qdrant local, on_disk",

@@ -20,7 +20,6 @@ import os
 import platform
 import sqlite3
 import sys
-from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
@@ -31,13 +30,6 @@ os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 from agents.memory import SQLiteSession  # noqa: E402
 
 ROLES = ("user", "assistant", "system", "developer")
-
-
-def _dist(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 class OpenAIAgentsSessionDriver(kit.Driver):
@@ -59,9 +51,9 @@ class OpenAIAgentsSessionDriver(kit.Driver):
 
     def describe(self):
         """The SDK's version and the SQLite it links against."""
-        return {"sut": "openai-agents", "version": _dist("openai-agents"),
+        return {"sut": "openai-agents", "version": kit.dist_version("openai-agents"),
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
-                              "openai": _dist("openai"), "pydantic": _dist("pydantic")},
+                              "openai": kit.dist_version("openai"), "pydantic": kit.dist_version("pydantic")},
                 "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True},
                 "configuration": {"session": "SQLiteSession", "file": "sessions.db"}}
 
