@@ -1,8 +1,10 @@
-"""The interface every generic editor implements, and the registry by backend.
+"""The interface every generic editor implements, and the editor of a layout.
 
 An editor is built from a :class:`~edits.layout.StoreLayout` and the host paths
-of the SUT's volumes. It reads records and applies one edit (T1..T8). Whole-store
-snapshots (T9/T10) are volume operations, in :mod:`edits.volumes`.
+of the SUT's volumes (or the URL of its running service). It reads records and
+applies one edit (T1..T8). Whole-store snapshots (T9/T10) are volume operations,
+in :mod:`edits.volumes`. Which editor serves which backend is declared by each
+editor module (:mod:`edits.registry`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from edits.layout import StoreLayout
+from edits import registry
+from edits.layout import LayoutError, StoreLayout
 from edits.model import AppliedEdit, EditSpec, Record
 
 
@@ -32,43 +35,20 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
                versions: dict[str, str] | None = None) -> Editor:
     """The editor for ``layout.backend``: on a volume path, or connected to a running service's URL.
 
+    The backend is looked up in :mod:`edits.registry` (each editor module declares its own).
     ``versions`` (version value -> seeded marker, from the SUT's answers to the seeding
     writes) reaches the editor of list-element records (``records:``), which needs it to
     roll a context back to an earlier version (T2) and to label opaque version rows.
     """
-    if layout.backend == "redis":
-        from edits.redis import RedisEditor
-
-        return RedisEditor(layout, _service_url(layout, services))
-    if layout.backend == "postgres":
-        from edits.postgres import PostgresEditor, PostgresListEditor
-
-        if layout.records is not None:
-            return PostgresListEditor(layout, _service_url(layout, services), versions)
-        return PostgresEditor(layout, _service_url(layout, services))
+    try:
+        backend = registry.backend(layout.backend)
+    except LayoutError:
+        raise ValueError(f"no editor for backend {layout.backend!r}") from None
+    if backend.kind == registry.SERVICE:
+        return backend.open(layout, _service_url(layout, services), versions)
     if layout.volume not in volumes:
         raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
-    if layout.backend == "qdrant":
-        from edits.qdrant import QdrantEditor
-
-        return QdrantEditor(layout, volumes[layout.volume])
-    if layout.backend == "lancedb":
-        from edits.lancedb import LanceDBEditor
-
-        return LanceDBEditor(layout, volumes[layout.volume])
-    from edits import jsondoc, jsonl, markdown, sqlite
-
-    table = {"sqlite": sqlite.SqliteEditor, "jsonl": jsonl.JsonlEditor,
-             "markdown": markdown.MarkdownEditor, "json": jsondoc.JsonDocEditor}
-    try:
-        cls = table[layout.backend]
-    except KeyError:
-        raise ValueError(f"no editor for backend {layout.backend!r}") from None
-    if layout.records is not None:
-        from edits.lists import ListEditor
-
-        return ListEditor(layout, volumes[layout.volume], versions)
-    return cls(layout, volumes[layout.volume])
+    return backend.open(layout, volumes[layout.volume], versions)
 
 
 def _service_url(layout: StoreLayout, services: dict[str, str] | None) -> str:

@@ -20,12 +20,25 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from edits.layout_fields import LayoutError
 from edits.model import EditError, Record
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, replace_same_length
+from edits.registry import Field
 from edits.values import fresh_identity, next_order
 
 Call = tuple[str, dict[str, Any]]
+
+
+def _context_pattern(pattern: Any, store: dict) -> str:
+    if not isinstance(pattern, str) or pattern.count("{context}") != 1:
+        raise LayoutError("context_pattern", f"{pattern!r} must hold {{context}} exactly once", 'e.g. "/{context}"')
+    return pattern
+
+
+CONTEXT_PATTERN = Field("context_pattern", default="{context}", parse=_context_pattern)
+"""``context_pattern``: how a stored context value holds the lab's context (``"/{context}"``: CrewAI's
+scopes); a field of the backends built on this module."""
 
 
 class FieldStoreEditor(EditorBase):

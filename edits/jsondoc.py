@@ -9,20 +9,19 @@ compact otherwise) and key order kept, in the same file (inode, owner and mode k
 
 Example::
 
-    import json, tempfile
-    from pathlib import Path
-    from edits.jsondoc import JsonDocEditor
-    from edits.layout import parse_layout
-    from edits.model import EditSpec
-
-    vol = Path(tempfile.mkdtemp())
-    (vol / "store.json").write_text(json.dumps({
-        "a1": {"ctx": "A", "seq": 1, "text": "mA1-q hello FACT-A1", "sig": "x"},
-        "a2": {"ctx": "A", "seq": 2, "text": "mA2-q hi", "sig": "y"}}, indent=2))
-    layout = parse_layout({"backend": "json", "volume": "store", "file": "store.json",
-                           "context": "ctx", "identity": ["@key"], "order": "seq", "payload": "text"})
-    done = JsonDocEditor(layout, vol).apply(EditSpec("T3", "A", "mA1-q"))
-    print(done.statements)   # ['store.json: delete record "a1": {...}']
+    >>> import json, tempfile, pathlib
+    >>> from edits import jsondoc, layout, model
+    >>> vol = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (vol / "store.json").write_text(json.dumps({
+    ...     "a1": {"ctx": "A", "seq": 1, "text": "mA1-q hello FACT-A1", "sig": "x"},
+    ...     "a2": {"ctx": "A", "seq": 2, "text": "mA2-q hi", "sig": "y"}}, indent=2))
+    >>> lay = layout.parse_layout({"backend": "json", "volume": "store", "file": "store.json",
+    ...                            "context": "ctx", "identity": ["@key"], "order": "seq", "payload": "text"})
+    >>> done = jsondoc.JsonDocEditor(lay, vol).apply(model.EditSpec("T3", "A", "mA1-q"))
+    >>> done.statements
+    ['store.json: delete record "a1": {"ctx": "A", "seq": 1, "text": "mA1-q hello FACT-A1", "sig": "x"}']
+    >>> list(json.loads((vol / "store.json").read_text()))
+    ['a2']
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ from edits.layout import StoreLayout
 from edits.model import EditError, Record
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import decode_payload, replace_same_length, sort_records
+from edits.registry import FILE, Backend, register
 from edits.values import fresh_identity, next_order
 
 KEY = "@key"
@@ -176,3 +176,6 @@ class JsonDocEditor(EditorBase):
         self._save(doc)
         return Outcome([self._op("replace", key, doc[key])], [p.target.key()],
                        {"field": field, "old": p.target.metadata.get(p.spec.meta_field), "new": p.meta_value})
+
+
+BACKEND = register(Backend("json", FILE, editor=JsonDocEditor))

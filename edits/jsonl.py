@@ -12,21 +12,19 @@ file (order field).
 
 Example::
 
-    import json, tempfile
-    from pathlib import Path
-    from edits.jsonl import JsonlEditor
-    from edits.layout import parse_layout
-    from edits.model import EditSpec
-
-    vol = Path(tempfile.mkdtemp())
-    (vol / "memory.jsonl").write_text("".join(json.dumps(r) + "\\n" for r in [
-        {"id": "a1", "thread": "A", "role": "user", "text": "mA1-q hello FACT-A1"},
-        {"id": "a2", "thread": "A", "role": "assistant", "text": "mA2-q hi"}]))
-    layout = parse_layout({"backend": "jsonl", "volume": "store", "file": "memory.jsonl",
-                           "context": "thread", "identity": ["id"], "order": "@position",
-                           "payload": "text", "metadata": {"role": "role"}})
-    done = JsonlEditor(layout, vol).apply(EditSpec("T8", "A", "mA1-q", meta_field="role"))
-    print(done.statements)   # ['memory.jsonl: replace line 1: {... "role": "user" ...} -> {... "assistant" ...}']
+    >>> import json, pathlib, tempfile
+    >>> from edits import jsonl, layout, model
+    >>> vol = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (vol / "memory.jsonl").write_text("".join(json.dumps(r) + "\\n" for r in [
+    ...     {"id": "a1", "thread": "A", "role": "user", "text": "mA1-q hello FACT-A1"},
+    ...     {"id": "a2", "thread": "A", "role": "assistant", "text": "mA2-q hi"}]))
+    >>> lay = layout.parse_layout({"backend": "jsonl", "volume": "store", "file": "memory.jsonl",
+    ...                            "context": "thread", "identity": ["id"], "order": "@position",
+    ...                            "payload": "text", "metadata": {"role": "role"}})
+    >>> done = jsonl.JsonlEditor(lay, vol).apply(model.EditSpec("T8", "A", "mA1-q", meta_field="role"))
+    >>> print(done.statements[0].replace(" -> ", "\\n -> "))
+    memory.jsonl: replace line 1: {"id": "a1", "thread": "A", "role": "user", "text": "mA1-q hello FACT-A1"}
+     -> {"id": "a1", "thread": "A", "role": "assistant", "text": "mA1-q hello FACT-A1"}
 """
 
 from __future__ import annotations
@@ -39,6 +37,7 @@ from edits.lines import LineEditor, LineFile
 from edits.model import EditError, Record
 from edits.plan import Outcome, Plan
 from edits.records import decode_payload, sort_records
+from edits.registry import FILE, Backend, register
 from edits.values import fresh_identity, next_order
 
 _DECODER = json.JSONDecoder()
@@ -176,3 +175,6 @@ class JsonlEditor(LineEditor):
     def _with_meta(self, p: Plan, body: str) -> str:
         name = self.layout.metadata[p.spec.meta_field]
         return set_fields(body, {name: self._dump(p.meta_value, body)})
+
+
+BACKEND = register(Backend("jsonl", FILE, editor=JsonlEditor))

@@ -17,19 +17,24 @@ leaves them there. The edits (T1-T8) are :mod:`edits.fieldstore`'s, over
 identity column (upsert a whole row, its vector column included);
 ``statements`` are those calls, with their arguments.
 
-Example::
+Example (a table written with LanceDB, as CrewAI writes its memory)::
 
-    from pathlib import Path
-    from edits.layout import parse_layout
-    from edits.model import EditSpec
-    from edits.lancedb import LanceDBEditor
-
-    layout = parse_layout({"backend": "lancedb", "volume": "store", "file": "memory", "table": "memories",
-                           "context": "scope", "context_pattern": "/{context}", "identity": ["id"],
-                           "order": "created_at", "payload": "content", "metadata": {"source": "source"}})
-    editor = LanceDBEditor(layout, Path("/path/to/volume"))
-    print(editor.apply(EditSpec("T3", "A", "mA2-q1w2e3")).statements)
-    # ["delete(where=\\"id = '...'\\")"]
+    >>> import lancedb, pathlib, tempfile
+    >>> from edits import lancedb as lance_editor, layout, model
+    >>> vol = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = lancedb.connect(str(vol / "memory")).create_table("memories", data=[
+    ...     {"id": "r1", "content": "mA1-q FACT-A1", "scope": "/A", "created_at": "2024-05-02T10:00:01",
+    ...      "source": "chat", "vector": [1.0, 0.0]},
+    ...     {"id": "r2", "content": "mA2-q hello", "scope": "/A", "created_at": "2024-05-02T10:00:02",
+    ...      "source": "chat", "vector": [0.0, 1.0]}])
+    >>> lay = layout.parse_layout({"backend": "lancedb", "volume": "store", "file": "memory", "table": "memories",
+    ...                            "context": "scope", "context_pattern": "/{context}", "identity": ["id"],
+    ...                            "order": "created_at", "payload": "content", "metadata": {"source": "source"}})
+    >>> editor = lance_editor.LanceDBEditor(lay, vol)
+    >>> editor.apply(model.EditSpec("T3", "A", "mA2-q")).statements
+    ['delete(where="id = \\'r2\\'")']
+    >>> [(r.context, r.payload) for r in editor.records()]
+    [('A', 'mA1-q FACT-A1')]
 """
 
 from __future__ import annotations
@@ -37,12 +42,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import lancedb
-
-from edits.fieldstore import Call, FieldStoreEditor
+from edits.fieldstore import CONTEXT_PATTERN, Call, FieldStoreEditor
 from edits.layout import StoreLayout
 from edits.model import EditError, Record
 from edits.records import decode_payload, sort_records
+from edits.registry import FILE, Backend, Field, register
 
 
 class LanceDBEditor(FieldStoreEditor):
@@ -65,6 +69,8 @@ class LanceDBEditor(FieldStoreEditor):
         if not (self.path / f"{self.layout.table}.lance").is_dir():
             raise EditError(f"{self.layout.file}: no LanceDB table {self.layout.table!r} "
                             f"({self.layout.table}.lance) in the volume")
+        import lancedb  # here, not above: finding the backends imports this module, not the library
+
         return lancedb.connect(str(self.path)).open_table(self.layout.table)
 
     def records(self) -> list[Record]:
@@ -120,3 +126,8 @@ def _short(value: Any) -> str:
     if isinstance(value, list) and len(value) > 8 and all(isinstance(v, float) for v in value):
         return f"[<{len(value)} floats>]"
     return repr(value)
+
+
+BACKEND = register(Backend(
+    "lancedb", FILE, editor=LanceDBEditor,
+    fields=(Field("table", required=True, fix="name the table that holds the records"), CONTEXT_PATTERN)))

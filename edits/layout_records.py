@@ -1,5 +1,60 @@
-"""``records:`` of a store layout: records that are the elements of a list inside one stored
-value, each row of the table one *version* of a context's state (see :mod:`edits.layout`).
+"""``records:`` of a store layout (see :mod:`edits.layout` for the rest of it).
+
+Records that are elements of a list inside one stored value (sqlite, postgres): each row
+of the table is one *version* of a context's state, the row with the greatest
+``version`` is current, and every element of the list at ``payload.path`` in
+the current row is one record. ``records.text``, ``records.identity`` and
+``records.metadata`` are paths inside one element; ``cascade`` names rows of
+other tables that belong to a version row and go with it when it is deleted::
+
+    store:
+      backend: sqlite
+      volume: store
+      file: checkpoints.db
+      table: checkpoints
+      context: thread_id
+      order: "@position"                 # records are ordered by their place in the list
+      payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}
+      records:
+        text: [2, content]               # the served text inside one element
+        identity: [[2, id]]              # kept on T6/T7, fresh on T5
+        metadata: {role: [2, type]}
+        version: checkpoint_id           # the newest version row of a context is current
+        cascade: [{table: writes, key: [thread_id, checkpoint_ns, checkpoint_id]}]
+
+The list may sit in a row of *another* table, found from the version row
+(``records.payload_row``): a row of ``table`` whose ``key`` columns equal values
+taken from the version row -- a column, or a path inside a JSON column -- and
+whose ``where`` columns hold the given constants. ``path: []`` says the whole
+payload value is the list. Works on sqlite and postgres (LangGraph's
+PostgresSaver keeps the messages of a checkpoint in ``checkpoint_blobs``, in the
+row whose ``version`` is the checkpoint's ``channel_versions.messages``)::
+
+    store:
+      backend: postgres
+      volume: pgdata
+      service: db
+      table: checkpoints                 # the version rows
+      context: thread_id
+      order: "@position"
+      payload: {field: blob, format: msgpack, path: []}   # a field of the payload row
+      records:
+        text: [2, content]
+        identity: [[2, id]]
+        version: checkpoint_id
+        payload_row:
+          table: checkpoint_blobs
+          key: {thread_id: thread_id, checkpoint_ns: checkpoint_ns,
+                version: {field: checkpoint, path: [channel_versions, messages]}}
+          where: {channel: messages}
+
+A version row whose key cannot be read (no ``messages`` version yet) or that
+matches no payload row holds no records; more than one matching row is an error.
+
+``format: opaque`` (with ``records:``) declares a payload the adversary cannot
+read (ciphertext): only whole-payload edits of version rows can be expressed,
+addressed through the versions the SUT reported when the lab seeded it (see
+:mod:`edits.version_rows`).
 """
 
 from __future__ import annotations
@@ -54,12 +109,10 @@ class ElementRecords:
                 **({"payload_row": self.payload_row.to_json()} if self.payload_row else {})}
 
 
-def parse_records(data: dict, backend: str, identity: list, metadata: dict, payload: PayloadSpec) -> ElementRecords:
-    """``records:``: elements of a list inside the payload of each context's current version row."""
+def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSpec) -> ElementRecords:
+    """``records:``: elements of a list inside the payload of each context's current version row
+    (the backend's editor reads them: :func:`edits.layout.parse_layout` checks that)."""
     raw = data["records"]
-    if backend not in ("sqlite", "postgres"):
-        raise LayoutError("records", f"list-element records are edited on sqlite and postgres, not {backend}",
-                          "remove records:, or store the list in a SQL table")
     if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "cascade", "payload_row"}:
         raise LayoutError("records", "must be a mapping of text, identity, metadata, version, cascade, payload_row",
                           "e.g. records: {text: [2, content], version: checkpoint_id}")

@@ -12,33 +12,37 @@ place, T8 rewrites only the metadata group's characters.
 
 Example::
 
-    import tempfile
-    from pathlib import Path
-    from edits.layout import parse_layout
-    from edits.markdown import MarkdownEditor
-    from edits.model import EditSpec
-
-    vol = Path(tempfile.mkdtemp())
-    (vol / "memory").mkdir()
-    (vol / "memory" / "A.md").write_text("# A\\n- [user] mA1-q likes FACT-A1\\n- [assistant] mA2-q ok\\n")
-    layout = parse_layout({"backend": "markdown", "volume": "store", "file": "memory/{context}.md",
-                           "identity": [], "order": "@position", "payload": "text",
-                           "metadata": {"role": "role"},
-                           "record_pattern": r"^- \\[(?P<role>\\w+)\\] (?P<text>.*)$"})
-    done = MarkdownEditor(layout, vol).apply(EditSpec("T4", "A", "mA1-q", second="mA2-q"))
-    print(done.statements)   # ['memory/A.md: swap lines 2 and 3: - [user] ... <-> - [assistant] ...']
+    >>> import pathlib, tempfile
+    >>> from edits import layout, markdown, model
+    >>> vol = pathlib.Path(tempfile.mkdtemp())
+    >>> (vol / "memory").mkdir()
+    >>> _ = (vol / "memory" / "A.md").write_text("# A\\n- [user] mA1-q likes FACT-A1\\n- [assistant] mA2-q ok\\n")
+    >>> lay = layout.parse_layout({"backend": "markdown", "volume": "store", "file": "memory/{context}.md",
+    ...                            "identity": [], "order": "@position", "payload": "text",
+    ...                            "metadata": {"role": "role"},
+    ...                            "record_pattern": r"^- \\[(?P<role>\\w+)\\] (?P<text>.*)$"})
+    >>> done = markdown.MarkdownEditor(lay, vol).apply(model.EditSpec("T4", "A", "mA1-q", second="mA2-q"))
+    >>> done.statements
+    ['memory/A.md: swap lines 2 and 3: - [user] mA1-q likes FACT-A1 <-> - [assistant] mA2-q ok']
+    >>> print((vol / "memory" / "A.md").read_text(), end="")
+    # A
+    - [assistant] mA2-q ok
+    - [user] mA1-q likes FACT-A1
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from edits.layout import StoreLayout
+from edits.layout_fields import LayoutError
 from edits.lines import LineEditor, LineFile
 from edits.model import EditError, Record
 from edits.plan import Plan
 from edits.records import decode_payload, sort_records
+from edits.registry import FILE, Backend, Field, register
 
 
 class MarkdownEditor(LineEditor):
@@ -100,3 +104,29 @@ class MarkdownEditor(LineEditor):
         if not m or m.group(group) != str(p.meta_value):
             raise EditError(f"T8: {p.meta_value!r} does not fit group {group!r} of the record pattern")
         return new
+
+
+def _record_pattern(pattern: Any, store: dict) -> str:
+    """``record_pattern``: a line regex with a ``(?P<text>...)`` group."""
+    if not isinstance(pattern, str):
+        raise LayoutError("record_pattern", "must be a regular expression",
+                          "give a line regex with a (?P<text>...) group")
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise LayoutError("record_pattern", f"not a regular expression: {exc}", "fix the regex") from exc
+    if "text" not in compiled.groupindex:
+        raise LayoutError("record_pattern", "has no (?P<text>...) group", "name the text group 'text'")
+    return pattern
+
+
+def _one_file_per_context(store: dict) -> None:
+    if "{context}" not in str(store.get("file", "")):
+        raise LayoutError("file", "markdown stores keep one file per context",
+                          "write the file as a pattern with {context}, e.g. memory/{context}.md")
+
+
+BACKEND = register(Backend(
+    "markdown", FILE, editor=MarkdownEditor, context_field=False, check=_one_file_per_context,
+    fields=(Field("record_pattern", required=True, parse=_record_pattern,
+                  fix="give a line regex with a (?P<text>...) group"),)))

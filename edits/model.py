@@ -2,7 +2,7 @@
 intended, and what edit was actually applied.
 
 Nothing here knows any SUT. Records are found by the *markers* the lab wrote
-into each seeded text (see ``lab.seedplan``), so an editor never needs to know
+into each seeded text (see ``lab.cases.seedplan``), so an editor never needs to know
 which SUT produced the store.
 """
 
@@ -26,7 +26,7 @@ class Record:
     ``fields`` every stored field of the record (for C3 "nothing else changed");
     ``locator`` says where it lives (file, table, rowid, line) for reports;
     ``label`` is the seeded marker the lab attributes to a record whose payload it
-    cannot read (an opaque version row, see ``edits.lists``), else None.
+    cannot read (an opaque version row, see ``edits.version_rows``), else None.
     """
 
     context: str
@@ -75,7 +75,7 @@ class EditSpec:
 
     ``unit`` is ``record`` (the above) or ``state``: on a store whose records sit
     inside an opaque payload (ciphertext), the edit acts on whole *version rows*
-    of a context's state instead -- see ``edits.lists`` for what each case does.
+    of a context's state instead -- see ``edits.version_rows`` for what each case does.
     """
 
     case: str

@@ -9,30 +9,42 @@ edits themselves is shared with SQLite (:mod:`edits.sql`), and so are records th
 are elements of a list inside a stored value (``records:``, :class:`PostgresListEditor`,
 the logic in :mod:`edits.lists`).
 
-Example::
+Example (``postgres_url``: a running server -- the lab starts one on the SUT's data volume;
+``tests/edits/test_doctests.py`` gives one)::
 
-    from edits.layout import parse_layout
-    from edits.model import EditSpec
-    from edits.postgres import PostgresEditor
-
-    layout = parse_layout({"backend": "postgres", "volume": "pgdata", "service": "db",
-                           "table": "records", "context": "ctx", "identity": ["id"],
-                           "order": "seq", "payload": "body"})
-    editor = PostgresEditor(layout, "postgresql://memlab@127.0.0.1:5432/postgres")
-    print(editor.apply(EditSpec("T2", "A", "mA4-q1w2e3")).statements)
+    >>> import psycopg
+    >>> from edits import layout, model, postgres
+    >>> with psycopg.connect(postgres_url) as conn:
+    ...     _ = conn.execute("DROP TABLE IF EXISTS doc_records")
+    ...     _ = conn.execute("CREATE TABLE doc_records (id int PRIMARY KEY, ctx text, seq int, body text)")
+    ...     _ = conn.execute("INSERT INTO doc_records VALUES (1, 'A', 10, 'mA1-q FACT-A1'), (2, 'A', 20, 'mA2-q hi')")
+    >>> lay = layout.parse_layout({"backend": "postgres", "volume": "pgdata", "service": "db",
+    ...                            "table": "doc_records", "context": "ctx", "identity": ["id"],
+    ...                            "order": "seq", "payload": "body"})
+    >>> editor = postgres.PostgresEditor(lay, postgres_url)
+    >>> print("\\n".join(editor.apply(model.EditSpec("T4", "A", "mA1-q", second="mA2-q")).statements))
+    BEGIN
+    UPDATE "public"."doc_records" SET "seq" = 21 WHERE "id" = 1
+    UPDATE "public"."doc_records" SET "seq" = 10 WHERE "id" = 2
+    UPDATE "public"."doc_records" SET "seq" = 20 WHERE "id" = 1
+    COMMIT
+    >>> [r.payload for r in editor.records()]
+    ['mA2-q hi', 'mA1-q FACT-A1']
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import psycopg
+from typing import TYPE_CHECKING, Any
 
 from edits.layout import StoreLayout
 from edits.lists import ListRecords
 from edits.model import EditError, Record
 from edits.records import decode_payload, sort_records
+from edits.registry import SERVICE, Backend, Field, register
 from edits.sql import SqlEditor, _q
+
+if TYPE_CHECKING:
+    import psycopg
 
 
 _PK_SQL = ("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
@@ -57,6 +69,8 @@ class PostgresEditor(SqlEditor):
         return []
 
     def _connect(self) -> psycopg.Connection:
+        import psycopg  # here, not above: finding the backends imports this module, not the client
+
         try:
             return psycopg.connect(self.url, cursor_factory=psycopg.ClientCursor, connect_timeout=10)
         except psycopg.Error as exc:
@@ -115,6 +129,8 @@ class PostgresEditor(SqlEditor):
 
     def _run(self, steps: list[tuple]) -> tuple[list[str], Any]:
         """Run ``(sql, args[, exactly_one=True])`` steps in one transaction; return the statements sent."""
+        import psycopg
+
         statements = ["BEGIN"]
         with self._connect() as conn:
             try:
@@ -135,3 +151,8 @@ class PostgresListEditor(ListRecords, PostgresEditor):
     def __init__(self, layout: StoreLayout, url: str, versions: dict[str, str] | None = None):
         self._init_list(layout, versions)
         PostgresEditor.__init__(self, layout, url)
+
+
+BACKEND = register(Backend(
+    "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor,
+    fields=(Field("table", required=True, fix="name the table that holds the records (schema.table allowed)"),)))

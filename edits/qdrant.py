@@ -14,33 +14,41 @@ The edits themselves (T1-T8) are :mod:`edits.fieldstore`'s, over the three
 client calls ``set_payload``, ``delete`` and ``upsert`` (a point's vectors go
 with its payload on T5-T7).
 
-Example::
+Example (a store written with Qdrant's client, as a SUT would)::
 
-    from pathlib import Path
-    from edits.layout import parse_layout
-    from edits.model import EditSpec
-    from edits.qdrant import QdrantEditor
-
-    layout = parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
-                           "context": "user_id", "order": "created_at", "payload": "data",
-                           "metadata": {"role": "role"}})
-    editor = QdrantEditor(layout, Path("/path/to/volume"))
-    print(editor.apply(EditSpec("T3", "A", "mA2-q1w2e3")).statements)
-    # ["delete(collection_name='mem', points_selector=PointIdsList(points=['...']))"]
+    >>> import pathlib, tempfile
+    >>> from edits import layout, model, qdrant
+    >>> from qdrant_client import QdrantClient, models
+    >>> vol = pathlib.Path(tempfile.mkdtemp())
+    >>> client = QdrantClient(path=str(vol / "qdrant"))
+    >>> _ = client.create_collection("mem", vectors_config=models.VectorParams(size=2, distance=models.Distance.DOT))
+    >>> _ = client.upsert("mem", points=[
+    ...     models.PointStruct(id=n, vector=[1.0, float(n)], payload={"data": text, "user_id": "A", "created_at": n})
+    ...     for n, text in ((1, "mA1-q FACT-A1"), (2, "mA2-q hi"))])
+    >>> client.close()
+    >>> lay = layout.parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
+    ...                            "context": "user_id", "order": "created_at", "payload": "data"})
+    >>> editor = qdrant.QdrantEditor(lay, vol)
+    >>> editor.apply(model.EditSpec("T3", "A", "mA2-q")).statements  # doctest: +ELLIPSIS
+    ["delete(collection_name='mem', points_selector=PointIdsList(points=[2]...))"]
+    >>> [r.payload for r in editor.records()]
+    ['mA1-q FACT-A1']
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-from qdrant_client import QdrantClient, models
-
-from edits.fieldstore import Call, FieldStoreEditor
+from edits.fieldstore import CONTEXT_PATTERN, Call, FieldStoreEditor
 from edits.layout import StoreLayout
 from edits.model import EditError, Record
 from edits.records import decode_payload, sort_records
+from edits.registry import FILE, Backend, Field, register
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
 
 
 class QdrantEditor(FieldStoreEditor):
@@ -51,7 +59,7 @@ class QdrantEditor(FieldStoreEditor):
     def __init__(self, layout: StoreLayout, volume_path: Path):
         self.layout = layout
         self.path = Path(volume_path) / layout.file
-        self.vectors: dict[str, Any] = {}
+        self.vectors: dict[Any, Any] = {}
 
     def files(self) -> list[Path]:
         """Every file of the local-mode folder but its lock."""
@@ -62,6 +70,8 @@ class QdrantEditor(FieldStoreEditor):
         if not (self.path / "meta.json").is_file():
             raise EditError(f"{self.layout.file}: no Qdrant local-mode store (meta.json) in the volume")
         try:
+            from qdrant_client import QdrantClient  # here: finding the backends imports this module, not the client
+
             client = QdrantClient(path=str(self.path))
         except RuntimeError as exc:  # the folder is locked: a process still holds the store
             raise EditError(f"qdrant refused to open {self.layout.file} (is the SUT stopped?): {exc}") from exc
@@ -82,7 +92,7 @@ class QdrantEditor(FieldStoreEditor):
                 points += batch
                 if offset is None:
                     break
-        self.vectors = {str(p.id): p.vector for p in points}
+        self.vectors = {p.id: p.vector for p in points}
         return sort_records(self._record(p.id, p.payload or {}) for p in points)
 
     def _record(self, point_id: Any, payload: dict[str, Any]) -> Record:
@@ -90,7 +100,7 @@ class QdrantEditor(FieldStoreEditor):
         return Record(context=self._context_of(payload.get(lay.context)), identity=(str(point_id),), order=payload.get(lay.order),
                       payload=decode_payload(payload.get(lay.payload.field, ""), lay.payload),
                       metadata={n: payload.get(f) for n, f in lay.metadata.items()}, fields=dict(payload),
-                      locator={"collection": lay.collection, "id": str(point_id)})
+                      locator={"collection": lay.collection, "id": point_id})  # as stored: an int or a UUID text
 
     def _run(self, calls: list[Call]) -> list[str]:
         """Make ``(method, kwargs)`` client calls on the collection in one session; return them as text."""
@@ -109,8 +119,17 @@ class QdrantEditor(FieldStoreEditor):
         return "set_payload", {"payload": values, "points": [rec.locator["id"]]}
 
     def _remove(self, rec: Record) -> Call:
+        from qdrant_client import models
+
         return "delete", {"points_selector": models.PointIdsList(points=[rec.locator["id"]])}
 
     def _upsert(self, record_id: Any, fields: dict[str, Any], vector_of: Record) -> Call:
+        from qdrant_client import models
+
         vector = self.vectors[vector_of.locator["id"]]
         return "upsert", {"points": [models.PointStruct(id=record_id, vector=vector, payload=fields)]}
+
+
+BACKEND = register(Backend(
+    "qdrant", FILE, editor=QdrantEditor,
+    fields=(Field("collection", required=True, fix="name the collection that holds the records"), CONTEXT_PATTERN)))

@@ -6,18 +6,22 @@ metadata. The editor speaks Redis's own protocol (redis-py) to a server the lab
 started on the SUT's data volume while the SUT is stopped, and returns every
 command it sent.
 
-Example::
+Example (``redis_url``: a running server -- the lab starts one on the SUT's data volume;
+``tests/edits/test_doctests.py`` gives one)::
 
-    from edits.layout import parse_layout
-    from edits.model import EditSpec
-    from edits.redis import RedisEditor
-
-    layout = parse_layout({"backend": "redis", "volume": "data", "service": "cache",
-                           "key": "mem:{context}:rec:{id}", "identity": [], "order": "seq",
-                           "payload": "text", "metadata": {"role": "role"}})
-    editor = RedisEditor(layout, "redis://127.0.0.1:6379/0")
-    print([r.key() for r in editor.records()])
-    print(editor.apply(EditSpec("T8", "A", "mA2-k3j9q1", meta_field="role")).statements)
+    >>> import redis
+    >>> from edits import layout, model, redis as redis_editor
+    >>> client = redis.Redis.from_url(redis_url)
+    >>> _ = client.hset("doc:A:rec:1", mapping={"text": "mA1-q FACT-A1", "seq": 1, "role": "user"})
+    >>> _ = client.hset("doc:A:rec:2", mapping={"text": "mA2-q hi", "seq": 2, "role": "assistant"})
+    >>> lay = layout.parse_layout({"backend": "redis", "volume": "data", "service": "cache",
+    ...                            "key": "doc:{context}:rec:{id}", "identity": [], "order": "seq",
+    ...                            "payload": "text", "metadata": {"role": "role"}})
+    >>> editor = redis_editor.RedisEditor(lay, redis_url)
+    >>> [r.key() for r in editor.records()]
+    ['doc:A:rec:1', 'doc:A:rec:2']
+    >>> editor.apply(model.EditSpec("T8", "A", "mA2-q", meta_field="role")).statements
+    ['MULTI', 'HSET doc:A:rec:2 role user', 'EXEC']
 """
 
 from __future__ import annotations
@@ -27,12 +31,12 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-import redis
-
 from edits.layout import StoreLayout
+from edits.layout_fields import LayoutError
 from edits.model import EditError, Record
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, decode_payload, replace_same_length, sort_records
+from edits.registry import SERVICE, Backend, Field, register
 from edits.values import fresh_identity, next_order
 
 
@@ -42,6 +46,8 @@ class RedisEditor(EditorBase):
     backend = "redis"
 
     def __init__(self, layout: StoreLayout, url: str):
+        import redis  # here, not above: finding the backends imports this module, not the client
+
         self.layout, self.url = layout, url
         self.client = redis.Redis.from_url(url, decode_responses=False)
         parts = [re.escape(p) for p in re.split(r"\{context\}|\{id\}", layout.key or "")]
@@ -54,6 +60,8 @@ class RedisEditor(EditorBase):
 
     def records(self) -> list[Record]:
         """Every matching hash as a Record, sorted by (context, order)."""
+        import redis
+
         pattern = self.layout.key.replace("{context}", "*").replace("{id}", "*")
         out = []
         try:
@@ -78,6 +86,8 @@ class RedisEditor(EditorBase):
 
     def _send(self, commands: list[tuple[str, ...]]) -> list[str]:
         """Run commands in one MULTI/EXEC transaction; return them as redis-cli would show them."""
+        import redis
+
         pipe = self.client.pipeline(transaction=True)
         for cmd in commands:
             pipe.execute_command(*cmd)
@@ -141,3 +151,16 @@ def _text(value: bytes) -> Any:
         return value.decode("utf-8")
     except UnicodeDecodeError:
         return value
+
+
+def _key_pattern(value: Any, store: dict) -> str:
+    if not isinstance(value, str) or "{context}" not in value or "{id}" not in value:
+        raise LayoutError("key", "redis records need a key pattern with {context} and {id}",
+                          'e.g. key: "mem:{context}:rec:{id}"')
+    return value
+
+
+BACKEND = register(Backend(
+    "redis", SERVICE, editor=RedisEditor, context_field=False,
+    fields=(Field("key", required=True, parse=_key_pattern, fix='a pattern with {context} and {id}, e.g. '
+                                                                '"mem:{context}:rec:{id}"'),)))

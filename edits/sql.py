@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from edits import paths
-from edits.layout import FieldRef
+from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, replace_same_length
@@ -20,7 +20,40 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-class SqlEditor(EditorBase):
+class SlotRefs:
+    """A context or identity held at a path inside a field (the layout's ``context_ref`` and
+    ``identity_refs``): read it, and keep it with a record's slot when other fields are copied."""
+
+    layout: StoreLayout
+
+    def _plain(self, names) -> list[str]:
+        """The names that are columns (not paths inside one)."""
+        lay = self.layout
+        return [n for n in names if n not in lay.identity_refs and not (lay.context_ref and n == lay.context)]
+
+    def _slot_refs(self) -> list[FieldRef]:
+        lay = self.layout
+        return [*lay.identity_refs.values(), *([lay.context_ref] if lay.context_ref else [])]
+
+    def _context_of(self, fields: dict[str, Any]) -> Any:
+        ref = self.layout.context_ref
+        return fields[self.layout.context] if ref is None else paths.read(fields.get(ref.field), ref.path, ref.format)
+
+    def _identity_of(self, fields: dict[str, Any]) -> tuple:
+        refs = self.layout.identity_refs
+        return tuple(paths.read(fields.get(refs[n].field), refs[n].path, refs[n].format) if n in refs else fields[n]
+                     for n in self.layout.identity)
+
+    def _keep_slot(self, values: dict[str, Any], victim: Record) -> dict[str, Any]:
+        """Copied fields with the victim's context and identity put back at their paths."""
+        for ref in self._slot_refs():
+            own = paths.read(victim.fields.get(ref.field), ref.path, ref.format)
+            if ref.field in values and own is not paths.MISSING:
+                values[ref.field] = paths.write(values[ref.field], ref.path, own, ref.format)
+        return values
+
+
+class SqlEditor(SlotRefs, EditorBase):
     """Edit hooks over one SQL table; subclasses set ``PARAM``, ``ROW_ID`` and implement ``_run``.
 
     A subclass's ``records()`` sets ``columns`` (in table order), ``pk`` (primary-key
@@ -70,34 +103,6 @@ class SqlEditor(EditorBase):
         lay = self.layout
         return {*self._plain(lay.identity), *self.pk, *self._plain([lay.context]),
                 *([] if self.position else [lay.order])} | self.readonly
-
-    # -- a context or identity held at a path inside a field (layout context_ref / identity_refs) --
-
-    def _plain(self, names) -> list[str]:
-        """The names that are columns (not paths inside one)."""
-        lay = self.layout
-        return [n for n in names if n not in lay.identity_refs and not (lay.context_ref and n == lay.context)]
-
-    def _slot_refs(self) -> list[FieldRef]:
-        lay = self.layout
-        return [*lay.identity_refs.values(), *([lay.context_ref] if lay.context_ref else [])]
-
-    def _context_of(self, fields: dict[str, Any]) -> Any:
-        ref = self.layout.context_ref
-        return fields[self.layout.context] if ref is None else paths.read(fields.get(ref.field), ref.path, ref.format)
-
-    def _identity_of(self, fields: dict[str, Any]) -> tuple:
-        refs = self.layout.identity_refs
-        return tuple(paths.read(fields.get(refs[n].field), refs[n].path, refs[n].format) if n in refs else fields[n]
-                     for n in self.layout.identity)
-
-    def _keep_slot(self, values: dict[str, Any], victim: Record) -> dict[str, Any]:
-        """Copied fields with the victim's context and identity put back at their paths."""
-        for ref in self._slot_refs():
-            own = paths.read(victim.fields.get(ref.field), ref.path, ref.format)
-            if ref.field in values and own is not paths.MISSING:
-                values[ref.field] = paths.write(values[ref.field], ref.path, own, ref.format)
-        return values
 
     def _rewritten(self, fields: dict[str, Any], find: str, replace: str) -> dict[str, Any]:
         skip = {*self._plain(self.layout.identity), *self._plain([self.layout.context])}

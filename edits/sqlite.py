@@ -12,25 +12,25 @@ text for JSON columns), the payload column included.
 
 Example::
 
-    import sqlite3, tempfile
-    from pathlib import Path
-    from edits.layout import parse_layout
-    from edits.model import EditSpec
-    from edits.sqlite import SqliteEditor
+    >>> import sqlite3, tempfile, pathlib
+    >>> from edits import layout, model, sqlite
+    >>> vol = pathlib.Path(tempfile.mkdtemp())
+    >>> db = sqlite3.connect(vol / "memory.db")
+    >>> _ = db.execute("CREATE TABLE records (id INTEGER PRIMARY KEY, ctx TEXT, body TEXT)")
+    >>> _ = db.executemany("INSERT INTO records (ctx, body) VALUES (?, ?)",
+    ...                    [("A", "mA1-q first FACT-A1"), ("A", "mA2-q second")])
+    >>> db.commit(); db.close()
+    >>> lay = layout.parse_layout({"backend": "sqlite", "volume": "store", "file": "memory.db",
+    ...                            "table": "records", "context": "ctx", "identity": ["id"],
+    ...                            "order": "id", "payload": "body"})
+    >>> editor = sqlite.SqliteEditor(lay, vol)
+    >>> done = editor.apply(model.EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9"))
+    >>> done.statements
+    ['BEGIN IMMEDIATE', 'UPDATE "records" SET "body" = \\'mA1-q first FACT-Z9\\' WHERE rowid = 1', 'COMMIT']
+    >>> [r.payload for r in editor.records()]
+    ['mA1-q first FACT-Z9', 'mA2-q second']
 
-    vol = Path(tempfile.mkdtemp())
-    db = sqlite3.connect(vol / "memory.db")
-    db.execute("CREATE TABLE records (id INTEGER PRIMARY KEY, ctx TEXT, body TEXT)")
-    db.executemany("INSERT INTO records (ctx, body) VALUES (?, ?)",
-                   [("A", "mA1-q first FACT-A1"), ("A", "mA2-q second")])
-    db.commit(); db.close()
-    layout = parse_layout({"backend": "sqlite", "volume": "store", "file": "memory.db",
-                           "table": "records", "context": "ctx", "identity": ["id"],
-                           "order": "id", "payload": "body"})
-    editor = SqliteEditor(layout, vol)
-    done = editor.apply(EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9"))
-    print(done.statements)
-    # ['BEGIN IMMEDIATE', 'UPDATE "records" SET "body" = \'mA1-q first FACT-Z9\' WHERE rowid = 1', 'COMMIT']
+A layout with ``records:`` gets a :class:`SqliteListEditor` (see :mod:`edits.lists`).
 """
 
 from __future__ import annotations
@@ -43,8 +43,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from edits.layout import StoreLayout
+from edits.layout_fields import LayoutError
+from edits.lists import ListRecords
 from edits.model import EditError, Record
 from edits.records import decode_payload, read_metadata, sort_records
+from edits.registry import FILE, Backend, Field, register
 from edits.sql import SqlEditor, _q
 
 
@@ -169,3 +172,24 @@ class SqliteEditor(SqlEditor):
         for name, _ in rows:
             conn.execute(f"DROP TRIGGER {_q(name)}")
         return [sql for _, sql in rows]
+
+
+class SqliteListEditor(ListRecords, SqliteEditor):
+    """List-element records (``records:``) in one SQLite file of a volume: see :mod:`edits.lists`."""
+
+    def __init__(self, layout: StoreLayout, volume_path: Path, versions: dict[str, str] | None = None):
+        self._init_list(layout, versions)
+        SqliteEditor.__init__(self, layout, volume_path)
+
+
+def _trigger_mode(value: object, store: dict) -> str:
+    if value not in ("fire", "suspend"):
+        raise LayoutError("triggers", f"{value!r} is not a trigger mode of the sqlite backend",
+                          "use fire (the default) or suspend")
+    return str(value)
+
+
+BACKEND = register(Backend(
+    "sqlite", FILE, editor=SqliteEditor, list_editor=SqliteListEditor, field_paths=True,
+    fields=(Field("table", required=True, fix="name the table that holds the records"),
+            Field("triggers", default="fire", parse=_trigger_mode))))

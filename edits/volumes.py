@@ -11,18 +11,21 @@ directory itself is kept, since it may be a mount point.
 
 Example::
 
-    import tempfile
-    from pathlib import Path
-    from edits.volumes import snapshot, restore, digest_tree, diff_digests
-
-    root = Path(tempfile.mkdtemp())
-    vol = root / "store"; vol.mkdir(); (vol / "memory.db").write_bytes(b"v1")
-    snapshot(vol, root / "snap")
-    before = digest_tree(vol)
-    (vol / "memory.db").write_bytes(b"v2"); (vol / ".new").write_text("x")
-    print(diff_digests(before, digest_tree(vol)))   # {'added': ['.new'], 'removed': [], 'changed': ['memory.db']}
-    restore(root / "snap", vol)
-    assert digest_tree(vol) == before
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from edits.volumes import snapshot, restore, digest_tree, diff_digests
+    >>> root = Path(tempfile.mkdtemp())
+    >>> vol = root / "store"
+    >>> vol.mkdir()
+    >>> _ = (vol / "memory.db").write_bytes(b"v1")
+    >>> _ = snapshot(vol, root / "snap")
+    >>> before = digest_tree(vol)
+    >>> _ = (vol / "memory.db").write_bytes(b"v2"), (vol / ".new").write_text("x")
+    >>> diff_digests(before, digest_tree(vol))
+    {'added': ['.new'], 'removed': [], 'changed': ['memory.db']}
+    >>> _ = restore(root / "snap", vol)
+    >>> digest_tree(vol) == before
+    True
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from edit_stores import jsonl_store, markdown_store, marker, open_editor, specs,
 
 from edits.model import EditSpec
 from edits.volumes import diff_digests, digest_tree
-from lab.c3 import check_edit
+from lab.judge.c3 import check_edit
 
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 

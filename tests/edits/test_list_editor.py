@@ -1,4 +1,4 @@
-"""ListEditor: records that are elements of a list inside a version row's MessagePack (or JSON)
+"""SqliteListEditor: records that are elements of a list inside a version row's MessagePack (or JSON)
 payload, the newest version row of a context current; opaque payloads edited as whole version
 rows addressed through the versions the SUT reported. Every case changes exactly what it should
 and C3 agrees; what cannot be expressed raises EditError."""
@@ -15,7 +15,7 @@ from edits.layout import LayoutError, parse_layout
 from edits.model import EditError, EditSpec
 from edits.msgpack import Ext, pack, unpack
 from edits.volumes import diff_digests, digest_tree
-from lab.c3 import check_edit
+from lab.judge.c3 import check_edit
 
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 LIST = ["channel_values", "messages"]

@@ -1,11 +1,8 @@
 """List-element records on PostgreSQL, the list held in a row of another table found through a
 key read from the version row's JSON (``records.payload_row``): every edit T1..T8 lands on a real
-server (the lab's own service runner), checked like the SQLite list editor."""
+server (the lab's own service runner: conftest.py), checked like the SQLite list editor."""
 
 import json
-import shutil
-import tempfile
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -14,7 +11,6 @@ from edit_stores import CONTEXTS, FACTS, check, marker, specs
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
 from edits.msgpack import Ext, pack
-from lab.services import ServiceSpec, start_local
 
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 LAYOUT = parse_layout({
@@ -25,16 +21,6 @@ LAYOUT = parse_layout({
                 "payload_row": {"table": "blobs", "where": {"channel": "messages"},
                                 "key": {"thread": "thread", "ns": "ns",
                                         "version": {"field": "cp", "path": ["versions", "messages"]}}}}})
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    root = Path(tempfile.mkdtemp(prefix="memlab-test-pglist-"))
-    root.chmod(0o711)
-    svc = start_local(ServiceSpec("db", "postgres", "pgdata"), root / "data", root / "pg.log")
-    yield svc.url
-    svc.stop()
-    shutil.rmtree(root, ignore_errors=True)
 
 
 def _message(ctx, i):

@@ -11,7 +11,7 @@ from edit_stores import check, seed, specs
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
 from edits.volumes import diff_digests, digest_tree
-from lab.c3 import check_edit
+from lab.judge.c3 import check_edit
 
 ROLE_IN_DATA = {"field": "data", "path": ["role"]}
 

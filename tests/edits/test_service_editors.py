@@ -1,9 +1,5 @@
 """The PostgreSQL and Redis editors on real servers (started by the lab's own service
-runner on loopback), every edit T1..T8, checked like the file backends."""
-
-import shutil
-import tempfile
-from pathlib import Path
+runner on loopback: the fixtures in conftest.py), every edit T1..T8, checked like the file backends."""
 
 import psycopg
 import pytest
@@ -13,27 +9,8 @@ from edit_stores import check, seed, specs
 from edits.base import editor_for
 from edits.layout import parse_layout
 from edits.model import EditError
-from lab.services import ServiceSpec, start_local
 
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    root = Path(tempfile.mkdtemp(prefix="memlab-test-pg-"))  # PostgreSQL runs as its own user: not under 0700
-    root.chmod(0o711)
-    svc = start_local(ServiceSpec("db", "postgres", "pgdata"), root / "data", root / "pg.log")
-    yield svc.url
-    svc.stop()
-    shutil.rmtree(root, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    root = tmp_path_factory.mktemp("redis")
-    svc = start_local(ServiceSpec("cache", "redis", "data"), root / "data", root / "redis.log")
-    yield svc.url
-    svc.stop()
 
 
 PG_LAYOUT = parse_layout({"backend": "postgres", "volume": "pgdata", "service": "db", "table": "memories",

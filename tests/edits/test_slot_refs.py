@@ -11,7 +11,7 @@ from edit_stores import run_case, seed, specs
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
 from edits.volumes import diff_digests, digest_tree
-from lab.c3 import check_edit
+from lab.judge.c3 import check_edit
 
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 LAYOUT = {"backend": "sqlite", "volume": "store", "file": "mem.db", "table": "records",

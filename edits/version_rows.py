@@ -1,0 +1,245 @@
+"""The version rows under list-element records (``records:``), and the edits of whole rows.
+
+Each row of the layout's table is one *version* of a context's state, ordered by
+``records.version``; the newest version row of a context is current. Its payload is a
+column of the row, or of the row of another table that ``records.payload_row`` names
+(see :mod:`edits.layout_records`). :class:`VersionRows` reads them, and makes the edits
+that act on whole rows; :class:`edits.lists.ListRecords` adds the records inside a
+payload on top.
+
+- T2 deletes version rows: every row of the context newer than the row that was
+  current after the write *before* the target's, so that earlier state is current
+  again (with the rows ``cascade`` names). Which row that is comes from the
+  versions the SUT reported for the lab's seeding writes (``versions``: version
+  value -> marker of the record whose write made it current).
+
+**Opaque payloads** (``payload.format: opaque``, e.g. ciphertext): the adversary
+cannot read or address an element, so the records generic tooling sees are the
+version rows themselves, each labelled (``Record.label``) with the marker whose
+seeding write made it current (from ``versions``; rows in between carry no
+label). Only whole-payload edits of version rows exist (``EditSpec.unit ==
+"state"``):
+
+- T1 flips one bit in the middle of the payload of the current version row of
+  the target's context (the row holding every live record, the fact included);
+- T2 deletes rows as above;
+- T6 copies the payload of the donor context's current row over the victim
+  context's current row; T7 copies the payload of the row labelled with the
+  donor marker over the current row of the context -- identifiers stay.
+
+T3, T4, T5 and T8 need a record inside the payload and raise EditError there
+(profiles declare ``capabilities.sealed: true``, which makes them n/a).
+
+Example (two threads of ciphertext checkpoints; the SUT reported which seeding write made
+which checkpoint current)::
+
+    >>> import pathlib, sqlite3, tempfile
+    >>> from edits import base, layout, model
+    >>> vol = pathlib.Path(tempfile.mkdtemp())
+    >>> db = sqlite3.connect(vol / "cp.db")
+    >>> _ = db.execute("CREATE TABLE cp (thread TEXT, v TEXT, blob BLOB)")
+    >>> _ = db.executemany("INSERT INTO cp VALUES (?, ?, ?)", [("A", "1", b"\\x10sealed-one"),
+    ...                    ("A", "2", b"\\x10sealed-two"), ("B", "1", b"\\x10sealed-bee")])
+    >>> db.commit(); db.close()
+    >>> lay = layout.parse_layout({"backend": "sqlite", "volume": "store", "file": "cp.db", "table": "cp",
+    ...                            "context": "thread", "order": "@position",
+    ...                            "payload": {"field": "blob", "format": "opaque"},
+    ...                            "records": {"text": ["text"], "version": "v"}})
+    >>> editor = base.editor_for(lay, {"store": vol}, versions={"1": "mA1-q", "2": "mA2-q"})
+    >>> [(r.context, r.order, r.label) for r in editor.records()]
+    [('A', '1', 'mA1-q'), ('A', '2', 'mA2-q'), ('B', '1', 'mA1-q')]
+    >>> editor.apply(model.EditSpec("T1", "A", "mA2-q", unit="state")).detail["operation"]
+    'flip bit 0 of byte 5 of 11'
+    >>> editor.apply(model.EditSpec("T2", "A", "mA2-q", unit="state")).detail["deleted_versions"]
+    ['2']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edits import paths
+from edits.layout import StoreLayout
+from edits.layout_records import PayloadRow
+from edits.model import AppliedEdit, EditError, EditSpec, Record
+from edits.plan import Outcome
+from edits.records import changed_bytes_in, find_one, read_files
+from edits.sql import _q
+
+
+class VersionRows:
+    """The version rows of a SQL table, and the edits of whole rows (see the module).
+
+    A mixin over a SQL dialect editor, which supplies ``_fetch_table``, ``_where_addr``,
+    ``_run`` and ``PARAM`` (:class:`edits.sql.SqlEditor`).
+    """
+
+    def _init_list(self, layout: StoreLayout, versions: dict[str, str] | None) -> None:
+        if layout.records is None:
+            raise ValueError(f"{type(self).__name__} needs a layout with records:")
+        self.spec = layout.records
+        self.versions: dict[str, str] = {str(k): v for k, v in (versions or {}).items()}
+        self.opaque = layout.payload.format == "opaque"
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every version row: {"addr", "context", "version", "fields", "payload"}, by (context, version);
+        ``payload`` is the row holding its payload ({"table", "addr", "fields"}; None: no payload row)."""
+        lay, spec = self.layout, self.spec
+        self.columns, raw = self._fetch_table(lay.table)
+        own = [] if spec.payload_row else [lay.payload.field]
+        missing = [c for c in (lay.context, *own, spec.version) if c not in self.columns]
+        if missing:
+            raise EditError(f"table {lay.table!r} has no column(s) {missing} named by the layout")
+        payloads = self._fetch_table(spec.payload_row.table)[1] if spec.payload_row else None
+        out = []
+        for addr, fields in raw:
+            payload = ({"table": lay.table, "addr": addr, "fields": fields} if payloads is None
+                       else _payload_row(spec.payload_row, fields, payloads))
+            out.append({"addr": addr, "context": str(fields[lay.context]), "version": fields[spec.version],
+                        "fields": fields, "payload": payload})
+        return sorted(out, key=lambda r: (r["context"], _rank(r["version"])))
+
+    def current_rows(self) -> dict[str, dict[str, Any]]:
+        """The current (newest) version row of each context."""
+        return {r["context"]: r for r in self.rows()}
+
+    def row_records(self) -> list[Record]:
+        """Every version row as a Record (an opaque payload's records), labelled by the reported versions."""
+        lay = self.layout
+        return [Record(context=r["context"], identity=(r["version"],), order=r["version"], payload="",
+                       fields=r["fields"], label=self.versions.get(str(r["version"])),
+                       locator={"file": lay.file, "table": lay.table, **r["addr"], "version": r["version"]})
+                for r in self.rows()]
+
+    def _raw(self, row: dict[str, Any]) -> Any:
+        """The stored payload value of a version row."""
+        if row["payload"] is None:
+            raise EditError(f"{self.layout.table} {_at(row)}: no payload row")
+        return row["payload"]["fields"][self.layout.payload.field]
+
+    def _row_of(self, rec: Record) -> dict[str, Any]:
+        rows = [r for r in self.rows() if all(rec.locator.get(k) == v for k, v in r["addr"].items())]
+        if not rows:
+            raise EditError(f"the version row of record {rec.key()} is gone")
+        return rows[0]
+
+    # -- applying ---------------------------------------------------------
+
+    def apply(self, spec: EditSpec) -> AppliedEdit:
+        """Apply one edit: element edits on a readable payload, version-row edits on an opaque one."""
+        if self.opaque or spec.unit == "state":
+            if not self.opaque or spec.unit != "state":
+                raise EditError(f"{spec.case}: unit {spec.unit!r} does not fit a "
+                                f"{self.layout.payload.format} payload (opaque payloads take unit state)")
+            before = read_files(self.files())
+            out = self._state_edit(spec)
+            return AppliedEdit(case=spec.case, backend=self.backend, statements=out.statements,
+                               touched=out.touched, bytes_changed=changed_bytes_in(before), detail=out.detail)
+        return super().apply(spec)
+
+    def _run_steps(self, steps: list[tuple[str, list[Any], bool]]) -> list[str]:
+        """Run (sql, args, exactly_one_row) steps in one transaction; return the statements run."""
+        return self._run(steps)[0]
+
+    def _set_payload(self, row: dict[str, Any], value: Any) -> tuple[str, list[Any], bool]:
+        """The UPDATE that stores ``value`` as the payload of a version row (in its payload row)."""
+        self._raw(row)
+        where, args = self._where_addr(row["payload"]["addr"])
+        return (f"UPDATE {_sql_name(row['payload']['table'])} SET {_q(self.layout.payload.field)} = {self.PARAM} "
+                f"WHERE {where}", [value, *args], True)
+
+    def _roll_back(self, target: Record) -> Outcome:
+        """T2: delete every version row of the context newer than the row current after the
+        seeding write before the target's (and their cascade rows)."""
+        context = target.context
+        labelled = [(r, self.versions[str(r["version"])]) for r in self.rows()
+                    if r["context"] == context and str(r["version"]) in self.versions]
+        marks = [m for _, m in labelled]
+        mark = target.label or next((m for m in marks if m in target.payload), None)
+        if not self.versions or mark not in marks:
+            raise EditError("T2 on version rows needs the version the SUT reported for each seeding write "
+                            f"(none known for the target {target.key()})")
+        k = marks.index(mark)
+        if k == 0:
+            raise EditError("T2: the target is the first record of its context; no earlier state to keep")
+        keep = labelled[k - 1][0]
+        doomed = [r for r in self.rows() if r["context"] == context and _rank(r["version"]) > _rank(keep["version"])]
+        steps: list[tuple[str, list[Any], bool]] = []
+        for row in doomed:
+            where, args = self._where_addr(row["addr"])
+            steps.append((f"DELETE FROM {_sql_name(self.layout.table)} WHERE {where}", args, True))
+            for c in self.spec.cascade:
+                where = " AND ".join(f"{_q(k)} = {self.PARAM}" for k in c.key)
+                steps.append((f"DELETE FROM {_sql_name(c.table)} WHERE {where}",
+                              [row["fields"][k] for k in c.key], False))
+        statements = self._run_steps(steps)
+        return Outcome(statements, [str(r["version"]) for r in doomed],
+                       {"kept_current": keep["version"], "deleted_versions": [r["version"] for r in doomed],
+                        "cascade": [c.table for c in self.spec.cascade]})
+
+    def _state_edit(self, spec: EditSpec) -> Outcome:
+        """An edit of whole version rows (opaque payloads)."""
+        if spec.case not in ("T1", "T2", "T6", "T7"):
+            raise EditError(f"{spec.case}: the records sit inside an opaque payload; a keyless edit "
+                            "cannot address one of them")
+        recs = self.records()
+        target = find_one(recs, spec.target, "target")
+        if spec.case == "T2":
+            return self._roll_back(target)
+        current = self.current_rows()
+        if spec.case == "T1":
+            return self._flip_bit(current[spec.context or target.context])
+        donor_rec = find_one(recs, spec.donor or "", "donor")
+        if spec.case == "T6":
+            victim, donor = current[spec.context or target.context], current[donor_rec.context]
+            if victim["context"] == donor["context"]:
+                raise EditError("T6: donor and victim are in the same context")
+        else:
+            victim = current[target.context]
+            donor = self._row_of(donor_rec)
+            if donor["context"] != victim["context"] or donor["addr"] == victim["addr"]:
+                raise EditError("T7: the donor row is not an older version of the victim's context")
+        stmts = self._run_steps([self._set_payload(victim, self._raw(donor))])
+        return Outcome(stmts, [str(victim["version"])],
+                       {"row": {**victim["addr"], "version": victim["version"]},
+                        "donor": {**donor["addr"], "version": donor["version"]},
+                        "operation": f"copy {self.layout.payload.field} of the donor version row over the victim's"})
+
+    def _flip_bit(self, row: dict[str, Any]) -> Outcome:
+        """T1 on an opaque payload: flip the lowest bit of the payload's middle byte."""
+        raw = bytes(self._raw(row))
+        if not raw:
+            raise EditError("T1: the current version row has an empty payload")
+        at = len(raw) // 2
+        stmts = self._run_steps([self._set_payload(row, raw[:at] + bytes([raw[at] ^ 0x01]) + raw[at + 1:])])
+        return Outcome(stmts, [str(row["version"])], {"row": {**row["addr"], "version": row["version"]},
+                                                      "operation": f"flip bit 0 of byte {at} of {len(raw)}"})
+
+
+def _payload_row(pr: PayloadRow, fields: dict[str, Any], payloads: list) -> dict[str, Any] | None:
+    """The row of ``pr.table`` (among ``payloads``) that holds the payload of the version row ``fields``."""
+    want = {c: paths.read(fields.get(ref.field), ref.path, ref.format) for c, ref in pr.key.items()}
+    if any(v is paths.MISSING or v is None for v in want.values()):
+        return None
+    want.update(pr.where)
+    hits = [(a, f) for a, f in payloads if all(f.get(c) == v for c, v in want.items())]
+    if len(hits) > 1:
+        raise EditError(f"{len(hits)} rows of {pr.table!r} match {want}; the payload row must be unique")
+    return {"table": pr.table, "addr": hits[0][0], "fields": hits[0][1]} if hits else None
+
+
+def _rank(value: Any) -> tuple:
+    """A version value's place in the order: numbers by value, before anything else by text."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (0, value, "")
+    return (1, 0, str(value))
+
+
+def _at(row: dict[str, Any]) -> str:
+    """A version row's address for messages (rowid 3, pk {...})."""
+    return ", ".join(f"{k} {v}" for k, v in row["addr"].items())
+
+
+def _sql_name(table: str) -> str:
+    """A table name as SQL; ``schema.table`` quoted part by part."""
+    return ".".join(_q(part) for part in table.split("."))
