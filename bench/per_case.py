@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lab.cases import CASE_IDS  # noqa: E402
 from lab.cli import configure_logging  # noqa: E402
-from lab.engine import run_matrix  # noqa: E402
+from lab.method.engine import run_matrix  # noqa: E402
 from lab.profile import load_profiles, select  # noqa: E402
 from lab.runtime import get_runtime  # noqa: E402
 

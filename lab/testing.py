@@ -64,8 +64,8 @@ class LabRunner:
     def run(self, *rows: str, profiles: str | Path | None = None, args: tuple[str, ...] = (),
             timeout: float = 1800) -> Matrix:
         """``memlab run --runtime docker --sut ROW ...`` in the lab's container."""
-        from lab.images import ensure_lab
-        from lab.labcontainer import LabContainer
+        from lab.runtime.images import ensure_lab
+        from lab.runtime.labcontainer import LabContainer
 
         ensure_lab()
         self.runs += 1

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from lab.pins import file_digest
-from lab.results import digest
-from lab.scoring import score
+from lab.resultset.pins import file_digest
+from lab.resultset.results import digest
+from lab.judge.scoring import score
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,7 +62,7 @@ def save(path: Path, data: Any) -> None:
 
 
 def edit_row(root: Path, file: str, change: Callable[[dict], None], rescore: bool = False) -> None:
-    """Change a row file, optionally re-score it with lab.scoring, and fix its manifest digest up."""
+    """Change a row file, optionally re-score it with lab.judge.scoring, and fix its manifest digest up."""
     row = load(root / file)
     change(row)
     if rescore:

@@ -3,10 +3,11 @@
 import pytest
 from resultsets import copy_set, edit_row, load, make_result_set, memlab, save, shared_cache
 
-import lab.results
-from lab.analyze import analyze
-from lab.loading import Unreadable, load_rows
-from lab.verify import verify
+import lab.judge.derive
+from lab.judge.observation import Verdict
+from lab.resultset.analyze import analyze
+from lab.resultset.loading import Unreadable, load_rows
+from lab.resultset.verify import verify
 
 NAIVE = "rows/reference-naive@read.json"
 
@@ -37,19 +38,19 @@ def test_analyze_writes_a_new_verifiable_set_with_the_same_verdicts(pristine, ca
 
 
 def test_analyze_applies_the_classifier_of_the_day(pristine, tmp_path, monkeypatch):
-    real = lab.results.derive_cell
+    real = lab.judge.derive.judge_cell
 
     def stricter(obs, *args, **kw):  # a changed classifier: T1 on the naive row now counts as refused
         cell = real(obs, *args, **kw)
-        if obs.get("case") == "T1" and cell["verdict"] == "ACCEPTED":
-            cell = {**cell, "verdict": "REJECTED", "reason": "new classifier"}
+        if obs.case == "T1" and cell.verdict is Verdict.ACCEPTED:
+            cell = cell.model_copy(update={"verdict": Verdict.REJECTED, "reason": "new classifier"})
         return cell
-    monkeypatch.setattr(lab.results, "derive_cell", stricter)
+    monkeypatch.setattr(lab.judge.derive, "judge_cell", stricter)
     _, rows = analyze(pristine, tmp_path / "new")
     naive = next(r for r in rows if r["row"] == "reference-naive")
     assert naive["cells"]["T1"]["verdict"] == "REJECTED" and naive["metric"] == 0.1
     assert verify(tmp_path / "new").ok  # under the classifier that derived it
-    monkeypatch.setattr(lab.results, "derive_cell", real)
+    monkeypatch.setattr(lab.judge.derive, "judge_cell", real)
     assert {f.ground for f in verify(tmp_path / "new").findings} == {"verdict-not-derivable"}
 
 

@@ -7,8 +7,8 @@ import shutil
 import pytest
 from resultsets import ROOT, copy_set, load, make_result_set, memlab, save, shared_cache
 
-from lab.compare import compare
-from lab.loading import load_rows
+from lab.resultset.compare import compare
+from lab.resultset.loading import load_rows
 
 NAIVE_PROFILE = "reference-naive.yaml"
 

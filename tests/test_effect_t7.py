@@ -1,7 +1,7 @@
 """T7's effect check: the newest record replaced by an older one is visible whether the SUT serves
 the replayed copy beside the donor or folds it into the donor (same record id in the payload)."""
 
-from lab.effects import effect
+from lab.judge.effects import effect
 
 SPEC = {"target": "mA4-aaaaaa", "donor": "mA0-bbbbbb"}
 

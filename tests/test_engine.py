@@ -13,8 +13,8 @@ import pytest
 
 from edits.model import AppliedEdit
 from lab.cases import CASE_IDS
-from lab.engine import run_matrix
-from lab.housekeeping import MOUNT_LINKS, RunRegistry, new_run_id, scratch_base
+from lab.method.engine import run_matrix
+from lab.runtime.housekeeping import MOUNT_LINKS, RunRegistry, new_run_id, scratch_base
 from lab.profile import load_profiles, scan_profiles, select
 from lab.runtime.local import LocalRuntime
 from processes import run_processes
@@ -94,9 +94,9 @@ def test_result_set_files_and_stable_fields(reference):
 
 
 def test_an_edit_that_does_not_land_is_an_error_not_a_verdict(tmp_path, cache, monkeypatch):
-    import lab.procedure as procedure
+    import lab.method.sessions as sessions
 
-    real = procedure.editor_for
+    real = sessions.editor_for
 
     class NoOpT1:
         def __init__(self, inner):
@@ -110,7 +110,7 @@ def test_an_edit_that_does_not_land_is_an_error_not_a_verdict(tmp_path, cache, m
                 return AppliedEdit("T1", "sqlite", ["-- nothing"], [spec.target])
             return self.inner.apply(spec)
 
-    monkeypatch.setattr(procedure, "editor_for", lambda layout, vols, *a, **kw: NoOpT1(real(layout, vols, *a, **kw)))
+    monkeypatch.setattr(sessions, "editor_for", lambda layout, vols, *a, **kw: NoOpT1(real(layout, vols, *a, **kw)))
     rows = run_matrix(select(load_profiles(), ["reference-naive"]), LocalRuntime(), tmp_path, nonce="noop").rows
     cell = rows[0]["cells"]["T1"]
     assert cell["verdict"] == "error" and "did not land" in cell["reason"]

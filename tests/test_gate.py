@@ -6,7 +6,7 @@ import pytest
 from resultsets import ROOT, copy_set, edit_row, load, make_result_set, memlab, shared_cache
 
 from lab.cases import CASE_IDS
-from lab.gate import evaluate
+from lab.resultset.gate import evaluate
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from lab.cases import CASE_IDS
-from lab.engine import run_matrix
+from lab.method.engine import run_matrix
 from lab.profile import load_profile, load_profiles, ProfileError
 from lab.runtime.local import LocalRuntime
-from lab.results import read_json
+from lab.resultset.results import read_json
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "alive"
 

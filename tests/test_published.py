@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from lab.verify import verify
+from lab.resultset.verify import verify
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "results" / "published"
 SETS = sorted(p for p in PUBLISHED.iterdir() if (p / "manifest.json").is_file())

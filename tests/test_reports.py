@@ -10,7 +10,7 @@ import pytest
 from resultsets import ROOT, make_result_set, memlab, shared_cache
 
 from lab.cases import CASE_IDS
-from lab.loading import load_rows, load_run
+from lab.resultset.loading import load_rows, load_run
 from lab.report import html, junit, markdown
 
 SCREENSHOT = ROOT / "docs" / "report-screenshot.png"

@@ -1,7 +1,7 @@
 """Score, group rates and levels on hand-made cells."""
 
 from lab.cases import CASE_IDS
-from lab.scoring import level, score
+from lab.judge.scoring import level, score
 
 
 def cells(verdict="REJECTED", point="read", **over):

@@ -8,9 +8,9 @@ import pytest
 
 from edits.layout import parse_layout
 from lab.cases import BY_ID, CASE_IDS, not_applicable, spec_for
-from lab.effects import effect
+from lab.judge.effects import effect
 from lab.profile import Capabilities, ProfileError, load_profile
-from lab.seedplan import make_plan
+from lab.cases.seedplan import make_plan
 
 RECORDS = {"text": [2, "content"], "identity": [[2, "id"]], "metadata": {"role": [2, "type"]}, "version": "v"}
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from lab import services
+from lab.runtime import services
 from lab.profile import load_profiles
 from lab.runtime import runnable
 from lab.runtime.local import LocalRuntime
-from lab.services import ServiceError, ServiceSpec, start_local
+from lab.runtime.services import ServiceError, ServiceSpec, start_local
 
 
 @pytest.fixture

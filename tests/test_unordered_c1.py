@@ -1,7 +1,7 @@
 """C1 on a store declared unordered (capabilities.order false): the same records in any order
 pass; a missing or changed record still fails. An ordered store keeps the strict comparison."""
 
-from lab.verdicts import control_c1
+from lab.judge.verdicts import control_c1
 
 PLAN = {"records": [{"label": "A", "marker": f"mA{i}-abcdef", "text": f"[mA{i}-abcdef] note {i}"} for i in range(3)]}
 

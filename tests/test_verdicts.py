@@ -2,8 +2,8 @@
 
 import pytest
 
-from lab.seedplan import make_plan
-from lab.verdicts import control_c1, control_c2, derive_cell
+from lab.cases.seedplan import make_plan
+from lab.judge.verdicts import control_c1, control_c2, derive_cell
 
 PLAN = make_plan("fixture1")
 FILTERS = [{"channel": "log", "level": "WARNING", "pattern": "integrity"}]

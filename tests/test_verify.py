@@ -7,8 +7,8 @@ import pytest
 from resultsets import (copy_set, edit_row, fix_evidence_digest, load, make_result_set, memlab, save,
                         shared_cache)
 
-from lab import signing
-from lab.verify import GROUNDS, verify
+from lab.resultset import signing
+from lab.resultset.verify import GROUNDS, verify
 
 SEALED, NAIVE = "rows/reference-sealed@read.json", "rows/reference-naive@read.json"
 
@@ -106,6 +106,35 @@ def test_an_edited_observation_is_pinned_and_when_repinned_no_longer_gives_the_v
     assert ("digest-mismatch", obs) in grounds(rs)
     fix_evidence_digest(rs, obs)
     assert grounds(rs) == {("verdict-not-derivable", NAIVE)}
+
+
+@pytest.mark.parametrize("case,evidence,why", [
+    ("T3", "records_after", "the record is still present"),  # the deleted record is there after the edit
+    ("T9", "records_between", "the genuine write should add exactly"),  # the SUT's write added nothing
+])
+def test_a_c3_flipped_to_landed_against_its_saved_evidence_is_c3_not_derivable(rs, case, evidence, why):
+    obs = f"observations/reference-naive/{case}.json"
+    data = load(rs / obs)
+    assert data["c3"]["ok"] is True
+    data["c3"][evidence] = data["c3"]["records_before"]  # the evidence now says the edit did not land
+    save(rs / obs, data)
+    fix_evidence_digest(rs, obs)
+    result = verify(rs)
+    assert {(f.ground, f.file) for f in result.findings} == {("c3-not-derivable", obs)}
+    assert "the saved C3 says ok=True" in result.findings[0].detail and why in result.findings[0].detail
+
+
+def test_an_observation_of_the_wrong_shape_names_its_file_and_field(rs, cache, tmp_path):
+    obs = "observations/reference-naive/T3.json"
+    data = load(rs / obs)
+    data["c3"]["ok"] = "yes"
+    save(rs / obs, data)
+    fix_evidence_digest(rs, obs)
+    result = verify(rs)
+    assert {(f.ground, f.file) for f in result.findings} == {("verdict-not-derivable", NAIVE)}
+    assert f"{obs}: field c3.ok: Input should be a valid boolean" in result.findings[0].detail
+    proc = memlab("analyze", rs, "--out", tmp_path / "new", cache=cache)
+    assert proc.returncode == 2 and f"{obs}: field c3.ok" in proc.stderr and not (tmp_path / "new").exists()
 
 
 def test_missing_and_unlisted_evidence(rs):

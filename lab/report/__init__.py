@@ -1,1 +1,4 @@
-"""Reports rendered from a result set's rows."""
+"""Reports rendered from a result set's rows: terminal, Markdown, JUnit XML, HTML.
+
+May import: ``lab.cases``, ``lab.judge``, ``lab.resultset`` and ``lab.lifecycle`` (its results).
+"""

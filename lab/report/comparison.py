@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from lab.cases import CASE_IDS
-from lab.compare import Comparison, Pair
+from lab.resultset.compare import Comparison, Pair
 from lab.report.terminal import cell_text
 
 

@@ -4,7 +4,11 @@ A runtime prepares a SUT's environment once (``prepare``) and launches a new
 SUT process for every restart (``launch``), returning a
 :class:`~lab.driver.DriverClient`. The local runtime runs the driver in a
 cached virtual environment; the docker runtime (:mod:`lab.runtime.docker`) runs
-it in a hardened container of an image built from the same driver folder.
+it in a hardened container of an image built from the same driver folder. Also here: the
+backend services (PostgreSQL, Redis) on their volumes, the images built without a registry,
+the lab's own container, and the run registry with ``gc``.
+
+May import: ``lab.profile`` and ``lab.driver``.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any, Protocol
 
 from lab.driver import DriverClient
 from lab.profile import Profile
-from lab.services import RunningService, ServiceSpec
+from lab.runtime.services import RunningService, ServiceSpec
 
 RUNTIME_NAMES = ("auto", "local", "docker")
 
@@ -70,7 +74,7 @@ def runnable(runtime: Runtime, profile: Profile) -> tuple[bool, str]:
     """Whether ``profile`` can run on ``runtime`` here, and why not (with the fix)."""
     ok, why = runtime.available()
     if ok and runtime.name == "local":
-        from lab.services import missing_local
+        from lab.runtime.services import missing_local
 
         for spec in profile.services:
             missing = missing_local(spec.kind)

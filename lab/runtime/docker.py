@@ -1,6 +1,6 @@
 """The Docker runtime: every SUT start is a new, hardened container of the SUT's image.
 
-``prepare`` ensures ``memlab/sut-<driver>:<digest>`` (built by :mod:`lab.images`
+``prepare`` ensures ``memlab/sut-<driver>:<digest>`` (built by :mod:`lab.runtime.images`
 from the very driver folder the local runtime runs) and reads the SUT
 environment's exact package list from the image. ``launch`` returns a
 :class:`ContainerClient` whose process is ``docker run -i --rm --init``: the
@@ -28,12 +28,12 @@ from pathlib import Path
 
 import structlog
 
-from lab import images
+from lab.runtime import images
 from lab.driver import DriverClient
-from lab.housekeeping import cache_key
+from lab.runtime.housekeeping import cache_key
 from lab.profile import Profile
 from lab.runtime import LIST_PACKAGES, Prepared
-from lab.services import RunningService, ServiceSpec
+from lab.runtime.services import RunningService, ServiceSpec
 from lab.runtime.docker_services import start_container
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, engine, environment, image_id, remove
 

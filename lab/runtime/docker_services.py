@@ -1,6 +1,6 @@
 """Backend services (PostgreSQL, Redis) as containers of the lab's backend images.
 
-The same servers as :mod:`lab.services`, from Debian's packages in
+The same servers as :mod:`lab.runtime.services`, from Debian's packages in
 ``memlab/postgres:15`` and ``memlab/redis:7``: host networking on a loopback
 port the lab picks (never a bridge), the data directory bind-mounted at
 ``/vol/data`` and owned by the image's server user, every capability dropped.
@@ -17,10 +17,10 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from lab import images
-from lab.housekeeping import cache_key
+from lab.runtime import images
+from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
-from lab.services import INITDB_ARGS, RunningService, ServiceSpec, free_port, postgres_args, ready, redis_args
+from lab.runtime.services import INITDB_ARGS, RunningService, ServiceSpec, free_port, postgres_args, ready, redis_args
 
 DATA = "/vol/data"
 

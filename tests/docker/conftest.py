@@ -8,7 +8,7 @@ so its gc sees only its own runs.
 
 import pytest
 
-from lab import images
+from lab.runtime import images
 from lab.runtime.dockercli import engine
 
 

@@ -12,8 +12,8 @@ import yaml
 
 from docker_helpers import ROOT, containers
 from processes import run_processes
-from lab import images
-from lab.housekeeping import cache_key
+from lab.runtime import images
+from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import docker
 
 pytestmark = pytest.mark.docker

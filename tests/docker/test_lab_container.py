@@ -40,7 +40,7 @@ def test_compose_gives_the_socket_to_the_lab_only_and_aligns_the_scratch_path():
 def test_compose_runs_the_lab_for_real(tmp_path):
     tool = shutil.which("docker-compose")
     assert tool, "docker-compose is missing: scripts/test.d installs it"
-    from lab.images import ensure_lab
+    from lab.runtime.images import ensure_lab
 
     ensure_lab()
     Path("/tmp/memlab-scratch").mkdir(exist_ok=True)

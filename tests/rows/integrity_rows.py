@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from lab.cases import CASE_IDS
-from lab.engine import run_matrix
+from lab.method.engine import run_matrix
 from lab.profile import load_profiles, select
-from lab.results import read_json
+from lab.resultset.results import read_json
 from lab.runtime.local import LocalRuntime
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,75 @@
+"""The replay family (T6 a record of the other context, T7 an older record of the same one):
+C3 over records and over whole version rows of a sealed state."""
+
+from __future__ import annotations
+
+from lab.cases import versions as v
+from lab.cases.evidence import find_two, same_elsewhere
+
+
+def replayed(older_only: bool):
+    """C3: the victim slot holds the donor's payload with the victim's identifiers; the donor is
+    an older record of the same context (``older_only``) or one of the other context."""
+    def rule(view, spec, before, after) -> list[str]:
+        victim, donor, p = find_two(view, (before, spec["target"], "victim before"),
+                                    (before, spec["donor"], "donor before"))
+        if p:
+            return p
+        slot = [r for r in after if r["context"] == victim["context"]
+                and (r.get("identity") == victim.get("identity") if view.identity
+                     else r.get("locator") == victim.get("locator"))]
+        if len(slot) != 1:
+            return p + [f"the victim slot is gone or ambiguous ({len(slot)} records)"]
+        if slot[0]["payload"] != donor["payload"]:
+            p.append("the victim slot does not hold the donor's payload")
+        if victim["payload"] == donor["payload"]:
+            p.append("donor and victim were seeded with equal values")
+        p += _older(view, spec, before, victim, donor) if older_only else _other_context(before, victim, donor)
+        if len(after) != len(before):
+            p.append("the number of records changed")
+        if view.sig(donor) not in [view.sig(r) for r in after]:
+            p.append("the donor record itself changed")
+        return p + same_elsewhere(view, before, after, {spec["target"], spec["donor"]})
+    return rule
+
+
+def _older(view, spec, before, victim, donor) -> list[str]:
+    seq = [view.marker(r) for r in view.sequence(before, victim["context"])]
+    if donor["context"] != victim["context"] or seq.index(spec["donor"]) >= seq.index(spec["target"]):
+        return ["the donor is not an older record of the same context"]
+    return []
+
+
+def _other_context(before, victim, donor) -> list[str]:
+    p = []
+    if donor["context"] == victim["context"]:
+        p.append("the donor is from the same context")
+    a_vals = {r["payload"] for r in before if r["context"] == donor["context"]}
+    b_vals = {r["payload"] for r in before if r["context"] == victim["context"]}
+    if a_vals & b_vals:
+        p.append("the contexts were seeded with equal values: T6 is unscorable")
+    return p
+
+
+def state_replayed(older_only: bool):
+    """C3 on a sealed state: the current version row holds the payload of an older version of the
+    same context (``older_only``) or of the other context's current one; the donor untouched."""
+    def rule(view, spec, before, after) -> list[str]:
+        victim_mark, donor_mark, p = find_two(view, (before, spec["target"], "victim before"),
+                                              (before, spec["donor"], "donor before"))
+        if p:
+            return p
+        ctx = spec.get("context") or victim_mark["context"]
+        victim = v.current(before, ctx)
+        donor = donor_mark if older_only else v.current(before, donor_mark["context"])
+        if victim is None or donor is None:
+            return ["no current version row to replay over"]
+        if older_only and (donor["context"] != ctx or v.rank(donor.get("order")) >= v.rank(victim.get("order"))):
+            p.append("the donor is not an older version of the same context")
+        if not older_only and donor["context"] == ctx:
+            p.append("the donor is from the same context")
+        p += v.payload_moved(view, victim, v.same_key(after, victim), donor)
+        if v.same_key(after, donor) is None or view.sig(v.same_key(after, donor)) != view.sig(donor):
+            p.append("the donor version row itself changed")
+        return p + v.rows_elsewhere(view, before, after, {v.rkey(victim)})
+    return rule

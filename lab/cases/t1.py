@@ -1,0 +1,72 @@
+"""T1 content tamper: change the fact inside one existing record, in place.
+
+On a sealed state the unit is the version row: its ciphertext is tampered in place (no token
+to replace), and any change of what is served shows the edit.
+"""
+
+from __future__ import annotations
+
+from edits.model import EditSpec
+from lab.cases import versions as v
+from lab.cases.case import Case
+from lab.cases.evidence import find_marked, find_two, replaced, same_elsewhere
+from lab.cases.seedplan import FACT_INDEX
+
+
+def build(plan, layout) -> EditSpec:
+    """The fact record of A, its fact replaced by the tampered one (sealed: no token)."""
+    fact = plan.of("A")[FACT_INDEX]
+    if layout.payload.format == "opaque":
+        return EditSpec("T1", plan.contexts["A"], fact.marker)
+    return EditSpec("T1", plan.contexts["A"], fact.marker, find=plan.facts["A"], replace=plan.tampered_fact)
+
+
+def rule(view, spec, before, after) -> list[str]:
+    """One record's payload changed (the fact token replaced), nothing else."""
+    old, new, p = find_two(view, (before, spec["target"], "before"), (after, spec["target"], "after"))
+    if p:
+        return p
+    if spec["replace"] not in new["payload"] or spec["find"] in new["payload"]:
+        p.append("the fact token was not replaced in the payload")
+    if new["payload"] != old["payload"].replace(spec["find"], spec["replace"]):
+        p.append("the payload changed beyond the fact token")
+    if (new["context"], new.get("identity"), new.get("metadata")) != \
+            (old["context"], old.get("identity"), old.get("metadata")):
+        p.append("identity, context or metadata changed")
+    fields_old, fields_new = old.get("fields", {}), new.get("fields", {})
+    for name in sorted(set(fields_old) | set(fields_new)):
+        if not replaced(fields_old.get(name), fields_new.get(name), spec["find"], spec["replace"]):
+            p.append(f"field {name!r} changed beyond the fact token")
+    return p + same_elsewhere(view, before, after, {spec["target"]})
+
+
+def state_rule(view, spec, before, after) -> list[str]:
+    """The current version row's payload tampered in place (same size); it stays current."""
+    p: list[str] = []
+    holder = find_marked(view, before, spec["target"], "before", p)
+    if p:
+        return p
+    ctx = spec.get("context") or holder["context"]
+    if holder["context"] != ctx:
+        return [f"the target was written into {holder['context']!r}, not {ctx!r}"]
+    old = v.current(before, ctx)
+    new = v.same_key(after, old)
+    p += v.payload_moved(view, old, new, None)
+    if new is not None and v.current(after, ctx) is not new:
+        p.append("the edited row is no longer the current version")
+    return p + v.rows_elsewhere(view, before, after, {v.rkey(old)} if old else set())
+
+
+def effect(spec, served) -> tuple[bool, str]:
+    """The tampered fact is served (sealed: what is served differs from the untouched store's)."""
+    if spec.get("unit") == "state":
+        was = [str(r.get("text", "")) for r in served.baseline]
+        now = [str(r.get("text", "")) for r in served.records]
+        return now != was, f"served texts differ from the untouched store's: {now != was}"
+    there = spec["replace"] in served.text
+    return there, f"tampered fact {spec['replace']} served: {there}"
+
+
+CASE = Case("T1", "content tamper", "edit", "A", "T1-T5",
+            "one record's payload changed (the fact token replaced), nothing else", level="L1",
+            build=build, rule=rule, state_rule=state_rule, effect=effect)

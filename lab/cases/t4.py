@@ -1,0 +1,48 @@
+"""T4 reordering: swap the position of two records (order keys, timestamps, parent links)."""
+
+from __future__ import annotations
+
+from edits.model import EditSpec
+from lab.cases.case import Case
+from lab.cases.evidence import find_marked, same_elsewhere
+
+
+def build(plan, layout) -> EditSpec:
+    """Records 1 and 3 of A exchanged."""
+    a = plan.of("A")
+    return EditSpec("T4", plan.contexts["A"], a[1].marker, second=a[3].marker)
+
+
+def rule(view, spec, before, after) -> list[str]:
+    """Two distinct records exchanged in order, payloads and everything else as they were."""
+    p: list[str] = []
+    first = find_marked(view, before, spec["target"], "before", p)
+    if p:
+        return p
+    ctx = first["context"]
+    seq_b = [view.marker(r) for r in view.sequence(before, ctx)]
+    seq_a = [view.marker(r) for r in view.sequence(after, ctx)]
+    i, j = seq_b.index(spec["target"]), seq_b.index(spec["second"])
+    want = list(seq_b)
+    want[i], want[j] = want[j], want[i]
+    if spec["target"] == spec["second"]:
+        p.append("T4 needs two distinct records")
+    if seq_a != want:
+        p.append(f"order after the edit is {seq_a}, expected {want}")
+    if sorted(r["payload"] for r in before) != sorted(r["payload"] for r in after):
+        p.append("payloads changed beyond an exchange of positions")
+    return p + same_elsewhere(view, before, after, {spec["target"], spec["second"]})
+
+
+def effect(spec, served) -> tuple[bool, str]:
+    """The second record is served before the first."""
+    order = served.markers
+    if spec["target"] not in order or spec["second"] not in order:
+        return False, "one of the exchanged records was not served"
+    swapped = order.index(spec["second"]) < order.index(spec["target"])
+    return swapped, f"{spec['second']} served before {spec['target']}: {swapped}"
+
+
+CASE = Case("T4", "reordering", "edit", "A", "T1-T5",
+            "two distinct records exchanged in order, nothing else", ("order", "record"), level="L2",
+            build=build, rule=rule, effect=effect)

@@ -1,0 +1,41 @@
+"""T5 forged insertion: insert a new record of the adversary's authorship in the SUT's own format."""
+
+from __future__ import annotations
+
+from edits.model import EditSpec
+from lab.cases.case import Case
+from lab.cases.evidence import find_two, same_elsewhere
+
+
+def build(plan, layout) -> EditSpec:
+    """A copy of A's newest record with the forged marker in place of its own."""
+    newest = plan.of("A")[-1]
+    return EditSpec("T5", plan.contexts["A"], newest.marker, find=newest.marker, replace=plan.forged_marker)
+
+
+def rule(view, spec, before, after) -> list[str]:
+    """Exactly one new record, in the target context, after the others, with an identity of its own."""
+    template, forged, p = find_two(view, (before, spec["target"], "before"), (after, spec["replace"], "after"))
+    if p:
+        return p
+    if len(after) != len(before) + 1:
+        p.append(f"expected exactly one new record, found {len(before)} -> {len(after)}")
+    if forged["context"] != template["context"]:
+        p.append("the forged record is not in the target context")
+    seq = [view.marker(r) for r in view.sequence(after, forged["context"])]
+    if seq and seq[-1] != spec["replace"]:
+        p.append("the forged record is not the most recent of its context")
+    if view.identity and forged["identity"] == template["identity"]:
+        p.append("the forged record reuses the template's identity")
+    return p + same_elsewhere(view, before, after, {spec["replace"]})
+
+
+def effect(spec, served) -> tuple[bool, str]:
+    """The forged record is served."""
+    there = spec["replace"] in served.markers
+    return there, f"forged record {spec['replace']} served: {there}"
+
+
+CASE = Case("T5", "forged insertion", "edit", "A", "T1-T5",
+            "exactly one new record, after the others, nothing else", ("record",), level="L1",
+            build=build, rule=rule, effect=effect)

@@ -1,0 +1,214 @@
+"""The ``memlab`` command line. Logging is configured here, once.
+
+Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a
+harness failure that stopped the run, 130 interrupted (what was measured is kept).
+``run`` with a gate (--fail-on, --min-level): 1 when the gate fails, 2 when it cannot
+be decided. The result-set commands (verify, gate, ...) live in lab.cli.results.
+
+May import: every role (it is the top).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import sys
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+import structlog
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lab import METHOD_REVISION, __version__
+from lab.cli.images import images as images_group
+from lab.cli.lifecycle import lifecycle as lifecycle_group
+from lab.cli.results import COMMANDS, load_lifecycle, finish, gate_options, reports_option, sign_key_option
+from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
+from lab.runtime.housekeeping import gc as gc_run
+from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
+from lab.lifecycle.verify import is_lifecycle
+from lab.report.lifecycle import print_report as print_lifecycle
+from lab.report.terminal import print_matrix, stdout_console
+from lab.resultset.results import read_json
+from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
+from lab.runtime import runnable as runnable_here
+
+DEFAULT_SUT = "reference-*"
+console = Console(stderr=True)
+
+
+
+class _LazyStderr:
+    """structlog's sink: whatever sys.stderr is now (so rich can keep logs above its bar)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def configure_logging(verbose: int) -> None:
+    """structlog to stderr; -v for INFO, -vv for DEBUG."""
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    structlog.configure(
+        processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="%H:%M:%S"),
+                    structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.WriteLoggerFactory(file=_LazyStderr()),
+        cache_logger_on_first_use=True,
+    )
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]memlab:[/] {escape(message)}")  # error text, not markup
+    sys.exit(code)
+
+
+def _profiles(directory: Path) -> tuple[list, list[ProfileError]]:
+    if not directory.is_dir():
+        _fail(f"no profile folder at {directory}")
+    profiles, errors = scan_profiles(directory)
+    for err in errors:
+        console.print(f"[bold red]invalid profile[/] {escape(str(err))}")
+    return profiles, errors
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="memlab", message=f"%(prog)s %(version)s (method {METHOD_REVISION})")
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+def main(verbose: int) -> None:
+    """memlab: does an agent memory subsystem notice edits to its store at rest?
+
+    Seeds memory through each SUT's own write path, stops it, edits the store with
+    generic editors, proves each edit landed (C3), restarts it, reads, and classifies.
+    """
+    configure_logging(verbose)
+
+
+@main.command("list")
+@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+def list_cmd(profiles_dir: Path) -> None:
+    """Every profile, and whether it can run here (or why not)."""
+    table = Table(header_style="bold")
+    for col in ("row", "SUT", "version", "status"):
+        table.add_column(col)
+    runtime = get_runtime("auto")
+    profiles, errors = _profiles(profiles_dir)
+    for err in errors:
+        table.add_row(Path(err.path).stem, "", "", f"[red]invalid profile[/]: {err.field}: {err.message}")
+    for prof in profiles:
+        if prof.status == "unavailable":
+            status = f"[yellow]unavailable[/]: {prof.unavailable_reason}"
+        else:
+            ok, why = runnable_here(runtime, prof)
+            status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {why}"
+        table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
+    stdout_console().print(table)
+
+
+@main.command()
+@click.option("--sut", "patterns", multiple=True, metavar="NAME_OR_GLOB",
+              help=f"Rows to run (repeatable; globs allowed). Default: {DEFAULT_SUT!r}, the calibration rows.")
+@click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
+              help="Where SUTs run.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Result-set folder. Default: results/<UTC timestamp>/.")
+@click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True, help="Rows run side by side.")
+@click.option("--nonce", default=None, help="Fix the seed plan's nonce (reproducible seeded texts).")
+@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+@sign_key_option
+@reports_option
+@gate_options
+def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None,
+        profiles_dir: Path, sign_key, reports: bool, fail_on: str | None, min_level: str | None) -> None:
+    """Run the matrix: every selected row, ten edits, three controls; write a result set."""
+    profiles, errors = _profiles(profiles_dir)
+    wanted = list(patterns) or [DEFAULT_SUT]
+    chosen = select(profiles, wanted)
+    invalid = [e for e in errors if any(fnmatch.fnmatchcase(Path(e.path).stem, pat) for pat in wanted)]
+    if not chosen and not invalid:
+        _fail(f"no profile matches {list(patterns) or [DEFAULT_SUT]}; `memlab list` shows the rows")
+    lifecycle_only = [p for p in chosen if "at_rest" not in p.measurements]
+    if lifecycle_only and len(lifecycle_only) == len(chosen) and not invalid:
+        _fail(f"{', '.join(p.row for p in lifecycle_only)}: lifecycle rows, not measured at rest; "
+              f"run them with `memlab lifecycle run --sut {lifecycle_only[0].row}`")
+    for prof in lifecycle_only:
+        console.print(f"[yellow]skipped[/] {prof.row}: a lifecycle row (`memlab lifecycle run --sut {prof.row}`)")
+    chosen = [p for p in chosen if p not in lifecycle_only]
+    unavailable = [p for p in chosen if p.status != "runnable"]
+    for prof in unavailable:
+        console.print(f"[yellow]skipped[/] {prof.row}: unavailable: {escape(str(prof.unavailable_reason))}")
+    runnable = [p for p in chosen if p.status == "runnable"]
+    if not runnable and not invalid:
+        _fail("none of the selected rows can run here")
+    try:
+        runtime = get_runtime(runtime_name)
+    except RuntimeUnavailable as exc:
+        _fail(str(exc))
+    for prof in list(runnable):
+        ok, why = runnable_here(runtime, prof)
+        if not ok:
+            console.print(f"[yellow]skipped[/] {prof.row}: not runnable on the {runtime.name} runtime here: "
+                          f"{escape(str(why))}")
+            runnable.remove(prof)
+    if not runnable and not invalid:
+        _fail("none of the selected rows can run here")
+    out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {out}")
+    try:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, transient=False) as bar:
+            task = bar.add_task("starting", total=len(runnable) * TRIALS_PER_ROW)
+            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, invalid=invalid,
+                                 progress=lambda row, step: bar.update(task, advance=1,
+                                                                       description=f"{row} {step}"))
+    except Interrupted as exc:
+        console.print(f"[yellow]{escape(str(exc))}[/]; partial result set in {out}")
+        sys.exit(130)
+    except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept on disk
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "harness-error.txt").write_text(traceback.format_exc())
+        _fail(f"harness failure: {type(exc).__name__}: {exc}\n  what was measured is kept in {out}; "
+              f"the traceback is in {out / 'harness-error.txt'}")
+    print_matrix(summary.rows, stdout_console())
+    console.print(f"result set: {out}")
+    sys.exit(finish(out, sign_key, reports, fail_on, min_level))
+
+
+@main.command()
+@click.argument("result_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def show(result_dir: Path) -> None:
+    """Print the verdict matrix (or the lifecycle table) of a saved result set."""
+    if is_lifecycle(result_dir):
+        rows, run = load_lifecycle(result_dir)
+        print_lifecycle(rows, run, stdout_console())
+        return
+    rows = [read_json(p) for p in sorted((result_dir / "rows").glob("*.json"))]
+    if not rows:
+        _fail(f"{result_dir}/rows holds no row files; is this a memlab result set?")
+    print_matrix(rows, stdout_console())
+
+
+@main.command()
+def gc() -> None:
+    """Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders)."""
+    removed = gc_run()
+    for item in removed:
+        console.print(f"removed {item}")
+    console.print(f"gc: {len(removed)} item(s) removed" if removed else "gc: nothing to remove")
+
+
+for _command in COMMANDS:
+    main.add_command(_command)
+main.add_command(images_group)
+main.add_command(lifecycle_group)
+
+

@@ -1,0 +1,5 @@
+"""``python -m lab.cli``: the memlab command line."""
+
+from lab.cli import main
+
+main()

@@ -1,0 +1,142 @@
+"""The derivation of a row from its loaded observations: pure, typed, no I/O.
+
+``derive_rows`` turns a :class:`SavedRow` (profile, environment and every trial's
+:class:`~lab.judge.observation.Observation`, as :func:`lab.resultset.results.load_saved`
+reads them) into the rows of one SUT configuration, one per detection point: the controls,
+each case's cell (:func:`lab.judge.verdicts.judge_cell`, plus the evidence a reader needs)
+and the score. ``c3_disagreements`` re-runs C3 (:mod:`lab.judge.c3`) on the evidence each
+observation saved and names every case whose saved C3 result it does not give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lab import METHOD_REVISION
+from lab.cases import CASE_IDS
+from lab.judge.c3 import C3Result, check_edit, check_restore
+from lab.judge.observation import Cell, CellEvidence, ControlResult, EditsLanded, Json, Observation, TrialError
+from lab.judge.scoring import score
+from lab.judge.verdicts import judge_c1, judge_c2, judge_cell
+
+ROW_SCHEMA = "memlab.row/1"
+#: Every trial a row's observation folder may hold, besides profile.json and environment.json.
+TRIALS = ("seed", "C1", "C2", *CASE_IDS)
+
+
+@dataclass(frozen=True)
+class SavedRow:
+    """What one row is derived from: the saved profile and environment, and each trial's
+    observation (None where its file is absent)."""
+
+    profile: Json
+    environment: Json | None
+    trials: dict[str, Observation | None]
+
+
+def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
+    """Rows (one per detection point) from a row's saved observations; ``run`` gives lab, run id, date."""
+    profile, trials = saved.profile, saved.trials
+    seed = trials.get("seed") or Observation(error=TrialError(message="no seed observation"))
+    plan, filters = seed.plan or {}, profile.get("signals") or []
+    seed_error = seed.error.message if seed.error else None
+    missing = "not measured (seeding failed)" if seed_error else "not measured (run interrupted?)"
+    c1 = trials.get("C1") or Observation(error=TrialError(message=missing))
+    c2 = trials.get("C2") or Observation(error=TrialError(message=missing))
+    ordered = (profile.get("capabilities") or {}).get("order", True)
+    controls = {"C1": judge_c1(c1, plan, filters, ordered) if plan else ControlResult(ok=False, reason=missing),
+                "C2": judge_c2(c2)}
+    evaluable = controls["C1"].ok and controls["C2"].ok
+    observations = {cid: trials.get(cid) for cid in CASE_IDS}
+    landed = [cid for cid, o in observations.items() if o and o.c3 and o.c3.ok]
+    not_landed = [cid for cid, o in observations.items() if o and o.c3 and not o.c3.ok]
+    row_controls = {**{k: v.to_json() for k, v in controls.items()},
+                    "C3": EditsLanded(ok=not not_landed, landed=landed, not_landed=not_landed).to_json()}
+    reason = None if evaluable else (f"seeding failed: {seed_error}" if seed_error else "; ".join(
+        f"{k}: {v.reason}" for k, v in controls.items() if not v.ok))
+    position = _position(profile, observations)
+    rows = []
+    for point in profile.get("detection_points", ["read"]):
+        cells = {}
+        for cid, obs in observations.items():
+            obs = obs or Observation(case=cid, status="error", error=TrialError(
+                stage="seed" if seed_error else "harness", message=missing))
+            cell = judge_cell(obs, c1, point, filters, profile.get("observation_class", "a"))
+            cells[cid] = _with_evidence(obs, cell).to_json()
+        rows.append({
+            "schema": ROW_SCHEMA, "row": profile["row"], "detection_point": point,
+            "title": profile.get("title"),
+            "sut": {**(profile.get("sut") or {}), "reported": (seed.describe.result if seed.describe else None)},
+            "runtime": saved.environment or {}, "store": profile.get("store"),
+            "configuration": profile.get("configuration"), "volumes": profile.get("volumes"),
+            "capabilities": profile.get("capabilities"), "dut_boundary": profile.get("dut_boundary"),
+            "signals_documented": filters, "position": position, "sut_stopped_during_edits": position == "stopped",
+            "method_revision": METHOD_REVISION, "lab": run.get("lab"), "run_id": run.get("run_id"),
+            "date": run.get("started"), "controls": row_controls, "evaluable": evaluable,
+            "not_evaluable_reason": reason, "cells": cells, **score(cells, evaluable),
+            "notes": profile.get("notes"), "observations": f"observations/{profile['row']}",
+        })
+    return rows
+
+
+def _position(profile: Json, observations: dict[str, Observation | None]) -> str:
+    """stopped | alive: what the measured trials say (a case saved with the SUT alive across its edit
+    makes the row alive), else the profile's position."""
+    if any(o and o.sut_stopped_during_edit is False for o in observations.values()):
+        return "alive"
+    return profile.get("position") or "stopped"
+
+
+def _with_evidence(obs: Observation, cell: Cell) -> Cell:
+    """The cell plus the evidence a reader needs (edit, C3, served, signals)."""
+    read, opened = obs.read, obs.open
+    c3 = obs.c3.to_json() if obs.c3 else {}
+    evidence = CellEvidence(
+        intended=obs.intended, statements=(obs.applied or {}).get("statements"),
+        c3={k: c3.get(k) for k in ("ok", "reasons", "evidence", "files")},
+        served=[r.get("text") for r in read.records or []] if read and read.ok else None,
+        refusal=(read.error if read else None) or (opened.error if opened else None),
+        signals=((read.signals if read else None) or []) + ((opened.signals if opened else None) or []),
+        timings=obs.timings, observation=f"{obs.case}.json")
+    return cell.model_copy(update={"evidence": evidence})
+
+
+def c3_outcomes(obs: Observation, layout: Json) -> list[C3Result]:
+    """Every C3 result the observation's saved evidence allows: C3 re-run on the records read before
+    and after the edit (and, for a restore case, between the SUT's op and the restore) and on the
+    file-level diffs. A restore case's byte-level comparison uses the volume digests it saved
+    (``digests_before``, ``digests_after``); where they are not saved (every set so far), both
+    of its outcomes are allowed."""
+    c3, spec = obs.c3, obs.intended or {}
+    assert c3 is not None
+    missing = [k for k in ("records_before", "records_after") if getattr(c3, k) is None]
+    if missing:
+        raise ValueError(f"the observation saved no {' or '.join(missing)}")
+    if c3.records_between is None:
+        return [check_edit(spec, layout, c3.records_before, c3.records_after, c3.files or {},
+                           c3.untouched_volumes)]
+    named = spec.get("markers") or [spec.get("marker")]
+    saved = c3.digests_before is not None and c3.digests_after is not None
+    pairs = [(c3.digests_before, c3.digests_after)] if saved else [({}, {}), ({}, {"not saved": True})]
+    return [check_restore(obs.case, named, c3.records_before, c3.records_between, c3.records_after,
+                          before, after, layout) for before, after in pairs]
+
+
+def c3_disagreements(saved: SavedRow) -> list[tuple[str, str]]:
+    """``(case, what differs)`` for every case whose saved C3 result C3 does not give again."""
+    layout, out = saved.profile.get("store") or {}, []
+    for cid in CASE_IDS:
+        obs = saved.trials.get(cid)
+        if obs is None or obs.c3 is None:
+            continue
+        stated = {k: v for k, v in obs.c3.to_json().items() if k in ("ok", "reasons", "evidence")}
+        try:
+            again = [r.to_json() for r in c3_outcomes(obs, layout)]
+        except Exception as exc:  # untrusted evidence fed to the C3 rules: a finding, not a crash
+            out.append((cid, f"C3 cannot be re-run on the saved evidence: {type(exc).__name__}: {exc}"))
+            continue
+        if stated not in again:
+            out.append((cid, f"the saved C3 says ok={stated.get('ok')} {stated.get('reasons')}; re-run on "
+                             f"its saved evidence it gives ok={again[0]['ok']} {again[0]['reasons']}"))
+    return out

@@ -1,0 +1,138 @@
+"""The matrix runner: rows side by side, each row a short nest of phases.
+
+prepare the SUT's environment -> save profile and environment -> run the
+procedure (observations saved as they happen) -> derive the rows -> manifest.
+A row that cannot be prepared is recorded as an error row; the rest still runs.
+Ctrl-C kills every SUT process of the run and still writes what was measured.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import structlog
+
+from lab import METHOD_REVISION
+from lab.cases import CASE_IDS
+from lab.runtime.housekeeping import RunRegistry, new_run_id
+from lab.method.procedure import RowProcedure
+from lab.profile import Profile, ProfileError
+from lab.resultset.results import ResultSet, lab_revision, write_json
+from lab.runtime import Runtime
+from lab.cases.seedplan import make_plan
+
+log = structlog.get_logger(__name__)
+
+TRIALS_PER_ROW = 3 + len(CASE_IDS)  # seed, C1, C2, T1..T10
+
+
+class Interrupted(Exception):
+    """The run was cancelled (Ctrl-C); what was measured is kept."""
+
+
+@dataclass
+class RunSummary:
+    """What a run wrote and how it ended."""
+
+    out: Path
+    run: dict[str, Any]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int = 1,
+               nonce: str | None = None, progress: Callable[[str, str], None] = lambda row, step: None,
+               invalid: list[ProfileError] = ()) -> RunSummary:
+    """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows."""
+    run_id = new_run_id()
+    results = ResultSet(out)
+    run = {"run_id": run_id, "started": _now(), "finished": None, "status": "running",
+           "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
+           "rows": [p.row for p in profiles] + [Path(e.path).stem for e in invalid]}
+    write_json(out / "run.json", run)
+    registry = RunRegistry(run_id)
+    cancel = threading.Event()
+    summary = RunSummary(out=out, run=run)
+    log.info("run.start", run_id=run_id, rows=len(profiles), out=str(out), runtime=runtime.name)
+
+    def one(profile: Profile) -> list[dict[str, Any]]:
+        return _run_row(profile, runtime, registry, results, run, nonce, cancel,
+                        lambda step: progress(profile.row, step))
+
+    for err in invalid:
+        summary.rows += _record_invalid(err, results, run)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="row") as pool:
+            pending = {pool.submit(one, p) for p in profiles}
+            try:
+                while pending:
+                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        summary.rows += fut.result()
+            except KeyboardInterrupt:
+                cancel.set()
+                registry.kill_all()
+                for fut in pending:
+                    fut.cancel()
+                run["status"] = "interrupted"
+                raise Interrupted("interrupted: SUT processes killed, measured trials kept") from None
+        run["status"] = "completed"
+    finally:
+        run["finished"] = _now()
+        write_json(out / "run.json", run)
+        results.write_manifest(run)
+        registry.close()
+        log.info("run.end", run_id=run_id, status=run["status"], out=str(out))
+    return summary
+
+
+def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results: ResultSet,
+             run: dict[str, Any], nonce: str | None, cancel: threading.Event,
+             progress: Callable[[str], None]) -> list[dict[str, Any]]:
+    save = results.saver(profile.row)
+    save("profile", profile.to_json())
+    started = time.monotonic()
+    try:
+        prepared = runtime.prepare(profile)
+    except Exception as exc:  # an environment that cannot be built is this row's harness error
+        log.error("row.prepare_failed", row=profile.row, error=str(exc))
+        save("environment", {"runtime": runtime.name, "error": str(exc), "traceback": traceback.format_exc()})
+        save("seed", {"case": "seed", "status": "error",
+                      "error": {"stage": "prepare", "message": f"could not prepare the SUT: {exc}"}})
+        progress("prepare-failed")
+        return results.write_rows(profile.row, run)
+    save("environment", {"runtime": runtime.name, "python": prepared.python, "packages": prepared.packages,
+                         "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)})
+
+    def step(name: str) -> None:
+        if cancel.is_set():
+            raise Interrupted(name)
+        progress(name)
+
+    plan = make_plan(nonce)
+    try:
+        RowProcedure(prepared, runtime, registry, plan, save, results.root / "logs" / profile.row, step).run()
+    except Interrupted:
+        pass  # the observations saved so far stay; the rows are still derived from them
+    return results.write_rows(profile.row, run)
+
+
+def _record_invalid(err: ProfileError, results: ResultSet, run: dict[str, Any]) -> list[dict[str, Any]]:
+    """An invalid profile is an error row (named after its file), so nobody mistakes it for absent."""
+    row = Path(err.path).stem
+    save = results.saver(row)
+    save("profile", {"row": row, "title": f"invalid profile {Path(err.path).name}", "invalid": str(err),
+                     "detection_points": ["read"], "signals": []})
+    save("seed", {"case": "seed", "status": "error",
+                  "error": {"stage": "profile", "message": f"invalid profile: {err}"}})
+    return results.write_rows(row, run)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

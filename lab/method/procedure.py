@@ -1,0 +1,143 @@
+"""The procedure of METHOD.md for one row: seed once, then per case a fresh copy of the
+seeded volumes -> (SUT stopped) fault step -> C3 -> restart -> read (-> audit).
+
+The fault step is the case's: an :class:`~lab.method.edit_step.EditStep` (a storage edit by
+the generic editor) or, for a case with its own SUT operation, a
+:class:`~lab.method.restore_step.RestoreStep`. The procedure holds a session or none: a
+profile with ``position: alive`` (a row of its own) keeps one SUT process running across the
+step and reads without a restart (C3 still before the read); otherwise no SUT runs during the
+step and a new process reads. It is one path with the held session as its parameter.
+
+It only observes: every answer, the C3 evidence and the timings are written to the
+observation store as they happen; verdicts are derived afterwards by
+:mod:`lab.judge.verdicts`. Harness faults become an ``error`` in the observation of the
+trial they hit; the other trials still run.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import structlog
+
+from lab.cases import CASES, Case, not_applicable
+from lab.cases.seedplan import SeedPlan
+from lab.method import seeding
+from lab.method.bed import Bed
+from lab.method.edit_step import EditStep
+from lab.method.restore_step import RestoreStep
+from lab.method.row import Row
+from lab.method.sessions import Session, Sessions, StageError
+from lab.runtime import Prepared, Runtime
+from lab.runtime.housekeeping import RunRegistry
+
+log = structlog.get_logger(__name__)
+
+Progress = Callable[[str], None]
+
+__all__ = ["RowProcedure", "StageError", "step_for"]
+
+
+def step_for(case: Case) -> EditStep | RestoreStep:
+    """The fault step of a case: a restore around its own SUT op, or a storage edit."""
+    return RestoreStep(case) if case.restores else EditStep(case)
+
+
+class RowProcedure:
+    """Runs the method for one profile and saves raw observations through ``save``."""
+
+    def __init__(self, prepared: Prepared, runtime: Runtime, registry: RunRegistry, plan: SeedPlan,
+                 save: Callable[[str, dict[str, Any]], Path], logs_dir: Path,
+                 progress: Progress = lambda step: None):
+        self.profile = prepared.profile
+        self.save, self.progress = save, progress
+        bed = Bed(registry.scratch_root / self.profile.row, self.profile.volumes)
+        self.row = Row(self.profile, plan, bed, Sessions(prepared, runtime, registry, bed, logs_dir))
+
+    def run(self) -> None:
+        """Seed, C1, C2, then T1..T10; every trial saved as it ends."""
+        seed = self._trial("seed", lambda obs: seeding.seed(self.row, obs))
+        ok = not seed.get("error")
+        for name, body in (("C1", seeding.c1), ("C2", seeding.c2)):
+            self._trial(name, lambda obs, b=body: b(self.row, obs)) if ok else self._skip(name)
+        for case in CASES:
+            reason = not_applicable(case, self.profile.capabilities)
+            if reason:
+                self.save(case.id, {"case": case.id, "status": "n/a", "na_reason": reason})
+                self.progress(case.id)
+            elif ok:
+                self._trial(case.id, lambda obs, c=case: self._case(c, obs))
+            else:
+                self._skip(case.id)
+
+    def _trial(self, name: str, body: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        obs: dict[str, Any] = {"case": name, "status": "measured", "sut_stopped_during_edit": True,
+                               "timings": {}, "logs": []}
+        started = time.monotonic()
+        try:
+            body(obs)
+        except StageError as exc:
+            obs["status"] = "error"
+            obs["error"] = {"stage": exc.stage, "message": str(exc), "log_tail": exc.log_tail}
+        except Exception as exc:  # a crash of the lab itself is still a harness error of this trial
+            obs["status"] = "error"
+            obs["error"] = {"stage": "harness", "message": f"{type(exc).__name__}: {exc}",
+                            "traceback": traceback.format_exc()}
+        obs["timings"]["total"] = round(time.monotonic() - started, 6)
+        if obs.get("error"):
+            log.warning("trial.error", row=self.profile.row, trial=name, **{
+                k: v for k, v in obs["error"].items() if k in ("stage", "message")})
+        self.save(name, obs)
+        self.progress(name)
+        return obs
+
+    def _skip(self, name: str) -> None:
+        self.save(name, {"case": name, "status": "error",
+                         "error": {"stage": "seed", "message": "not measured (seeding failed)"}})
+        self.progress(name)
+
+    def _case(self, case: Case, obs: dict[str, Any]) -> None:
+        """Fresh copy -> fault step (C3 included) -> read by a restarted SUT, or by the held one."""
+        obs["read_label"] = case.read_label
+        vols = self.row.bed.fresh(obs, case.id)
+        with self._held(obs, case.id, vols) as held:
+            started = time.monotonic()
+            step_for(case).apply(self.row, obs, vols, held)
+            obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
+            edited_at = time.monotonic()
+            with self.row.sessions.held_or_new(obs, case.id, vols, held) as s:
+                obs["timings"]["restart"] = 0.0 if held is not None else round(time.monotonic() - edited_at, 6)
+                self._read(case, obs, s, vols, edited_at)
+
+    @contextmanager
+    def _held(self, obs: dict[str, Any], trial: str, vols: dict[str, Path]) -> Iterator[Session | None]:
+        """The SUT held across the step: none (the SUT stopped during the edit, the metric), or in
+        the process-alive position (its own row) one opened before the step and kept running
+        across it (and across T9/T10's own op and restore)."""
+        if self.profile.position != "alive":
+            yield None
+            return
+        obs["sut_stopped_during_edit"] = False
+        obs["position"] = "alive"
+        if self.profile.services:
+            raise StageError("position", "the process-alive position needs a store without a service: "
+                                         "a running server's volume cannot be copied as a unit")
+        with self.row.sessions.sut(obs, trial, vols) as session:
+            yield session
+
+    def _read(self, case: Case, obs: dict[str, Any], s: Session, vols: dict[str, Path], edited_at: float) -> None:
+        """Read the affected context (and audit it, where the profile declares an audit point)."""
+        ctx = self.row.plan.contexts[case.read_label]
+        read_started = time.monotonic()
+        obs["read"] = s.call("read", context=ctx)
+        if "audit" in self.profile.detection_points:
+            obs["audit"] = {"label": case.read_label, "context": ctx,
+                            "against": {n: f"{p.relative_to(self.row.bed.work)} (trial copy of volume {n})"
+                                        for n, p in vols.items()},
+                            "interval_s": round(time.monotonic() - edited_at, 6),
+                            "answer": s.call("audit", context=ctx)}
+        obs["timings"]["read"] = round(time.monotonic() - read_started, 6)

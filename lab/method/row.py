@@ -1,0 +1,20 @@
+"""What the steps of one row share: its profile, the seed plan, the test bed and the sessions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lab.cases.seedplan import SeedPlan
+from lab.method.bed import Bed
+from lab.method.sessions import Sessions
+from lab.profile import Profile
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row's context, handed to every step."""
+
+    profile: Profile
+    plan: SeedPlan
+    bed: Bed
+    sessions: Sessions

@@ -1,0 +1,148 @@
+"""The profile's types: a validated row (Profile), its capabilities, signals, services, and
+ProfileError (file, line, field, what is wrong, the fix)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edits.layout import StoreLayout
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROFILES_DIR = PROJECT_ROOT / "sut_profiles"
+IMAGES_DIR = PROJECT_ROOT / "images"
+
+ERASURE = ("record", "context", "none")
+DETECTION_POINTS = ("read", "audit")
+STATUSES = ("runnable", "unavailable")
+TOP_FIELDS = {
+    "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
+    "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
+    "timeouts", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
+}
+POSITIONS = ("stopped", "alive")
+#: The two measurements of the lab: at rest (METHOD.md) and the lifecycle gate (LIFECYCLE.md).
+MEASUREMENTS = ("at_rest", "lifecycle")
+#: What a SUT may offer the lifecycle gate: TTL with logical time, tenant and user kept apart, its own update.
+LIFECYCLE_CAPABILITIES = ("ttl", "tenants", "update")
+
+
+#: Backend kinds a store may live in (the runtime starts them; lab.runtime.services).
+SERVICE_KINDS = ("postgres", "redis")
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """A declared backend: its name, kind and the volume holding its data."""
+
+    name: str
+    kind: str
+    volume: str
+
+
+class ProfileError(ValueError):
+    """A profile is malformed: file, line, field, what is wrong and how to fix it."""
+
+    def __init__(self, path: Path | str, line: int | None, field_name: str, message: str, fix: str):
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {field_name}: {message}\n  fix: {fix}")
+        self.path, self.line, self.field, self.message, self.fix = path, line, field_name, message, fix
+
+
+@dataclass(frozen=True)
+class SignalFilter:
+    """A documented integrity signal: channel, minimum level, and a message pattern."""
+
+    channel: str = "log"
+    level: str = "WARNING"
+    pattern: str | None = None
+    logger: str | None = None
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What the store can express: erasure kind, order, metadata layer, whole-store copy, and
+    ``sealed``: the records sit inside a payload the adversary cannot read (ciphertext), so no
+    keyless edit addresses one record inside it (the layout's payload is ``format: opaque``)."""
+
+    erasure: str = "none"
+    order: bool = True
+    metadata: bool = True
+    snapshot: bool = True
+    sealed: bool = False
+
+
+@dataclass(frozen=True)
+class LifecycleSpec:
+    """What the lifecycle gate may ask of a row: its capabilities and how scope maps to its contexts."""
+
+    capabilities: frozenset[str] = frozenset()
+    scope: str = "folded"  # separate: tenant and user apart | folded: one context "tenant/user"
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result sets."""
+        return {"capabilities": sorted(self.capabilities), "scope": self.scope}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A validated SUT profile (one SUT configuration; one row per detection point)."""
+
+    row: str
+    title: str
+    path: Path
+    status: str = "runnable"
+    unavailable_reason: str | None = None
+    sut: dict[str, Any] = field(default_factory=dict)
+    driver: str | None = None
+    volumes: dict[str, bool] = field(default_factory=dict)  # name -> adversary holds it
+    store: StoreLayout | None = None
+    capabilities: Capabilities = Capabilities()
+    configuration: dict[str, Any] = field(default_factory=dict)
+    detection_points: tuple[str, ...] = ("read",)
+    signals: tuple[SignalFilter, ...] = (SignalFilter(),)
+    dut_boundary: str = ""
+    timeouts: dict[str, float] = field(default_factory=lambda: {"start": 60.0, "op": 60.0})
+    notes: str = ""
+    observation_class: str = "a"
+    position: str = "stopped"
+    services: tuple[ServiceSpec, ...] = ()
+    measurements: tuple[str, ...] = ("at_rest",)
+    lifecycle: LifecycleSpec | None = None
+
+    @property
+    def driver_dir(self) -> Path:
+        """The image folder of this profile's driver."""
+        return driver_dir(str(self.driver), self.path)
+
+    def adversary_volumes(self) -> list[str]:
+        """Names of the volumes the adversary holds (edited, snapshotted)."""
+        return [name for name, held in self.volumes.items() if held]
+
+    def to_json(self) -> dict[str, Any]:
+        """The profile as plain data, for result rows."""
+        return {
+            "row": self.row, "title": self.title, "status": self.status,
+            "unavailable_reason": self.unavailable_reason, "sut": dict(self.sut),
+            "driver": self.driver,
+            "volumes": {n: {"adversary": a} for n, a in self.volumes.items()},
+            "store": self.store.to_json() if self.store else None,
+            "capabilities": self.capabilities.__dict__.copy(),
+            "configuration": self.configuration,
+            "detection_points": list(self.detection_points),
+            "signals": [s.__dict__.copy() for s in self.signals],
+            "dut_boundary": self.dut_boundary, "notes": self.notes,
+            "observation_class": self.observation_class, "position": self.position,
+            "services": [{"name": sv.name, "kind": sv.kind, "volume": sv.volume} for sv in self.services],
+            # only where they differ from the at-rest default, so earlier result sets read the same
+            **({"measurements": list(self.measurements)} if self.measurements != ("at_rest",) else {}),
+            **({"lifecycle": self.lifecycle.to_json()} if self.lifecycle else {}),
+        }
+
+
+def driver_dir(driver: str, profile_path: Path) -> Path:
+    """A driver folder: a name under images/, or a path starting with ./ or / (relative to the profile)."""
+    if driver.startswith((".", "/")):
+        return (Path(profile_path).parent / driver).resolve()
+    return IMAGES_DIR / driver

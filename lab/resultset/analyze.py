@@ -1,0 +1,68 @@
+"""``memlab analyze``: re-derive every row from a result set's saved observations into a new set.
+
+For a changed classifier: the observations and logs are copied byte for byte, the
+rows are derived again by this lab (lab.judge.derive), and the new run.json
+says where they came from. The source's evidence must still match its manifest: a new
+set is derived only from observations that are what the source pinned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+
+from lab import METHOD_REVISION
+from lab.judge.observation import ShapeError
+from lab.resultset.loading import Unreadable, load_manifest, load_run
+from lab.resultset.pins import EVIDENCE_DIRS
+from lab.resultset.results import ResultSet, lab_revision, load_saved, write_json
+from lab.resultset.verify import Verification, check_evidence
+
+
+def default_out(source: Path) -> Path:
+    """``<source>-analyzed-<UTC timestamp>`` beside the source."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return Path(source).parent / f"{Path(source).name}-analyzed-{stamp}"
+
+
+def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Write a new result set at ``out`` from ``source``'s observations; returns its run record and rows."""
+    source, out = Path(source), Path(out)
+    manifest = load_manifest(source)
+    pinned = Verification(source, manifest)
+    check_evidence(pinned)
+    if pinned.findings:
+        lines = "; ".join(f"{f.ground} {f.file}" for f in pinned.findings[:5])
+        raise Unreadable(f"{source}: the saved evidence no longer matches its manifest ({lines}); "
+                         "`memlab verify` lists every difference")
+    if out.exists() and any(out.iterdir()):
+        raise Unreadable(f"{out} exists and is not empty; choose a new --out")
+    rows_obs = sorted(p for p in (source / "observations").iterdir() if (p / "profile.json").is_file()) \
+        if (source / "observations").is_dir() else []
+    if not rows_obs:
+        raise Unreadable(f"{source}/observations holds no row with a profile.json; nothing to analyze")
+    for p in rows_obs:  # every observation of the right shape, before anything is written
+        try:
+            load_saved(p)
+        except ShapeError as exc:
+            raise Unreadable(f"{source}: {exc}; this lab cannot derive rows from it") from None
+    old = load_run(source)
+    for folder in EVIDENCE_DIRS:
+        if (source / folder).is_dir():
+            shutil.copytree(source / folder, out / folder)
+    run = {"run_id": old.get("run_id") or manifest.get("run_id"), "started": old.get("started"),
+           "finished": old.get("finished"), "status": old.get("status"), "runtime": old.get("runtime"),
+           "method_revision": METHOD_REVISION, "lab": lab_revision(), "rows": [p.name for p in rows_obs],
+           "analyzed": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+           "analyzed_from": {"path": str(source), "run_id": old.get("run_id"), "lab": manifest.get("lab"),
+                             "manifest_digest": "sha256:" + hashlib.sha256(rfc8785.dumps(manifest)).hexdigest()}}
+    write_json(out / "run.json", run)
+    results = ResultSet(out)
+    rows = [r for p in rows_obs for r in results.write_rows(p.name, run)]
+    results.write_manifest(run)
+    return run, rows

@@ -1,0 +1,42 @@
+"""The evidence a manifest pins besides the rows: run.json, every observation and every log.
+
+Rows are pinned by a digest over their RFC 8785 canonical encoding (lab.resultset.results);
+evidence files are pinned byte for byte (SHA-256 over the file as stored), so a
+signature over the manifest covers everything a verdict was derived from. Reports
+(report.md, junit.xml, report.html) are renderings, not evidence: they are not pinned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+#: Folders of a result set whose every file is evidence; plus run.json at the top.
+EVIDENCE_DIRS = ("observations", "logs")
+EVIDENCE_TOP = ("run.json",)
+
+
+def file_digest(path: Path) -> str:
+    """``sha256:<hex>`` over a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 16), b""):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
+
+
+def evidence_files(root: Path) -> list[str]:
+    """Every evidence file of a result set, as sorted POSIX paths relative to ``root``."""
+    root = Path(root)
+    found = [name for name in EVIDENCE_TOP if (root / name).is_file()]
+    for folder in EVIDENCE_DIRS:
+        base = root / folder
+        if base.is_dir():
+            found += [p.relative_to(root).as_posix() for p in base.rglob("*")
+                      if p.is_file() and not p.name.endswith(".tmp")]
+    return sorted(found)
+
+
+def evidence(root: Path) -> list[dict[str, str]]:
+    """The manifest's ``evidence`` list: one ``{"file", "digest"}`` per evidence file."""
+    return [{"file": name, "digest": file_digest(Path(root) / name)} for name in evidence_files(root)]

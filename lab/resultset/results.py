@@ -1,0 +1,143 @@
+"""The result set on disk: raw observations as they happen, rows derived from them,
+each row pinned by a SHA-256 digest over its RFC 8785 canonical encoding, and a
+manifest of those digests.
+
+Layout of a result set::
+
+    run.json                          run id, dates, status, lab version and commit, runtime
+    manifest.json                     every row's digest, every evidence file's digest, decision rules,
+                                      method revision, lab release and commit
+    manifest.sig                      optional Ed25519 signature of the manifest (lab.resultset.signing)
+    rows/<row>@<point>.json           one row per SUT configuration and detection point
+    observations/<row>/<trial>.json   raw observations: seed, C1, C2, T1..T10, profile, environment
+    logs/<row>/<trial>-<n>.log        the SUT's log (stderr) of every start
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+
+from lab import METHOD_REVISION, __version__
+from lab.judge.derive import TRIALS, SavedRow, derive_rows
+from lab.judge.observation import Observation, ShapeError
+from lab.judge.scoring import DECISION_RULES
+from lab.profile import PROJECT_ROOT
+from lab.resultset.pins import evidence
+
+MANIFEST_SCHEMA = "memlab.manifest/1"
+
+
+def write_json(path: Path, data: Any) -> Path:
+    """Write JSON atomically (a crash never leaves half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_json(path: Path) -> Any:
+    """Read one JSON file."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def canonical(row: dict[str, Any]) -> bytes:
+    """The RFC 8785 canonical encoding of a row."""
+    return rfc8785.dumps(row)
+
+
+def digest(row: dict[str, Any]) -> str:
+    """``sha256:<hex>`` over the canonical encoding."""
+    return "sha256:" + hashlib.sha256(canonical(row)).hexdigest()
+
+
+def lab_revision() -> dict[str, Any]:
+    """The lab's release and git commit (with a dirty flag), as far as they can be known."""
+    info: dict[str, Any] = {"version": __version__, "commit": None, "dirty": None}
+    try:
+        commit = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"],
+                                capture_output=True, text=True, timeout=10)
+        if commit.returncode == 0:
+            info["commit"] = commit.stdout.strip()
+            status = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--",
+                                     "lab", "edits", "images", "sut_profiles"],
+                                    capture_output=True, text=True, timeout=10)
+            info["dirty"] = bool(status.stdout.strip())
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return info
+
+
+class ResultSet:
+    """A result-set folder being written."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def observation_dir(self, row: str) -> Path:
+        """Where a row's raw observations go."""
+        return self.root / "observations" / row
+
+    def saver(self, row: str):
+        """A callable ``save(trial, data)`` writing one observation file of ``row``."""
+        return lambda trial, data: write_json(self.observation_dir(row) / f"{trial}.json", data)
+
+    def write_rows(self, row: str, run: dict[str, Any]) -> list[dict[str, Any]]:
+        """Derive the rows of one SUT configuration from its saved observations and write them."""
+        rows = assemble_rows(self.observation_dir(row), run)
+        for r in rows:
+            write_json(self.root / "rows" / f"{r['row']}@{r['detection_point']}.json", r)
+        return rows
+
+    def write_manifest(self, run: dict[str, Any]) -> dict[str, Any]:
+        """Digest every row file and write ``manifest.json``."""
+        entries = []
+        for path in sorted((self.root / "rows").glob("*.json")):
+            row = read_json(path)
+            entries.append({"file": f"rows/{path.name}", "row": row["row"],
+                            "detection_point": row["detection_point"], "digest": digest(row)})
+        manifest = {"schema": MANIFEST_SCHEMA, "method_revision": METHOD_REVISION,
+                    "lab": run.get("lab"), "run_id": run.get("run_id"), "canonicalization": "RFC 8785 (JCS)",
+                    "digest": "SHA-256 over the canonical encoding of each row file",
+                    "decision_rules": DECISION_RULES, "rows": entries,
+                    "evidence_digest": "SHA-256 over the bytes of each evidence file (run.json, observations, logs)",
+                    "evidence": evidence(self.root)}
+        (self.root / "manifest.sig").unlink(missing_ok=True)  # a signature over the old manifest is void
+        write_json(self.root / "manifest.json", manifest)
+        return manifest
+
+
+def load_saved(obs_dir: Path) -> SavedRow:
+    """A row's observation folder, read and checked: ``ShapeError`` names the file and the field of
+    the first observation (or profile) that lacks its type's shape; absent trials are None."""
+    obs_dir = Path(obs_dir)
+    where = f"{obs_dir.parent.name}/{obs_dir.name}"
+    profile = read_json(obs_dir / "profile.json")
+    if not isinstance(profile, dict) or not isinstance(profile.get("row"), str):
+        raise ShapeError(f"{where}/profile.json: field row: missing or not a string")
+    trials = {}
+    for trial in TRIALS:
+        data = _maybe(obs_dir / f"{trial}.json")
+        trials[trial] = None if data is None else Observation.load(data, f"{where}/{trial}.json", trial)
+    return SavedRow(profile, _maybe(obs_dir / "environment.json"), trials)
+
+
+def assemble_rows(obs_dir: Path, run: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows (one per detection point) from a row's observation folder: load it, derive them
+    (:func:`lab.judge.derive.derive_rows`, a pure re-derivation)."""
+    return derive_rows(load_saved(obs_dir), run)
+
+
+def _maybe(path: Path) -> Any:
+    try:
+        return read_json(path)
+    except FileNotFoundError:
+        return None

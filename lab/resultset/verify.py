@@ -1,0 +1,275 @@
+"""``memlab verify``: recompute a result set from its pinned bytes and name every rejection ground.
+
+Checks, in order: the manifest's method revision and decision rules; the signature
+(``manifest.sig``, and the key ``--pubkey`` pins); every row file against its digest;
+rows missing or extra; every evidence file (run.json, observations, logs) against
+its digest; an independent recount of each row's score (lab.resultset.recount, not
+lab.judge.scoring); the re-derivation of each row (cells, controls, profile facts) from its
+saved observations with the lab's classifier (lab.judge.derive over
+lab.resultset.results.load_saved); and C3 re-run on each observation's saved evidence
+(lab.judge.derive.c3_disagreements). A set that cannot be read at all raises
+``lab.resultset.loading.Unreadable``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from lab import METHOD_REVISION
+from lab.judge.derive import c3_disagreements, derive_rows
+from lab.judge.observation import ShapeError
+from lab.resultset import recount as recounting
+from lab.resultset import signing
+from lab.resultset.loading import load_manifest, shape_problem
+from lab.resultset.pins import evidence_files, file_digest
+from lab.resultset.results import digest, load_saved
+
+#: Method revisions this verifier knows the rules of.
+KNOWN_METHOD_REVISIONS = (METHOD_REVISION,)
+
+#: Every rejection ground, with what it means (docs/results.md explains each).
+GROUNDS = {
+    "unknown-method-revision": "the manifest or a row names a method revision this verifier does not know",
+    "unknown-decision-rules": "the manifest states decision rules other than those the recount implements",
+    "bad-signature": "manifest.sig does not verify over manifest.json",
+    "signature-key-mismatch": "the signature verifies, but by another key than --pubkey pins",
+    "signature-missing": "--pubkey was given but the set has no manifest.sig",
+    "digest-mismatch": "a pinned file's digest differs from the manifest's",
+    "row-missing": "the manifest lists a row file that is absent",
+    "row-extra": "a file in rows/ that the manifest does not list",
+    "row-malformed": "a row (or its manifest entry) lacks the shape of a memlab row",
+    "evidence-missing": "the manifest lists an evidence file that is absent",
+    "evidence-extra": "an observation or log file that the manifest does not list",
+    "recount-differs": "a stated metric, count, group rate, level or evaluability differs from the recount",
+    "verdict-not-derivable": "a cell differs from what its saved observations give",
+    "row-not-derivable": "a row's controls or stated facts differ from what its saved observations give",
+    "c3-not-derivable": "a saved C3 result differs from what C3 re-run on the observation's saved evidence gives",
+}
+SCORE_FIELDS = ("metric", "counts", "groups", "level")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rejection ground found: its stable name, the file concerned, and what was found."""
+
+    ground: str
+    file: str
+    detail: str
+
+
+@dataclass
+class Verification:
+    """The outcome of verifying one result set."""
+
+    root: Path
+    manifest: dict[str, Any]
+    findings: list[Finding] = field(default_factory=list)
+    rows: int = 0
+    evidence: int = 0
+    signed_by: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when no rejection ground was found."""
+        return not self.findings
+
+    def add(self, ground: str, file: str, detail: str) -> None:
+        """Record one finding (``ground`` must be one of GROUNDS)."""
+        assert ground in GROUNDS, ground
+        self.findings.append(Finding(ground, file, detail))
+
+    def to_json(self) -> dict[str, Any]:
+        """A machine-readable summary."""
+        return {"result_set": str(self.root), "verified": self.ok, "rows": self.rows, "evidence": self.evidence,
+                "signed_by": self.signed_by, "findings": [f.__dict__ for f in self.findings]}
+
+
+def verify(root: Path, pubkey: Any = None) -> Verification:
+    """Verify the result set at ``root``; ``pubkey`` (an Ed25519 public key) pins the signer."""
+    root = Path(root)
+    result = Verification(root, load_manifest(root))
+    _check_header(result)
+    _check_signature(result, pubkey)
+    rows = _check_row_files(result)
+    check_evidence(result)
+    for file, row in rows:
+        _check_row(result, file, row)
+    for name in sorted({row["row"] for _, row in rows}):
+        _check_c3(result, name)
+    return result
+
+
+def _check_header(result: Verification) -> None:
+    revision = result.manifest["method_revision"]
+    if revision not in KNOWN_METHOD_REVISIONS:
+        result.add("unknown-method-revision", "manifest.json",
+                   f"method revision {revision!r}; this verifier knows {', '.join(KNOWN_METHOD_REVISIONS)}")
+    differ = recounting.rules_differ(result.manifest["decision_rules"])
+    if differ:
+        result.add("unknown-decision-rules", "manifest.json",
+                   f"rule(s) {', '.join(differ)} differ from the rules the recount implements "
+                   "(lab.resultset.recount.RULES)")
+
+
+def _check_signature(result: Verification, pubkey: Any) -> None:
+    problems, result.signed_by = signing.check_file(result.root, result.manifest, pubkey)
+    for ground, detail in problems:
+        result.add(ground, signing.SIGNATURE_FILE, detail)
+
+
+def _safe(root: Path, name: Any, folder: str | None = None) -> Path | None:
+    """``root/name`` when ``name`` is a plain relative POSIX path inside the set (and inside ``folder``)."""
+    if not isinstance(name, str) or not name or "\\" in name:
+        return None
+    parts = PurePosixPath(name).parts
+    if PurePosixPath(name).is_absolute() or ".." in parts or "." in parts:
+        return None
+    if folder is not None and (len(parts) != 2 or parts[0] != folder):
+        return None
+    return root.joinpath(*parts)
+
+
+def _check_row_files(result: Verification) -> list[tuple[str, dict[str, Any]]]:
+    """Digest every listed row file; returns the parsed rows that match their digest's file."""
+    root, seen, rows = result.root, set(), []
+    for entry in result.manifest["rows"]:
+        file = entry.get("file") if isinstance(entry, dict) else None
+        path = _safe(root, file, "rows")
+        if path is None or not isinstance(entry.get("digest"), str) or file in seen:
+            why = "listed twice" if file in seen else "needs a file rows/<name>.json and a digest"
+            result.add("row-malformed", "manifest.json", f"row entry {entry!r}: {why}")
+            continue
+        seen.add(file)
+        if not path.is_file():
+            result.add("row-missing", file, "listed in the manifest, absent from the result set")
+            continue
+        try:
+            row = json.loads(path.read_bytes())
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            result.add("digest-mismatch", file, f"not valid JSON any more ({exc}), so it cannot match its digest")
+            continue
+        actual = digest(row)
+        if actual != entry["digest"]:
+            result.add("digest-mismatch", file, f"canonical digest {actual}, manifest pins {entry['digest']}")
+        if _row_shape(result, file, entry, row):
+            rows.append((file, row))
+    result.rows = len(rows)
+    listed = {e.get("file") for e in result.manifest["rows"] if isinstance(e, dict)}
+    folder = root / "rows"
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        name = f"rows/{path.name}"
+        if name not in listed and not path.name.endswith(".tmp"):
+            result.add("row-extra", name, "in rows/ but not listed in the manifest")
+    return rows
+
+
+def _row_shape(result: Verification, file: str, entry: dict[str, Any], row: Any) -> bool:
+    problem = shape_problem(row)
+    if problem:
+        result.add("row-malformed", file, f"not a memlab row: {problem}")
+        return False
+    name, point = row["row"], row.get("detection_point")
+    if file != f"rows/{name}@{point}.json" or "/" in name or name in ("", ".", ".."):
+        result.add("row-malformed", file, f"holds row {name!r} at point {point!r}; its file name says otherwise")
+        return False
+    if (entry.get("row"), entry.get("detection_point")) != (name, point):
+        result.add("row-malformed", "manifest.json",
+                   f"entry for {file} names {entry.get('row')}@{entry.get('detection_point')}, the file {name}@{point}")
+    if row.get("method_revision") != result.manifest["method_revision"]:
+        result.add("unknown-method-revision", file, f"row states method revision {row.get('method_revision')!r}, "
+                                                    f"the manifest {result.manifest['method_revision']!r}")
+    return True
+
+
+def check_evidence(result: Verification) -> None:
+    """Digest every evidence file the manifest lists; note missing and unlisted ones."""
+    root, listed = result.root, set()
+    for entry in result.manifest["evidence"]:
+        file = entry.get("file") if isinstance(entry, dict) else None
+        path = _safe(root, file)
+        if path is None or not isinstance(entry.get("digest"), str):
+            result.add("row-malformed", "manifest.json", f"evidence entry {entry!r} needs a relative file and a digest")
+            continue
+        listed.add(file)
+        if not path.is_file():
+            result.add("evidence-missing", file, "listed in the manifest, absent from the result set")
+        elif (actual := file_digest(path)) != entry["digest"]:
+            result.add("digest-mismatch", file, f"file digest {actual}, manifest pins {entry['digest']}")
+    for file in evidence_files(root):
+        if file not in listed:
+            result.add("evidence-extra", file, "an evidence file the manifest does not list")
+    result.evidence = len(listed)
+
+
+def _check_row(result: Verification, file: str, row: dict[str, Any]) -> None:
+    try:
+        for line in recounting.differences(row):
+            result.add("recount-differs", file, line)
+    except ValueError as exc:
+        result.add("row-malformed", file, f"cannot be recounted: {exc}")
+    _check_derivation(result, file, row)
+
+
+def _check_derivation(result: Verification, file: str, row: dict[str, Any]) -> None:
+    obs_dir = result.root / "observations" / row["row"]
+    if not obs_dir.is_dir():
+        result.add("verdict-not-derivable", file, f"observations/{row['row']} is missing: no cell can be re-derived")
+        return
+    run = {"lab": row.get("lab"), "run_id": row.get("run_id"), "started": row.get("date")}
+    try:
+        derived = derive_rows(load_saved(obs_dir), run)
+    except ShapeError as exc:
+        result.add("verdict-not-derivable", file, f"an observation has the wrong shape: {exc}")
+        return
+    except Exception as exc:  # untrusted files fed to the classifier: any failure is a finding, not a crash
+        result.add("verdict-not-derivable", file,
+                   f"the classifier cannot read observations/{row['row']}: {type(exc).__name__}: {exc}")
+        return
+    again = next((r for r in derived if r.get("detection_point") == row["detection_point"]), None)
+    if again is None:
+        result.add("row-not-derivable", file,
+                   f"observations/{row['row']}/profile.json has no detection point {row['detection_point']!r}")
+        return
+    again = json.loads(json.dumps(again, default=str))  # as write_json stored it
+    for cid in sorted(set(again["cells"]) | set(row["cells"]), key=_case_order):
+        problem = _cell_difference(row["cells"].get(cid), again["cells"].get(cid))
+        if problem:
+            result.add("verdict-not-derivable", file, f"{cid}: {problem}")
+    skip = {"cells", "method_revision", *SCORE_FIELDS}
+    differ = sorted(k for k in (set(again) | set(row)) - skip if again.get(k) != row.get(k))
+    if differ:
+        result.add("row-not-derivable", file,
+                   f"field(s) {', '.join(differ)} differ from what observations/{row['row']} give")
+
+
+def _check_c3(result: Verification, name: str) -> None:
+    """C3 re-run on each observation's saved evidence must give the C3 result the observation states."""
+    try:
+        saved = load_saved(result.root / "observations" / name)
+    except Exception:  # unreadable observations are already a verdict-not-derivable finding
+        return
+    for cid, detail in c3_disagreements(saved):
+        result.add("c3-not-derivable", f"observations/{name}/{cid}.json", detail)
+
+
+def _cell_difference(stated: Any, derived: Any) -> str | None:
+    if stated == derived:
+        return None
+    if not isinstance(stated, dict) or not isinstance(derived, dict):
+        return f"the row has {'no cell' if stated is None else 'an extra cell'} here"
+    key = ("verdict", "detection_point", "observation_class")
+    if tuple(stated.get(k) for k in key) != tuple(derived.get(k) for k in key):
+        return (f"the row says {stated.get('verdict')} ({stated.get('detection_point')}, class "
+                f"{stated.get('observation_class')}); its observations give {derived.get('verdict')} "
+                f"({derived.get('detection_point')}, class {derived.get('observation_class')}): "
+                f"{derived.get('reason')}")
+    fields = sorted(k for k in set(stated) | set(derived) if stated.get(k) != derived.get(k))
+    return f"verdict agrees, but {', '.join(fields)} differ(s) from what the observations give"
+
+
+def _case_order(cid: str) -> tuple[int, str]:
+    digits = cid[1:] if cid[:1] == "T" else ""
+    return (int(digits) if digits.isdigit() else 99, cid)

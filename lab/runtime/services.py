@@ -1,0 +1,223 @@
+"""Backend services a SUT keeps its store in (PostgreSQL, Redis), run as local processes.
+
+A profile declares them::
+
+    services:
+      db: {kind: postgres, volume: pgdata}     # the data directory lives in volume pgdata
+      cache: {kind: redis, volume: redisdata}
+
+The service listens on a loopback port the lab picks, keeps all its state in its
+volume, and is confirmed to be *our* server (its data directory) before use.
+The lab stops it cleanly before any snapshot or digest of the volume. A
+container runtime runs the same services from backend images instead.
+
+Example::
+
+    from pathlib import Path
+    from lab.runtime.services import ServiceSpec, start_local
+    svc = start_local(ServiceSpec("db", "postgres", "pgdata"), Path("/tmp/pgdata"), Path("/tmp/pg.log"))
+    print(svc.url)   # postgresql://memlab@127.0.0.1:PORT/memlab
+    svc.stop()
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from lab.profile.model import SERVICE_KINDS, ServiceSpec
+
+log = structlog.get_logger(__name__)
+
+KINDS = SERVICE_KINDS
+PG_BIN = Path(os.environ.get("MEMLAB_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+class ServiceError(RuntimeError):
+    """A service could not be started or did not answer as ours; the message says why."""
+
+
+
+@dataclass
+class RunningService:
+    """A started service: how the lab and the SUT reach it, and how to stop it."""
+
+    spec: ServiceSpec
+    url: str
+    version: str
+    proc: subprocess.Popen | None = None
+    container: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id (the run registry kills it after a crash)."""
+        return self.proc.pid if self.proc else None
+
+    def stop(self, timeout: float = 20.0) -> None:
+        """Stop cleanly (the data directory is consistent afterwards)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT if self.spec.kind == "postgres" else signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                if self.container:  # the docker CLI died; its container must not outlive it
+                    subprocess.run(["docker", "rm", "-f", self.container], capture_output=True, timeout=60)
+
+
+def missing_local(kind: str) -> str | None:
+    """Why a local ``kind`` service cannot run here (and how to fix it), or None."""
+    if kind == "postgres" and not (PG_BIN / "postgres").is_file():
+        return f"no PostgreSQL server at {PG_BIN} (apt-get install postgresql, or set MEMLAB_PG_BIN)"
+    if kind == "redis" and not shutil.which("redis-server"):
+        return "no redis-server on PATH (apt-get install redis-server)"
+    return None
+
+
+def pg_url(port: int) -> str:
+    """The lab's URL of a PostgreSQL server on a loopback port."""
+    return f"postgresql://memlab@127.0.0.1:{port}/postgres"
+
+
+def redis_url(port: int) -> str:
+    """The lab's URL of a Redis server on a loopback port."""
+    return f"redis://127.0.0.1:{port}/0"
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str] | None = None) -> RunningService:
+    """Start ``spec`` as a local process on ``data``; confirm it is ours."""
+    why = missing_local(spec.kind)
+    if why:
+        raise ServiceError(why)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    starter = {"postgres": _postgres, "redis": _redis}[spec.kind]
+    return starter(spec, Path(data).resolve(), log_path, {**os.environ, **(env or {})})
+
+
+INITDB_ARGS = ("-U", "memlab", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
+
+
+def postgres_args(data: str, port: int) -> list[str]:
+    """The server's arguments (after ``postgres``): our data directory, loopback only."""
+    return ["-D", data, "-p", str(port), "-k", "", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
+
+
+def redis_args(data: str, port: int) -> list[str]:
+    """The server's arguments (after ``redis-server``): AOF on in our directory, loopback only."""
+    return ["--port", str(port), "--bind", "127.0.0.1", "--dir", data, "--appendonly", "yes",
+            "--appendfsync", "always", "--save", "", "--daemonize", "no", "--protected-mode", "yes"]
+
+
+def ready(kind: str, proc: subprocess.Popen, port: int, data: str, log_path: Path) -> tuple[str, str]:
+    """Wait until the server on ``port`` answers as ours (it reports ``data``); its URL and version."""
+    if kind == "postgres":
+        url = pg_url(port)
+        wait_ready(proc, lambda: pg_query(url, "SHOW data_directory"), data, log_path)
+        return url, pg_query(url, "SHOW server_version")
+    url = redis_url(port)
+    wait_ready(proc, lambda: redis_info(url)[0], data, log_path)
+    return url, redis_info(url)[1]
+
+
+def _postgres_user() -> dict:
+    """PostgreSQL refuses to run as root: as root, run it as the ``postgres`` user (signals reach it)."""
+    return {"user": "postgres", "group": "postgres", "extra_groups": []} if os.geteuid() == 0 else {}
+
+
+def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -> RunningService:
+    data.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        subprocess.run(["chown", "-R", "postgres:postgres", str(data)], check=True)
+    data.chmod(0o700)
+    if not (data / "PG_VERSION").exists():
+        _checked([str(PG_BIN / "initdb"), "-D", str(data), *INITDB_ARGS], env, "initdb", **_postgres_user())
+    port = free_port()
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen([str(PG_BIN / "postgres"), *postgres_args(str(data), port)],
+                                stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                cwd=data, **_postgres_user())
+    log.debug("service.starting", kind="postgres", port=port, data=str(data))
+    return RunningService(spec, *ready("postgres", proc, port, str(data), log_path), proc)
+
+
+def pg_query(url: str, sql: str) -> str:
+    """One value from the PostgreSQL server at ``url`` (ConnectionError while it is not up)."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url, connect_timeout=5) as conn:
+            return str(conn.execute(sql).fetchone()[0])
+    except psycopg.OperationalError as exc:
+        raise ConnectionError(str(exc)) from exc
+
+
+def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -> RunningService:
+    data.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen(["redis-server", *redis_args(str(data), port)],
+                                stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    return RunningService(spec, *ready("redis", proc, port, str(data), log_path), proc)
+
+
+def redis_info(url: str) -> tuple[str, str]:
+    """(data directory, version) of the Redis server at ``url`` (ConnectionError while it is not up)."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=5, decode_responses=True)
+        return client.config_get("dir")["dir"], client.info("server")["redis_version"]
+    except redis.ConnectionError as exc:
+        raise ConnectionError(str(exc)) from exc
+    except redis.ResponseError as exc:  # loading the AOF: not up yet
+        raise ConnectionError(str(exc)) from exc
+
+
+def wait_ready(proc: subprocess.Popen, probe, expected: str, log_path: Path, seconds: float = 60.0) -> str:
+    """Poll ``probe`` until it answers ``expected`` (our data directory), or fail with the log."""
+    deadline = time.monotonic() + seconds
+    last = ""
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ServiceError(f"the server exited with code {proc.returncode}: {_tail(log_path)}")
+        try:
+            answer = probe()
+        except (ConnectionError, subprocess.TimeoutExpired, OSError) as exc:
+            last = str(exc)
+            time.sleep(0.05)
+            continue
+        if Path(answer).resolve() != Path(expected).resolve():
+            proc.kill()
+            raise ServiceError(f"the server on that port serves {answer!r}, not our {expected!r}")
+        return answer
+    proc.kill()
+    raise ServiceError(f"the server did not answer within {seconds:g} s ({last}): {_tail(log_path)}")
+
+
+def _checked(args: list[str], env: dict[str, str], what: str, **user) -> None:
+    out = subprocess.run(args, capture_output=True, text=True, env=env, cwd="/", **user)
+    if out.returncode != 0:
+        raise ServiceError(f"{what} failed (exit {out.returncode}): {out.stderr[-1500:]}")
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""

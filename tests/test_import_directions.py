@@ -1,0 +1,68 @@
+"""lab/ is one package per role; each role imports only the roles below it (DESIGN.md's table).
+
+The allowed directions are written once here and in each package's docstring; a role that
+reaches up (the judge importing the method, a runtime importing the result set) fails.
+"""
+
+import ast
+from pathlib import Path
+
+LAB = Path(__file__).resolve().parent.parent / "lab"
+
+#: role -> the lab roles it may import (``edits`` and the top-level ``lab`` constants always).
+ALLOWED = {
+    "profile": set(),
+    "driver": set(),
+    "runtime": {"profile", "driver"},
+    "cases": set(),
+    "judge": {"cases"},
+    "resultset": {"profile", "cases", "judge"},
+    "method": {"profile", "driver", "runtime", "cases", "judge", "resultset"},
+    "report": {"cases", "judge", "resultset", "lifecycle"},
+    "lifecycle": {"profile", "driver", "runtime", "resultset"},
+    "testing": {"runtime"},
+    "cli": {"profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle"},
+}
+
+
+def role_of(path: Path) -> str:
+    """The role a module of lab/ belongs to: its package, or its own name for a top module."""
+    parts = path.relative_to(LAB).with_suffix("").parts
+    return parts[0]
+
+
+def lab_imports(path: Path):
+    """(line, role) for every import of another lab role in a module."""
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] + ([f"lab.{a.name}" for a in node.names] if node.module == "lab" else [])
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "lab" and len(parts) > 1 and parts[1] in ALLOWED:
+                yield node.lineno, parts[1]
+
+
+def test_every_module_of_lab_belongs_to_a_known_role():
+    unknown = sorted({role_of(p) for p in LAB.rglob("*.py")} - set(ALLOWED) - {"__init__"})
+    assert unknown == [], f"lab/ modules outside the role table: {unknown} (add them to ALLOWED and DESIGN)"
+
+
+def test_roles_import_only_the_roles_below_them():
+    offenders = []
+    for path in sorted(LAB.rglob("*.py")):
+        role = role_of(path)
+        if role == "__init__":
+            continue
+        for line, target in lab_imports(path):
+            if target != role and target not in ALLOWED[role]:
+                offenders.append(f"{path.relative_to(LAB.parent)}:{line}: {role} imports {target}")
+    assert offenders == [], "imports against the role directions:\n" + "\n".join(offenders)
+
+
+def test_each_role_package_says_its_job_and_what_it_may_import():
+    missing = [p.name for p in sorted(LAB.iterdir()) if p.is_dir() and (p / "__init__.py").exists()
+               and "import" not in (ast.get_docstring(ast.parse((p / "__init__.py").read_text())) or "")]
+    assert missing == [], f"packages whose docstring does not say what they may import: {missing}"
