@@ -1,0 +1,182 @@
+"""Lifecycle scenarios: YAML files (one scenario each), loaded strictly, with file:line errors.
+
+A scenario (this example is loaded by the tests)::
+
+    id: correction-basic                  # letters, digits, . _ - (unique in the pack)
+    title: A correction supersedes the first value
+    tags: [correction]                    # optional
+    subject: {tenant_id: acme, user_id: alice}
+    steps:
+      - write: {key: office, value: "Lisbon office on Rua Augusta", ttl_steps: 3}  # ttl optional
+      - correct: {key: office, value: "Porto office on Rua das Flores"}
+      - query:
+          prompt: Where is my office?
+          expect: {must_use: [office]}    # optional: keys whose current value must be served
+      - write: {key: office, value: "Braga desk by the Bom Jesus stairs"}
+        as: {user_id: bob}                # on any step but advance_time: merged over the subject
+      - rescope: {key: office, to: {tenant_id: globex}}   # `to` is merged over the step's scope
+        as: {user_id: bob}
+      - delete: {key: office}
+      - advance_time: {steps: 2}
+
+Each step is a mapping with exactly one op key (write, correct, delete, rescope, advance_time,
+query) whose value is the op's fields, plus an optional sibling ``as:``; no other form
+(``- op: write``) is accepted. Errors (``ScenarioError``: file, line, field, message, fix):
+unknown fields at any level, missing fields, wrong types (ttl_steps and steps are positive
+integers, booleans are not; text fields are strings, so quote ``yes``, ``7`` or dates), duplicate
+keys, YAML aliases, too many nodes or too deep a nesting (``scenario_yaml``), a document that
+is not a mapping; a delete or correct of a key never written in that scope, or one deleted since; a
+rescope of a key with no current value there; a must_use key with no current value at that
+query. Warnings (``ScenarioWarning``, same fields): a value the judge cannot tell apart from
+another (one contains the other after ``judge.normalise``, on token boundaries), or a prompt that
+contains a value (a no-memory agent would "use" it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+BUNDLED_PACK = Path(__file__).resolve().parents[2] / "scenarios" / "lifecycle"
+OPS = ("write", "correct", "delete", "rescope", "advance_time", "query")
+
+
+def _format(path: str, line: int | None, field: str, message: str, fix: str) -> str:
+    return f"{path}:{line}: {field}: {message}\n  fix: {fix}" if line else f"{path}: {field}: {message}\n  fix: {fix}"
+
+
+class ScenarioError(ValueError):
+    """A scenario is invalid: file, line, field, what is wrong and how to fix it."""
+
+    def __init__(self, path: Path | str, line: int | None, field: str, message: str, fix: str):
+        super().__init__(_format(str(path), line, field, message, fix))
+        self.path, self.line, self.field, self.message, self.fix = str(path), line, field, message, fix
+
+
+@dataclass(frozen=True)
+class ScenarioWarning:
+    """A scenario loads but measures less than it seems to (same fields as ScenarioError)."""
+
+    path: str
+    line: int | None
+    field: str
+    message: str
+    fix: str
+
+    def __str__(self) -> str:
+        return _format(self.path, self.line, self.field, f"warning: {self.message}", self.fix)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The querying / acting scope."""
+
+    tenant_id: str
+    user_id: str
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step, its scope resolved (the subject, or ``as:`` merged over it)."""
+
+    index: int
+    line: int
+    op: str
+    scope: Scope
+    key: str | None = None
+    value: str | None = None
+    ttl_steps: int | None = None
+    to: Scope | None = None
+    steps: int | None = None
+    prompt: str | None = None
+    must_use: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario."""
+
+    id: str
+    title: str
+    tags: tuple[str, ...]
+    subject: Scope
+    steps: tuple[Step, ...]
+    path: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The scenario as loaded, as plain data (for the result set)."""
+        out = asdict(self)
+        for step in out["steps"]:
+            step["must_use"] = list(step["must_use"])
+        out["tags"] = list(self.tags)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Scenario:
+        """The inverse of ``to_json``."""
+        steps = tuple(Step(**{**s, "scope": Scope(**s["scope"]), "must_use": tuple(s["must_use"]),
+                              "to": Scope(**s["to"]) if s.get("to") else None}) for s in data["steps"])
+        return cls(data["id"], data["title"], tuple(data["tags"]), Scope(**data["subject"]), steps,
+                   data["path"])
+
+
+@dataclass(frozen=True)
+class PackLoad:
+    """What a pack folder holds: the valid scenarios, the errors and the warnings."""
+
+    scenarios: tuple[Scenario, ...]
+    errors: tuple[ScenarioError, ...]
+    warnings: tuple[ScenarioWarning, ...]
+
+
+def load_scenario(path: Path | str) -> Scenario:
+    """Load and validate one scenario file; raise its first ScenarioError."""
+    found = scan_scenario(path)
+    if found.errors:
+        raise found.errors[0]
+    return found.scenarios[0]
+
+
+def scan_scenario(path: Path | str) -> PackLoad:
+    """One file as a pack of one: the scenario (if valid), all its errors and warnings."""
+    # imported here: both build on this module's types
+    from lab.lifecycle.scenario_rules import check
+    from lab.lifecycle.scenario_yaml import Parser
+
+    try:
+        scenario, lines = Parser(Path(path)).scenario()
+    except ScenarioError as exc:
+        return PackLoad((), (exc,), ())
+    errors, warnings = check(scenario, lines)
+    return PackLoad(() if errors else (scenario,), tuple(errors), tuple(warnings))
+
+
+def load_pack(directory: Path | str = BUNDLED_PACK) -> PackLoad:
+    """Every *.yaml and *.yml file of a folder (sorted); duplicate ids and an empty folder are errors."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return PackLoad((), (ScenarioError(directory, None, "(folder)", "not a folder",
+                                           "point at a folder of scenario *.yaml files"),), ())
+    files = sorted(p for p in directory.iterdir() if p.is_file() and p.suffix.lower() in (".yaml", ".yml"))
+    if not files:
+        return PackLoad((), (ScenarioError(directory, None, "(folder)", "no *.yaml or *.yml scenario files",
+                                           "add scenario files, or point at the right folder"),), ())
+    scenarios, errors, warnings, seen = [], [], [], {}
+    for path in files:
+        found = scan_scenario(path)
+        errors += found.errors
+        warnings += found.warnings
+        for scenario in found.scenarios:
+            if scenario.id in seen:
+                errors.append(ScenarioError(path, _id_line(path), "id", f"duplicate scenario id {scenario.id!r} "
+                                            f"(also in {seen[scenario.id]})", "give every scenario its own id"))
+                continue
+            seen[scenario.id] = path.name
+            scenarios.append(scenario)
+    return PackLoad(tuple(scenarios), tuple(errors), tuple(warnings))
+
+
+def _id_line(path: Path) -> int | None:
+    return next((n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if text.startswith("id:")), None)

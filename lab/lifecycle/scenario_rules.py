@@ -1,0 +1,101 @@
+"""The scenario rules that need the whole scenario: what was written where, and distinctiveness.
+
+Replays the ledger (the one definition of the lifecycle) over a parsed scenario. Errors: a
+delete or correct of a key never written in that scope before the step, or deleted since with
+nothing written after; a rescope of a key with no current value there (never written, deleted
+or expired); a must_use key with no current value at its query. Warnings: two written values the
+judge cannot tell apart (equal, or one inside the other, after ``judge.normalise`` on token
+boundaries); a prompt that contains a written value (a no-memory agent has it too).
+"""
+
+from __future__ import annotations
+
+from lab.lifecycle.judge import normalise, served_uses
+from lab.lifecycle.ledger import Label, Ledger
+from lab.lifecycle.scenario import Scenario, ScenarioError, ScenarioWarning, Scope, Step
+from lab.lifecycle.scenario_yaml import Where, field_name
+
+DISTINCT_FIX = ('make every value a distinctive token that contains no other value of the scenario, '
+                'e.g. "teal-falcon-7Q" or "Lisbon office on Rua Augusta"')
+_WHY = {None: "it was never written there", Label.DELETED: "it was deleted", Label.EXPIRED: "its TTL ran out"}
+
+
+def _scope(scope: Scope) -> str:
+    return f"(tenant {scope.tenant_id!r}, user {scope.user_id!r})"
+
+
+class _Place:
+    """File, line and field of a step's sub-field, for errors and warnings."""
+
+    def __init__(self, scenario: Scenario, lines: dict[Where, int]):
+        self.path, self.lines = scenario.path, lines
+
+    def at(self, step: Step, *sub: str | int) -> tuple[str, int, str]:
+        """(path, line, field) of ``steps[i].<op>.<sub...>``, the step's line if not indexed."""
+        where: Where = ("steps", step.index, step.op, *sub)
+        return self.path, self.lines.get(where, step.line), field_name(where)
+
+
+def check(scenario: Scenario, lines: dict[Where, int]) -> tuple[list[ScenarioError], list[ScenarioWarning]]:
+    """Every rule error and warning of a parsed scenario (``lines``: its field path -> line)."""
+    place, ledger, errors = _Place(scenario, lines), Ledger(), []
+    for step in scenario.steps:
+        errors += [ScenarioError(*place.at(step, *sub), message, fix)
+                   for sub, message, fix in _references(ledger, step)]
+        ledger.apply(step)
+    return errors, _distinct(scenario, place) + _prompts(scenario, place)
+
+
+def _references(ledger: Ledger, step: Step) -> list[tuple[tuple, str, str]]:
+    """(sub-field, message, fix) for each reference of ``step`` the ledger cannot honour."""
+    if step.op == "query":
+        return [(("expect", "must_use", i), f"key {key!r} has no current value in scope {_scope(step.scope)} "
+                 f"at this query: {_WHY[ledger.state(step.scope, key)]}",
+                 "write it before this query, or remove it from must_use")
+                for i, key in enumerate(step.must_use) if ledger.current(step.scope, key) is None]
+    if step.op not in ("delete", "correct", "rescope"):
+        return []
+    state, where = ledger.state(step.scope, str(step.key)), f"in scope {_scope(step.scope)}"
+    if state is None:
+        return [(("key",), f"key {step.key!r} was never written {where} before this step",
+                 "write it earlier in that scope, or fix the key or the step's as:")]
+    if state is Label.DELETED and step.op == "delete":
+        return [(("key",), f"key {step.key!r} is already deleted {where}, nothing written since",
+                 "remove this delete, or write the key again before it")]
+    if state is Label.DELETED and step.op == "correct":
+        return [(("key",), f"key {step.key!r} was deleted {where}: there is nothing to correct",
+                 "re-add it with write: instead of correct:")]
+    if state is not Label.CURRENT and step.op == "rescope":
+        return [(("key",), f"key {step.key!r} has no current value {where} to move: {_WHY[state]}",
+                 "rescope it while it is current, or drop this step")]
+    return []
+
+
+def _distinct(scenario: Scenario, place: _Place) -> list[ScenarioWarning]:
+    """Warn when the judge cannot tell two written values apart."""
+    writes = [s for s in scenario.steps if s.op in ("write", "correct")]
+    warnings = []
+    for j, later in enumerate(writes):
+        for earlier in writes[:j]:
+            a, b = str(earlier.value), str(later.value)
+            if normalise(a) == normalise(b):
+                message = f"the same value as step {earlier.index} (line {earlier.line}) after normalisation"
+            elif served_uses(a, b):
+                message = f"contains the value of step {earlier.index} (line {earlier.line}), {a!r}"
+            elif served_uses(b, a):
+                message = f"appears inside the value of step {earlier.index} (line {earlier.line}), {a!r}"
+            else:
+                continue
+            warnings.append(ScenarioWarning(*place.at(later, "value"), f"non-distinctive value {b!r}: {message}; "
+                                            "the judge cannot tell which one the served text used", DISTINCT_FIX))
+    return warnings
+
+
+def _prompts(scenario: Scenario, place: _Place) -> list[ScenarioWarning]:
+    """Warn when a prompt contains a written value."""
+    values = [s for s in scenario.steps if s.op in ("write", "correct")]
+    return [ScenarioWarning(*place.at(query, "prompt"), f"the prompt contains the value of step {w.index} "
+                            f"(line {w.line}), {w.value!r}: a no-memory agent has it too",
+                            "ask without the value, e.g. 'Where is my office?'")
+            for query in scenario.steps if query.op == "query"
+            for w in values if served_uses(str(w.value), str(query.prompt))]

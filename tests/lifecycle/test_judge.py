@@ -1,0 +1,147 @@
+"""The judge: normalisation, token-boundary matching, each check at one query, the baseline."""
+
+import json
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import given, settings
+
+from lab.lifecycle.judge import CHECKS, QueryJudgement, judge_query, normalise, served_uses
+from lab.lifecycle.ledger import Known, Label, Ledger
+from lab.lifecycle.scenario import Scope, Step
+
+ALICE, BOB, ERIN = Scope("acme", "alice"), Scope("acme", "bob"), Scope("globex", "erin")
+
+
+def known(value, label, key="k", scope=ALICE, at=0):
+    return Known(key, value, scope, label, at)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Teal-Falcon_7Q!", "teal falcon 7q"),
+    ("  Lisbon   office,\n on Rua\tAugusta. ", "lisbon office on rua augusta"),
+    ("ＴＥＡＬ－ＦＡＬＣＯＮ", "teal falcon"),   # NFKC folds full-width forms
+    ("Straße", "strasse"),                      # casefold, not lower
+    ("café", "café"), ("cafe\u0301", "café"),   # combining accent composed by NFKC
+    ("!!!", ""),
+])
+def test_normalise(text, expected):
+    assert normalise(text) == expected
+
+
+@pytest.mark.parametrize("value, text, used", [
+    ("teal-falcon-7Q", "your code is TEAL FALCON 7q.", True),
+    ("cat", "concatenate the lists", False),
+    ("7Q", "code 7Q.", True),
+    ("7Q", "code 17Q", False),
+    ("Rua Augusta", "office on rua\naugusta, Lisbon", True),
+    ("Rua Augusta", "Rua Augustana", False),
+    ("!!!", "!!!", False),                       # a value with no tokens is never used
+    ("Porto office", "", False),
+])
+def test_served_uses_matches_whole_tokens(value, text, used):
+    assert served_uses(value, text) is used
+
+
+def test_each_check_counts_its_opportunities_and_violations():
+    values = [known("Porto office", Label.CURRENT, "office"), known("Lisbon office", Label.STALE, "office"),
+              known("gym card 7731", Label.DELETED, "gym"), known("code 839-QUAIL", Label.EXPIRED, "otp"),
+              known("bob's desk 12", Label.FOREIGN_USER, scope=BOB),
+              known("erin's vendor Brightmoor", Label.FOREIGN_TENANT, scope=ERIN)]
+    served = "Lisbon office\nPorto office\nvendor: Erin's vendor BRIGHTMOOR"
+    judged = judge_query(values, served, ["office"], {"office": "Porto office"})
+    counts = {n: (len(c.opportunities), len(c.violations)) for n, c in judged.checks.items()}
+    assert counts == {"scope_leakage": (2, 1), "deletion_residue": (1, 0), "stale_reuse": (1, 1),
+                      "expiry_leak": (1, 0), "missing_current_fact": (1, 0)}
+    assert judged.checks["scope_leakage"].violations[0].value == "erin's vendor Brightmoor"
+    assert (judged.accuracy_hits, judged.accuracy_opportunities) == (1, 1)
+
+
+def test_a_current_value_missing_from_the_served_text_is_a_violation():
+    values = [known("Porto office", Label.CURRENT, "office"), known("gym card 2290", Label.CURRENT, "gym")]
+    judged = judge_query(values, "gym card 2290", ["office", "gym"], {"office": "Porto office", "gym": "gym card 2290"})
+    assert [k.key for k in judged.checks["missing_current_fact"].violations] == ["office"]
+    assert (judged.accuracy_hits, judged.accuracy_opportunities) == (1, 2)
+
+
+def test_a_must_use_key_without_a_current_value_is_no_opportunity():
+    judged = judge_query([known("old", Label.DELETED)], "", ["k"], {"k": None})
+    assert judged.checks["missing_current_fact"].opportunities == ()
+    assert judged.accuracy_opportunities == 0
+
+
+def test_a_stale_value_only_inside_the_current_one_is_not_a_violation():
+    values = [known("Rua Augusta", Label.STALE), known("Lisbon office on Rua Augusta", Label.CURRENT)]
+    assert judge_query(values, "Lisbon office on Rua Augusta", [], {}).checks["stale_reuse"].violations == ()
+    served_both = "Lisbon office on Rua Augusta; earlier: Rua Augusta"
+    assert len(judge_query(values, served_both, [], {}).checks["stale_reuse"].violations) == 1
+
+
+def test_a_stale_value_containing_the_current_one_is_still_caught():
+    values = [known("amber otter", Label.STALE), known("otter", Label.CURRENT)]
+    assert len(judge_query(values, "amber otter", [], {}).checks["stale_reuse"].violations) == 1
+    assert judge_query(values, "an otter", [], {}).checks["stale_reuse"].violations == ()
+
+
+def test_the_baseline_is_judged_over_the_prompt_alone():
+    values = [known("Porto office", Label.CURRENT, "office")]
+    assert judge_query(values, "Porto office", ["office"], {"office": "Porto office"},
+                       prompt="Where is my office?").baseline_hits == 0
+    assert judge_query(values, "", ["office"], {"office": "Porto office"},
+                       prompt="Is it the porto office?").baseline_hits == 1
+
+
+def test_inconsistent_current_mapping_is_refused():
+    with pytest.raises(ValueError, match="same ledger state"):
+        judge_query([known("a", Label.STALE)], "", ["k"], {"k": "a"})
+
+
+def test_the_judgement_round_trips_through_json():
+    values = [known("Porto office", Label.CURRENT, "office"), known("Lisbon office", Label.STALE, "office")]
+    judged = judge_query(values, "Lisbon office", ["office"], {"office": "Porto office"}, prompt="where?")
+    data = json.loads(json.dumps(judged.to_json()))
+    assert set(data["checks"]) == set(CHECKS)
+    assert QueryJudgement.from_json(data) == judged
+
+
+OPS = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from([ALICE, BOB, ERIN]), st.sampled_from(["k1", "k2"]),
+              st.sampled_from(["amber otter", "cobalt lynx", "otter", "scarlet ibis 23"]), st.none() | st.integers(1, 2)),
+    st.tuples(st.just("delete"), st.sampled_from([ALICE, BOB, ERIN]), st.sampled_from(["k1", "k2"])),
+    st.tuples(st.just("advance_time"), st.integers(1, 2)),
+)
+
+
+def replay(ops):
+    ledger = Ledger()
+    for i, op in enumerate(ops):
+        if op[0] == "write":
+            step = Step(i, i, "write", op[1], key=op[2], value=op[3], ttl_steps=op[4])
+        elif op[0] == "delete":
+            step = Step(i, i, "delete", op[1], key=op[2])
+        else:
+            step = Step(i, i, "advance_time", ALICE, steps=op[1])
+        ledger.apply(step)
+    return ledger
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=st.lists(OPS, max_size=12))
+def test_serving_exactly_the_current_values_is_never_a_violation(ops):
+    ledger = replay(ops)
+    labelled = ledger.known(ALICE)
+    current = {k: ledger.current(ALICE, k) for k in ("k1", "k2")}
+    served = "\n".join(k.value for k in labelled if k.label is Label.CURRENT)
+    judged = judge_query(labelled, served, ["k1", "k2"], current)
+    assert all(not c.violations for c in judged.checks.values())
+    assert judged.accuracy_hits == judged.accuracy_opportunities == sum(v is not None for v in current.values())
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=st.lists(OPS, max_size=12))
+def test_serving_everything_violates_every_opportunity(ops):
+    ledger = replay(ops)
+    labelled = ledger.known(ALICE)
+    judged = judge_query(labelled, "\n".join(k.value for k in labelled), [], {})
+    for name in ("scope_leakage", "deletion_residue", "stale_reuse", "expiry_leak"):
+        assert judged.checks[name].violations == judged.checks[name].opportunities
