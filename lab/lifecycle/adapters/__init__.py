@@ -1,0 +1,104 @@
+"""The adapter protocol: how the lifecycle runner talks to a SUT.
+
+An adapter turns the scenario ops (write, correct, delete, advance_time, query)
+into one SUT's own operations. Two implementations: ``driver.DriverAdapter``
+(any SUT driver speaking the driver protocol, through a runtime) and
+``http.HttpAdapter`` (a team's own service behind the HTTP shim contract).
+
+An adapter observes; it never judges. A mutation the SUT refuses (Ack not ok)
+or that exceeds its timeout raises :class:`AdapterError` with the measured
+latency: a harness fault, never a verdict. The harness confirms its own
+mutations from their acknowledgement and never polls a query until an expected
+value appears.
+
+May import: the standard library and ``lab.lifecycle.scenario`` (types only).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # the Scope type lives in scenario.py; only annotations use it here
+    from lab.lifecycle.scenario import Scope
+
+__all__ = ["Ack", "Adapter", "AdapterError", "CAPABILITIES", "Served"]
+
+#: What an adapter may declare: TTL + advance_time; its own update for
+#: ``correct``; tenant and user kept apart (else folded into one context).
+CAPABILITIES = frozenset({"ttl", "update", "tenants"})
+
+
+@dataclass(frozen=True)
+class Served:
+    """What the SUT served for one query."""
+
+    records: list[dict]  # each {"text": str, "meta": {...}} as the SUT served it
+    text: str  # what the judge reads: every served record's text, joined by "\n"
+    raw: dict  # the SUT's answer as received (saved as evidence)
+    seconds: float
+
+    def to_json(self) -> dict:
+        """The served answer, JSON-ready."""
+        return {"records": self.records, "text": self.text, "raw": self.raw,
+                "seconds": self.seconds}
+
+
+@dataclass(frozen=True)
+class Ack:
+    """The SUT's acknowledgement of one mutation."""
+
+    ok: bool
+    seconds: float
+    raw: dict
+    detail: str = ""
+
+    def to_json(self) -> dict:
+        """The acknowledgement, JSON-ready (``detail`` only when set)."""
+        out = {"ok": self.ok, "seconds": self.seconds, "raw": self.raw}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+class AdapterError(Exception):
+    """A harness fault (exit 2): the message names what happened and the fix."""
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """One SUT, as the lifecycle runner sees it."""
+
+    name: str
+    capabilities: frozenset[str]  # a subset of CAPABILITIES
+
+    def describe(self) -> dict:
+        """sut, version, libraries, capabilities, how scope is folded."""
+        ...
+
+    def begin(self, namespace: str) -> None:
+        """A fresh, isolated memory for one scenario run."""
+        ...
+
+    def write(self, scope: Scope, key: str, value: str, ttl_steps: int | None) -> Ack:
+        """Store ``value`` under ``key`` in ``scope`` (TTL only with "ttl")."""
+        ...
+
+    def correct(self, scope: Scope, key: str, value: str) -> Ack:
+        """Supersede the current value of ``key`` in ``scope``."""
+        ...
+
+    def delete(self, scope: Scope, key: str) -> Ack:
+        """Delete ``key``'s whole history in ``scope``."""
+        ...
+
+    def advance_time(self, steps: int) -> Ack:
+        """Advance the SUT's logical clock (only with "ttl")."""
+        ...
+
+    def query(self, scope: Scope, prompt: str) -> Served:
+        """What the SUT serves an agent in ``scope`` asking ``prompt``."""
+        ...
+
+    def close(self) -> None:
+        """Stop the SUT and release everything the adapter holds."""
+        ...

@@ -1,0 +1,291 @@
+"""DriverAdapter: any SUT driver of the protocol (images/README.md), through a runtime.
+
+ONE SUT process serves a whole run (speed): ``start`` prepares the environment, starts the
+profile's services and the driver on fresh volumes in the run's scratch folder, and sends
+``open``; ``begin(namespace)`` isolates a scenario by prefixing its tenant and user ids with
+the namespace. The ops map onto the driver protocol's lifecycle additions::
+
+    write        -> write {context, text: value, meta: {key, ttl_steps?}, scope?}
+    correct      -> update of each record carrying the key (capability "update"), else a write
+    delete       -> erase of each record id carrying the key in that scope (ids from the write
+                    answers); the erase answer must name them
+    query        -> read {context, query: prompt, scope?}
+    advance_time -> advance_time {steps} (capability "ttl")
+
+Without "tenants" a SUT gets one context ``tenant/user`` (no ``scope``); describe() says so::
+
+    registry = RunRegistry(new_run_id())
+    with DriverAdapter(profile, get_runtime("local"), registry) as sut:
+        sut.begin("s0-demo")
+        sut.write(Scope("acme", "alice"), "city", "Lisbon", None)
+        print(sut.query(Scope("acme", "alice"), "Where do I live?").text)
+    registry.close()
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from lab.driver import DriverClient, DriverError
+from lab.lifecycle.adapters import Ack, AdapterError, Served
+from lab.lifecycle.scenario import Scope
+from lab.profile import Profile
+from lab.runtime import Prepared, Runtime
+from lab.runtime.housekeeping import RunRegistry
+from lab.runtime.services import ServiceError
+
+log = structlog.get_logger(__name__)
+
+class SutProcess:
+    """One running SUT (its services, then the driver) on the adapter's volumes."""
+
+    def __init__(self, profile: Profile, runtime: Runtime, registry: RunRegistry, logs_dir: Path | None = None):
+        self.profile, self.runtime, self.registry = profile, runtime, registry
+        self.work = Path(tempfile.mkdtemp(prefix=f"lifecycle-{profile.row}-", dir=registry.scratch_root))
+        self.logs_dir = Path(logs_dir) if logs_dir else self.work / "logs"
+        self.volumes = {name: self.work / "volumes" / name for name in profile.volumes}
+        self.prepared: Prepared | None = None
+        self.client: DriverClient | None = None
+        self.services: list = []
+        self.starts = 0
+        self.timings: dict[str, float] = {}
+        self.open_answer: dict[str, Any] = {}
+
+    @property
+    def log_path(self) -> Path:
+        """The log (stderr) of the current SUT process."""
+        return self.logs_dir / f"{self.profile.row}-{self.starts}.log"
+
+    def start(self) -> None:
+        """Prepare once, then start the services and a new driver process, and ``open`` it."""
+        began = time.monotonic()
+        if self.prepared is None:
+            for path in self.volumes.values():
+                path.mkdir(parents=True, exist_ok=True)
+            try:
+                self.prepared = self.runtime.prepare(self.profile)
+            except Exception as exc:  # a venv or image that cannot be built: the harness's fault
+                raise AdapterError(f"{self.profile.row}: the {self.runtime.name} runtime could not prepare the "
+                                   f"SUT: {exc}\n  fix: check {self.profile.driver_dir} (driver.py, "
+                                   "requirements.txt) and the runtime") from exc
+            self.timings["prepare"] = round(time.monotonic() - began, 6)
+            began = time.monotonic()
+        self.starts += 1
+        urls = self._start_services()
+        client = self.runtime.launch(self.prepared, self.volumes, self.work / f"scratch-{self.starts}",
+                                     self.log_path, self.registry.run_id)
+        client.on_start, client.on_stop = self.registry.track, self.registry.untrack
+        try:
+            self.client = client.start()
+        except DriverError as exc:
+            raise AdapterError(f"{self.profile.row}: the SUT did not start: {exc}{self.log_note('')}") from exc
+        extra = {"services": urls} if urls else {}
+        self.open_answer = self.call("open", "start", volumes=client.volume_paths,
+                                     config=self.profile.configuration, **extra)
+        if not self.open_answer["ok"]:
+            raise AdapterError(f"the SUT refused to open its store: {self.open_answer.get('error')}"
+                               f"{self.log_note()}\n  fix: check the profile's configuration and volumes")
+        self.timings["start"] = round(time.monotonic() - began, 6)
+        log.info("lifecycle.sut_started", row=self.profile.row, pid=self.client.pid, **self.timings)
+
+    def call(self, op: str, timeout_key: str = "op", **fields: Any) -> dict[str, Any]:
+        """One op with the profile's timeout; a DriverError becomes an AdapterError with the log."""
+        if self.client is None:
+            raise AdapterError(f"{op}: the SUT is not running\n  fix: call start() (or use `with`) first")
+        began = time.monotonic()
+        try:
+            return self.client.call(op, self.profile.timeouts[timeout_key], **fields)
+        except DriverError as exc:
+            raise AdapterError(f"{op} after {time.monotonic() - began:.3f} s: {exc}{self.log_note(exc.log_tail)}"
+                               ) from exc
+
+    def log_note(self, tail: str | None = None) -> str:
+        """Where the SUT's log is, and its last lines."""
+        tail = self.client.log_tail() if tail is None and self.client else tail or ""
+        lines = "".join(f"\n    {line}" for line in tail.splitlines()[-10:])
+        return f"\n  SUT log: {self.log_path}" + (f"\n  last lines:{lines}" if lines else "")
+
+    def stop(self) -> None:
+        """Stop the driver process, then its services."""
+        if self.client is not None:
+            self.client.stop()
+            self.client = None
+        for svc in reversed(self.services):
+            svc.stop()
+            self.registry.untrack(svc)
+        self.services = []
+
+    def _start_services(self) -> dict[str, str]:
+        for spec in self.profile.services:
+            log_path = self.logs_dir / f"{self.profile.row}-{spec.name}-{self.starts}.log"
+            try:
+                svc = self.runtime.start_service(spec, self.volumes[spec.volume], log_path, self.registry.run_id)
+            except ServiceError as exc:
+                raise AdapterError(f"service {spec.name} ({spec.kind}) did not start: {exc}\n"
+                                   f"  service log: {log_path}") from exc
+            self.services.append(svc)
+            self.registry.track(svc)
+        return {svc.spec.name: svc.url for svc in self.services}
+
+
+class DriverAdapter:
+    """The lifecycle Adapter over one SUT driver (see the module docstring)."""
+
+    def __init__(self, profile: Profile, runtime: Runtime, registry: RunRegistry, logs_dir: Path | None = None):
+        self.name = profile.row
+        self.capabilities, self.scope_mode = lifecycle_of(profile)
+        self.sut = SutProcess(profile, runtime, registry, logs_dir)
+        self.namespace: str | None = None
+        self._ids: dict[tuple[str, str, str], list[str]] = {}  # (tenant, user, key) -> record ids
+        self._describe: dict[str, Any] = {}
+
+    def start(self) -> "DriverAdapter":
+        """Prepare, launch the one SUT process of this run, ``open`` and ``describe`` it."""
+        try:
+            self.sut.start()
+            answer = self.sut.call("describe")
+            self._describe = (answer.get("result") or {}) if answer["ok"] else {}
+            offered = (self._describe.get("capabilities") or {}).get("lifecycle")
+            if offered is not None and not self.capabilities <= set(offered):
+                raise AdapterError(f"{self.sut.profile.path}: lifecycle.capabilities declares "
+                                   f"{sorted(self.capabilities - set(offered))}, which the driver does not "
+                                   f"offer (it offers {sorted(offered)})\n  fix: declare only what it offers")
+        except Exception:
+            self.close()
+            raise
+        return self
+
+    def restart(self) -> None:
+        """Stop the SUT and start it as a new process on the same volumes (the across-restarts mode)."""
+        self.sut.stop()
+        self.sut.start()
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """Seconds spent preparing the environment and starting the SUT (the last start)."""
+        return dict(self.sut.timings)
+
+    def describe(self) -> dict:
+        """sut, version, libraries, capabilities, how scope is folded, and the environment."""
+        prepared = self.sut.prepared
+        scope = ("separate: tenant and user sent apart (scope) beside the context tenant/user"
+                 if self.scope_mode == "separate" else
+                 "folded: tenant and user folded into one context 'tenant/user' (the SUT cannot keep them apart)")
+        return {"adapter": "driver", "row": self.name, "sut": self._describe.get("sut"),
+                "version": self._describe.get("version"), "libraries": self._describe.get("libraries", {}),
+                "capabilities": sorted(self.capabilities), "scope": scope, "driver": self._describe,
+                "runtime": prepared.runtime if prepared else None,
+                "packages": dict(prepared.packages) if prepared else {}}
+
+    def begin(self, namespace: str) -> None:
+        """A fresh, isolated memory for one scenario: its scopes are prefixed with ``namespace``."""
+        self.namespace, self._ids = namespace, {}
+
+    def write(self, scope: Scope, key: str, value: str, ttl_steps: int | None) -> Ack:
+        """``write`` with meta.key (and ttl_steps, only with "ttl"); remembers the record id."""
+        if ttl_steps is not None and "ttl" not in self.capabilities:
+            raise AdapterError(f"write {key}: ttl_steps given to a SUT that declares no ttl")
+        meta = {"role": "user", "source": "memlab-lifecycle", "key": key,
+                **({} if ttl_steps is None else {"ttl_steps": ttl_steps})}
+        answer = self._mutate("write", scope, text=value, meta=meta)
+        self._ids.setdefault(self._where(scope, key), []).append(self._record_id("write", answer))
+        return _ack(answer)
+
+    def correct(self, scope: Scope, key: str, value: str) -> Ack:
+        """The SUT's own ``update`` of each record carrying the key, or a superseding write."""
+        ids = self._ids.get(self._where(scope, key))
+        if "update" not in self.capabilities or not ids:
+            return self.write(scope, key, value, None)
+        answers = [self._mutate("update", scope, record=rid, text=value, meta={"key": key}) for rid in ids]
+        self._ids[self._where(scope, key)] = list(dict.fromkeys(ids + [self._record_id("update", a) for a in answers]))
+        return _ack(*answers)
+
+    def delete(self, scope: Scope, key: str) -> Ack:
+        """``erase`` of every record id carrying the key in the scope; each answer must name its id."""
+        ids = self._ids.pop(self._where(scope, key), [])
+        if not ids:
+            return Ack(True, 0.0, {}, f"no record carries {key!r} in this scope: nothing to erase")
+        answers = []
+        for rid in ids:
+            answer = self._mutate("erase", scope, record=rid)
+            if rid not in [str(i) for i in answer.get("erased") or []]:
+                raise AdapterError(f"erase of record {rid} ({key!r}) answered erased={answer.get('erased')}, "
+                                   f"which does not name it (after {answer['seconds']:.3f} s)\n"
+                                   "  fix: the driver's erase must return the ids it erased")
+            answers.append(answer)
+        return _ack(*answers)
+
+    def advance_time(self, steps: int) -> Ack:
+        """``advance_time`` (only with "ttl")."""
+        if "ttl" not in self.capabilities:
+            raise AdapterError("advance_time: the SUT declares no ttl")
+        return _ack(self._checked("advance_time", self.sut.call("advance_time", steps=steps)))
+
+    def query(self, scope: Scope, prompt: str) -> Served:
+        """``read`` of the scope with the prompt as ``query``: what the agent would be served."""
+        answer = self._checked("read", self.sut.call("read", query=prompt, **self._fields(scope)))
+        records = [dict(r) for r in answer.get("records") or []]
+        text = "\n".join(str(r.get("text", "")) for r in records)
+        return Served(records=records, text=text, raw=answer, seconds=answer.get("seconds", 0.0))
+
+    def close(self) -> None:
+        """Stop the SUT process and its services."""
+        self.sut.stop()
+
+    def __enter__(self) -> "DriverAdapter":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- helpers -----------------------------------------------------------------
+    def _ns(self, scope: Scope) -> tuple[str, str]:
+        if self.namespace is None:
+            raise AdapterError("no scenario begun\n  fix: call begin(namespace) before the first op")
+        return f"{self.namespace}:{scope.tenant_id}", f"{self.namespace}:{scope.user_id}"
+
+    def _where(self, scope: Scope, key: str) -> tuple[str, str, str]:
+        return (*self._ns(scope), key)
+
+    def _fields(self, scope: Scope) -> dict[str, Any]:
+        tenant, user = self._ns(scope)
+        fields: dict[str, Any] = {"context": f"{tenant}/{user}"}
+        if self.scope_mode == "separate":
+            fields["scope"] = {"tenant_id": tenant, "user_id": user}
+        return fields
+
+    def _mutate(self, op: str, scope: Scope, **fields: Any) -> dict[str, Any]:
+        return self._checked(op, self.sut.call(op, **self._fields(scope), **fields))
+
+    def _checked(self, op: str, answer: dict[str, Any]) -> dict[str, Any]:
+        if not answer["ok"]:
+            raise AdapterError(f"the SUT refused {op} after {answer.get('seconds', 0):.3f} s: "
+                               f"{answer.get('error')}{self.sut.log_note()}")
+        return answer
+
+    def _record_id(self, op: str, answer: dict[str, Any]) -> str:
+        rid = (answer.get("record") or {}).get("id")
+        if rid is None:
+            raise AdapterError(f"the {op} answer names no record id: {answer}\n"
+                               f"  fix: the driver's {op} must return the record with its id")
+        return str(rid)
+
+
+def lifecycle_of(profile: Profile) -> tuple[frozenset[str], str]:
+    """The row's lifecycle capabilities and scope mode (``lab.profile`` validated them)."""
+    if profile.lifecycle is None:
+        raise AdapterError(f"{profile.path}: row {profile.row} is not measured by the lifecycle gate\n"
+                           "  fix: add lifecycle to its measurements, with a lifecycle: block")
+    return frozenset(profile.lifecycle.capabilities), profile.lifecycle.scope
+
+
+def _ack(*answers: dict[str, Any]) -> Ack:
+    """One acknowledgement for one or several driver answers (each already ok)."""
+    seconds = round(sum(a.get("seconds", 0.0) for a in answers), 6)
+    raw = answers[0] if len(answers) == 1 else {"calls": list(answers)}
+    return Ack(True, seconds, raw)
