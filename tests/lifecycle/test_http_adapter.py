@@ -1,0 +1,204 @@
+"""HttpAdapter and its config: the example shim driven over loopback, errors named with their fix."""
+from __future__ import annotations
+
+import json
+import socket
+import time
+from dataclasses import replace
+
+import httpx
+import pytest
+from shims import EXAMPLE_CONFIG, example, serve
+
+from lab.lifecycle.adapters import Adapter, AdapterError
+from lab.lifecycle.adapters.http import HttpAdapter, HttpConfigError, HttpError, load_http_config
+from lab.lifecycle.runner import run_scenario
+from lab.lifecycle.scenario import Scope, load_scenario
+
+ANN, BOB, ANN_ELSEWHERE = Scope("acme", "ann"), Scope("acme", "bob"), Scope("globex", "ann")
+
+
+@pytest.fixture
+def shim():
+    with serve() as server:
+        yield server
+
+
+@pytest.fixture
+def sut(shim):
+    with HttpAdapter(load_http_config(EXAMPLE_CONFIG, base_url=shim.url)) as adapter:
+        adapter.begin("test")
+        yield adapter
+
+
+def test_drives_the_example_shim_through_write_correct_delete_query(sut):
+    assert isinstance(sut, Adapter)
+    assert sut.capabilities == frozenset({"ttl", "update", "tenants"})
+    ack = sut.write(ANN, "city", "Lisbon", None)
+    assert ack.ok and ack.raw == {"ok": True, "key": "city"} and ack.seconds > 0
+    sut.write(ANN, "pet", "a cat named Miso", None)
+    sut.correct(ANN, "city", "Porto")
+    served = sut.query(ANN, "Where do I live?")
+    assert served.text.splitlines() == ["Porto", "a cat named Miso"]
+    assert served.records[0] == {"text": "Porto", "meta": {"key": "city"}}
+    assert served.raw["memories"][0]["key"] == "city"
+    assert sut.query(BOB, "Where do I live?").text == ""
+    assert sut.query(ANN_ELSEWHERE, "Where do I live?").text == ""
+    sut.delete(ANN, "city")
+    assert sut.query(ANN, "Where do I live?").text == "a cat named Miso"
+
+
+def test_ttl_runs_on_logical_time_and_begin_empties_the_store(sut):
+    sut.write(ANN, "code", "door code 4411", 1)
+    sut.write(ANN, "name", "Ann", None)
+    assert "4411" in sut.query(ANN, "code?").text
+    sut.advance_time(1)
+    assert sut.query(ANN, "code?").text == "Ann"
+    sut.begin("next")
+    assert sut.query(ANN, "code?").text == ""
+
+
+def test_runs_a_scenario_through_the_runner(sut, tmp_path):
+    path = tmp_path / "correct-then-delete.yaml"
+    path.write_text("""\
+id: correct-then-delete
+title: A correction and a deletion over HTTP
+subject: {tenant_id: acme, user_id: ann}
+steps:
+  - write: {key: office, value: "Lisbon office on Rua Augusta"}
+  - correct: {key: office, value: "Porto office on Rua das Flores"}
+  - query: {prompt: "Where is my office?", expect: {must_use: [office]}}
+  - delete: {key: office}
+  - query: {prompt: "Where is my office?"}
+""")
+    obs = run_scenario(sut, load_scenario(path), seed=0, namespace="s0-correct-then-delete")
+    assert obs["error"] is None, obs["error"]
+    assert [s["op"] for s in obs["steps"]] == ["write", "correct", "delete"]
+    assert all(s["ack"]["ok"] for s in obs["steps"])
+    assert [q["served"]["text"] for q in obs["queries"]] == ["Porto office on Rua das Flores", ""]
+
+
+def _mock(handler, **config_changes):
+    """An adapter on a mock transport (no socket): ``handler(request) -> httpx.Response``."""
+    config = load_http_config(EXAMPLE_CONFIG, base_url="http://127.0.0.1:9")
+    return HttpAdapter(replace(config, **config_changes), transport=httpx.MockTransport(handler))
+
+
+@pytest.mark.parametrize("status, body, kind, fix", [
+    (500, {"error": "db down"}, "status", "fix the service's write handler"),
+    (400, {"error": "bad", "fix": "send key as a string"}, "status", "send key as a string"),
+    (404, {}, "route", "implement POST /write"),
+    (200, {"status": "done"}, "shape", 'answer {"ok": true}'),
+    (200, {"ok": True, "key": "other"}, "shape", "echo the request's key"),
+    (200, ["ok"], "shape", "answer with a JSON object"),
+])
+def test_a_mutation_not_confirmed_is_an_adapter_error_with_its_fix(status, body, kind, fix):
+    sut = _mock(lambda request: httpx.Response(status, json=body))
+    with pytest.raises(HttpError) as err:
+        sut.write(ANN, "city", "Lisbon", None)
+    assert isinstance(err.value, AdapterError)
+    assert err.value.kind == kind and err.value.endpoint == "write"
+    assert fix in err.value.fix and fix in str(err.value)
+    if kind == "status":
+        assert f"answered {status}: {{\"error\":" in str(err.value)
+
+
+@pytest.mark.parametrize("body, text", [
+    ({"memories": [{"text": "Porto", "key": "city"}, {"text": "Miso"}]}, "Porto\nMiso"),
+    ({"answer": "You live in Porto.", "memories": [{"text": "Porto"}]}, "You live in Porto."),
+    ({"memories": []}, ""),
+])
+def test_the_judge_reads_the_answer_or_the_memories_joined(body, text):
+    served = _mock(lambda request: httpx.Response(200, json=body)).query(ANN, "Where?")
+    assert served.text == text and served.raw == body
+
+
+@pytest.mark.parametrize("body", [{"memories": ["Porto"]}, {"results": []}, {"answer": 3},
+                                  {"memories": [{"key": "city"}]}])
+def test_a_query_answer_of_the_wrong_shape_names_the_contract(body):
+    with pytest.raises(HttpError, match="memories") as err:
+        _mock(lambda request: httpx.Response(200, json=body)).query(ANN, "Where?")
+    assert err.value.kind == "shape" and '"memories": [{"text"' in err.value.fix
+
+
+def test_headers_come_from_the_environment_and_never_into_results(monkeypatch, tmp_path):
+    monkeypatch.setenv("SHIM_TOKEN", "s3cret")
+    path = tmp_path / "shim.yaml"
+    path.write_text('base_url: http://127.0.0.1:9\nheaders: {Authorization: "Bearer ${SHIM_TOKEN}"}\n'
+                    "capabilities: {tenants: false}\n")
+    seen = []
+    transport = httpx.MockTransport(lambda r: seen.append(r) or httpx.Response(200, json={"ok": True}))
+    sut = HttpAdapter(load_http_config(path), transport=transport)
+    sut.write(ANN, "city", "Lisbon", 3)
+    assert seen[0].headers["authorization"] == "Bearer s3cret"
+    body = json.loads(seen[0].content)
+    assert body == {"scope": {"tenant_id": "acme", "user_id": "acme/ann"}, "key": "city", "value": "Lisbon"}
+    assert "s3cret" not in json.dumps(sut.describe()) and "folded" in sut.describe()["scope"]
+    assert "Authorization" in sut.describe()["config"]["headers"]
+    with pytest.raises(HttpError, match="declares no ttl"):
+        sut.advance_time(1)
+
+
+def test_the_shims_own_400_reaches_the_error(sut):
+    with pytest.raises(HttpError, match="400") as err:
+        sut.write(ANN, "code", "4411", 0)
+    assert "ttl_steps: 1 or more" in err.value.fix
+
+
+class _SlowWrite(example.Handler):
+    def on_write(self, body, store):
+        time.sleep(0.3)
+        return super().on_write(body, store)
+
+
+def test_a_mutation_over_its_timeout_aborts_with_the_measured_latency():
+    with serve(handler=_SlowWrite) as server:
+        config = load_http_config(EXAMPLE_CONFIG, base_url=server.url)
+        with HttpAdapter(replace(config, timeouts={"mutation": 0.1, "query": 1.0})) as sut:
+            with pytest.raises(HttpError, match=r"timeouts.mutation = 0.1 s \(measured 0\.1") as err:
+                sut.write(ANN, "city", "Lisbon", None)
+    assert err.value.kind == "timeout" and 0.1 <= err.value.seconds < 0.3
+    assert "raise timeouts.mutation" in err.value.fix
+
+
+def test_connection_refused_names_base_url():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed on exit: nothing listens there
+    config = load_http_config(EXAMPLE_CONFIG, base_url=f"http://127.0.0.1:{port}")
+    with HttpAdapter(config) as sut, pytest.raises(HttpError, match="cannot connect") as err:
+        sut.begin("x")
+    assert err.value.kind == "connect" and "fix base_url" in err.value.fix
+
+
+@pytest.mark.parametrize("text, line, field, fix", [
+    ("base_url: http://127.0.0.1:1\nretries: 3\n", 2, "retries", "use only name, base_url"),
+    ("name: x\nbase_url: ftp://host\n", 2, "base_url", "http://host:port"),
+    ("base_url: http://u:p@host\n", 1, "base_url", "put credentials in headers"),
+    ("base_url: http://h\npaths:\n  query: v1/query\n", 3, "paths.query", "starting with /"),
+    ("base_url: http://h\npaths: {search: /s}\n", 2, "paths.search", "reset, write, delete, query"),
+    ("base_url: http://h\nheaders:\n  X-Key: ${MEMLAB_UNSET_VAR}\n", 3, "headers.X-Key", "export MEMLAB_UNSET_VAR"),
+    ("base_url: http://h\ntimeouts:\n  mutation: 0\n", 3, "timeouts.mutation", "mutation: 5"),
+    ("base_url: http://h\ncapabilities: {update: true}\n", 2, "capabilities.update", "ttl and tenants"),
+    ("base_url: http://h\ncapabilities:\n  ttl: yes please\n", 3, "capabilities.ttl", "ttl: true"),
+    ("paths: {}\n", 1, "base_url", "add `base_url"),
+    ("base_url: [http://h\n", 2, "(yaml)", "YAML syntax"),
+])
+def test_a_bad_config_names_file_line_field_and_fix(tmp_path, text, line, field, fix):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(HttpConfigError) as err:
+        load_http_config(path)
+    assert (err.value.line, err.value.field) == (line, field)
+    assert fix in err.value.fix and str(err.value).startswith(f"{path}:{line}: {field}: ")
+
+
+def test_the_config_defaults_and_the_url_override(tmp_path):
+    path = tmp_path / "ours.yaml"
+    path.write_text("base_url: https://memory.example.com/api/\npaths: {query: /v2/search}\n")
+    config = load_http_config(path)
+    assert config.name == "ours" and config.url("query") == "https://memory.example.com/api/v2/search"
+    assert config.url("reset") == "https://memory.example.com/api/reset"
+    assert config.timeouts == {"mutation": 5.0, "query": 30.0}
+    assert config.capabilities == {"ttl": False, "tenants": True}
+    assert load_http_config(path, base_url="http://127.0.0.1:8000").url("write") == "http://127.0.0.1:8000/write"
