@@ -1,0 +1,179 @@
+"""``memlab lifecycle``: the lifecycle gate (LIFECYCLE.md) — run, validate, doctor.
+
+Exit codes of ``run``: 0 the gate passed, 1 it failed or was inconclusive, 2 a harness or
+input error (a bad scenario file, an unknown row, a SUT that never answered), 130
+interrupted (what was measured is kept and pinned). ``validate``: 0 valid (warnings
+printed), 2 invalid. ``doctor``: 0 every check passed, 1 a check failed, 2 a bad config.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from lab.cli.results import err, fail, sign_key_option
+from lab.lifecycle.adapters.http_config import HttpConfigError, load_http_config
+from lab.lifecycle.doctor import doctor
+from lab.lifecycle.gate_run import http_target, run_gate, sut_target
+from lab.lifecycle.results import summary_json
+from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
+from lab.profile import PROFILES_DIR, scan_profiles, select
+from lab.report import lifecycle as lifecycle_report
+from lab.report import lifecycle_html
+from lab.report.terminal import stdout_console
+from lab.resultset import signing
+from lab.resultset.results import write_json
+from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
+from lab.runtime import runnable as runnable_here
+from lab.runtime.housekeeping import RunRegistry
+
+EXIT = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 1, "error": 2}
+
+
+@click.group("lifecycle")
+def lifecycle() -> None:
+    """The lifecycle gate: do write, correct, rescope, expire and delete change what is served?"""
+
+
+def _pack(directory: Path):
+    """The scenarios of a pack folder; every error printed with its file, line and fix, then exit 2."""
+    pack = load_pack(directory)
+    for warning in pack.warnings:
+        err.print(f"[yellow]warning[/] {warning}", highlight=False)
+    for error in pack.errors:
+        err.print(f"[bold red]invalid scenario[/] {error}", highlight=False)
+    if pack.errors:
+        fail(f"{len(pack.errors)} invalid scenario file(s) in {directory}; nothing was run")
+    return list(pack.scenarios)
+
+
+@lifecycle.command("validate")
+@click.argument("directory", type=click.Path(path_type=Path), default=BUNDLED_PACK)
+def validate_cmd(directory: Path) -> None:
+    """Check a scenario pack (every *.yaml/*.yml): exit 0 valid, 2 invalid (file, line, fix for each)."""
+    scenarios = _pack(directory)
+    click.echo(f"{len(scenarios)} scenario(s) in {directory}: valid")
+
+
+@lifecycle.command("doctor")
+@click.argument("config", type=click.Path(path_type=Path))
+@click.option("--base-url", default=None, help="Override the config's base_url (e.g. a test instance).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
+    """Check a team's HTTP shim against the contract (it resets the store: use a test instance)."""
+    try:
+        cfg = load_http_config(config, base_url=base_url)
+    except HttpConfigError as exc:
+        fail(str(exc))
+    report = doctor(cfg)
+    click.echo(json.dumps(report.to_json(), indent=2) if as_json else "\n".join(report.lines()))
+    sys.exit(0 if report.ok else 1)
+
+
+@lifecycle.command("run")
+@click.option("--sut", "patterns", multiple=True, metavar="ROW", help="Rows to gate (repeatable; globs allowed).")
+@click.option("--http", "http_config", type=click.Path(path_type=Path), default=None,
+              help="A shim config (docs/lifecycle-http.md) for a team's own service.")
+@click.option("--scenarios", "scenarios_dir", type=click.Path(path_type=Path), default=BUNDLED_PACK,
+              show_default=True, help="Scenario pack folder.")
+@click.option("--seeds", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Runs of the pack, each in its own scenario order; unstable checks are shown.")
+@click.option("--fail-on", type=click.Choice(["p1", "p2"]), default="p1", show_default=True,
+              help="p1: only P1 checks block; p2: P1 and P2 block.")
+@click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
+              help="Where SUT rows run (auto: docker where an engine answers, else local).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Result-set folder. Default: results/lifecycle-<UTC timestamp>/.")
+@click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the summary (checks, accuracy, delta, gate) to this file.")
+@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+@sign_key_option
+def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: Path, seeds: int, fail_on: str,
+            runtime_name: str, out: Path | None, json_file: Path | None, profiles_dir: Path, sign_key: Any) -> None:
+    """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error."""
+    if not patterns and http_config is None:
+        fail("name what to gate: --sut ROW (e.g. --sut lifecycle-strict) or --http CONFIG")
+    scenarios = _pack(scenarios_dir)
+    out = out or Path("results") / ("lifecycle-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
+    targets, runtime = [], None
+    if http_config is not None:
+        try:
+            targets.append(http_target(load_http_config(http_config)))
+        except HttpConfigError as exc:
+            fail(str(exc))
+    if patterns:
+        runtime = _runtime(runtime_name)
+        targets += [sut_target(p, runtime, out) for p in _lifecycle_rows(profiles_dir, patterns, runtime)]
+    err.print(f"memlab lifecycle: {len(targets)} target(s) × {len(scenarios)} scenario(s) × {seeds} seed(s) -> {out}",
+              highlight=False)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=False) as bar:
+        task = bar.add_task("starting", total=len(targets) * len(scenarios) * seeds)
+        outcome = run_gate(targets, scenarios, seeds, fail_on, out, runtime.name if runtime else "http",
+                           progress=lambda row, step: bar.update(task, advance=0 if "failed" in step else 1,
+                                                                 description=f"{row} {step}"))
+    _finish(outcome, json_file, sign_key)
+
+
+def _runtime(name: str):
+    """The runtime SUT rows run on; a clear error when it cannot run here."""
+    try:
+        return get_runtime(name)
+    except RuntimeUnavailable as exc:
+        fail(str(exc))
+
+
+def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> list:
+    """The selected profiles, each one the lifecycle gate can measure here (else exit 2 with the fix)."""
+    if not profiles_dir.is_dir():
+        fail(f"no profile folder at {profiles_dir}")
+    profiles, errors = scan_profiles(profiles_dir)
+    chosen = select(profiles, list(patterns))
+    bad = [e for e in errors if any(Path(e.path).stem == p for p in patterns)]
+    for error in bad:
+        err.print(f"[bold red]invalid profile[/] {error}", highlight=False)
+    if bad:
+        fail("a selected profile is invalid; nothing was run")
+    if not chosen:
+        fail(f"no profile matches {list(patterns)}; `memlab list` shows the rows")
+    for prof in chosen:
+        if "lifecycle" not in prof.measurements:
+            fail(f"{prof.row} does not take the lifecycle measurement (its profile's measurements: "
+                 f"{list(prof.measurements)})\n  fix: add lifecycle to measurements and a lifecycle: block "
+                 f"(capabilities, scope) to {prof.path}, or pick a lifecycle row (`memlab list`)")
+        if prof.status != "runnable":
+            fail(f"{prof.row} is unavailable: {prof.unavailable_reason}")
+        ok, why = runnable_here(runtime, prof)
+        if not ok:
+            fail(f"{prof.row} cannot run on the {runtime.name} runtime here: {why}")
+    return chosen
+
+
+def _finish(outcome, json_file: Path | None, sign_key: Any) -> None:
+    """Reports, summary, signature; the table; the exit code of the gate."""
+    out, run, rows = outcome.out, outcome.run, outcome.rows
+    (out / "report.md").write_text(lifecycle_report.markdown(rows, run), encoding="utf-8")
+    (out / "junit.xml").write_text(lifecycle_report.junit(rows, run), encoding="utf-8")
+    (out / "report.html").write_text(lifecycle_html.render(rows, run), encoding="utf-8")
+    summary = summary_json(rows, run)
+    write_json(out / "summary.json", summary)
+    if json_file is not None:
+        json_file.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / "summary.json", json_file)
+    if sign_key is not None:
+        record = signing.sign(out, sign_key)
+        err.print(f"signed manifest.json with {record['key_id']}", highlight=False)
+    lifecycle_report.print_report(rows, run, stdout_console())
+    err.print(f"result set: {out} (memlab verify {out})", highlight=False)
+    if outcome.interrupted:
+        err.print("[yellow]interrupted[/]: what was measured is kept and pinned")
+        sys.exit(130)
+    sys.exit(EXIT[summary["status"]])

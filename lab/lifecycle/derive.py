@@ -1,0 +1,135 @@
+"""From saved lifecycle observations to a row: replay the truth, judge every saved query, sum.
+
+Pure over saved data (the scenarios as loaded and the raw observations), so ``memlab verify``
+recomputes a lifecycle row from its evidence exactly as the run derived it. The ledger is
+replayed from the scenario, never taken from the observation; the served text is taken from
+the observation, never re-asked.
+
+A scenario whose observation carries an ``error`` (a harness fault) or lacks a query the
+scenario asks is a harness error of the row: the queries it did observe are still judged,
+and the row's status is ``error`` (the gate cannot be decided on part of a pack).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from lab.lifecycle.checks import FAIL, JUDGE_LIMITS, NOT_TESTED, PASS, Summary, gate, summarise
+from lab.lifecycle.judge import CHECKS, QueryJudgement, judge_query
+from lab.lifecycle.ledger import Ledger
+from lab.lifecycle.scenario import Scenario
+
+#: Decision rules of a lifecycle row, written into every lifecycle manifest.
+DECISION_RULES = {
+    "truth": "a ledger with logical time replayed from the saved scenario; never the SUT, never a model",
+    "used": "a value drove the answer when its normalised form appears in the served text on token "
+            "boundaries (current values of the querying scope masked first)",
+    "opportunity": "a known value carrying the check's label at a query; missing_current_fact: a "
+                   "must_use key with a current value",
+    "rate": "violations / opportunities, summed over the queries of a seed",
+    "status": "NOT TESTED with no opportunity or when the SUT cannot express the check; FAIL with "
+              "any violation; else PASS",
+    "gate": "fail_on p1 blocks on P1 checks, p2 on P1 and P2; a blocking check that FAILs in any "
+            "seed fails; INCONCLUSIVE when every gating check is NOT TESTED or memory_utility_delta <= 0",
+    "error": "a scenario with a harness fault or a missing query makes the row an error: no gate",
+}
+
+
+def not_testable(capabilities: Iterable[str]) -> dict[str, str]:
+    """The checks a SUT with these lifecycle capabilities cannot express, with the reason."""
+    return {} if "ttl" in set(capabilities) else {"expiry_leak": "the SUT declares no TTL (capability ttl)"}
+
+
+def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool) -> tuple[list[dict], list[str]]:
+    """Every query of one observation judged against the replayed ledger: (judged queries, problems)."""
+    ledger = Ledger(ttl=ttl)
+    saved = {q["index"]: q for q in obs.get("queries", [])}
+    judged, problems = [], []
+    for step in scenario.steps:
+        if step.op != "query":
+            ledger.apply(step)
+            continue
+        query = saved.get(step.index)
+        if query is None:
+            problems.append(f"query step {step.index} was not observed")
+            continue
+        known = ledger.known(step.scope)
+        current = {key: ledger.current(step.scope, key) for key in step.must_use}
+        text = str((query.get("served") or {}).get("text", ""))
+        judgement = judge_query(known, text, step.must_use, current, prompt=step.prompt or "")
+        judged.append({"index": step.index, "prompt": step.prompt, "scope": query.get("scope"),
+                       "served_text": text, "judgement": judgement})
+    if obs.get("error"):
+        problems.insert(0, f"{obs['error'].get('stage')}: {obs['error'].get('message')}")
+    return judged, problems
+
+
+def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
+               observations: list[Mapping[str, Any]], fail_on: str) -> dict[str, Any]:
+    """One lifecycle row: per seed a Summary, the gate over the seeds, findings and errors."""
+    ttl = "ttl" in meta.get("capabilities", [])
+    untestable = not_testable(meta.get("capabilities", []))
+    by_seed: dict[int, list[QueryJudgement]] = {}
+    findings, errors = [], []
+    for obs in sorted(observations, key=lambda o: (o["seed"], o["scenario"])):
+        scenario = scenarios.get(obs["scenario"])
+        if scenario is None:
+            errors.append({"scenario": obs["scenario"], "seed": obs["seed"], "message": "scenario not saved"})
+            continue
+        judged, problems = judge_observation(scenario, obs, ttl)
+        errors += [{"scenario": scenario.id, "seed": obs["seed"], "message": p} for p in problems]
+        by_seed.setdefault(obs["seed"], []).extend(q["judgement"] for q in judged)
+        findings += _findings(scenario.id, obs["seed"], judged)
+    seeds = sorted(by_seed)
+    summaries = [summarise(by_seed[s], untestable) for s in seeds]
+    verdict = gate(summaries, fail_on)
+    return {"row": meta["row"], "kind": "lifecycle", "mode": meta.get("mode", "live"),
+            "sut": dict(meta.get("sut", {})), "adapter": meta.get("adapter"),
+            "capabilities": sorted(meta.get("capabilities", [])), "scope": meta.get("scope"),
+            "scenarios": len({o["scenario"] for o in observations}), "seeds": seeds,
+            "status": "error" if errors else verdict.status,
+            "per_seed": [{"seed": s, **summary.to_json()} for s, summary in zip(seeds, summaries)],
+            "checks": combine(summaries), "current_fact_accuracy": _accuracy(summaries, "current_fact_accuracy"),
+            "baseline": _accuracy(summaries, "baseline"),
+            "memory_utility_delta": _delta(summaries),
+            "gate": verdict.to_json(), "findings": findings, "errors": errors, "judge_limits": JUDGE_LIMITS}
+
+
+def combine(summaries: list[Summary]) -> dict[str, dict[str, Any]]:
+    """Each check over every seed: counts summed; FAIL if any seed fails, NOT TESTED if none tested."""
+    out = {}
+    for name, severity in CHECKS.items():
+        per = [s.checks[name] for s in summaries]
+        statuses = {c.status for c in per}
+        status = FAIL if FAIL in statuses else (PASS if PASS in statuses else NOT_TESTED)
+        violations, chances = sum(c.violations for c in per), sum(c.opportunities for c in per)
+        reasons = sorted({c.reason for c in per if c.reason})
+        out[name] = {"status": status, "severity": severity, "violations": violations,
+                     "opportunities": chances, "rate": violations / chances if chances else None,
+                     "reason": "; ".join(reasons)}
+    return out
+
+
+def _accuracy(summaries: list[Summary], which: str) -> dict[str, Any]:
+    hits = sum(getattr(s, which).hits for s in summaries)
+    chances = sum(getattr(s, which).opportunities for s in summaries)
+    return {"hits": hits, "opportunities": chances, "rate": hits / chances if chances else None}
+
+
+def _delta(summaries: list[Summary]) -> float | None:
+    acc, base = _accuracy(summaries, "current_fact_accuracy"), _accuracy(summaries, "baseline")
+    return None if acc["rate"] is None else round(acc["rate"] - base["rate"], 6)
+
+
+def _findings(scenario: str, seed: int, judged: list[dict]) -> list[dict[str, Any]]:
+    """Every violation with the query, what was served and which value drove it."""
+    out = []
+    for query in judged:
+        for check, result in query["judgement"].checks.items():
+            for known in result.violations:
+                out.append({"check": check, "severity": CHECKS[check], "scenario": scenario, "seed": seed,
+                            "step": query["index"], "prompt": query["prompt"], "scope": query["scope"],
+                            "served": query["served_text"], "value": known.value, "key": known.key,
+                            "label": known.label.value, "written_in": known.to_json().get("scope")})
+    return out

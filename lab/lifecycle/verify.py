@@ -1,0 +1,108 @@
+"""Verify a lifecycle result set: recompute every row from its pinned evidence.
+
+Checks, each failure a named ground: the manifest's digests (rows over RFC 8785, evidence byte
+for byte), nothing extra or missing, the signature, and every row re-derived from the saved
+scenarios and answers (the ledger replayed, every query judged again, the counts and the gate
+recomputed) equal to the row as stated. What the row says about its SUT comes from run.json
+(evidence), never from the row itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from lab.lifecycle.results import MANIFEST_SCHEMA, evidence_files, rederive
+from lab.resultset import signing
+from lab.resultset.loading import Unreadable
+from lab.resultset.pins import file_digest
+from lab.resultset.results import digest, read_json
+from lab.resultset.verify import GROUNDS, Finding, Verification
+
+LIFECYCLE_GROUNDS = {
+    **{k: GROUNDS[k] for k in ("bad-signature", "signature-key-mismatch", "signature-missing", "digest-mismatch",
+                               "row-missing", "row-extra", "row-malformed", "evidence-missing", "evidence-extra")},
+    "row-not-derivable": "a row differs from what its saved scenarios and answers give",
+    "run-malformed": "run.json does not describe the rows (kind, rows with their SUT facts)",
+}
+
+
+class LifecycleVerification(Verification):
+    """The outcome of verifying a lifecycle set (the at-rest shape, lifecycle grounds)."""
+
+    def add(self, ground: str, file: str, detail: str) -> None:
+        """Record one finding (``ground`` must be one of LIFECYCLE_GROUNDS)."""
+        assert ground in LIFECYCLE_GROUNDS, ground
+        self.findings.append(Finding(ground, file, detail))
+
+
+def is_lifecycle(root: Path) -> bool:
+    """Whether ``root`` holds a lifecycle result set (by its manifest's schema)."""
+    try:
+        return json.loads((Path(root) / "manifest.json").read_text(encoding="utf-8")).get("schema") == MANIFEST_SCHEMA
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def verify_lifecycle(root: Path, pubkey: Any = None) -> LifecycleVerification:
+    """Verify the lifecycle set at ``root``; ``pubkey`` pins the signer."""
+    root = Path(root)
+    try:
+        manifest = read_json(root / "manifest.json")
+        run = read_json(root / "run.json")
+    except (OSError, ValueError) as exc:
+        raise Unreadable(f"{root}: manifest.json or run.json cannot be read: {exc}") from None
+    result = LifecycleVerification(root, manifest)
+    _signature(result, pubkey)
+    _evidence(result)
+    metas = {m.get("row"): m for m in run.get("rows", []) if isinstance(m, dict)} if run.get("kind") == "lifecycle" else {}
+    if not metas:
+        result.add("run-malformed", "run.json", "no kind: lifecycle with a list of rows and their SUT facts")
+    listed = set()
+    for entry in manifest.get("rows", []):
+        listed.add(entry.get("file"))
+        _row(result, entry, metas, run.get("fail_on", "p1"))
+    for path in sorted((root / "rows").glob("*.json")):
+        if f"rows/{path.name}" not in listed:
+            result.add("row-extra", f"rows/{path.name}", "a row file the manifest does not list")
+    return result
+
+
+def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, Any], fail_on: str) -> None:
+    file = str(entry.get("file"))
+    path = result.root / file
+    if not file.startswith("rows/") or ".." in file or not path.is_file():
+        result.add("row-missing", file, "listed in the manifest, absent from the set")
+        return
+    row = read_json(path)
+    result.rows += 1
+    if digest(row) != entry.get("digest"):
+        result.add("digest-mismatch", file, f"digest {digest(row)} differs from the manifest's {entry.get('digest')}")
+    meta = metas.get(row.get("row"))
+    if meta is None:
+        result.add("row-malformed", file, f"row {row.get('row')!r} is not among run.json's rows")
+        return
+    again = rederive(result.root, meta, fail_on)
+    if digest(again) != digest(row):
+        differ = sorted(k for k in set(again) | set(row) if again.get(k) != row.get(k))
+        result.add("row-not-derivable", file, f"re-derived from the saved answers, it differs in {', '.join(differ)}")
+
+
+def _evidence(result: LifecycleVerification) -> None:
+    pinned = {e.get("file"): e.get("digest") for e in result.manifest.get("evidence", []) if isinstance(e, dict)}
+    present = set(evidence_files(result.root))
+    for name in sorted(set(pinned) - present):
+        result.add("evidence-missing", str(name), "pinned by the manifest, absent from the set")
+    for name in sorted(present - set(pinned)):
+        result.add("evidence-extra", name, "an evidence file the manifest does not pin")
+    for name in sorted(present & set(pinned)):
+        result.evidence += 1
+        if file_digest(result.root / name) != pinned[name]:
+            result.add("digest-mismatch", name, "the file's bytes differ from the digest the manifest pins")
+
+
+def _signature(result: LifecycleVerification, pubkey: Any) -> None:
+    problems, result.signed_by = signing.check_file(result.root, result.manifest, pubkey)
+    for ground, detail in problems:
+        result.add(ground, signing.SIGNATURE_FILE, detail)

@@ -1,0 +1,142 @@
+"""Lifecycle reports: the terminal table, Markdown and JUnit XML of a lifecycle result set.
+
+Every report states the judge's recall limit (a paraphrased value is not recognised) and what
+NOT TESTED means; JUnit has a test suite per row and a test case per check: a FAIL is a
+``<failure>``, NOT TESTED ``<skipped>`` (never a pass), a harness error an ``<error>``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from lab.lifecycle.judge import CHECKS
+
+_STYLE = {"PASS": "bold green", "FAIL": "bold red", "NOT TESTED": "dim", "INCONCLUSIVE": "yellow", "error": "magenta"}
+NOT_TESTED_NOTE = ("NOT TESTED: the check had no opportunity in the pack, or the SUT cannot express it "
+                   "(e.g. no TTL); it is never counted as a pass.")
+
+
+def rate_text(check: dict[str, Any]) -> str:
+    """``100% (12/12)``-style text of a check's rate with its counts."""
+    if not check.get("opportunities"):
+        return "–"
+    return f"{check['violations'] / check['opportunities']:.0%} ({check['violations']}/{check['opportunities']})"
+
+
+def accuracy_text(acc: dict[str, Any]) -> str:
+    """Current-fact accuracy with its counts."""
+    return "–" if not acc.get("opportunities") else f"{acc['hits'] / acc['opportunities']:.0%} ({acc['hits']}/{acc['opportunities']})"
+
+
+def delta_text(delta: Any) -> str:
+    """The memory utility delta, signed."""
+    return "–" if delta is None else f"{delta:+.2f}"
+
+
+def check_names(rows: list[dict[str, Any]]) -> list[str]:
+    """The checks the rows carry, P1 first, in the order LIFECYCLE.md lists them."""
+    present = set(rows[0]["checks"]) if rows else set()
+    return [name for name in CHECKS if name in present] + sorted(present - set(CHECKS))
+
+
+def table(rows: list[dict[str, Any]]) -> Table:
+    """Rows x checks: status and rate with counts, accuracy, utility delta, the gate."""
+    out = Table(title="memlab lifecycle gate", header_style="bold", title_justify="left")
+    out.add_column("row", no_wrap=True)
+    names = check_names(rows)
+    for name in names:
+        out.add_column(f"{name} ({rows[0]['checks'][name]['severity']})", justify="center")
+    for col in ("current facts", "utility Δ", "gate"):
+        out.add_column(col, justify="center")
+    for row in rows:
+        cells = []
+        for name in names:
+            check = row["checks"][name]
+            cells.append(f"[{_STYLE.get(check['status'], '')}]{check['status']}[/]\n{rate_text(check)}")
+        status = row["status"]
+        cells += [accuracy_text(row["current_fact_accuracy"]), delta_text(row["memory_utility_delta"]),
+                  f"[{_STYLE.get(status, '')}]{status}[/]"]
+        out.add_row(row["row"], *cells)
+    return out
+
+
+def print_report(rows: list[dict[str, Any]], run: dict[str, Any], console: Console) -> None:
+    """The table, then per row what blocks, what is unstable, the errors, and the judge's limits."""
+    console.print(table(rows))
+    for row in rows:
+        gate = row["gate"]
+        for reason in gate.get("reasons", []):
+            console.print(f"  {row['row']}: {reason}")
+        if gate.get("unstable"):
+            console.print(f"  {row['row']}: [yellow]unstable across seeds[/]: {', '.join(gate['unstable'])}")
+        for err in row["errors"][:5]:
+            console.print(f"  {row['row']}: [magenta]harness error[/] {err['scenario']} seed {err['seed']}: "
+                          f"{err['message']}")
+        if len(row["errors"]) > 5:
+            console.print(f"  {row['row']}: … {len(row['errors']) - 5} more harness errors (rows/{row['row']}.json)")
+    console.print(f"[dim]{rows[0]['judge_limits'] if rows else ''}\n{NOT_TESTED_NOTE}[/]")
+
+
+def markdown(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
+    """A Markdown report: the table, each row's findings (query, served, the value that drove it)."""
+    names = check_names(rows)
+    lines = ["# memlab lifecycle gate", "",
+             f"Run {run.get('run_id')} · {run.get('scenarios')} scenarios × {run.get('seeds')} seed(s) · "
+             f"fail on {run.get('fail_on')} · runtime {run.get('runtime')} · lab {(run.get('lab') or {}).get('commit')}",
+             "", "| row | " + " | ".join(names) + " | current facts | utility Δ | gate |",
+             "|---|" + "---|" * (len(names) + 3)]
+    for row in rows:
+        cells = [f"{row['checks'][n]['status']} {rate_text(row['checks'][n])}" for n in names]
+        lines.append(f"| {row['row']} | " + " | ".join(cells) + f" | {accuracy_text(row['current_fact_accuracy'])} | "
+                     f"{delta_text(row['memory_utility_delta'])} | **{row['status']}** |")
+    for row in rows:
+        lines += ["", f"## {row['row']}", ""]
+        lines += [f"- {reason}" for reason in row["gate"].get("reasons", [])]
+        lines += [f"- harness error: {e['scenario']} seed {e['seed']}: {e['message']}" for e in row["errors"]]
+        for f in row["findings"][:50]:
+            lines.append(f"- **{f['check']}** ({f['severity']}) in `{f['scenario']}` seed {f['seed']} step {f['step']}: "
+                         f"asked “{f['prompt']}”, the served answer used `{f['value']}` ({f['label']}, key "
+                         f"`{f['key']}`) — served: `{_one_line(f['served'])}`")
+        if len(row["findings"]) > 50:
+            lines.append(f"- … {len(row['findings']) - 50} more findings in rows/{row['row']}.json")
+        if not row["findings"] and not row["errors"]:
+            lines.append("No finding.")
+    lines += ["", rows[0]["judge_limits"] if rows else "", "", NOT_TESTED_NOTE, ""]
+    return "\n".join(lines)
+
+
+def junit(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
+    """JUnit XML: a suite per row, a case per check (FAIL a failure, NOT TESTED skipped)."""
+    suites = ET.Element("testsuites", name="memlab lifecycle")
+    for row in rows:
+        suite = ET.SubElement(suites, "testsuite", name=f"lifecycle {row['row']}")
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for name, check in row["checks"].items():
+            counts["tests"] += 1
+            case = ET.SubElement(suite, "testcase", classname=f"lifecycle.{row['row']}", name=name, time="0")
+            detail = "\n".join(f"{f['scenario']} seed {f['seed']} step {f['step']}: {f['value']} ({f['label']})"
+                               for f in row["findings"] if f["check"] == name)
+            if row["errors"]:
+                counts["errors"] += 1
+                ET.SubElement(case, "error", type="harness-error",
+                              message=f"{len(row['errors'])} harness error(s)").text = row["errors"][0]["message"]
+            elif check["status"] == "FAIL":
+                counts["failures"] += 1
+                ET.SubElement(case, "failure", type=check["severity"],
+                              message=f"{name} {rate_text(check)}").text = detail
+            elif check["status"] == "NOT TESTED":
+                counts["skipped"] += 1
+                ET.SubElement(case, "skipped", message=f"NOT TESTED: {check.get('reason', '')}")
+        for key, value in counts.items():
+            suite.set(key, str(value))
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    flat = " ".join(str(text).split()).replace("`", "'")
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"

@@ -1,0 +1,83 @@
+"""The lifecycle gate as one static HTML page: the checks table, then every finding with the
+query, what was served (the value that drove it marked) and the value's label.
+
+No script and no external asset, as the at-rest report: the page works from a file, a CI
+artifact or a mail attachment.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Any
+
+from lab.report.lifecycle import NOT_TESTED_NOTE, accuracy_text, check_names, delta_text, rate_text
+
+_COLOURS = {"PASS": "#116329", "FAIL": "#cf222e", "NOT TESTED": "#8c959f", "INCONCLUSIVE": "#bf8700",
+            "error": "#8250df"}
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1f2328}h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+table{border-collapse:separate;border-spacing:3px}th{font-weight:600;padding:2px 8px;text-align:left}
+td{padding:6px 8px;border-radius:4px}td.s{color:#fff;font-weight:600;text-align:center}
+.f{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:8px 0}.f h3{margin:0 0 4px;font-size:14px}
+pre{background:#f6f8fa;padding:8px;border-radius:4px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
+mark{background:#ffd8d3;color:#1f2328;padding:0 2px;border-radius:2px}.muted{color:#57606a}
+"""
+
+
+def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
+    """The whole page."""
+    names = check_names(rows)
+    head = "".join(f"<th>{escape(n)} ({escape(rows[0]['checks'][n]['severity'])})</th>" for n in names)
+    body = "".join(_row(row, names) for row in rows)
+    findings = "".join(_findings(row) for row in rows)
+    limits = escape(rows[0]["judge_limits"]) if rows else ""
+    facts = (f"run {escape(str(run.get('run_id')))} · {run.get('scenarios')} scenarios × {run.get('seeds')} seed(s)"
+             f" · fail on {escape(str(run.get('fail_on')))} · runtime {escape(str(run.get('runtime')))}")
+    return (f"<!doctype html><html lang=en><meta charset=utf-8><title>memlab lifecycle gate</title>"
+            f"<style>{_CSS}</style><h1>memlab lifecycle gate</h1><p class=muted>{facts}</p>"
+            f"<table><tr><th>row</th>{head}<th>current facts</th><th>utility Δ</th><th>gate</th></tr>{body}</table>"
+            f"<p class=muted>{limits}<br>{escape(NOT_TESTED_NOTE)}</p>{findings}</html>\n")
+
+
+def _status_cell(status: str, text: str = "") -> str:
+    colour = _COLOURS.get(status, "#57606a")
+    extra = f"<br><small>{escape(text)}</small>" if text else ""
+    return f'<td class=s style="background:{colour}">{escape(status)}{extra}</td>'
+
+
+def _row(row: dict[str, Any], names: list[str]) -> str:
+    cells = "".join(_status_cell(row["checks"][n]["status"], rate_text(row["checks"][n])) for n in names)
+    return (f"<tr><th><a href='#r-{escape(row['row'])}'>{escape(row['row'])}</a></th>{cells}"
+            f"<td>{escape(accuracy_text(row['current_fact_accuracy']))}</td>"
+            f"<td>{escape(delta_text(row['memory_utility_delta']))}</td>{_status_cell(row['status'])}</tr>")
+
+
+def _findings(row: dict[str, Any]) -> str:
+    parts = [f"<h2 id='r-{escape(row['row'])}'>{escape(row['row'])}: {escape(row['status'])}</h2>"]
+    parts += [f"<p>{escape(r)}</p>" for r in row["gate"].get("reasons", [])]
+    parts += [f"<p><b>harness error</b> {escape(e['scenario'])} seed {e['seed']}: {escape(e['message'])}</p>"
+              for e in row["errors"]]
+    for f in row["findings"]:
+        parts.append(
+            f"<div class=f><h3>{escape(f['check'])} ({escape(f['severity'])}) · {escape(f['scenario'])} · "
+            f"seed {f['seed']} · step {f['step']}</h3>"
+            f"<div>query <b>“{escape(str(f['prompt']))}”</b> as {escape(_scope(f['scope']))}</div>"
+            f"<div>drove the answer: <mark>{escape(f['value'])}</mark> (key {escape(f['key'])}, "
+            f"{escape(f['label'])}, written in {escape(_scope(f['written_in']))})</div>"
+            f"<div class=muted>served</div><pre>{_marked(f['served'], f['value'])}</pre></div>")
+    if not row["findings"] and not row["errors"]:
+        parts.append("<p>No finding.</p>")
+    return "".join(parts)
+
+
+def _scope(scope: Any) -> str:
+    if not isinstance(scope, dict):
+        return str(scope)
+    return f"{scope.get('tenant_id')}/{scope.get('user_id')}"
+
+
+def _marked(served: str, value: str) -> str:
+    """The served text, escaped, with each case-insensitive occurrence of the value marked."""
+    pattern = re.compile(re.escape(escape(value)), re.IGNORECASE)
+    return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", escape(str(served)))

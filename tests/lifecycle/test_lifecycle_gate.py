@@ -1,0 +1,152 @@
+"""The lifecycle gate end to end: `memlab lifecycle run` on the reference rows and on a shim,
+its exit codes, its --json summary, its result set verifying (and rejecting a tampered one)."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import shims
+from shims.noop_delete import Store as NoopDeleteStore
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECKS = ("scope_leakage", "deletion_residue", "stale_reuse", "expiry_leak", "missing_current_fact")
+
+
+def memlab(*args, check_rc=None):
+    """Run the CLI in a subprocess; the completed process."""
+    done = subprocess.run([sys.executable, "-m", "lab.cli", *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert "Traceback" not in done.stderr, done.stderr
+    if check_rc is not None:
+        assert done.returncode == check_rc, done.stdout + done.stderr
+    return done
+
+
+def gate_run(tmp: Path, *args, rc):
+    """One gated run into ``tmp``; (summary JSON, the result-set folder)."""
+    out, summary = tmp / "set", tmp / "summary.json"
+    memlab("lifecycle", "run", *args, "--runtime", "local", "--out", out, "--json", summary, check_rc=rc)
+    return json.loads(summary.read_text()), out
+
+
+@pytest.fixture(scope="module")
+def naive(tmp_path_factory, cache):
+    return gate_run(tmp_path_factory.mktemp("naive"), "--sut", "lifecycle-naive", rc=1)
+
+
+@pytest.fixture(scope="module")
+def leaky(tmp_path_factory, cache):
+    return gate_run(tmp_path_factory.mktemp("leaky"), "--sut", "lifecycle-leaky", rc=1)
+
+
+@pytest.fixture(scope="module")
+def strict(tmp_path_factory, cache):
+    return gate_run(tmp_path_factory.mktemp("strict"), "--sut", "lifecycle-strict", "--seeds", "2", rc=0)
+
+
+def rate(summary, name):
+    check = summary["checks"][name]
+    assert check["opportunities"] > 0, f"{name} had no opportunity in the bundled pack"
+    return check["violations"] / check["opportunities"]
+
+
+def test_naive_fails_on_stale_deleted_and_expired_values_and_leaks_no_scope(naive):
+    summary, _ = naive
+    assert summary["gate"]["status"] == "FAIL" and "lifecycle-naive:deletion_residue" in summary["gate"]["blocking"]
+    assert [rate(summary, n) for n in ("stale_reuse", "deletion_residue", "expiry_leak")] == [1.0, 1.0, 1.0]
+    assert rate(summary, "scope_leakage") == 0.0
+    assert summary["current_fact_accuracy"]["hits"] == summary["current_fact_accuracy"]["opportunities"] > 0
+    assert summary["memory_utility_delta"] == 1.0
+
+
+def test_leaky_adds_scope_leakage(leaky):
+    summary, _ = leaky
+    assert summary["checks"]["scope_leakage"]["status"] == "FAIL"
+    assert 0 < rate(summary, "scope_leakage") < 1
+    assert "lifecycle-leaky:scope_leakage" in summary["gate"]["blocking"]
+
+
+def test_strict_passes_with_every_current_fact_and_a_full_utility_delta(strict):
+    summary, _ = strict
+    assert summary["status"] == "PASS" and summary["seeds"] == 2 and summary["scenarios"] >= 15
+    assert {n: summary["checks"][n]["status"] for n in CHECKS} == {n: "PASS" for n in CHECKS}
+    assert summary["current_fact_accuracy"]["hits"] == summary["current_fact_accuracy"]["opportunities"] > 0
+    assert summary["memory_utility_delta"] == 1.0
+    assert "paraphrase" in summary["judge_limits"] or "paraphrased" in summary["judge_limits"]
+
+
+def test_the_result_set_verifies_and_every_report_is_written(strict):
+    _, out = strict
+    assert "VERIFIED" in memlab("verify", out, check_rc=0).stdout
+    for name in ("report.md", "junit.xml", "report.html", "summary.json", "manifest.json"):
+        assert (out / name).is_file(), name
+    row = json.loads((out / "rows" / "lifecycle-strict.json").read_text())
+    assert len(row["per_seed"]) == 2 and row["gate"]["unstable"] == []
+
+
+def test_a_tampered_served_answer_or_row_is_rejected_with_its_ground(naive, tmp_path):
+    _, out = naive
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    obs = sorted((copy / "observations" / "lifecycle-naive").glob("*.json"))[0]
+    data = json.loads(obs.read_text())
+    data["queries"][0]["served"]["text"] = ""  # the SUT "served nothing": the counts must change
+    obs.write_text(json.dumps(data))
+    done = memlab("verify", copy, check_rc=1).stdout
+    assert "digest-mismatch" in done and "row-not-derivable" in done
+    row_copy = tmp_path / "row"
+    shutil.copytree(out, row_copy)
+    path = row_copy / "rows" / "lifecycle-naive.json"
+    row = json.loads(path.read_text())
+    row["checks"]["deletion_residue"]["violations"] = 0
+    path.write_text(json.dumps(row))
+    assert "digest-mismatch" in memlab("verify", row_copy, check_rc=1).stdout
+
+
+def test_the_findings_name_the_query_what_was_served_and_the_value_that_drove_it(naive):
+    _, out = naive
+    html = (out / "report.html").read_text()
+    row = json.loads((out / "rows" / "lifecycle-naive.json").read_text())
+    finding = next(f for f in row["findings"] if f["check"] == "deletion_residue")
+    assert finding["value"] in finding["served"] and finding["label"] == "deleted" and finding["prompt"]
+    assert f"<mark>{finding['value']}</mark>" in html
+
+
+def test_a_bad_scenario_file_is_an_input_error_naming_file_and_line(tmp_path):
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "bad.yaml").write_text("id: bad\ntitle: t\nsubject: {tenant_id: a, user_id: u}\n"
+                                   "steps:\n  - delete: {key: never-written}\n")
+    done = memlab("lifecycle", "run", "--sut", "lifecycle-strict", "--runtime", "local", "--scenarios", pack,
+                  "--out", tmp_path / "out", check_rc=2)
+    assert "bad.yaml:5" in done.stderr and "fix" in done.stderr
+    assert not (tmp_path / "out").exists(), "nothing may run on an invalid pack"
+    assert memlab("lifecycle", "validate", pack, check_rc=2).returncode == 2
+
+
+def test_a_row_that_does_not_take_the_lifecycle_measurement_is_refused_with_the_fix(tmp_path):
+    done = memlab("lifecycle", "run", "--sut", "reference-naive", "--runtime", "local", "--out", tmp_path / "o",
+                  check_rc=2)
+    assert "does not take the lifecycle measurement" in done.stderr and "fix" in done.stderr
+
+
+def test_a_pack_without_queries_is_inconclusive_never_a_pass(tmp_path, cache):
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "w.yaml").write_text("id: only-writes\ntitle: t\nsubject: {tenant_id: a, user_id: u}\n"
+                                 "steps:\n  - write: {key: k, value: lonely-value-9Z}\n")
+    summary, _ = gate_run(tmp_path, "--sut", "lifecycle-strict", "--scenarios", pack, rc=1)
+    assert summary["status"] == "INCONCLUSIVE"
+    assert {c["status"] for c in summary["checks"].values()} == {"NOT TESTED"}
+
+
+def test_the_gate_runs_a_teams_http_shim_and_fails_a_delete_that_does_nothing(tmp_path):
+    config = tmp_path / "shim.yaml"
+    for store, rc in ((None, 0), (NoopDeleteStore(), 1)):
+        with shims.serve(store) as server:
+            config.write_text(shims.EXAMPLE_CONFIG.read_text().replace("http://127.0.0.1:8765", server.url))
+            summary, _ = gate_run(tmp_path / f"rc{rc}", "--http", config, rc=rc)
+        assert summary["checks"]["deletion_residue"]["status"] == ("PASS" if rc == 0 else "FAIL")
