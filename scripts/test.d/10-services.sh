@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Local backend servers for the service-backed rows (PostgreSQL 15, Redis) from Debian's packages.
+# The lab runs its own servers on its volumes and loopback ports it picks. A server Debian's
+# package starts at install time is stopped through the package's own init script, and only
+# when this script installed the package: a Redis or PostgreSQL the machine already ran is
+# never touched (no killing by name).
 set -euo pipefail
 need=()
 [ -x /usr/lib/postgresql/15/bin/postgres ] || need+=(postgresql-15)
@@ -9,6 +13,10 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  for pkg in "${need[@]}"; do
+    case "$pkg" in
+      redis-server) service redis-server stop >/dev/null 2>&1 || true ;;
+      postgresql-15) service postgresql stop >/dev/null 2>&1 || true ;;
+    esac
+  done
 fi
-# Debian's packages may start their own servers; the lab runs its own on its volumes.
-pkill -x redis-server 2>/dev/null || true
