@@ -10,19 +10,118 @@ from lab.profile.model import (DETECTION_POINTS, ERASURE, LIFECYCLE_CAPABILITIES
                                Capabilities, LifecycleSpec, Profile, ProfileError, ServiceSpec, SignalFilter, driver_dir)
 
 
-class Validator:
-    """Checks one profile's data and builds the Profile."""
+class FieldReader:
+    """One profile's data with the line of every field: typed reads that fail with line and fix."""
 
     def __init__(self, path: Path, data: Any, lines: dict[str, int]):
         self.path, self.data, self.lines = path, data, lines
 
     def fail(self, field_name: str, message: str, fix: str) -> ProfileError:
+        """The error for a field, at its line (or its nearest parent's)."""
         line = self.lines.get(field_name)
         probe = field_name
         while line is None and "." in probe:
             probe = probe.rsplit(".", 1)[0]
             line = self.lines.get(probe)
         return ProfileError(self.path, line or 1, field_name, message, fix)
+
+    def string(self, key: str) -> str:
+        """A required non-empty string field."""
+        value = self.data.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, "missing or not a string", f"set {key}: <text>")
+        return value
+
+    def mapping(self, key: str) -> dict[str, Any]:
+        """An optional mapping field ({} when absent)."""
+        value = self.data.get(key, {}) or {}
+        if not isinstance(value, dict):
+            raise self.fail(key, "must be a mapping", f"write {key}: {{name: value}}")
+        return value
+
+
+class FieldChecks(FieldReader):
+    """The profile's self-contained sections: volumes, capabilities, points, signals, timeouts."""
+
+    def volumes(self) -> dict[str, bool]:
+        raw = self.mapping("volumes")
+        if not raw:
+            raise self.fail("volumes", "no volumes declared", "declare at least the store volume")
+        out: dict[str, bool] = {}
+        for name, spec in raw.items():
+            if not isinstance(spec, dict) or not isinstance(spec.get("adversary"), bool):
+                raise self.fail(f"volumes.{name}", "each volume needs adversary: true|false",
+                                f"write volumes.{name}: {{adversary: true}}")
+            out[str(name)] = spec["adversary"]
+        return out
+
+    def capabilities(self) -> Capabilities:
+        raw = self.mapping("capabilities")
+        known = set(Capabilities.__dataclass_fields__)
+        for key in raw:
+            if key not in known:
+                raise self.fail(f"capabilities.{key}", "unknown capability", f"use one of {sorted(known)}")
+        erasure = raw.get("erasure", "none")
+        if erasure not in ERASURE:
+            raise self.fail("capabilities.erasure", f"unknown erasure {erasure!r}", f"use one of {list(ERASURE)}")
+        flags = ("order", "metadata", "snapshot", "sealed")
+        for flag in flags:
+            if flag in raw and not isinstance(raw[flag], bool):
+                raise self.fail(f"capabilities.{flag}", "must be true or false", f"write {flag}: true")
+        return Capabilities(erasure=erasure, **{k: raw[k] for k in flags if k in raw})
+
+    def detection_points(self) -> tuple[str, ...]:
+        raw = self.data.get("detection_points", ["read"])
+        if not isinstance(raw, list) or not raw or any(p not in DETECTION_POINTS for p in raw):
+            raise self.fail("detection_points", f"must be a non-empty list of {list(DETECTION_POINTS)}",
+                            "e.g. detection_points: [read, audit]")
+        if len(set(raw)) != len(raw):
+            raise self.fail("detection_points", "repeats a detection point", "name each point once")
+        return tuple(raw)
+
+    def signals(self) -> tuple[SignalFilter, ...]:
+        raw = self.data.get("signals")
+        if raw is None:
+            return (SignalFilter(),)
+        if not isinstance(raw, list):
+            raise self.fail("signals", "must be a list", "e.g. signals: [{channel: log, pattern: tamper}]")
+        out = []
+        for i, item in enumerate(raw):
+            if not isinstance(item, dict) or set(item) - {"channel", "level", "pattern", "logger"}:
+                raise self.fail(f"signals[{i}]", "each signal is {channel, level, pattern, logger}",
+                                "remove other keys")
+            if item.get("channel", "log") not in ("log", "warning", "status"):
+                raise self.fail(f"signals[{i}]", "channel must be log, warning or status", "fix the channel")
+            out.append(SignalFilter(**item))
+        return tuple(out)
+
+    def timeouts(self) -> dict[str, float]:
+        raw = self.mapping("timeouts")
+        out = {"start": 60.0, "op": 60.0}
+        for key, value in raw.items():
+            if key not in out or not isinstance(value, (int, float)) or value <= 0:
+                raise self.fail(f"timeouts.{key}", "timeouts are start/op in positive seconds",
+                                "e.g. timeouts: {start: 60, op: 30}")
+            out[key] = float(value)
+        return out
+
+    def position(self) -> str:
+        value = self.data.get("position", "stopped")
+        if value not in POSITIONS:
+            raise self.fail("position", f"unknown position {value!r}",
+                            "write position: stopped (the method's metric) or alive (process kept across the edit)")
+        return value
+
+    def observation_class(self) -> str:
+        value = self.data.get("observation_class", "a")
+        if value not in ("a", "c"):
+            raise self.fail("observation_class", "read observations are class a (SUT read path) or c "
+                            "(vendor SDK of a managed store)", "write observation_class: a")
+        return value
+
+
+class Validator(FieldChecks):
+    """Checks one profile's data and builds the Profile (the rules that span sections)."""
 
     def profile(self) -> Profile:
         d = self.data
@@ -111,80 +210,6 @@ class Validator:
                             "(tenant and user folded into one context)", "make scope and capabilities agree")
         return LifecycleSpec(capabilities=frozenset(caps), scope=scope)
 
-    def string(self, key: str) -> str:
-        value = self.data.get(key)
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, "missing or not a string", f"set {key}: <text>")
-        return value
-
-    def mapping(self, key: str) -> dict[str, Any]:
-        value = self.data.get(key, {}) or {}
-        if not isinstance(value, dict):
-            raise self.fail(key, "must be a mapping", f"write {key}: {{name: value}}")
-        return value
-
-    def volumes(self) -> dict[str, bool]:
-        raw = self.mapping("volumes")
-        if not raw:
-            raise self.fail("volumes", "no volumes declared", "declare at least the store volume")
-        out: dict[str, bool] = {}
-        for name, spec in raw.items():
-            if not isinstance(spec, dict) or not isinstance(spec.get("adversary"), bool):
-                raise self.fail(f"volumes.{name}", "each volume needs adversary: true|false",
-                                f"write volumes.{name}: {{adversary: true}}")
-            out[str(name)] = spec["adversary"]
-        return out
-
-    def capabilities(self) -> Capabilities:
-        raw = self.mapping("capabilities")
-        known = set(Capabilities.__dataclass_fields__)
-        for key in raw:
-            if key not in known:
-                raise self.fail(f"capabilities.{key}", "unknown capability", f"use one of {sorted(known)}")
-        erasure = raw.get("erasure", "none")
-        if erasure not in ERASURE:
-            raise self.fail("capabilities.erasure", f"unknown erasure {erasure!r}", f"use one of {list(ERASURE)}")
-        flags = ("order", "metadata", "snapshot", "sealed")
-        for flag in flags:
-            if flag in raw and not isinstance(raw[flag], bool):
-                raise self.fail(f"capabilities.{flag}", "must be true or false", f"write {flag}: true")
-        return Capabilities(erasure=erasure, **{k: raw[k] for k in flags if k in raw})
-
-    def detection_points(self) -> tuple[str, ...]:
-        raw = self.data.get("detection_points", ["read"])
-        if not isinstance(raw, list) or not raw or any(p not in DETECTION_POINTS for p in raw):
-            raise self.fail("detection_points", f"must be a non-empty list of {list(DETECTION_POINTS)}",
-                            "e.g. detection_points: [read, audit]")
-        if len(set(raw)) != len(raw):
-            raise self.fail("detection_points", "repeats a detection point", "name each point once")
-        return tuple(raw)
-
-    def signals(self) -> tuple[SignalFilter, ...]:
-        raw = self.data.get("signals")
-        if raw is None:
-            return (SignalFilter(),)
-        if not isinstance(raw, list):
-            raise self.fail("signals", "must be a list", "e.g. signals: [{channel: log, pattern: tamper}]")
-        out = []
-        for i, item in enumerate(raw):
-            if not isinstance(item, dict) or set(item) - {"channel", "level", "pattern", "logger"}:
-                raise self.fail(f"signals[{i}]", "each signal is {channel, level, pattern, logger}",
-                                "remove other keys")
-            if item.get("channel", "log") not in ("log", "warning", "status"):
-                raise self.fail(f"signals[{i}]", "channel must be log, warning or status", "fix the channel")
-            out.append(SignalFilter(**item))
-        return tuple(out)
-
-    def timeouts(self) -> dict[str, float]:
-        raw = self.mapping("timeouts")
-        out = {"start": 60.0, "op": 60.0}
-        for key, value in raw.items():
-            if key not in out or not isinstance(value, (int, float)) or value <= 0:
-                raise self.fail(f"timeouts.{key}", "timeouts are start/op in positive seconds",
-                                "e.g. timeouts: {start: 60, op: 30}")
-            out[key] = float(value)
-        return out
-
     def services(self, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[ServiceSpec, ...]:
         out = []
         for name, spec in self.mapping("services").items():
@@ -204,17 +229,3 @@ class Validator:
                             f"{next(sv.kind for sv in out if sv.name == store.service)} service",
                             "make store.backend and the service's kind agree")
         return tuple(out)
-
-    def position(self) -> str:
-        value = self.data.get("position", "stopped")
-        if value not in POSITIONS:
-            raise self.fail("position", f"unknown position {value!r}",
-                            "write position: stopped (the method's metric) or alive (process kept across the edit)")
-        return value
-
-    def observation_class(self) -> str:
-        value = self.data.get("observation_class", "a")
-        if value not in ("a", "c"):
-            raise self.fail("observation_class", "read observations are class a (SUT read path) or c "
-                            "(vendor SDK of a managed store)", "write observation_class: a")
-        return value
