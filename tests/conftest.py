@@ -21,3 +21,12 @@ def cache(tmp_path_factory):
             os.environ.pop(key)
         else:
             os.environ[key] = value
+
+
+@pytest.fixture
+def volumes(tmp_path):
+    """Fresh folders for every volume a reference row may declare."""
+    out = {name: tmp_path / "volumes" / name for name in ("store", "keys", "anchor")}
+    for path in out.values():
+        path.mkdir(parents=True)
+    return out

@@ -1,4 +1,4 @@
-"""The driver kit and the reference SUTs, spoken to over stdio exactly as the lab does.
+"""The reference SUTs, spoken to over stdio exactly as the lab does (the kit itself: test_driver_kit.py).
 
 Every test starts real driver processes (``python3 -u driver.py``); no Docker.
 """
@@ -6,108 +6,19 @@ Every test starts real driver processes (``python3 -u driver.py``); no Docker.
 from __future__ import annotations
 
 import json
-import os
 import re
-import select
 import shutil
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
+from driver_process import REFERENCE, DriverProcess, seed, start
 from lab.profile import load_profiles
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "images" / "reference" / "driver.py"
-KIT = ROOT / "images" / "driverkit"
 # The rows whose store is files in volumes; the service-backed ones (PostgreSQL, Redis) need a
 # server the lab starts, and run end to end in test_engine.py.
 PROFILES = {p.row: p for p in load_profiles() if p.driver == "reference" and not p.services}
 SEALED = {"storage": "sqlite", "seal": "read", "head": "off-store"}
-
-
-class DriverProcess:
-    """A driver process and the JSON-lines conversation with it."""
-
-    def __init__(self, script: Path, tmp: Path):
-        self.log = (tmp / f"stderr-{time.monotonic_ns()}.log").open("wb")
-        self.proc = subprocess.Popen([sys.executable, "-u", str(script)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.log, bufsize=0)
-        self.buffer = b""
-        self.next_id = 0
-
-    def line(self, timeout: float = 20.0) -> bytes:
-        """The next line the driver wrote on stdout."""
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            assert left > 0, "driver did not answer in time"
-            ready, _, _ = select.select([self.proc.stdout], [], [], left)
-            if ready:
-                chunk = os.read(self.proc.stdout.fileno(), 65536)
-                assert chunk, f"driver closed stdout (rc={self.proc.poll()})"
-                self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line
-
-    def send_raw(self, raw: bytes) -> dict:
-        """Send one raw line; return the answer, checked to be one JSON object with id and ok."""
-        self.proc.stdin.write(raw + b"\n")
-        answer = json.loads(self.line())
-        assert isinstance(answer, dict) and {"id", "ok", "signals"} <= set(answer), answer
-        assert isinstance(answer["signals"], list)
-        if not answer["ok"]:
-            assert isinstance(answer["refused"], bool) and {"type", "message"} <= set(answer["error"])
-        return answer
-
-    def __call__(self, op: str, **fields) -> dict:
-        """Send one request; return its answer (with the id echoed)."""
-        self.next_id += 1
-        answer = self.send_raw(json.dumps({"id": self.next_id, "op": op, **fields}).encode())
-        assert answer["id"] == self.next_id
-        return answer
-
-    def stop(self, timeout: float = 10.0) -> int:
-        """Close stdin, as the lab does to stop the SUT; return the exit code."""
-        self.proc.stdin.close()
-        rc = self.proc.wait(timeout=timeout)
-        self.proc.stdout.close()
-        self.log.close()
-        return rc
-
-
-@pytest.fixture
-def volumes(tmp_path):
-    """Fresh folders for every volume a reference row may declare."""
-    out = {name: tmp_path / "volumes" / name for name in ("store", "keys", "anchor")}
-    for path in out.values():
-        path.mkdir(parents=True)
-    return out
-
-
-def start(tmp_path, volumes, config, script=REFERENCE) -> DriverProcess:
-    """Start a driver and open it on the volumes; the open must succeed."""
-    drv = DriverProcess(script, tmp_path)
-    answer = drv("open", volumes={k: str(v) for k, v in volumes.items()}, config=config)
-    assert answer["ok"], answer
-    return drv
-
-
-def seed(drv: DriverProcess) -> dict[str, list[str]]:
-    """Five records in each of contexts A and B, interleaved; return their ids."""
-    ids: dict[str, list[str]] = {"A": [], "B": []}
-    for i in range(5):
-        for ctx in ("A", "B"):
-            answer = drv("write", context=ctx, text=f"{ctx} fact {i} F{ctx}{i}",
-                         meta={"role": "user" if i % 2 else "assistant", "source": f"chat-{ctx}"})
-            assert answer["ok"], answer
-            assert isinstance(answer["record"]["id"], str)
-            ids[ctx].append(answer["record"]["id"])
-    return ids
 
 
 def integrity_signals(answer: dict) -> list[dict]:
@@ -222,122 +133,6 @@ def test_audit_row_reports_only_after_tamper(tmp_path, volumes):
     assert found["ok"] and found["audit"]["ok"] is False and found["audit"]["problems"]
     assert integrity_signals(found)
     assert drv.stop() == 0
-
-
-NOISY = """
-import os, sys, warnings, importlib.util
-sys.path.insert(0, {kit!r})
-import memlab_driver as kit
-print("import-time print")
-warnings.warn("startup warning")
-spec = importlib.util.spec_from_file_location("reference_driver", {ref!r})
-ref = importlib.util.module_from_spec(spec); spec.loader.exec_module(ref)
-
-class Noisy(ref.ReferenceDriver):
-    def read(self, context):
-        print("print from the SUT")
-        sys.stdout.write("no newline")
-        os.write(1, b"raw write on fd 1\\n")
-        for _ in range(2):  # one location: Python's default filter shows it once per op
-            warnings.warn("read warning")
-        return super().read(context)
-
-kit.serve(Noisy)
-"""
-
-
-def test_stdout_noise_does_not_corrupt_the_protocol(tmp_path, volumes):
-    script = tmp_path / "noisy.py"
-    script.write_text(NOISY.format(kit=str(KIT), ref=str(REFERENCE)))
-    drv = DriverProcess(script, tmp_path)
-    opened = drv("open", volumes={"store": str(volumes["store"])}, config={"storage": "jsonl"})
-    assert opened["ok"]
-    assert [s["message"] for s in opened["signals"] if s["channel"] == "warning"] == ["startup warning"]
-    seed(drv)
-    for _ in range(2):  # the same warning is a signal of every op, not only the first
-        answer = drv("read", context="A")
-        assert answer["ok"] and len(answer["records"]) == 5
-        assert [s["message"] for s in answer["signals"] if s["channel"] == "warning"] == ["read warning"]
-    assert drv.stop() == 0
-    assert b"raw write on fd 1" in Path(drv.log.name).read_bytes()
-
-
-TOY = """
-import logging, sys
-sys.path.insert(0, {kit!r})
-import memlab_driver as kit
-
-class Toy(kit.Driver):
-    def open(self, volumes, config):
-        if config.get("refuse"):
-            raise PermissionError("store sealed by another key")
-        self.rows = []
-    def write(self, context, text, meta):
-        if text == "boom":
-            raise RuntimeError("disk says no")
-        self.rows.append(text)
-        return {{"id": len(self.rows) - 1}}
-    def read(self, context):
-        logging.getLogger("toy").warning("integrity flag raised")
-        self.signal("status", "verified=false", field="verified")
-        return [{{"id": i, "text": t}} for i, t in enumerate(self.rows)]
-
-kit.serve(Toy)
-"""
-
-
-@pytest.fixture
-def toy(tmp_path):
-    """A minimal driver built with the kit, to drive its error paths."""
-    script = tmp_path / "toy.py"
-    script.write_text(TOY.format(kit=str(KIT)))
-    return script
-
-
-def test_kit_error_paths(tmp_path, toy):
-    drv = DriverProcess(toy, tmp_path)
-    early = drv("read", context="A")
-    assert early["ok"] is False and early["refused"] is False
-    assert drv("open", volumes={}, config={})["ok"]
-    unknown = drv("explode")
-    assert unknown["ok"] is False and unknown["refused"] is False and unknown["id"] == drv.next_id
-    garbage = drv.send_raw(b"{not json")
-    assert garbage["id"] is None and garbage["refused"] is False
-    assert drv("write", text="no context")["refused"] is False
-    assert drv("erase", context="A")["refused"] is False
-    unimplemented = drv("audit", context="A")
-    assert unimplemented["refused"] is False and unimplemented["error"]["type"] == "Unsupported"
-    boom = drv("write", context="A", text="boom")
-    assert boom["ok"] is False and boom["refused"] is True
-    assert boom["error"] == {"type": "RuntimeError", "message": "disk says no"}
-    written = drv("write", context="A", text="fine")
-    assert written["record"]["id"] == "0"
-    read = drv("read", context="A")
-    assert read["records"] == [{"id": "0", "text": "fine", "meta": {}}]
-    assert {s["channel"] for s in read["signals"]} == {"log", "status"}
-    assert drv.stop() == 0
-
-
-def test_refused_open_refuses_every_later_op(tmp_path, toy):
-    drv = DriverProcess(toy, tmp_path)
-    opened = drv("open", volumes={}, config={"refuse": True})
-    assert opened["ok"] is False and opened["refused"] is True
-    assert opened["error"]["type"] == "PermissionError"
-    for op, fields in (("read", {"context": "A"}), ("describe", {}), ("write", {"context": "A", "text": "x"})):
-        later = drv(op, **fields)
-        assert later["refused"] is True and later["error"] == opened["error"]
-    assert drv.stop() == 0
-
-
-def test_sigterm_ends_the_driver_promptly(tmp_path, volumes):
-    drv = start(tmp_path, volumes, {"storage": "sqlite"})
-    started = time.monotonic()
-    drv.proc.send_signal(signal.SIGTERM)
-    drv.proc.wait(timeout=5)
-    assert time.monotonic() - started < 2
-    drv.proc.stdin.close()
-    drv.proc.stdout.close()
-    drv.log.close()
 
 
 def test_reference_driver_rejects_a_config_it_does_not_offer(tmp_path, volumes):
