@@ -12,14 +12,9 @@ re-publishing a row:
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from lab.cases import CASE_IDS  # noqa: E402
+from rows_doc_common import CASE_IDS, ROOT, installed_version, matrix, published_rows
 
 #: row -> one line for a user of the framework (an interpretation of the committed matrix).
 ROWS = {
@@ -60,12 +55,6 @@ ROWS = {
 #: langgraph-postgres row; rebuilt 2026-11-30 under the same conditions in 39.5 s (was 73.8 s).
 #: crewai: measured 2026-11-30 the same way (about 1 GB installed).
 ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6}
-SHORT = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
-
-
-def cell(c: dict) -> str:
-    short = SHORT.get(c["verdict"], c["verdict"])
-    return short + ("·a" if c["verdict"] == "REPORTED" and c.get("detection_point") == "audit" else "")
 
 
 def seconds(run: dict) -> float:
@@ -82,30 +71,21 @@ def main() -> None:
            "n/a not expressible (reason in the row) · ERR harness error.", ""]
     for name, for_user in ROWS.items():
         base = ROOT / "results" / "published" / name
-        rows = sorted((json.loads(p.read_text()) for p in (base / "rows").glob("*.json")),
-                      key=lambda r: r["detection_point"]) if (base / "rows").is_dir() else []
+        rows = published_rows(name)
         out += [f"## {name}", ""]
         if not rows:
             out += ["Not measured yet.", ""]
             continue
         r0 = rows[0]
         run = json.loads((base / "run.json").read_text())
-        pkgs = (r0.get("runtime") or {}).get("packages") or {}
-        version = next((v for k, v in pkgs.items() if k.lower() == str(r0["sut"]["package"]).lower()), "?")
+        version = installed_version(r0)
         profile = base / "observations" / name / "profile.json"
         driver = json.loads(profile.read_text()).get("driver") if profile.is_file() else None
         build = ENV_BUILD.get(driver)
         out += [f"{r0['title']}. SUT {r0['sut']['package']} {r0['sut']['version']} (installed: {version}); "
                 f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}; "
                 f"run {seconds(run):.0f} s" + (f", environment build {build:.0f} s on an empty cache" if build else "")
-                + ".", "",
-                "| point | " + " | ".join(CASE_IDS) + " | C1 | C2 | metric | level |",
-                "|---" * (len(CASE_IDS) + 5) + "|"]
-        for r in rows:
-            metric = "—" if r.get("metric") is None else f"{r['metric']:.2f}"
-            out.append(f"| {r['detection_point']} | " + " | ".join(cell(r["cells"][c]) for c in CASE_IDS) +
-                       f" | {'ok' if r['controls']['C1']['ok'] else 'FAIL'} | "
-                       f"{'ok' if r['controls']['C2']['ok'] else 'FAIL'} | {metric} | {r.get('level') or '—'} |")
+                + ".", "", *matrix(rows)]
         na = sorted({r0["cells"][c].get("reason") for c in CASE_IDS if r0["cells"][c]["verdict"] == "n/a"})
         out += ["", f"**For a user:** {for_user}", ""]
         if na:

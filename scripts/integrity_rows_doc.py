@@ -8,15 +8,9 @@ by hand); the sentence for users is the row's profile notes. Run after re-publis
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
+from rows_doc_common import ROOT, installed_version, matrix, published_rows
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from lab.cases import CASE_IDS  # noqa: E402
-from lab.profile import load_profiles  # noqa: E402
+from lab.profile import load_profiles  # after rows_doc_common: it puts the repository on sys.path
 
 ROWS = ["inspeximus-default", "inspeximus-rcpt+dir", "inspeximus-rcpt+dir+home", "acrf-memory-guard",
         "langgraph-ledger", "memory-blackbox-md", "memory-blackbox-md+restart", "atelya-attest-chain",
@@ -34,12 +28,6 @@ TIMINGS = {  # row: (environment build, run without the build)
     "atelya-attest-chain+anchor": (0.0, 6.3), "continuum-events": (36.1, 16.9),
     "continuum-events+attest": (0.0, 20.5), "atmem-chain": (20.5, 13.8), "atmem-chain+checkpoint": (0.0, 11.2),
 }
-SHORT = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
-
-
-def cell(c: dict) -> str:
-    short = SHORT.get(c["verdict"], c["verdict"])
-    return short + ("·a" if c["verdict"] == "REPORTED" and c.get("detection_point") == "audit" else "")
 
 
 def main() -> None:
@@ -51,9 +39,7 @@ def main() -> None:
            "`scripts/integrity_rows_doc.py`. REJ refused · REP reported at read · REP·a reported at",
            "audit only (half credit, observation class b) · ACC accepted (fail) · n/a not expressible.", ""]
     for name in ROWS:
-        folder = ROOT / "results" / "published" / name / "rows"
-        rows = sorted((json.loads(p.read_text()) for p in folder.glob("*.json")),
-                      key=lambda r: r["detection_point"]) if folder.is_dir() else []
+        rows = published_rows(name)
         prof = profiles.get(name)
         out += [f"## {name}", ""]
         if not rows:
@@ -61,17 +47,9 @@ def main() -> None:
             out += [f"Not measured: {reason}", ""]
             continue
         r0 = rows[0]
-        pkgs = (r0.get("runtime") or {}).get("packages") or {}
-        version = next((v for k, v in pkgs.items() if k.lower() == str(r0["sut"]["package"]).lower()), "?")
+        version = installed_version(r0)
         out += [f"{r0['title']}. SUT {r0['sut']['package']} {r0['sut']['version']} (installed: {version}); "
-                f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}.", "",
-                "| point | " + " | ".join(CASE_IDS) + " | C1 | C2 | metric | level |",
-                "|---" * (len(CASE_IDS) + 5) + "|"]
-        for r in rows:
-            metric = "—" if r.get("metric") is None else f"{r['metric']:.2f}"
-            out.append(f"| {r['detection_point']} | " + " | ".join(cell(r["cells"][c]) for c in CASE_IDS) +
-                       f" | {'ok' if r['controls']['C1']['ok'] else 'FAIL'} | "
-                       f"{'ok' if r['controls']['C2']['ok'] else 'FAIL'} | {metric} | {r.get('level') or '—'} |")
+                f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}.", "", *matrix(rows)]
         out += ["", f"**For a user:** {r0.get('notes')}", ""]
     out += ["## Time per row", "",
             "Measured once on the 2-core development machine with an empty cache (`MEMLAB_CACHE` empty,",

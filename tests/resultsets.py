@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+import pytest
+
 from lab.resultset.pins import file_digest
 from lab.resultset.results import digest
 from lab.judge.scoring import score
@@ -31,6 +33,13 @@ def shared_cache(tmp_path_factory) -> Path:
     path = tmp_path_factory.getbasetemp() / "memlab-cache"
     path.mkdir(exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    """The ``cache`` fixture of a result-set test module: the session's shared cache (see
+    ``shared_cache``), in place of conftest's cache of the module's own. Import it into the module."""
+    return shared_cache(tmp_path_factory)
 
 
 def make_result_set(tmp_path_factory, *suts: str, extra: tuple[str, ...] = (), name: str = "set",

@@ -1,7 +1,7 @@
 """``memlab analyze`` re-derives rows from saved observations; ``keygen``/``sign`` refuse bad input."""
 
 import pytest
-from resultsets import copy_set, edit_row, load, make_result_set, memlab, save, shared_cache
+from resultsets import cache, copy_set, edit_row, load, make_result_set, memlab, save  # noqa: F401 (cache: a fixture)
 
 import lab.judge.derive
 from lab.judge.observation import Verdict
@@ -10,11 +10,6 @@ from lab.resultset.loading import Unreadable, load_rows
 from lab.resultset.verify import verify
 
 NAIVE = "rows/reference-naive@read.json"
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return shared_cache(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -5,17 +5,12 @@ import json
 import shutil
 
 import pytest
-from resultsets import ROOT, copy_set, load, make_result_set, memlab, save, shared_cache
+from resultsets import ROOT, cache, copy_set, load, make_result_set, memlab, save  # noqa: F401 (cache: a fixture)
 
 from lab.resultset.compare import compare
 from lab.resultset.loading import load_rows
 
 NAIVE_PROFILE = "reference-naive.yaml"
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return shared_cache(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

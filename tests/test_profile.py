@@ -1,28 +1,18 @@
 """Profile validation: every error names the file, the line, the field and the fix."""
 
-import textwrap
-
 import pytest
+from profile_text import sqlite_profile
 
 from lab.profile import ProfileError, load_profile, load_profiles, select
 
-GOOD = textwrap.dedent("""\
-    row: demo
-    sut: {package: memlab-reference, version: 0.1.0}
-    driver: reference
-    volumes:
-      store: {adversary: true}
-    store:
-      backend: sqlite
-      volume: store
-      file: memory.db
-      table: records
-      context: ctx
-      identity: [id]
-      order: seq
-      payload: body
-    capabilities: {erasure: record}
-    """)
+GOOD = sqlite_profile("demo", "{package: memlab-reference, version: 0.1.0}", """\
+    file: memory.db
+    table: records
+    context: ctx
+    identity: [id]
+    order: seq
+    payload: body
+    """, "{erasure: record}")
 
 
 def write(tmp_path, text, name="demo.yaml"):

@@ -2,9 +2,8 @@
 the T1 effect check without a token, and the profile rule tying capabilities.sealed to an
 opaque payload."""
 
-import textwrap
-
 import pytest
+from profile_text import sqlite_profile
 
 from edits.layout import parse_layout
 from lab.cases import BY_ID, CASE_IDS, not_applicable, spec_for
@@ -46,23 +45,14 @@ def test_t1_effect_of_a_state_edit_is_any_change_of_what_is_served():
     assert effect("T1", spec, [{"text": "[mA0-aaaaaa] a"}, {"text": "[mA2-aaaaaa] \ufffd"}], base)["visible"]
 
 
-SEALED = textwrap.dedent("""\
-    row: sealed-demo
-    sut: {package: demo, version: 1.0.0}
-    driver: reference
-    volumes:
-      store: {adversary: true}
-    store:
-      backend: sqlite
-      volume: store
-      file: cp.db
-      table: cp
-      context: t
-      order: "@position"
-      payload: {field: blob, format: FORMAT}
-      records: {text: [2, content], version: v}
-    capabilities: {erasure: context, sealed: SEALED}
-    """)
+SEALED = sqlite_profile("sealed-demo", "{package: demo, version: 1.0.0}", """\
+    file: cp.db
+    table: cp
+    context: t
+    order: "@position"
+    payload: {field: blob, format: FORMAT}
+    records: {text: [2, content], version: v}
+    """, "{erasure: context, sealed: SEALED}")
 
 
 @pytest.mark.parametrize("fmt, sealed, ok", [("opaque", "true", True), ("opaque", "false", False),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 import click
 from rich.console import Console
@@ -39,22 +39,20 @@ def fail(message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def _private_key(ctx: click.Context, param: click.Parameter, value: Path | None):
-    if value is None:
-        return None
-    try:
-        return signing.load_private_key(value)
-    except signing.SigningKeyError as exc:
-        raise click.BadParameter(str(exc)) from None
+def _key_callback(load: Callable[[Path], Any]) -> Callable[[click.Context, click.Parameter, Path | None], Any]:
+    """A click callback loading a key option's PEM with ``load``; an unusable key is a bad parameter."""
+    def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Any:
+        if value is None:
+            return None
+        try:
+            return load(value)
+        except signing.SigningKeyError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return callback
 
 
-def _public_key(ctx: click.Context, param: click.Parameter, value: Path | None):
-    if value is None:
-        return None
-    try:
-        return signing.load_public_key(value)
-    except signing.SigningKeyError as exc:
-        raise click.BadParameter(str(exc)) from None
+_private_key = _key_callback(signing.load_private_key)
+_public_key = _key_callback(signing.load_public_key)
 
 
 def sign_key_option(f):
@@ -237,7 +235,11 @@ def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
         with open(out, "w", encoding="utf-8") as fh:
             print_matrix(rows, Console(file=fh, width=170, color_system=None))
         return
-    text = RENDERERS[fmt](rows, run)
+    _emit(RENDERERS[fmt](rows, run), out)
+
+
+def _emit(text: str, out: Path | None) -> None:
+    """A rendered report to ``out`` (saying so on stderr), or to standard output when none is given."""
     if out is None:
         click.echo(text, nl=False)
     else:
@@ -266,12 +268,7 @@ def _report_lifecycle(root: Path, fmt: str, out: Path | None) -> None:
                                                                color_system=None)
         lifecycle_report.print_report(rows, run, console)
         return
-    text = LIFECYCLE_RENDERERS[fmt](rows, run)
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        out.write_text(text, encoding="utf-8")
-        err.print(f"report: {out}", highlight=False)
+    _emit(LIFECYCLE_RENDERERS[fmt](rows, run), out)
 
 
 @click.command("gate")

@@ -30,6 +30,16 @@ def measure(layout, vol, spec, extra=None):
 SPEC_OF_NOOP = specs()["T1"]
 
 
+def sql_on(vol, statement, *params):
+    """A raw mutation for ``measure``: run one SQL statement on the store's memory.db, outside the editor."""
+    def run():
+        db = sqlite3.connect(vol / "memory.db")
+        db.execute(statement, params)
+        db.commit()
+        db.close()
+    return run
+
+
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("build", [lambda v: sqlite_store(v, "text"), lambda v: sqlite_store(v, "json"),
                                    lambda v: jsonl_store(v, "position"), markdown_store],
@@ -51,13 +61,7 @@ def test_a_no_op_edit_is_caught(tmp_path):
 
 def test_an_edit_that_also_touches_another_record_is_caught(tmp_path):
     layout = sqlite_store(tmp_path, "text")
-
-    def also():
-        db = sqlite3.connect(tmp_path / "memory.db")
-        db.execute("UPDATE memories SET role='system' WHERE body LIKE ?", (f"%{marker('B', 1)}%",))
-        db.commit()
-        db.close()
-
+    also = sql_on(tmp_path, "UPDATE memories SET role='system' WHERE body LIKE ?", f"%{marker('B', 1)}%")
     result = measure(layout, tmp_path, specs()["T1"], also)
     assert not result.ok and any("other than" in r for r in result.reasons)
 
@@ -77,13 +81,7 @@ def test_an_edit_of_the_wrong_kind_is_caught(tmp_path):
 
 def test_t8_that_touches_content_is_caught(tmp_path):
     layout = sqlite_store(tmp_path, "text")
-
-    def content():
-        db = sqlite3.connect(tmp_path / "memory.db")
-        db.execute("UPDATE memories SET body = body || '!' WHERE body LIKE ?", (f"%{marker('A', 3)}%",))
-        db.commit()
-        db.close()
-
+    content = sql_on(tmp_path, "UPDATE memories SET body = body || '!' WHERE body LIKE ?", f"%{marker('A', 3)}%")
     result = measure(layout, tmp_path, specs()["T8"], content)
     assert not result.ok and "the content changed" in result.reasons
 

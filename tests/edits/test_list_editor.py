@@ -9,6 +9,7 @@ import sqlite3
 
 import pytest
 from edit_stores import CONTEXTS, FACTS, TAMPERED, check, marker, specs
+from list_writes import list_writes
 
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
@@ -35,30 +36,25 @@ def build(vol, fmt="msgpack"):
     db.execute("CREATE TABLE checkpoints (thread TEXT, ns TEXT, v TEXT, parent TEXT, type TEXT, blob BLOB, "
                "meta TEXT, PRIMARY KEY (thread, ns, v))")
     db.execute("CREATE TABLE pending (thread TEXT, ns TEXT, v TEXT, idx INTEGER, value BLOB)")
-    n, versions, lists, parent = 0, {}, {c: [] for c in CONTEXTS}, {c: None for c in CONTEXTS}
+    versions, parent = {}, {c: None for c in CONTEXTS}
     key = os.urandom(64)
-    for i in range(1, 6):
-        for ctx in CONTEXTS:
-            for stage in ("input", "done"):
-                n += 1
-                v = f"{n:08d}"
-                if stage == "done":
-                    lists[ctx].append(_message(ctx, i))
-                    versions[v] = marker(ctx, i)
-                state = {"v": 4, "id": v, "channel_values": {"messages": list(lists[ctx])}}
-                if fmt == "msgpack":
-                    blob = pack(state)
-                elif fmt == "json":
-                    state["channel_values"]["messages"] = [m.value for m in lists[ctx]]
-                    blob = json.dumps(state)
-                else:  # opaque: a keyed stream over the msgpack, plus a fake 16-byte tag
-                    plain = pack(state)
-                    blob = os.urandom(16) + bytes(b ^ key[k % 64] for k, b in enumerate(plain))
-                db.execute("INSERT INTO checkpoints VALUES (?,?,?,?,?,?,?)",
-                           (ctx, "", v, parent[ctx], fmt, blob, json.dumps({"step": i, "source": stage})))
-                if stage == "input":
-                    db.execute("INSERT INTO pending VALUES (?,?,?,?,?)", (ctx, "", v, 0, b"\x90"))
-                parent[ctx] = v
+    for i, ctx, stage, _, v, messages in list_writes(_message):
+        if stage == "done":
+            versions[v] = marker(ctx, i)
+        state = {"v": 4, "id": v, "channel_values": {"messages": messages}}
+        if fmt == "msgpack":
+            blob = pack(state)
+        elif fmt == "json":
+            state["channel_values"]["messages"] = [m.value for m in messages]
+            blob = json.dumps(state)
+        else:  # opaque: a keyed stream over the msgpack, plus a fake 16-byte tag
+            plain = pack(state)
+            blob = os.urandom(16) + bytes(b ^ key[k % 64] for k, b in enumerate(plain))
+        db.execute("INSERT INTO checkpoints VALUES (?,?,?,?,?,?,?)",
+                   (ctx, "", v, parent[ctx], fmt, blob, json.dumps({"step": i, "source": stage})))
+        if stage == "input":
+            db.execute("INSERT INTO pending VALUES (?,?,?,?,?)", (ctx, "", v, 0, b"\x90"))
+        parent[ctx] = v
     db.commit()
     db.close()
     layout = parse_layout({

@@ -7,6 +7,7 @@ import json
 import psycopg
 import pytest
 from edit_stores import CONTEXTS, FACTS, check, marker, specs
+from list_writes import list_writes
 
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
@@ -33,29 +34,24 @@ def _message(ctx, i):
 def fill(url):
     """Per write an input version row (old list version, a pending row) and a done row pointing
     at a new blob version; a decoy blob of another channel shares every version. Returns versions."""
-    n, versions, lists, blob_version = 0, {}, {c: [] for c in CONTEXTS}, {c: None for c in CONTEXTS}
+    versions, blob_version = {}, {c: None for c in CONTEXTS}
     with psycopg.connect(url) as conn:
         conn.execute("DROP TABLE IF EXISTS cps, blobs, pending")
         conn.execute("CREATE TABLE cps (thread text, ns text, v text, cp jsonb, PRIMARY KEY (thread, ns, v))")
         conn.execute("CREATE TABLE blobs (thread text, ns text, channel text, version text, blob bytea, "
                      "PRIMARY KEY (thread, ns, channel, version))")
         conn.execute("CREATE TABLE pending (thread text, ns text, v text, idx int)")
-        for i in range(1, 6):
-            for ctx in CONTEXTS:
-                for stage in ("input", "done"):
-                    n += 1
-                    v = f"{n:08d}"
-                    if stage == "done":
-                        lists[ctx].append(_message(ctx, i))
-                        blob_version[ctx] = f"{n:04d}.x"
-                        for channel, value in (("messages", lists[ctx]), ("other", ["decoy"])):
-                            conn.execute("INSERT INTO blobs VALUES (%s, '', %s, %s, %s)",
-                                         (ctx, channel, blob_version[ctx], pack(list(value))))
-                        versions[v] = marker(ctx, i)
-                    else:
-                        conn.execute("INSERT INTO pending VALUES (%s, '', %s, 0)", (ctx, v))
-                    cp = {"versions": {"messages": blob_version[ctx]} if blob_version[ctx] else {}}
-                    conn.execute("INSERT INTO cps VALUES (%s, '', %s, %s)", (ctx, v, json.dumps(cp)))
+        for i, ctx, stage, n, v, messages in list_writes(_message):
+            if stage == "done":
+                blob_version[ctx] = f"{n:04d}.x"
+                for channel, value in (("messages", messages), ("other", ["decoy"])):
+                    conn.execute("INSERT INTO blobs VALUES (%s, '', %s, %s, %s)",
+                                 (ctx, channel, blob_version[ctx], pack(list(value))))
+                versions[v] = marker(ctx, i)
+            else:
+                conn.execute("INSERT INTO pending VALUES (%s, '', %s, 0)", (ctx, v))
+            cp = {"versions": {"messages": blob_version[ctx]} if blob_version[ctx] else {}}
+            conn.execute("INSERT INTO cps VALUES (%s, '', %s, %s)", (ctx, v, json.dumps(cp)))
     return versions
 
 
