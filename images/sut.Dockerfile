@@ -6,6 +6,8 @@
 #   driverkit/        images/driverkit/
 # so the container runs the very files the local runtime runs. Layers are ordered
 # for the cache: CA, user, Python packages, then the (small, often edited) code.
+# The kit is on PYTHONPATH (as the local runtime puts it), not pip-installed: a driver
+# from any folder imports memlab_driver, and the image's package listing stays the SUT's.
 ARG BASE=memlab/base:bookworm
 FROM ${BASE}
 
@@ -27,5 +29,6 @@ RUN python3 -m compileall -q /opt/memlab/images
 
 USER 10001:10001
 WORKDIR /opt/memlab/images/driver
-ENV LANG=C.UTF-8 HOME=/tmp TMPDIR=/tmp PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1
+ENV LANG=C.UTF-8 HOME=/tmp TMPDIR=/tmp PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1 \
+    PYTHONPATH=/opt/memlab/images/driverkit
 ENTRYPOINT ["/opt/memlab/venv/bin/python", "-u", "driver.py"]

@@ -1,8 +1,10 @@
 """The driver client: talk to a running SUT over JSON lines on its stdio.
 
 Every answer is checked at the boundary: an answer of the wrong shape, a crash,
-or a timeout raises :class:`DriverError` (a harness error, never a verdict),
-carrying the tail of the SUT's log. The protocol is documented in
+or a timeout raises :class:`DriverError` (a harness error, never a verdict). Its
+message names the SUT's log file and quotes its last lines, so wherever the message
+is shown (the observation, the cell's reason, the terminal report) the reader knows
+where to look; ``log_tail`` keeps a longer tail. The protocol is documented in
 ``images/README.md``.
 """
 
@@ -23,6 +25,8 @@ import structlog
 log = structlog.get_logger(__name__)
 
 ANSWER_KEYS = {"id", "ok", "refused", "error", "records", "record", "erased", "audit", "result", "signals"}
+#: Lines of the SUT's log quoted in a harness error's message (``log_tail`` keeps 20).
+QUOTED_LINES = 6
 
 
 class DriverError(Exception):
@@ -59,7 +63,7 @@ class DriverClient:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=logfile, cwd=self.cwd, env=self.env, start_new_session=True)
         except OSError as exc:
-            raise DriverError(f"cannot start {self.argv[0]}: {exc}") from exc
+            raise self.fault(f"cannot start {self.argv[0]}: {exc}") from exc
         finally:
             logfile.close()
         threading.Thread(target=self._pump, daemon=True).start()
@@ -75,8 +79,10 @@ class DriverClient:
 
     def call(self, op: str, timeout: float, **fields: Any) -> dict[str, Any]:
         """Send one op and return its checked answer (with ``seconds`` added)."""
-        if not self._proc or self._proc.poll() is not None:
-            raise DriverError(f"{op}: the SUT process is not running", self.log_tail())
+        if not self._proc:
+            raise self.fault(f"{op}: the SUT process is not running")
+        if (code := self._proc.poll()) is not None:  # it ended (a crash at start) before this op
+            raise self.fault(f"{op}: the SUT process exited with code {code} before answering")
         self._next_id += 1
         request = {"id": self._next_id, "op": op, **fields}
         started = time.monotonic()
@@ -85,15 +91,19 @@ class DriverClient:
             self._proc.stdin.write((json.dumps(request) + "\n").encode())
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
-            raise DriverError(f"{op}: the SUT process closed its input ({exc})", self.log_tail()) from exc
+            try:
+                code = self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                raise self.fault(f"{op}: the SUT process closed its input ({exc})") from exc
+            raise self.fault(f"{op}: the SUT process exited with code {code} before answering") from exc
         try:
             line = self._lines.get(timeout=timeout)
         except queue.Empty:
             self.kill()
-            raise DriverError(f"{op}: no answer within {timeout:g} s (process killed)", self.log_tail()) from None
+            raise self.fault(f"{op}: no answer within {timeout:g} s (process killed)") from None
         if line is None:
             code = self._proc.wait(timeout=5)
-            raise DriverError(f"{op}: the SUT process exited with code {code} before answering", self.log_tail())
+            raise self.fault(f"{op}: the SUT process exited with code {code} before answering")
         answer = self._check(op, line)
         answer["seconds"] = round(time.monotonic() - started, 6)
         return answer
@@ -104,27 +114,11 @@ class DriverClient:
             answer = json.loads(line)
         except ValueError:
             self.kill()
-            raise DriverError(f"{op}: the driver answered garbage, not JSON: {shown!r}", self.log_tail()) from None
-        problems = []
-        if not isinstance(answer, dict):
-            problems.append("not a JSON object")
-        elif answer.get("id") != self._next_id:
-            problems.append(f"answer id {answer.get('id')!r} for request {self._next_id}")
-        elif not isinstance(answer.get("ok"), bool):
-            problems.append("'ok' missing or not a boolean")
-        elif not isinstance(answer.get("signals", []), list):
-            problems.append("'signals' is not a list")
-        elif op == "read" and answer["ok"] and not isinstance(answer.get("records"), list):
-            problems.append("a served read has no 'records' list")
-        elif op == "read" and answer["ok"] and not all(isinstance(r, dict) and "text" in r for r in answer["records"]):
-            problems.append("a served record lacks 'text'")
-        elif op == "audit" and answer["ok"] and not isinstance((answer.get("audit") or {}).get("ok"), bool):
-            problems.append("an audit answer has no boolean audit.ok")
-        elif not answer["ok"] and not answer.get("refused"):
-            problems.append(f"driver fault: {answer.get('error')}")
-        if problems:
+            raise self.fault(f"{op}: the driver answered garbage, not JSON: {shown!r}") from None
+        problem = answer_problem(op, answer, self._next_id)
+        if problem:
             self.kill()
-            raise DriverError(f"{op}: bad answer from the driver ({problems[0]}): {shown!r}", self.log_tail())
+            raise self.fault(f"{op}: bad answer from the driver ({problem}): {shown!r}")
         return {k: v for k, v in answer.items() if k in ANSWER_KEYS}
 
     def stop(self, grace: float = 5.0) -> None:
@@ -165,6 +159,20 @@ class DriverClient:
         except (ProcessLookupError, PermissionError):
             pass
 
+    def fault(self, message: str) -> DriverError:
+        """A harness error whose message ends with :meth:`log_note` (and carries the log's tail)."""
+        return DriverError(message + self.log_note(), self.log_tail())
+
+    def log_note(self, lines: int = QUOTED_LINES) -> str:
+        """Where the SUT's log is and its last non-blank lines, to append to a harness error's
+        message (a new line, then)::
+
+              SUT log: /out/logs/row/seed-0.log, last 2 lines:
+              | Traceback (most recent call last): ...
+              | ModuleNotFoundError: No module named 'toynotes'
+        """
+        return quote_log(self.log_path, self.log_tail(lines * 4), lines)
+
     def log_tail(self, lines: int = 20) -> str:
         """The last lines of the SUT's log (stderr)."""
         try:
@@ -178,3 +186,34 @@ class DriverClient:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def answer_problem(op: str, answer: Any, request_id: int) -> str | None:
+    """What is wrong with the shape of a driver's answer to ``op``, or None (images/README.md)."""
+    if not isinstance(answer, dict):
+        return "not a JSON object"
+    if answer.get("id") != request_id:
+        return f"answer id {answer.get('id')!r} for request {request_id}"
+    if not isinstance(answer.get("ok"), bool):
+        return "'ok' missing or not a boolean"
+    if not isinstance(answer.get("signals", []), list):
+        return "'signals' is not a list"
+    served = answer["ok"]
+    if op == "read" and served and not isinstance(answer.get("records"), list):
+        return "a served read has no 'records' list"
+    if op == "read" and served and not all(isinstance(r, dict) and "text" in r for r in answer["records"]):
+        return "a served record lacks 'text'"
+    if op == "audit" and served and not isinstance((answer.get("audit") or {}).get("ok"), bool):
+        return "an audit answer has no boolean audit.ok"
+    if not served and not answer.get("refused"):
+        return f"driver fault: {answer.get('error')}"
+    return None
+
+
+def quote_log(path: Path, tail: str, lines: int) -> str:
+    """The note a harness error ends with: the log's path and its last non-blank lines."""
+    quoted = [ln[:300] for ln in tail.splitlines() if ln.strip()][-lines:]
+    if not quoted:
+        return f"\n  SUT log: {path} (empty)"
+    return (f"\n  SUT log: {path}, last {len(quoted)} line{'s' if len(quoted) > 1 else ''}:\n"
+            + "\n".join(f"  | {ln}" for ln in quoted))

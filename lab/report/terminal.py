@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from lab.cases import CASE_IDS
@@ -69,5 +70,5 @@ def print_matrix(rows: list[dict[str, Any]], console: Console | None = None) -> 
     console.print(matrix(rows))
     console.print("[dim]REJ refused · REP reported at read · REP·a reported at audit only (half credit) · "
                   "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible[/]")
-    for line in problems(rows):
-        console.print(f"[magenta]![/] {line}")
+    for line in problems(rows):  # a reason quotes logs and paths ("[/vol/store]"): text, not markup
+        console.print(f"[magenta]![/] {escape(line)}")

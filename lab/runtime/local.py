@@ -3,6 +3,12 @@
 The environment is built once from the driver folder's pinned
 ``requirements.txt`` (keyed by its digest and the Python version) under
 ``$MEMLAB_CACHE/venvs``; a stop ends the process. Volumes are host folders.
+
+The driver kit (the package ``images/driverkit/memlab_driver/``) reaches every driver, wherever its
+folder is, on ``PYTHONPATH`` at launch: it is not installed into the environment, so the
+cached environment does not depend on it (its key stays honest without naming the kit),
+an edited kit takes effect at the next start, and the package listing is unchanged (a plain
+module is no distribution). The kit's digest is recorded in the environment's detail.
 """
 
 from __future__ import annotations
@@ -18,16 +24,18 @@ from pathlib import Path
 import structlog
 
 from lab.driver import DriverClient
-from lab.housekeeping import cache_dir
-from lab.profile import Profile
+from lab.runtime.housekeeping import cache_dir
+from lab.profile import IMAGES_DIR, Profile
 from lab.runtime import LIST_PACKAGES, Prepared
-from lab.services import RunningService, ServiceSpec, start_local
+from lab.runtime.services import RunningService, ServiceSpec, start_local
 
 log = structlog.get_logger(__name__)
 
 
 #: Bumped when what a cached environment records changes (2: package listing with ``python -I``).
 VENV_LAYOUT = 2
+#: The driver kit's folder, put on every driver's ``PYTHONPATH``.
+KIT_DIR = IMAGES_DIR / "driverkit"
 
 
 class EnvironmentBuildError(RuntimeError):
@@ -57,7 +65,8 @@ class LocalRuntime:
         python = str(venv / "bin" / "python")
         listing = json.loads((venv / ".memlab-ready").read_text())
         return Prepared(profile=profile, runtime=self.name, python=listing["python"],
-                        packages=listing["packages"], detail={"venv": str(venv), "interpreter": python})
+                        packages=listing["packages"],
+                        detail={"venv": str(venv), "interpreter": python, "driverkit": kit_digest()})
 
     def launch(self, prepared: Prepared, volumes: dict[str, Path], scratch: Path, log_path: Path,
                run_id: str) -> DriverClient:
@@ -68,7 +77,7 @@ class LocalRuntime:
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
             "HOME": str(scratch / "home"), "XDG_CONFIG_HOME": str(scratch / "config"),
             "TMPDIR": str(scratch / "tmp"), "MEMLAB_RUN_ID": run_id,
-            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONPATH": str(KIT_DIR),
         }
         argv = [prepared.detail["interpreter"], "-u", str(prepared.profile.driver_dir / "driver.py")]
         client = DriverClient(argv, env, scratch, log_path)
@@ -78,6 +87,14 @@ class LocalRuntime:
     def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
         """The service as a local server process (Debian's PostgreSQL 15 or Redis)."""
         return start_local(spec, data, log_path, {"MEMLAB_RUN_ID": run_id})
+
+
+def kit_digest() -> str:
+    """12 hex digits of SHA-256 over the kit's files (name, then bytes), as recorded with each row."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in KIT_DIR.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(f"\0{path.relative_to(KIT_DIR)}\0".encode() + path.read_bytes())
+    return h.hexdigest()[:12]
 
 
 def _has_pins(text: str) -> bool:
