@@ -26,55 +26,36 @@ recorded in ``$MEMLAB_CACHE/images/<name>.json`` (id, seconds). Example::
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
-from lab.runtime.housekeeping import cache_dir
 from lab.profile import IMAGES_DIR
-from lab.runtime.dockercli import IMAGE_LABEL, DockerError, docker, image_id, image_labels, stream
+from lab.runtime.dockercli import IMAGE_LABEL, docker, image_id, image_labels, stream
+from lab.runtime.image_build import HOST_CA_DIRS  # noqa: F401 -- the CLI names them in its fix
+from lab.runtime.image_build import (ImageBuildError, ImageRecord, Progress, build_lock, current_image, docker_build,
+                                     finish_build, host_ca_certs, records_dir, run_step)
 
 BASE_TAG = "memlab/base:bookworm"
 SUT_RECIPE = IMAGES_DIR / "sut.Dockerfile"
 LAB_RECIPE = IMAGES_DIR / "lab.Dockerfile"
 LAB_LATEST = "memlab/lab:latest"
-LAB_SOURCES = ("lab", "edits", "images", "sut_profiles", "pyproject.toml", "README.md")
+LAB_SOURCES = ("lab", "edits", "images", "sut_profiles", "scenarios", "examples", "pyproject.toml", "README.md")
 KIT_DIR = IMAGES_DIR / "driverkit"
 #: backend name -> (tag, recipe, Debian packages whose versions are labelled)
 BACKENDS = {
     "postgres": ("memlab/postgres:15", IMAGES_DIR / "backends" / "postgres.Dockerfile", ("postgresql-15",)),
     "redis": ("memlab/redis:7", IMAGES_DIR / "backends" / "redis.Dockerfile", ("redis-server",)),
 }
-HOST_CA_DIRS = (Path("/usr/local/share/ca-certificates"), Path("/etc/pki/ca-trust/source/anchors"))
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 
-Progress = Callable[[str], None]
-
-
-@dataclass
-class ImageRecord:
-    """One image: its name, tag, id, and the build (seconds; False when it was already present)."""
-
-    name: str
-    tag: str
-    id: str
-    built: bool = False
-    seconds: float = 0.0
-    labels: dict[str, str] = field(default_factory=dict)
-
-
-class ImageBuildError(RuntimeError):
-    """An image could not be built; the message carries the failing step's output."""
 
 
 # ---- names -------------------------------------------------------------------
@@ -117,19 +98,19 @@ def build(names: list[str] | None = None, ca_certs: list[Path] | None = None, fo
 def ensure_base(progress: Progress = lambda line: None, force: bool = False,
                 base_from: str | None = None) -> ImageRecord:
     """memlab/base:bookworm: kept if present, else bootstrapped from a Debian mirror (or ``base_from``)."""
-    with _locked("base"):
+    with build_lock("base"):
         if not force and (present := image_id(BASE_TAG)):
             return ImageRecord("base", BASE_TAG, present, labels=image_labels(BASE_TAG))
         packages = _base_packages()
         started = time.monotonic()
         if base_from:
             progress(f"base: building {BASE_TAG} FROM {base_from} (registry)")
-            _docker_build(IMAGES_DIR / "base" / "registry.Dockerfile", IMAGES_DIR / "base", BASE_TAG,
+            docker_build(IMAGES_DIR / "base" / "registry.Dockerfile", IMAGES_DIR / "base", BASE_TAG,
                           {"FROM": base_from, "PACKAGES": " ".join(packages)}, {}, progress)
             source = f"registry:{base_from}"
         else:
             source = _bootstrap(packages, progress)
-        return _finish("base", BASE_TAG, started, packages[:1], {"memlab.source": source}, progress)
+        return finish_build("base", BASE_TAG, started, packages[:1], {"memlab.source": source}, progress)
 
 
 def _base_packages() -> list[str]:
@@ -159,9 +140,9 @@ def _bootstrap(packages: list[str], progress: Progress) -> str:
             root = Path(tmp) / "root"
             cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(packages)}", "bookworm", str(root),
                    mirror]
-        _run(cmd, f"{tool} bookworm")
+        run_step(cmd, f"{tool} bookworm")
         if tool == "debootstrap":
-            _run(["tar", "-C", str(root), "--numeric-owner", "-cf", str(tarball), "."], "tar the root file system")
+            run_step(["tar", "-C", str(root), "--numeric-owner", "-cf", str(tarball), "."], "tar the root file system")
         progress(f"base: {tool} took {time.monotonic() - started:.0f} s; docker import")
         with open(tarball, "rb") as fh:
             stream(["import", "--change", "ENV LANG=C.UTF-8", "--change", 'CMD ["/bin/bash"]',
@@ -175,13 +156,13 @@ def ensure_backend(name: str, progress: Progress = lambda line: None, force: boo
     """A backend image (postgres, redis) from Debian's packages on the base; kept if present."""
     tag, recipe, packages = BACKENDS[name]
     base = ensure_base(progress)
-    with _locked(name):
-        if not force and (present := _current(name, tag, base.id, progress)):
+    with build_lock(name):
+        if not force and (present := current_image(name, tag, base.id, progress)):
             return present
         started = time.monotonic()
         progress(f"{name}: building {tag}")
-        _docker_build(recipe, recipe.parent, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
-        return _finish(name, tag, started, packages, {}, progress)
+        docker_build(recipe, recipe.parent, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
+        return finish_build(name, tag, started, packages, {}, progress)
 
 
 def sut_tag(driver_dir: Path) -> str:
@@ -223,8 +204,8 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
     driver_dir = Path(driver_dir)
     tag, name = sut_tag(driver_dir), sut_name(driver_dir)
     base = ensure_base(progress)
-    with _locked(name):
-        if not force and (present := _current(name, tag, base.id, progress)):
+    with build_lock(name):
+        if not force and (present := current_image(name, tag, base.id, progress)):
             return present
         started = time.monotonic()
         with _context(ca_certs, name, tag, progress) as ctx:
@@ -235,10 +216,10 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
             args = {"BASE": BASE_TAG}
             if os.environ.get("PIP_INDEX_URL"):
                 args["PIP_INDEX_URL"] = os.environ["PIP_INDEX_URL"]
-            _docker_build(SUT_RECIPE, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
+            docker_build(SUT_RECIPE, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
                                                        "memlab.ca-certs": str(len(list((ctx / "ca").glob("*.crt"))))},
                           progress)
-        return _finish(name, tag, started, ("python3",), {}, progress)
+        return finish_build(name, tag, started, ("python3",), {}, progress)
 
 
 def lab_tag() -> str:
@@ -261,8 +242,8 @@ def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda l
     """The lab's own image (also tagged ``memlab/lab:latest``), built on the base when missing."""
     tag, root = lab_tag(), IMAGES_DIR.parent
     base = ensure_base(progress)
-    with _locked("lab"):
-        present = None if force else _current("lab", tag, base.id, progress)
+    with build_lock("lab"):
+        present = None if force else current_image("lab", tag, base.id, progress)
         if present is None:
             started = time.monotonic()
             with _context(ca_certs, "lab", tag, progress) as ctx:
@@ -270,19 +251,10 @@ def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda l
                     target = ctx / "src" / path.relative_to(root)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, target)
-                _docker_build(LAB_RECIPE, ctx, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
-            present = _finish("lab", tag, started, ("docker.io",), {}, progress)
+                docker_build(LAB_RECIPE, ctx, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
+            present = finish_build("lab", tag, started, ("docker.io",), {}, progress)
         docker("tag", present.id, LAB_LATEST, timeout=60)
         return present
-
-
-def host_ca_certs() -> list[Path]:
-    """The host's extra CA certificates (a TLS-intercepting proxy's among them), to copy in at build time."""
-    found = []
-    for folder in HOST_CA_DIRS:
-        if folder.is_dir():
-            found += sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".crt", ".pem"))
-    return found
 
 
 # ---- listing -------------------------------------------------------------------------
@@ -295,7 +267,7 @@ def listing() -> list[dict[str, str]]:
         tag, short, created, size = line.split("\t")
         labels = image_labels(short)
         name = labels.get(IMAGE_LABEL, "")
-        record = _records_dir() / f"{name}.json"
+        record = records_dir() / f"{name}.json"
         seconds = json.loads(record.read_text()).get("seconds") if record.is_file() else None
         rows.append({"name": name, "tag": tag, "id": short, "created": created, "size": size,
                      "versions": " ".join(f"{k[len('memlab.deb.'):]}={v}" for k, v in sorted(labels.items())
@@ -305,65 +277,5 @@ def listing() -> list[dict[str, str]]:
 
 
 # ---- helpers -------------------------------------------------------------------------
-def _current(name: str, tag: str, base_id: str, progress: Progress) -> ImageRecord | None:
-    """The image ``tag`` if it is here and was built on the current base."""
-    if not (present := image_id(tag)):
-        return None
-    labels = image_labels(tag)
-    if labels.get("memlab.base") != base_id:
-        progress(f"{name}: {tag} was built on another base; rebuilding")
-        return None
-    return ImageRecord(name, tag, present, labels=labels)
 
 
-def _docker_build(recipe: Path, context: Path, tag: str, args: dict[str, str], labels: dict[str, str],
-                  progress: Progress) -> None:
-    cmd = ["build", "--force-rm", "--network", "host", "-f", str(recipe), "-t", tag]
-    for key, value in args.items():
-        cmd += ["--build-arg", f"{key}={value}"]
-    for key, value in labels.items():
-        cmd += ["--label", f"{key}={value}"]
-    try:
-        stream(cmd + [str(context)], lambda line: progress(f"  {line[:120]}") if line.startswith("Step ") else None)
-    except DockerError as exc:
-        raise ImageBuildError(f"building {tag} failed: {exc}") from None
-
-
-def _finish(name: str, tag: str, started: float, packages: tuple | list, labels: dict[str, str],
-            progress: Progress) -> ImageRecord:
-    """Label the image with its name and package versions, record the build, report the time."""
-    query = docker("run", "--rm", "--network", "none", "--entrypoint", "dpkg-query", tag, "-W",
-                   "-f", "${Package}\t${Version}\n", *packages, timeout=60).stdout
-    labels = {IMAGE_LABEL: name, **labels,
-              **{f"memlab.deb.{p}": v for p, v in (ln.split("\t") for ln in query.splitlines() if "\t" in ln)}}
-    stamp = ["build", "--force-rm", "-t", tag] + [a for k, v in labels.items() for a in ("--label", f"{k}={v}")]
-    docker(*stamp, "-", input=f"FROM {tag}\n", timeout=120)
-    rec = ImageRecord(name, tag, image_id(tag) or "", built=True, seconds=round(time.monotonic() - started, 1),
-                      labels=image_labels(tag))
-    _records_dir().mkdir(parents=True, exist_ok=True)
-    (_records_dir() / f"{name}.json").write_text(json.dumps({**asdict(rec), "finished": time.time()}, indent=1))
-    progress(f"{name}: built {tag} ({rec.id[:19]}) in {rec.seconds:.0f} s")
-    return rec
-
-
-def _records_dir() -> Path:
-    return cache_dir() / "images"
-
-
-@contextmanager
-def _locked(name: str) -> Iterator[None]:
-    """One builder per image at a time, across every process on this host whatever its cache
-    (rows prepared side by side, a test's run beside a person's, share the build)."""
-    folder = Path(tempfile.gettempdir()) / "memlab-image-locks"
-    folder.mkdir(exist_ok=True)
-    if folder.stat().st_uid == os.geteuid():
-        folder.chmod(0o1777)
-    with open(folder / f"{name}.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-def _run(cmd: list[str], what: str) -> None:
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise ImageBuildError(f"could not {what} (exit {done.returncode}):\n{done.stderr[-3000:]}")

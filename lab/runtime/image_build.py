@@ -1,0 +1,114 @@
+"""The plumbing every image build shares: the record of a build, the legacy builder's call, the
+host-wide lock, the check that an image is current, and the host's extra CA certificates (copied
+in at build time, never committed)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from lab.runtime.dockercli import IMAGE_LABEL, DockerError, docker, image_id, image_labels, stream
+from lab.runtime.housekeeping import cache_dir
+
+HOST_CA_DIRS = (Path("/usr/local/share/ca-certificates"), Path("/etc/pki/ca-trust/source/anchors"))
+Progress = Callable[[str], None]
+
+
+@dataclass
+class ImageRecord:
+    """One image: its name, tag, id, and the build (seconds; False when it was already present)."""
+
+    name: str
+    tag: str
+    id: str
+    built: bool = False
+    seconds: float = 0.0
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+class ImageBuildError(RuntimeError):
+    """An image could not be built; the message carries the failing step's output."""
+
+
+def host_ca_certs() -> list[Path]:
+    """The host's extra CA certificates (a TLS-intercepting proxy's among them), to copy in at build time."""
+    found = []
+    for folder in HOST_CA_DIRS:
+        if folder.is_dir():
+            found += sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".crt", ".pem"))
+    return found
+
+
+def current_image(name: str, tag: str, base_id: str, progress: Progress) -> ImageRecord | None:
+    """The image ``tag`` if it is here and was built on the current base."""
+    if not (present := image_id(tag)):
+        return None
+    labels = image_labels(tag)
+    if labels.get("memlab.base") != base_id:
+        progress(f"{name}: {tag} was built on another base; rebuilding")
+        return None
+    return ImageRecord(name, tag, present, labels=labels)
+
+
+def docker_build(recipe: Path, context: Path, tag: str, args: dict[str, str], labels: dict[str, str],
+                 progress: Progress) -> None:
+    """``docker build`` with the legacy builder (``--force-rm``, host network), its steps as progress."""
+    cmd = ["build", "--force-rm", "--network", "host", "-f", str(recipe), "-t", tag]
+    for key, value in args.items():
+        cmd += ["--build-arg", f"{key}={value}"]
+    for key, value in labels.items():
+        cmd += ["--label", f"{key}={value}"]
+    try:
+        stream(cmd + [str(context)], lambda line: progress(f"  {line[:120]}") if line.startswith("Step ") else None)
+    except DockerError as exc:
+        raise ImageBuildError(f"building {tag} failed: {exc}") from None
+
+
+def finish_build(name: str, tag: str, started: float, packages: tuple | list, labels: dict[str, str],
+                 progress: Progress) -> ImageRecord:
+    """Label the image with its name and package versions, record the build, report the time."""
+    query = docker("run", "--rm", "--network", "none", "--entrypoint", "dpkg-query", tag, "-W",
+                   "-f", "${Package}\t${Version}\n", *packages, timeout=60).stdout
+    labels = {IMAGE_LABEL: name, **labels,
+              **{f"memlab.deb.{p}": v for p, v in (ln.split("\t") for ln in query.splitlines() if "\t" in ln)}}
+    stamp = ["build", "--force-rm", "-t", tag] + [a for k, v in labels.items() for a in ("--label", f"{k}={v}")]
+    docker(*stamp, "-", input=f"FROM {tag}\n", timeout=120)
+    rec = ImageRecord(name, tag, image_id(tag) or "", built=True, seconds=round(time.monotonic() - started, 1),
+                      labels=image_labels(tag))
+    records_dir().mkdir(parents=True, exist_ok=True)
+    (records_dir() / f"{name}.json").write_text(json.dumps({**asdict(rec), "finished": time.time()}, indent=1))
+    progress(f"{name}: built {tag} ({rec.id[:19]}) in {rec.seconds:.0f} s")
+    return rec
+
+
+def records_dir() -> Path:
+    """Where each build is recorded (``$MEMLAB_CACHE/images``)."""
+    return cache_dir() / "images"
+
+
+@contextmanager
+def build_lock(name: str) -> Iterator[None]:
+    """One builder per image at a time, across every process on this host whatever its cache
+    (rows prepared side by side, a test's run beside a person's, share the build)."""
+    folder = Path(tempfile.gettempdir()) / "memlab-image-locks"
+    folder.mkdir(exist_ok=True)
+    if folder.stat().st_uid == os.geteuid():
+        folder.chmod(0o1777)
+    with open(folder / f"{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def run_step(cmd: list[str], what: str) -> None:
+    """Run one build step; ImageBuildError with its stderr when it fails."""
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ImageBuildError(f"could not {what} (exit {done.returncode}):\n{done.stderr[-3000:]}")
