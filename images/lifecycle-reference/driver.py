@@ -9,6 +9,9 @@
   superseded, erased and expired alike, though still filtered by tenant and user;
 - ``leaky`` is naive and also filters by tenant only (another user's values leak).
 
+``open.config.erasure: context`` makes any mode a store that erases whole contexts only (an
+erase naming a record is refused; describe offers no ``erase`` to the lifecycle gate).
+
 Every mutation answers ok. The state is one JSON file (``lifecycle.json`` in volume
 ``store``), rewritten whole after every mutation, so it survives a restart.
 """
@@ -33,9 +36,11 @@ class LifecycleDriver(kit.Driver):
 
     def open(self, volumes, config):
         """Load the store from volume ``store`` (empty on a first start)."""
-        self.mode = config.get("mode", "strict")
+        self.mode, self.erasure = config.get("mode", "strict"), config.get("erasure", "record")
         if self.mode not in MODES:
             raise kit.BadRequest(f"config.mode {self.mode!r}: use one of {list(MODES)}")
+        if self.erasure not in ("record", "context"):
+            raise kit.BadRequest(f"config.erasure {self.erasure!r}: use record or context")
         if "store" not in volumes:
             raise kit.BadRequest("the lifecycle reference needs volume 'store'")
         self.path = Path(volumes["store"]) / "lifecycle.json"
@@ -47,8 +52,9 @@ class LifecycleDriver(kit.Driver):
         """The reference's version, mode, and the lifecycle ops it offers."""
         return {"sut": "memlab-lifecycle-reference", "version": VERSION,
                 "libraries": {"python": platform.python_version()},
-                "capabilities": {"erasure": "record", "lifecycle": ["ttl", "update", "tenants"]},
-                "configuration": {"mode": self.mode}}
+                "capabilities": {"erasure": self.erasure, "lifecycle": ["ttl", "update", "tenants"]
+                                 + (["erase"] if self.erasure == "record" else [])},
+                "configuration": {"mode": self.mode, "erasure": self.erasure}}
 
     def write(self, context, text, meta):
         """Store one fact; strict supersedes the key's earlier values in the scope."""
@@ -87,6 +93,8 @@ class LifecycleDriver(kit.Driver):
 
     def erase(self, context, record_id):
         """Erase one record of the scope (or all of them); strict removes it from the file."""
+        if record_id is not None and self.erasure == "context":
+            raise kit.Unsupported("this store erases whole contexts only (record: null)")
         tenant, user = self._scope(context)
         hits = [r for r in self._mine(tenant, user) if record_id in (None, r["id"])]
         for rec in hits:

@@ -1,7 +1,8 @@
 """``memlab lifecycle``: the lifecycle gate (LIFECYCLE.md) — run, validate, doctor.
 
 Exit codes of ``run``: 0 the gate passed, 1 it failed or was inconclusive, 2 a harness or
-input error (a bad scenario file, an unknown row, a SUT that never answered), 130
+input error (a bad scenario file, an unknown row, a SUT that never answered, the restarted
+position asked of an HTTP shim), 130
 interrupted (what was measured is kept and pinned). ``validate``: 0 valid (warnings
 printed), 2 invalid. ``doctor``: 0 every check passed, 1 a check failed, 2 a bad config.
 """
@@ -21,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from lab.cli.results import err, fail, sign_key_option
 from lab.lifecycle.adapters.http_config import HttpConfigError, load_http_config
 from lab.lifecycle.doctor import doctor
-from lab.lifecycle.gate_run import http_target, run_gate, sut_target
+from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
 from lab.lifecycle.results import summary_json
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
 from lab.profile import PROFILES_DIR, scan_profiles, select
@@ -32,7 +33,6 @@ from lab.resultset import signing
 from lab.resultset.results import write_json
 from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
 from lab.runtime import runnable as runnable_here
-from lab.runtime.housekeeping import RunRegistry
 
 EXIT = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 1, "error": 2}
 
@@ -87,6 +87,10 @@ def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
               help="Runs of the pack, each in its own scenario order; unstable checks are shown.")
 @click.option("--fail-on", type=click.Choice(["p1", "p2"]), default="p1", show_default=True,
               help="p1: only P1 checks block; p2: P1 and P2 block.")
+@click.option("--position", type=click.Choice(["live", "restarted", "both"]), default=None,
+              help="live: one SUT process for the run; restarted: the SUT and its services stopped and "
+                   "started anew after every mutation; both: each its own row, side by side. [default: live]")
+@click.option("--restart", is_flag=True, help="The same as --position both.")
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
               help="Where SUT rows run (auto: docker where an engine answers, else local).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -97,23 +101,28 @@ def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
               default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
 @sign_key_option
 def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: Path, seeds: int, fail_on: str,
-            runtime_name: str, out: Path | None, json_file: Path | None, profiles_dir: Path, sign_key: Any) -> None:
+            position: str | None, restart: bool, runtime_name: str, out: Path | None, json_file: Path | None,
+            profiles_dir: Path, sign_key: Any) -> None:
     """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error."""
     if not patterns and http_config is None:
         fail("name what to gate: --sut ROW (e.g. --sut lifecycle-strict) or --http CONFIG")
+    if restart and position not in (None, "both"):
+        fail(f"--restart means --position both; it contradicts --position {position}\n  fix: give one of them")
+    chosen = positions("both" if restart else position or "live")
     scenarios = _pack(scenarios_dir)
     out = out or Path("results") / ("lifecycle-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
     targets, runtime = [], None
     if http_config is not None:
         try:
-            targets.append(http_target(load_http_config(http_config)))
-        except HttpConfigError as exc:
+            targets += [http_target(load_http_config(http_config), where) for where in chosen]
+        except (HttpConfigError, ValueError) as exc:
             fail(str(exc))
     if patterns:
         runtime = _runtime(runtime_name)
-        targets += [sut_target(p, runtime, out) for p in _lifecycle_rows(profiles_dir, patterns, runtime)]
-    err.print(f"memlab lifecycle: {len(targets)} target(s) × {len(scenarios)} scenario(s) × {seeds} seed(s) -> {out}",
-              highlight=False)
+        targets += [sut_target(p, runtime, out, where) for p in _lifecycle_rows(profiles_dir, patterns, runtime)
+                    for where in chosen]
+    err.print(f"memlab lifecycle: {len(targets)} target(s) ({', '.join(chosen)}) × {len(scenarios)} scenario(s) × "
+              f"{seeds} seed(s) -> {out}", highlight=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=False) as bar:
         task = bar.add_task("starting", total=len(targets) * len(scenarios) * seeds)

@@ -5,19 +5,28 @@ recomputes a lifecycle row from its evidence exactly as the run derived it. The 
 replayed from the scenario, never taken from the observation; the served text is taken from
 the observation, never re-asked.
 
+A step the observation lists as skipped with ``applied: false`` (never sent to the SUT: a delete
+or rescope without "erase", advance_time without "ttl") is not replayed either: the truth is what
+was actually asked of the SUT.
+
 A scenario whose observation carries an ``error`` (a harness fault) or lacks a query the
 scenario asks is a harness error of the row: the queries it did observe are still judged,
 and the row's status is ``error`` (the gate cannot be decided on part of a pack).
+
+Beside the gate, never in it: ``restarts`` (the restarted position's count and median seconds
+per restart) and ``erasure_at_rest`` (``residue.summarise`` of the saved scans).
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lab.lifecycle.checks import FAIL, JUDGE_LIMITS, NOT_TESTED, PASS, Summary, gate, summarise
 from lab.lifecycle.judge import CHECKS, QueryJudgement, judge_query
 from lab.lifecycle.ledger import Ledger
+from lab.lifecycle.residue import summarise as erasure_summary
 from lab.lifecycle.scenario import Scenario
 
 #: Decision rules of a lifecycle row, written into every lifecycle manifest.
@@ -33,22 +42,42 @@ DECISION_RULES = {
     "gate": "fail_on p1 blocks on P1 checks, p2 on P1 and P2; a blocking check that FAILs in any "
             "seed fails; INCONCLUSIVE when every gating check is NOT TESTED or memory_utility_delta <= 0",
     "error": "a scenario with a harness fault or a missing query makes the row an error: no gate",
+    "not_applied": "a step skipped with applied: false was not sent to the SUT and is not replayed",
+    "position": "live: one SUT process per run; restarted: the SUT and its services stopped and started "
+                "anew after every mutation sent; each position its own row, never merged",
+    "erasure_at_rest": "a raw byte scan of every volume file after each delete, for the deleted values a hit "
+                       "can be attributed to; a storage finding, not part of the gate",
 }
+NO_ERASE = {"context": "the SUT erases whole contexts only: no delete or rescope was sent (capability erase)",
+            "record": "the row does not declare erase (lifecycle.capabilities): no delete or rescope was sent",
+            "none": "no erasure: the SUT cannot erase a record, so no delete or rescope was sent"}
 
 
-def not_testable(capabilities: Iterable[str]) -> dict[str, str]:
-    """The checks a SUT with these lifecycle capabilities cannot express, with the reason."""
-    return {} if "ttl" in set(capabilities) else {"expiry_leak": "the SUT declares no TTL (capability ttl)"}
+def not_testable(capabilities: Iterable[str], erasure: str | None = None) -> dict[str, str]:
+    """The checks a SUT with these lifecycle capabilities (and at-rest ``erasure`` kind, for the
+    reason) cannot express, with the reason."""
+    caps, out = set(capabilities), {}
+    if "ttl" not in caps:
+        out["expiry_leak"] = "the SUT declares no TTL (capability ttl)"
+    if "erase" not in caps:
+        out["deletion_residue"] = NO_ERASE.get(erasure or "none", NO_ERASE["none"])
+    return out
+
+
+def unapplied(obs: Mapping[str, Any]) -> set[int]:
+    """The step indices an observation says were never sent to the SUT."""
+    return {s["index"] for s in obs.get("skipped", []) if s.get("applied") is False}
 
 
 def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool) -> tuple[list[dict], list[str]]:
     """Every query of one observation judged against the replayed ledger: (judged queries, problems)."""
-    ledger = Ledger(ttl=ttl)
+    ledger, skip = Ledger(ttl=ttl), unapplied(obs)
     saved = {q["index"]: q for q in obs.get("queries", [])}
     judged, problems = [], []
     for step in scenario.steps:
         if step.op != "query":
-            ledger.apply(step)
+            if step.index not in skip:
+                ledger.apply(step)
             continue
         query = saved.get(step.index)
         if query is None:
@@ -69,7 +98,8 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
                observations: list[Mapping[str, Any]], fail_on: str) -> dict[str, Any]:
     """One lifecycle row: per seed a Summary, the gate over the seeds, findings and errors."""
     ttl = "ttl" in meta.get("capabilities", [])
-    untestable = not_testable(meta.get("capabilities", []))
+    untestable = not_testable(meta.get("capabilities", []), meta.get("erasure"))
+    position = meta.get("position", "live")
     by_seed: dict[int, list[QueryJudgement]] = {}
     findings, errors = [], []
     for obs in sorted(observations, key=lambda o: (o["seed"], o["scenario"])):
@@ -78,13 +108,15 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
             errors.append({"scenario": obs["scenario"], "seed": obs["seed"], "message": "scenario not saved"})
             continue
         judged, problems = judge_observation(scenario, obs, ttl)
+        if obs.get("position", position) != position:
+            problems.append(f"observed at position {obs.get('position')!r}, the row is {position!r}")
         errors += [{"scenario": scenario.id, "seed": obs["seed"], "message": p} for p in problems]
         by_seed.setdefault(obs["seed"], []).extend(q["judgement"] for q in judged)
         findings += _findings(scenario.id, obs["seed"], judged)
     seeds = sorted(by_seed)
     summaries = [summarise(by_seed[s], untestable) for s in seeds]
     verdict = gate(summaries, fail_on)
-    return {"row": meta["row"], "kind": "lifecycle", "mode": meta.get("mode", "live"),
+    return {"row": meta["row"], "kind": "lifecycle", "position": position,
             "sut": dict(meta.get("sut", {})), "adapter": meta.get("adapter"),
             "capabilities": sorted(meta.get("capabilities", [])), "scope": meta.get("scope"),
             "scenarios": len({o["scenario"] for o in observations}), "seeds": seeds,
@@ -93,7 +125,16 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
             "checks": combine(summaries), "current_fact_accuracy": _accuracy(summaries, "current_fact_accuracy"),
             "baseline": _accuracy(summaries, "baseline"),
             "memory_utility_delta": _delta(summaries),
-            "gate": verdict.to_json(), "findings": findings, "errors": errors, "judge_limits": JUDGE_LIMITS}
+            "gate": verdict.to_json(), "findings": findings, "errors": errors, "judge_limits": JUDGE_LIMITS,
+            "restarts": restarts(observations), "erasure_at_rest": erasure_summary(observations)}
+
+
+def restarts(observations: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The restarts the observations record: count, median and total seconds (stop + start)."""
+    seconds = [r["stop"] + r["start"] for obs in observations for e in obs.get("steps", [])
+               if (r := e.get("restart"))]
+    return {"count": len(seconds), "median_seconds": round(statistics.median(seconds), 6) if seconds else None,
+            "seconds": round(sum(seconds), 6)}
 
 
 def combine(summaries: list[Summary]) -> dict[str, dict[str, Any]]:

@@ -1,10 +1,13 @@
-"""One lifecycle gate run: targets (SUT rows or an HTTP shim) x scenarios x seeds -> a result set.
+"""One lifecycle gate run: targets (SUT rows or an HTTP shim, each at a position) x scenarios x
+seeds -> a result set.
 
-A short nest of phases, each with its own teardown: open the target's adapter -> run the pack
-(each observation saved as it ends) -> close the adapter -> derive the row from what was
-saved. A target that cannot be opened (its environment does not build, its SUT does not
-start) is a row with a harness error; the other targets still run. Ctrl-C kills the run's SUT
-processes and still derives and pins what was measured.
+A short nest of phases, each with its own teardown: open the target's adapter (fresh volumes)
+-> run the pack at the target's position (each observation saved as it ends) -> close the
+adapter -> derive the (row, position) from what was saved. The positions of one row are two
+targets, measured one after the other on volumes of their own. A target that cannot be opened
+(its environment does not build, its SUT does not start) is a row with a harness error; the
+other targets still run. Ctrl-C kills the run's SUT processes and still derives and pins what
+was measured.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from lab.lifecycle.adapters import AdapterError
 from lab.lifecycle.adapters.driver import DriverAdapter
 from lab.lifecycle.adapters.http import HttpAdapter
 from lab.lifecycle.adapters.http_config import HttpConfig
-from lab.lifecycle.results import LifecycleSet, run_status
-from lab.lifecycle.runner import run_pack
+from lab.lifecycle.results import LifecycleSet, row_key, run_status
+from lab.lifecycle.runner import NO_RESTART, POSITIONS, run_pack
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.results import lab_revision, write_json
 from lab.runtime import Runtime
@@ -33,11 +36,22 @@ log = structlog.get_logger(__name__)
 
 @dataclass
 class Target:
-    """Something the gate measures: a row name, what it states about itself, and its adapter."""
+    """Something the gate measures: a row name, what it states about itself (its ``position``
+    too), and its adapter."""
 
     row: str
     meta: dict[str, Any]
     open: Callable[[RunRegistry], Any]  # -> a started Adapter (a context manager that closes it)
+
+    @property
+    def key(self) -> str:
+        """``<row>@<position>``: its name in the result set."""
+        return row_key(self.meta)
+
+    @property
+    def position(self) -> str:
+        """live or restarted."""
+        return self.meta.get("position", "live")
 
 
 @dataclass
@@ -50,22 +64,36 @@ class GateRun:
     interrupted: bool = False
 
 
-def sut_target(profile: Any, runtime: Runtime, out: Path) -> Target:
-    """A SUT row (a profile taking the lifecycle measurement) on ``runtime``."""
+def sut_target(profile: Any, runtime: Runtime, out: Path, position: str = "live") -> Target:
+    """A SUT row (a profile taking the lifecycle measurement) on ``runtime``, at ``position``."""
     spec = profile.lifecycle
-    meta = {"row": profile.row, "mode": "live", "sut": dict(profile.sut), "adapter": "driver",
-            "capabilities": sorted(spec.capabilities), "scope": spec.scope, "runtime": runtime.name}
-    return Target(profile.row, meta, lambda registry: DriverAdapter(profile, runtime, registry,
-                                                                    logs_dir=out / "logs" / profile.row).start())
+    meta = {"row": profile.row, "position": position, "sut": dict(profile.sut), "adapter": "driver",
+            "capabilities": sorted(spec.capabilities), "scope": spec.scope, "runtime": runtime.name,
+            # the at-rest profile states its erasure kind; a lifecycle-only row's driver does (at open)
+            "erasure": profile.capabilities.erasure if "at_rest" in profile.measurements else None}
+    logs = out / "logs" / row_key(meta)
+    return Target(profile.row, meta, lambda registry: DriverAdapter(profile, runtime, registry, logs_dir=logs).start())
 
 
-def http_target(config: HttpConfig) -> Target:
-    """A team's own service behind the HTTP shim contract (docs/lifecycle-http.md)."""
-    adapter_caps = sorted(name for name, on in config.capabilities.items() if on)
-    meta = {"row": config.name, "mode": "live", "sut": {"package": config.name, "config": config.to_json()},
+def http_target(config: HttpConfig, position: str = "live") -> Target:
+    """A team's own service behind the HTTP shim contract (docs/lifecycle-http.md); only live:
+    ``restarted`` raises ValueError (NO_RESTART, with the fix)."""
+    if position != "live":
+        raise ValueError(NO_RESTART.format(name=f"http:{config.name}"))
+    adapter_caps = sorted({"erase"} | {name for name, on in config.capabilities.items() if on})
+    meta = {"row": config.name, "position": position, "sut": {"package": config.name, "config": config.to_json()},
             "adapter": "http", "capabilities": adapter_caps,
-            "scope": "separate" if "tenants" in adapter_caps else "folded", "runtime": "http"}
+            "scope": "separate" if "tenants" in adapter_caps else "folded", "runtime": "http", "erasure": "record"}
     return Target(config.name, meta, lambda registry: HttpAdapter(config))
+
+
+def positions(choice: str) -> tuple[str, ...]:
+    """``live``, ``restarted`` or ``both`` (live, then restarted) as the positions to measure."""
+    if choice == "both":
+        return POSITIONS
+    if choice not in POSITIONS:
+        raise ValueError(f"unknown position {choice!r}; use live, restarted or both")
+    return (choice,)
 
 
 def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_on: str, out: Path,
@@ -100,26 +128,39 @@ def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_
 def _measure(target: Target, scenarios: list[Scenario], seeds: int, results: LifecycleSet,
              run: dict[str, Any], registry: RunRegistry, progress: Callable[[str, str], None]) -> None:
     """One target: open its adapter, run the pack, close it; a failure to open is the row's error."""
-    save = results.saver(target.row)
+    save = results.saver(target.key)
     started = time.monotonic()
     try:
         adapter = target.open(registry)
     except Exception as exc:  # noqa: BLE001 -- an environment or SUT that cannot start is this row's error
-        log.error("lifecycle.target_failed", row=target.row, error=str(exc))
+        log.error("lifecycle.target_failed", row=target.key, error=str(exc))
         message = str(exc) if isinstance(exc, AdapterError) else f"{type(exc).__name__}: {exc}"
-        for scenario in scenarios:  # every scenario of the pack is then unmeasured, said per scenario
-            for seed in range(seeds):
-                save({"scenario": scenario.id, "seed": seed, "namespace": None, "adapter": target.row,
-                      "steps": [], "queries": [], "skipped": [],
-                      "error": {"stage": "open", "message": f"the SUT could not be opened: {message}"}})
-        progress(target.row, "open failed")
+        _unmeasured(target, scenarios, seeds, save, f"the SUT could not be opened: {message}")
+        progress(target.key, "open failed")
         return
     with adapter:
         target.meta["describe"] = adapter.describe()
+        if target.meta.get("erasure") is None:
+            target.meta["erasure"] = target.meta["describe"].get("erasure")
         target.meta["open_seconds"] = round(time.monotonic() - started, 3)
         write_json(results.root / "run.json", run)
-        run_pack(adapter, scenarios, range(seeds), save=save, progress=lambda step: progress(target.row, step))
+        try:
+            run_pack(adapter, scenarios, range(seeds), save=save, progress=lambda step: progress(target.key, step),
+                     position=target.position)
+        except AdapterError as exc:  # the position cannot be taken (an adapter that cannot restart)
+            _unmeasured(target, scenarios, seeds, save, str(exc))
+            progress(target.key, "position failed")
     target.meta["seconds"] = round(time.monotonic() - started, 3)
+
+
+def _unmeasured(target: Target, scenarios: list[Scenario], seeds: int, save: Callable[[dict], Any],
+                message: str) -> None:
+    """Every scenario of the pack unmeasured on this target, said per scenario (the row's error)."""
+    for scenario in scenarios:
+        for seed in range(seeds):
+            save({"scenario": scenario.id, "seed": seed, "namespace": None, "position": target.position,
+                  "adapter": target.row, "steps": [], "queries": [], "skipped": [],
+                  "error": {"stage": "open", "message": message}})
 
 
 def _now() -> str:

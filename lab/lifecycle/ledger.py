@@ -133,6 +133,18 @@ class Ledger:
             return None
         return live.value, None if live.expires_at is None else live.expires_at - self.now
 
+    def deletes(self, step: Step) -> list[str]:
+        """For a delete or rescope about to be applied: the values it marks deleted (the entries of
+        (scope, key) not deleted yet, current and superseded alike), in write order."""
+        if step.op not in ("delete", "rescope"):
+            return []
+        history = self._history.get((step.scope, step.key), [])  # type: ignore[arg-type]
+        return list(dict.fromkeys(e.value for e in history if not e.deleted))
+
+    def held(self) -> list[str]:
+        """Every value some entry still holds undeleted (current, superseded or expired), any scope."""
+        return list(dict.fromkeys(e.value for e in self._entries if not e.deleted))
+
     def current(self, scope: Scope, key: str) -> str | None:
         """The current value of (scope, key), or None (never written, deleted or expired)."""
         live = self._live(scope, key)

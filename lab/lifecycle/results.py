@@ -2,16 +2,20 @@
 
 ::
 
-    run.json                              kind lifecycle, run id, dates, status, lab revision, seeds, fail_on
+    run.json                              kind lifecycle, run id, dates, status, lab revision, seeds, fail_on;
+                                          rows: what each (row, position) states about its SUT
     scenarios/<id>.json                   every scenario as loaded (the truth is replayed from these)
-    observations/<row>/<id>@s<seed>.json  raw answers: every acknowledgement and served answer
-    logs/<row>/...                        the SUT's log of every start
-    rows/<row>.json                       derived: checks per seed and combined, gate, findings
+    observations/<key>/<id>@s<seed>.json  raw answers: every acknowledgement and served answer, the
+                                          restarts and the erasure-at-rest scans
+    logs/<key>/...                        the SUT's log of every start
+    rows/<key>.json                       derived: checks per seed and combined, gate, findings,
+                                          restarts, erasure at rest
     manifest.json                         RFC 8785 digest of every row, SHA-256 of every evidence file,
                                           the decision rules; manifest.sig when signed
     summary.json                          the --json summary (a rendering, not evidence)
 
-Observations are written as each scenario ends, so a crashed or interrupted run keeps what it
+``<key>`` is ``<row>@<position>`` (``row_key``): each position of a row is its own row of the
+set, never merged. Observations are written as each scenario ends, so a crashed or interrupted run keeps what it
 measured; rows and the manifest are derived from the saved files only.
 """
 
@@ -28,6 +32,11 @@ from lab.resultset.results import digest, read_json, write_json
 MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
 ROW_SCHEMA = "memlab.lifecycle-row/1"
 EVIDENCE_DIRS = ("scenarios", "observations", "logs")
+
+
+def row_key(meta: dict[str, Any]) -> str:
+    """``<row>@<position>``: the name of one (row, position) in the set (files, summary, reports)."""
+    return f"{meta['row']}@{meta.get('position', 'live')}"
 
 
 def observation_name(obs: dict[str, Any]) -> str:
@@ -47,18 +56,18 @@ class LifecycleSet:
         for scenario in scenarios:
             write_json(self.root / "scenarios" / f"{scenario.id}.json", scenario.to_json())
 
-    def saver(self, row: str):
-        """A callable saving one observation of ``row`` as it ends."""
-        return lambda obs: write_json(self.root / "observations" / row / observation_name(obs), obs)
+    def saver(self, key: str):
+        """A callable saving one observation of ``key`` (``row_key``) as it ends."""
+        return lambda obs: write_json(self.root / "observations" / key / observation_name(obs), obs)
 
-    def logs_dir(self, row: str) -> Path:
-        """Where the SUT's logs of ``row`` go."""
-        return self.root / "logs" / row
+    def logs_dir(self, key: str) -> Path:
+        """Where the SUT's logs of ``key`` (``row_key``) go."""
+        return self.root / "logs" / key
 
     def write_row(self, meta: dict[str, Any], fail_on: str) -> dict[str, Any]:
-        """Derive one row from its saved observations and write it."""
+        """Derive one (row, position) from its saved observations and write it."""
         row = rederive(self.root, meta, fail_on)
-        write_json(self.root / "rows" / f"{meta['row']}.json", row)
+        write_json(self.root / "rows" / f"{row_key(meta)}.json", row)
         return row
 
     def write_manifest(self, run: dict[str, Any]) -> dict[str, Any]:
@@ -93,39 +102,42 @@ def load_scenarios(root: Path) -> dict[str, Scenario]:
     return {s.id: s for s in (Scenario.from_json(read_json(p)) for p in sorted((Path(root) / "scenarios").glob("*.json")))}
 
 
-def load_observations(root: Path, row: str) -> list[dict[str, Any]]:
-    """The saved observations of one row."""
-    return [read_json(p) for p in sorted((Path(root) / "observations" / row).glob("*.json"))]
+def load_observations(root: Path, key: str) -> list[dict[str, Any]]:
+    """The saved observations of one (row, position) (``key``: ``row_key``)."""
+    return [read_json(p) for p in sorted((Path(root) / "observations" / key).glob("*.json"))]
 
 
 def rederive(root: Path, meta: dict[str, Any], fail_on: str) -> dict[str, Any]:
     """A row derived again from the set's saved scenarios and observations (pure)."""
-    row = derive_row(meta, load_scenarios(root), load_observations(root, meta["row"]), fail_on)
+    row = derive_row(meta, load_scenarios(root), load_observations(root, row_key(meta)), fail_on)
     return {"schema": ROW_SCHEMA, **row, "describe": meta.get("describe", {})}
 
 
 def row_meta(row: dict[str, Any]) -> dict[str, Any]:
     """What a row states about its SUT (the derivation's input besides the evidence)."""
-    return {k: row.get(k) for k in ("row", "mode", "sut", "adapter", "capabilities", "scope", "describe")}
+    return {k: row.get(k) for k in ("row", "position", "sut", "adapter", "capabilities", "scope", "describe")}
 
 
 def summary_json(rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
-    """The --json summary: per row checks, accuracy, delta, gate; and the run's verdict."""
-    per_row = {r["row"]: {"status": r["status"],
-                          "checks": {n: {k: c[k] for k in ("status", "severity", "violations", "opportunities", "rate")}
-                                     for n, c in r["checks"].items()},
-                          "current_fact_accuracy": r["current_fact_accuracy"],
-                          "memory_utility_delta": r["memory_utility_delta"], "gate": r["gate"],
-                          "errors": r["errors"]} for r in rows}
+    """The --json summary: per (row, position) checks, accuracy, delta, gate, restarts, erasure at
+    rest (``rows`` keyed ``<row>@<position>``); and the run's verdict."""
+    fields = ("status", "severity", "violations", "opportunities", "rate")
+    per_row = {row_key(r): {"row": r["row"], "position": r.get("position", "live"), "status": r["status"],
+                            "checks": {n: {k: c[k] for k in fields} for n, c in r["checks"].items()},
+                            "current_fact_accuracy": r["current_fact_accuracy"],
+                            "memory_utility_delta": r["memory_utility_delta"], "gate": r["gate"],
+                            "errors": r["errors"], "restarts": r.get("restarts"),
+                            "erasure_at_rest": r.get("erasure_at_rest")} for r in rows}
     first = rows[0] if len(rows) == 1 else None
     status = run_status(rows)
-    blocking = sorted({f"{r['row']}:{b}" for r in rows for b in r["gate"]["blocking"]})
+    blocking = sorted({f"{row_key(r)}:{b}" for r in rows for b in r["gate"]["blocking"]})
     out = {"schema": "memlab.lifecycle-summary/1", "status": status, "fail_on": run.get("fail_on"),
            "scenarios": run.get("scenarios"), "seeds": run.get("seeds"),
            "gate": {"status": status, "blocking": blocking}, "rows": per_row,
            "judge_limits": rows[0]["judge_limits"] if rows else None}
     if first:  # one row: its figures at the top, as a CI job reads them
-        out.update({k: per_row[first["row"]][k] for k in ("checks", "current_fact_accuracy", "memory_utility_delta")})
+        out.update({k: per_row[row_key(first)][k] for k in ("checks", "current_fact_accuracy", "memory_utility_delta",
+                                                              "erasure_at_rest")})
     return out
 
 

@@ -3,8 +3,9 @@
 Checks, each failure a named ground: the manifest's digests (rows over RFC 8785, evidence byte
 for byte), nothing extra or missing, the signature, and every row re-derived from the saved
 scenarios and answers (the ledger replayed, every query judged again, the counts and the gate
-recomputed) equal to the row as stated. What the row says about its SUT comes from run.json
-(evidence), never from the row itself.
+recomputed, the restarts and the erasure-at-rest summary summed again from the saved scans)
+equal to the row as stated. What the row says about its SUT comes from run.json (evidence),
+never from the row itself; each (row, position) is matched to its own meta by ``row_key``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lab.lifecycle.results import MANIFEST_SCHEMA, evidence_files, rederive
+from lab.lifecycle.results import MANIFEST_SCHEMA, evidence_files, rederive, row_key
 from lab.resultset import signing
 from lab.resultset.loading import Unreadable
 from lab.resultset.pins import file_digest
@@ -56,7 +57,8 @@ def verify_lifecycle(root: Path, pubkey: Any = None) -> LifecycleVerification:
     result = LifecycleVerification(root, manifest)
     _signature(result, pubkey)
     _evidence(result)
-    metas = {m.get("row"): m for m in run.get("rows", []) if isinstance(m, dict)} if run.get("kind") == "lifecycle" else {}
+    metas = ({row_key(m): m for m in run.get("rows", []) if isinstance(m, dict) and m.get("row")}
+             if run.get("kind") == "lifecycle" else {})
     if not metas:
         result.add("run-malformed", "run.json", "no kind: lifecycle with a list of rows and their SUT facts")
     listed = set()
@@ -79,10 +81,13 @@ def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, 
     result.rows += 1
     if digest(row) != entry.get("digest"):
         result.add("digest-mismatch", file, f"digest {digest(row)} differs from the manifest's {entry.get('digest')}")
-    meta = metas.get(row.get("row"))
+    meta = metas.get(row_key(row)) if row.get("row") else None
     if meta is None:
-        result.add("row-malformed", file, f"row {row.get('row')!r} is not among run.json's rows")
+        result.add("row-malformed", file, f"row {row.get('row')!r} at position {row.get('position')!r} "
+                                          "is not among run.json's rows")
         return
+    if file != f"rows/{row_key(row)}.json":
+        result.add("row-malformed", file, f"holds {row_key(row)}, so its file is rows/{row_key(row)}.json")
     again = rederive(result.root, meta, fail_on)
     if digest(again) != digest(row):
         differ = sorted(k for k in set(again) | set(row) if again.get(k) != row.get(k))

@@ -26,10 +26,11 @@ Every error names the file, the line, the field and the fix. A profile::
                                           # the edit and is read without a restart (its own row)
     measurements: [at_rest, lifecycle]    # which measurements the row takes (default [at_rest]);
                                           # a lifecycle-only row has no store:
-    lifecycle: {capabilities: [ttl, tenants, update], scope: separate}
+    lifecycle: {capabilities: [ttl, tenants, update, erase], scope: separate}
                                           # what the lifecycle gate may ask: TTL with logical time,
                                           # tenant and user kept apart (else scope: folded into
-                                          # one context "tenant/user"), the SUT's own update
+                                          # one context "tenant/user"), the SUT's own update,
+                                          # erase: one record erased by the SUT (else deletes are NOT TESTED)
 """
 
 from __future__ import annotations

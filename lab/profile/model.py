@@ -24,8 +24,9 @@ TOP_FIELDS = {
 POSITIONS = ("stopped", "alive")
 #: The two measurements of the lab: at rest (METHOD.md) and the lifecycle gate (LIFECYCLE.md).
 MEASUREMENTS = ("at_rest", "lifecycle")
-#: What a SUT may offer the lifecycle gate: TTL with logical time, tenant and user kept apart, its own update.
-LIFECYCLE_CAPABILITIES = ("ttl", "tenants", "update")
+#: What a SUT may offer the lifecycle gate: TTL with logical time, tenant and user kept apart, its own
+#: update, and per-record erasure (``erase``; without it the gate does not send deletes or rescopes).
+LIFECYCLE_CAPABILITIES = ("ttl", "tenants", "update", "erase")
 
 
 #: Backend kinds a store may live in (the runtime starts them; lab.runtime.services).

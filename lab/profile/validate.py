@@ -203,7 +203,8 @@ class Validator(FieldChecks):
         caps = raw.get("capabilities", [])
         if not isinstance(caps, list) or any(c not in LIFECYCLE_CAPABILITIES for c in caps):
             raise self.fail("lifecycle.capabilities", f"must be a list of {list(LIFECYCLE_CAPABILITIES)}",
-                            "e.g. capabilities: [ttl, tenants]")
+                            "e.g. capabilities: [ttl, tenants, erase] (erase: per-record erasure; "
+                            "a SUT that erases whole contexts only leaves it out)")
         scope = raw.get("scope", "separate" if "tenants" in caps else "folded")
         if scope not in ("separate", "folded") or (scope == "separate") != ("tenants" in caps):
             raise self.fail("lifecycle.scope", "scope is separate (with the tenants capability) or folded "

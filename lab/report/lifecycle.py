@@ -1,8 +1,12 @@
 """Lifecycle reports: the terminal table, Markdown and JUnit XML of a lifecycle result set.
 
 Every report states the judge's recall limit (a paraphrased value is not recognised) and what
-NOT TESTED means; JUnit has a test suite per row and a test case per check: a FAIL is a
-``<failure>``, NOT TESTED ``<skipped>`` (never a pass), a harness error an ``<error>``.
+NOT TESTED means; JUnit has a test suite per (row, position) and a test case per check: a FAIL
+is a ``<failure>``, NOT TESTED ``<skipped>`` (never a pass), a harness error an ``<error>``.
+Each position of a row is its own line, next to the other (``row@live``, ``row@restarted``),
+never merged. Erasure at rest is a storage finding beside the checks, never in the gate: a
+column and a paragraph per row, and in JUnit a test case that passes with the finding in
+``<system-out>``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from lab.lifecycle.judge import CHECKS
+from lab.lifecycle.results import row_key
 
 _STYLE = {"PASS": "bold green", "FAIL": "bold red", "NOT TESTED": "dim", "INCONCLUSIVE": "yellow", "error": "magenta"}
 NOT_TESTED_NOTE = ("NOT TESTED: the check had no opportunity in the pack, or the SUT cannot express it "
@@ -37,6 +42,61 @@ def delta_text(delta: Any) -> str:
     return "–" if delta is None else f"{delta:+.2f}"
 
 
+def erasure_text(row: dict[str, Any]) -> str:
+    """The erasure-at-rest counts of a row in a few words (``–`` with no delete sent)."""
+    e = row.get("erasure_at_rest") or {}
+    if not e.get("deletes"):
+        return f"– ({e['not_applied']} deletes not sent)" if e.get("not_applied") else "–"
+    if e.get("not_measured") == e["deletes"]:
+        return f"not measured ({e['deletes']} deletes)"
+    parts = [f"{e['present']}/{e['scanned']} present"]
+    parts += [f"{e[k]} {k.replace('_', ' ')}" for k in ("not_attributable", "not_measured") if e.get(k)]
+    return ", ".join(parts)
+
+
+def restart_text(row: dict[str, Any]) -> str:
+    """``N restarts, median X s`` (empty for a live row)."""
+    r = row.get("restarts") or {}
+    return f"{r['count']} restarts, median {r['median_seconds']:.3f} s" if r.get("count") else ""
+
+
+def hit_text(hit: dict[str, Any]) -> str:
+    """One hit: ``volume/file @ offset (encoding)``."""
+    return f"{hit['volume']}/{hit['file']} @ {hit['offset']} ({hit['encoding']})"
+
+
+def erasure_counts(e: dict[str, Any]) -> str:
+    """Every count of a row's erasure-at-rest summary, in one sentence."""
+    return (f"{e['deletes']} deletes: {e['present']} present, {e['not_found']} not found, {e['not_attributable']} "
+            f"not attributable, {e['not_measured']} not measured, {e['not_applied']} not sent; {e['files']} files "
+            f"({e['bytes']} bytes) read over {e['scanned']} scans"
+            + (f", {e['skipped_files']} files skipped (over 256 MiB)" if e.get("skipped_files") else "")
+            + (f", {e['unreadable_files']} files unreadable" if e.get("unreadable_files") else ""))
+
+
+def erasure_lines(row: dict[str, Any], limit: int = 50) -> list[str]:
+    """What the erasure scans found, in plain lines: the counts, each present value with its hits."""
+    e = row.get("erasure_at_rest") or {}
+    if not e:
+        return []
+    lines = [f"erasure at rest (raw byte scan of the volumes after each delete; not part of the gate): "
+             f"{erasure_counts(e)}"]
+    if e.get("not_measured"):
+        lines.append("not measured: the adapter exposes no volumes")
+    for item in e.get("evidence", [])[:limit]:
+        shown = ", ".join(hit_text(h) for h in item["hits"][:5])
+        more = f" (+{item['hit_count'] - 5} more)" if item["hit_count"] > 5 else ""
+        lines.append(f"present: {item['value']!r} (key {item['key']}) after {item['scenario']} seed {item['seed']} "
+                     f"step {item['step']}: {shown}{more}")
+    if len(e.get("evidence", [])) > limit:
+        lines.append(f"… {len(e['evidence']) - limit} more in rows/{row_key(row)}.json")
+    lines += [f"inconsistent scan: {p['scenario']} seed {p['seed']} step {p['step']}: {p['message']}"
+              for p in e.get("problems", [])]
+    if e.get("not_found"):
+        lines.append(f"not found means {e['note']}")
+    return lines
+
+
 def check_names(rows: list[dict[str, Any]]) -> list[str]:
     """The checks the rows carry, P1 first, in the order LIFECYCLE.md lists them."""
     present = set(rows[0]["checks"]) if rows else set()
@@ -50,7 +110,7 @@ def table(rows: list[dict[str, Any]]) -> Table:
     names = check_names(rows)
     for name in names:
         out.add_column(f"{name} ({rows[0]['checks'][name]['severity']})", justify="center")
-    for col in ("current facts", "utility Δ", "gate"):
+    for col in ("current facts", "utility Δ", "gate", "erasure at rest"):
         out.add_column(col, justify="center")
     for row in rows:
         cells = []
@@ -59,8 +119,8 @@ def table(rows: list[dict[str, Any]]) -> Table:
             cells.append(f"[{_STYLE.get(check['status'], '')}]{check['status']}[/]\n{rate_text(check)}")
         status = row["status"]
         cells += [accuracy_text(row["current_fact_accuracy"]), delta_text(row["memory_utility_delta"]),
-                  f"[{_STYLE.get(status, '')}]{status}[/]"]
-        out.add_row(row["row"], *cells)
+                  f"[{_STYLE.get(status, '')}]{status}[/]", erasure_text(row)]
+        out.add_row(row_key(row), *cells)
     return out
 
 
@@ -68,16 +128,18 @@ def print_report(rows: list[dict[str, Any]], run: dict[str, Any], console: Conso
     """The table, then per row what blocks, what is unstable, the errors, and the judge's limits."""
     console.print(table(rows))
     for row in rows:
-        gate = row["gate"]
+        gate, key = row["gate"], row_key(row)
         for reason in gate.get("reasons", []):
-            console.print(f"  {row['row']}: {reason}")
+            console.print(f"  {key}: {reason}", markup=False, highlight=False)
         if gate.get("unstable"):
-            console.print(f"  {row['row']}: [yellow]unstable across seeds[/]: {', '.join(gate['unstable'])}")
+            console.print(f"  {key}: [yellow]unstable across seeds[/]: {', '.join(gate['unstable'])}")
         for err in row["errors"][:5]:
-            console.print(f"  {row['row']}: [magenta]harness error[/] {err['scenario']} seed {err['seed']}: "
+            console.print(f"  {key}: [magenta]harness error[/] {err['scenario']} seed {err['seed']}: "
                           f"{err['message']}")
         if len(row["errors"]) > 5:
-            console.print(f"  {row['row']}: … {len(row['errors']) - 5} more harness errors (rows/{row['row']}.json)")
+            console.print(f"  {key}: … {len(row['errors']) - 5} more harness errors (rows/{key}.json)")
+        for line in ([restart_text(row)] if restart_text(row) else []) + erasure_lines(row, limit=3):
+            console.print(f"  {key}: {line}", markup=False, highlight=False)
     console.print(f"[dim]{rows[0]['judge_limits'] if rows else ''}\n{NOT_TESTED_NOTE}[/]")
 
 
@@ -87,22 +149,25 @@ def markdown(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
     lines = ["# memlab lifecycle gate", "",
              f"Run {run.get('run_id')} · {run.get('scenarios')} scenarios × {run.get('seeds')} seed(s) · "
              f"fail on {run.get('fail_on')} · runtime {run.get('runtime')} · lab {(run.get('lab') or {}).get('commit')}",
-             "", "| row | " + " | ".join(names) + " | current facts | utility Δ | gate |",
-             "|---|" + "---|" * (len(names) + 3)]
+             "", "| row | " + " | ".join(names) + " | current facts | utility Δ | gate | erasure at rest |",
+             "|---|" + "---|" * (len(names) + 4)]
     for row in rows:
         cells = [f"{row['checks'][n]['status']} {rate_text(row['checks'][n])}" for n in names]
-        lines.append(f"| {row['row']} | " + " | ".join(cells) + f" | {accuracy_text(row['current_fact_accuracy'])} | "
-                     f"{delta_text(row['memory_utility_delta'])} | **{row['status']}** |")
+        lines.append(f"| {row_key(row)} | " + " | ".join(cells) + f" | {accuracy_text(row['current_fact_accuracy'])} | "
+                     f"{delta_text(row['memory_utility_delta'])} | **{row['status']}** | {erasure_text(row)} |")
     for row in rows:
-        lines += ["", f"## {row['row']}", ""]
+        lines += ["", f"## {row_key(row)}", ""]
         lines += [f"- {reason}" for reason in row["gate"].get("reasons", [])]
+        lines += [f"- {restart_text(row)} (the SUT and its services stopped and started after every mutation)"
+                  ] if restart_text(row) else []
+        lines += [f"- {_one_line(line, 400)}" for line in erasure_lines(row)]
         lines += [f"- harness error: {e['scenario']} seed {e['seed']}: {e['message']}" for e in row["errors"]]
         for f in row["findings"][:50]:
             lines.append(f"- **{f['check']}** ({f['severity']}) in `{f['scenario']}` seed {f['seed']} step {f['step']}: "
                          f"asked “{f['prompt']}”, the served answer used `{f['value']}` ({f['label']}, key "
                          f"`{f['key']}`) — served: `{_one_line(f['served'])}`")
         if len(row["findings"]) > 50:
-            lines.append(f"- … {len(row['findings']) - 50} more findings in rows/{row['row']}.json")
+            lines.append(f"- … {len(row['findings']) - 50} more findings in rows/{row_key(row)}.json")
         if not row["findings"] and not row["errors"]:
             lines.append("No finding.")
     lines += ["", rows[0]["judge_limits"] if rows else "", "", NOT_TESTED_NOTE, ""]
@@ -113,11 +178,11 @@ def junit(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
     """JUnit XML: a suite per row, a case per check (FAIL a failure, NOT TESTED skipped)."""
     suites = ET.Element("testsuites", name="memlab lifecycle")
     for row in rows:
-        suite = ET.SubElement(suites, "testsuite", name=f"lifecycle {row['row']}")
+        suite = ET.SubElement(suites, "testsuite", name=f"lifecycle {row_key(row)}")
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for name, check in row["checks"].items():
             counts["tests"] += 1
-            case = ET.SubElement(suite, "testcase", classname=f"lifecycle.{row['row']}", name=name, time="0")
+            case = ET.SubElement(suite, "testcase", classname=f"lifecycle.{row_key(row)}", name=name, time="0")
             detail = "\n".join(f"{f['scenario']} seed {f['seed']} step {f['step']}: {f['value']} ({f['label']})"
                                for f in row["findings"] if f["check"] == name)
             if row["errors"]:
@@ -131,6 +196,11 @@ def junit(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
             elif check["status"] == "NOT TESTED":
                 counts["skipped"] += 1
                 ET.SubElement(case, "skipped", message=f"NOT TESTED: {check.get('reason', '')}")
+        if row.get("erasure_at_rest"):  # a finding, not a check: it passes, and says what it found
+            counts["tests"] += 1
+            case = ET.SubElement(suite, "testcase", classname=f"lifecycle.{row_key(row)}", name="erasure_at_rest",
+                                 time="0")
+            ET.SubElement(case, "system-out").text = "\n".join(erasure_lines(row, limit=200))
         for key, value in counts.items():
             suite.set(key, str(value))
     ET.indent(suites)

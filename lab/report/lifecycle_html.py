@@ -1,5 +1,7 @@
-"""The lifecycle gate as one static HTML page: the checks table, then every finding with the
-query, what was served (the value that drove it marked) and the value's label.
+"""The lifecycle gate as one static HTML page: the checks table (each position of a row its own
+line, side by side), then per row the restarts, erasure at rest (every hit: volume, file, byte
+offset, encoding and the bytes around it) and every finding with the query, what was served
+(the value that drove it marked) and the value's label.
 
 No script and no external asset, as the at-rest report: the page works from a file, a CI
 artifact or a mail attachment.
@@ -11,7 +13,9 @@ import re
 from html import escape
 from typing import Any
 
-from lab.report.lifecycle import NOT_TESTED_NOTE, accuracy_text, check_names, delta_text, rate_text
+from lab.lifecycle.results import row_key
+from lab.report.lifecycle import (NOT_TESTED_NOTE, accuracy_text, check_names, delta_text, erasure_counts,
+                                  erasure_text, rate_text, restart_text)
 
 _COLOURS = {"PASS": "#116329", "FAIL": "#cf222e", "NOT TESTED": "#8c959f", "INCONCLUSIVE": "#bf8700",
             "error": "#8250df"}
@@ -36,7 +40,7 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
              f" · fail on {escape(str(run.get('fail_on')))} · runtime {escape(str(run.get('runtime')))}")
     return (f"<!doctype html><html lang=en><meta charset=utf-8><title>memlab lifecycle gate</title>"
             f"<style>{_CSS}</style><h1>memlab lifecycle gate</h1><p class=muted>{facts}</p>"
-            f"<table><tr><th>row</th>{head}<th>current facts</th><th>utility Δ</th><th>gate</th></tr>{body}</table>"
+            f"<table><tr><th>row</th>{head}<th>current facts</th><th>utility Δ</th><th>gate</th><th>erasure at rest</th></tr>{body}</table>"
             f"<p class=muted>{limits}<br>{escape(NOT_TESTED_NOTE)}</p>{findings}</html>\n")
 
 
@@ -48,13 +52,40 @@ def _status_cell(status: str, text: str = "") -> str:
 
 def _row(row: dict[str, Any], names: list[str]) -> str:
     cells = "".join(_status_cell(row["checks"][n]["status"], rate_text(row["checks"][n])) for n in names)
-    return (f"<tr><th><a href='#r-{escape(row['row'])}'>{escape(row['row'])}</a></th>{cells}"
+    key = escape(row_key(row))
+    return (f"<tr><th><a href='#r-{key}'>{key}</a></th>{cells}"
             f"<td>{escape(accuracy_text(row['current_fact_accuracy']))}</td>"
-            f"<td>{escape(delta_text(row['memory_utility_delta']))}</td>{_status_cell(row['status'])}</tr>")
+            f"<td>{escape(delta_text(row['memory_utility_delta']))}</td>{_status_cell(row['status'])}"
+            f"<td>{escape(erasure_text(row))}</td></tr>")
+
+
+def _erasure(row: dict[str, Any]) -> str:
+    """Restarts, then erasure at rest: the counts, each present value with every hit, the caveat."""
+    e = row.get("erasure_at_rest") or {}
+    parts = [f"<p>{escape(restart_text(row))}</p>"] if restart_text(row) else []
+    if not e:
+        return "".join(parts)
+    parts.append(f"<p><b>erasure at rest</b> (a raw byte scan of the volumes after each delete; a storage "
+                 f"finding, not part of the gate): {escape(erasure_counts(e))}</p>")
+    for item in e.get("evidence", []):
+        hits = "".join(f"<tr><td>{escape(h['volume'])}</td><td>{escape(h['file'])}</td><td>{h['offset']}</td>"
+                       f"<td>{escape(h['encoding'])}</td><td><code>{escape(h.get('context', ''))}</code></td></tr>"
+                       for h in item["hits"])
+        parts.append(f"<div class=f><h3>still on disk: <mark>{escape(item['value'])}</mark> (key "
+                     f"{escape(str(item['key']))}) · {escape(item['scenario'])} · seed {item['seed']} · step "
+                     f"{item['step']}</h3><div class=muted>scanned {escape(str(item.get('when')))}; "
+                     f"{item['hit_count']} hit(s)</div><table><tr><th>volume</th><th>file</th><th>offset</th>"
+                     f"<th>encoding</th><th>bytes around</th></tr>{hits}</table></div>")
+    parts += [f"<p><b>inconsistent scan</b> {escape(p['scenario'])} seed {p['seed']} step {p['step']}: "
+              f"{escape(p['message'])}</p>" for p in e.get("problems", [])]
+    if e.get("not_found"):
+        parts.append(f"<p class=muted>not found means {escape(e['note'])}</p>")
+    return "".join(parts)
 
 
 def _findings(row: dict[str, Any]) -> str:
-    parts = [f"<h2 id='r-{escape(row['row'])}'>{escape(row['row'])}: {escape(row['status'])}</h2>"]
+    key = escape(row_key(row))
+    parts = [f"<h2 id='r-{key}'>{key}: {escape(row['status'])}</h2>", _erasure(row)]
     parts += [f"<p>{escape(r)}</p>" for r in row["gate"].get("reasons", [])]
     parts += [f"<p><b>harness error</b> {escape(e['scenario'])} seed {e['seed']}: {escape(e['message'])}</p>"
               for e in row["errors"]]

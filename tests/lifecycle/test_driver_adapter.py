@@ -98,14 +98,14 @@ def test_ttl_expires_in_strict_only(start):
 
 
 def test_correct_uses_the_suts_own_update_when_declared(start):
-    sut = start("lifecycle-strict", capabilities=["ttl", "tenants", "update"])
+    sut = start("lifecycle-strict", capabilities=["ttl", "tenants", "update", "erase"])
     first = sut.write(ALICE, "office", "Lisbon", None).raw["record"]["id"]
     ack = sut.correct(ALICE, "office", "Porto")
     assert ack.raw["record"]["id"] == first  # updated in place, not a second record
     assert served(sut) == ["Porto"]
     sut.delete(ALICE, "office")
     assert served(sut) == []
-    naive = start("lifecycle-naive", capabilities=["ttl", "tenants", "update"])
+    naive = start("lifecycle-naive", capabilities=["ttl", "tenants", "update", "erase"])
     naive.write(ALICE, "office", "Lisbon", 2)
     assert naive.correct(ALICE, "office", "Porto").raw["record"]["id"] == "2"  # a new value beside the old
     assert served(naive) == ["Lisbon", "Porto"]
@@ -137,7 +137,7 @@ def test_one_process_serves_every_namespace_and_close_stops_it(start):
     assert served(sut) == [] and sut.sut.client.pid == pid
     described = sut.describe()
     assert described["sut"] == "memlab-lifecycle-reference" and described["runtime"] == "local"
-    assert described["capabilities"] == ["tenants", "ttl"] and described["scope"].startswith("separate")
+    assert described["capabilities"] == ["erase", "tenants", "ttl"] and described["scope"].startswith("separate")
     sut.close()
     assert wait_gone(pid)
 

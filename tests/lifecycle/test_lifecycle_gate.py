@@ -55,7 +55,7 @@ def rate(summary, name):
 
 def test_naive_fails_on_stale_deleted_and_expired_values_and_leaks_no_scope(naive):
     summary, _ = naive
-    assert summary["gate"]["status"] == "FAIL" and "lifecycle-naive:deletion_residue" in summary["gate"]["blocking"]
+    assert summary["gate"]["status"] == "FAIL" and "lifecycle-naive@live:deletion_residue" in summary["gate"]["blocking"]
     assert [rate(summary, n) for n in ("stale_reuse", "deletion_residue", "expiry_leak")] == [1.0, 1.0, 1.0]
     assert rate(summary, "scope_leakage") == 0.0
     assert summary["current_fact_accuracy"]["hits"] == summary["current_fact_accuracy"]["opportunities"] > 0
@@ -66,7 +66,7 @@ def test_leaky_adds_scope_leakage(leaky):
     summary, _ = leaky
     assert summary["checks"]["scope_leakage"]["status"] == "FAIL"
     assert 0 < rate(summary, "scope_leakage") < 1
-    assert "lifecycle-leaky:scope_leakage" in summary["gate"]["blocking"]
+    assert "lifecycle-leaky@live:scope_leakage" in summary["gate"]["blocking"]
 
 
 def test_strict_passes_with_every_current_fact_and_a_full_utility_delta(strict):
@@ -83,7 +83,7 @@ def test_the_result_set_verifies_and_every_report_is_written(strict):
     assert "VERIFIED" in memlab("verify", out, check_rc=0).stdout
     for name in ("report.md", "junit.xml", "report.html", "summary.json", "manifest.json"):
         assert (out / name).is_file(), name
-    row = json.loads((out / "rows" / "lifecycle-strict.json").read_text())
+    row = json.loads((out / "rows" / "lifecycle-strict@live.json").read_text())
     assert len(row["per_seed"]) == 2 and row["gate"]["unstable"] == []
 
 
@@ -91,7 +91,7 @@ def test_a_tampered_served_answer_or_row_is_rejected_with_its_ground(naive, tmp_
     _, out = naive
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
-    obs = sorted((copy / "observations" / "lifecycle-naive").glob("*.json"))[0]
+    obs = sorted((copy / "observations" / "lifecycle-naive@live").glob("*.json"))[0]
     data = json.loads(obs.read_text())
     data["queries"][0]["served"]["text"] = ""  # the SUT "served nothing": the counts must change
     obs.write_text(json.dumps(data))
@@ -99,7 +99,7 @@ def test_a_tampered_served_answer_or_row_is_rejected_with_its_ground(naive, tmp_
     assert "digest-mismatch" in done and "row-not-derivable" in done
     row_copy = tmp_path / "row"
     shutil.copytree(out, row_copy)
-    path = row_copy / "rows" / "lifecycle-naive.json"
+    path = row_copy / "rows" / "lifecycle-naive@live.json"
     row = json.loads(path.read_text())
     row["checks"]["deletion_residue"]["violations"] = 0
     path.write_text(json.dumps(row))
@@ -109,7 +109,7 @@ def test_a_tampered_served_answer_or_row_is_rejected_with_its_ground(naive, tmp_
 def test_the_findings_name_the_query_what_was_served_and_the_value_that_drove_it(naive):
     _, out = naive
     html = (out / "report.html").read_text()
-    row = json.loads((out / "rows" / "lifecycle-naive.json").read_text())
+    row = json.loads((out / "rows" / "lifecycle-naive@live.json").read_text())
     finding = next(f for f in row["findings"] if f["check"] == "deletion_residue")
     assert finding["value"] in finding["served"] and finding["label"] == "deleted" and finding["prompt"]
     assert f"<mark>{finding['value']}</mark>" in html

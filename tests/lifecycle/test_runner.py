@@ -22,7 +22,7 @@ class FakeAdapter:
 
     name = "fake"
 
-    def __init__(self, capabilities=("ttl", "tenants"), fail: str | None = None):
+    def __init__(self, capabilities=("ttl", "tenants", "erase"), fail: str | None = None):
         self.capabilities = frozenset(capabilities)
         self.fail, self.calls, self.values = fail, [], {}
 
@@ -81,8 +81,9 @@ DEMO = scenario(("write", {"key": "office", "value": "Lisbon", "ttl_steps": 2}),
 def test_an_observation_holds_every_ack_and_every_served_answer():
     fake = FakeAdapter()
     obs = run_scenario(fake, DEMO, 3, "s3-demo")
-    assert {k: obs[k] for k in ("scenario", "seed", "namespace", "adapter", "skipped", "error")} == {
-        "scenario": "demo", "seed": 3, "namespace": "s3-demo", "adapter": "fake", "skipped": [], "error": None}
+    assert {k: obs[k] for k in ("scenario", "seed", "namespace", "position", "adapter", "skipped", "error")} == {
+        "scenario": "demo", "seed": 3, "namespace": "s3-demo", "position": "live", "adapter": "fake", "skipped": [],
+        "error": None}
     assert [(s["index"], s["op"], s.get("key")) for s in obs["steps"]] == [
         (0, "write", "office"), (1, "correct", "office"), (2, "advance_time", None), (4, "delete", "office")]
     assert obs["steps"][0] == {"index": 0, "op": "write", "scope": {"tenant_id": "acme", "user_id": "alice"},
@@ -97,11 +98,11 @@ def test_an_observation_holds_every_ack_and_every_served_answer():
 
 
 def test_without_ttl_advance_time_is_skipped_and_a_ttl_write_happens_without_ttl():
-    fake = FakeAdapter(capabilities=("tenants",))
+    fake = FakeAdapter(capabilities=("tenants", "erase"))
     obs = run_scenario(fake, DEMO, 0, "s0-demo")
     assert obs["skipped"] == [
-        {"index": 0, "op": "write", "reason": "the SUT declares no TTL: written without ttl_steps 2"},
-        {"index": 2, "op": "advance_time", "reason": "the SUT declares no TTL"}]
+        {"index": 0, "op": "write", "reason": "the SUT declares no TTL: written without ttl_steps 2", "applied": True},
+        {"index": 2, "op": "advance_time", "reason": "the SUT declares no TTL", "applied": False}]
     assert ("write", ALICE, "office", "Lisbon", None) in fake.calls
     assert not any(call[0] == "advance_time" for call in fake.calls) and obs["error"] is None
 
@@ -137,7 +138,7 @@ def test_rescope_deletes_at_the_old_scope_and_writes_the_value_with_its_ttl_left
     rescope = obs["steps"][2]
     assert rescope["to"] == {"tenant_id": "acme", "user_id": "bob"}
     assert rescope["ack"]["raw"] == {"op": "delete"} and rescope["write_ack"]["raw"] == {"op": "write"}
-    assert obs["skipped"] == [{"index": 4, "op": "rescope",
+    assert obs["skipped"] == [{"index": 4, "op": "rescope", "applied": True,
                                "reason": "nothing current to move for 'office': only the delete was sent"}]
 
 

@@ -11,21 +11,40 @@ latency: a harness fault, never a verdict. The harness confirms its own
 mutations from their acknowledgement and never polls a query until an expected
 value appears.
 
+Two optional parts, for the lab's additions (LIFECYCLE.md): ``volumes()`` (volume name ->
+host folder of the SUT's raw store, scanned for erasure at rest; see :func:`volumes_of`)
+and ``restart(while_stopped=None)`` (stop the SUT and its services, call ``while_stopped``,
+start it as a new process; see :func:`can_restart`). An adapter without them (the HTTP
+shim) is not scanned and cannot take the restarted position.
+
 May import: the standard library and ``lab.lifecycle.scenario`` (types only).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the Scope type lives in scenario.py; only annotations use it here
     from lab.lifecycle.scenario import Scope
 
-__all__ = ["Ack", "Adapter", "AdapterError", "CAPABILITIES", "Served"]
+__all__ = ["Ack", "Adapter", "AdapterError", "CAPABILITIES", "Served", "can_restart", "volumes_of"]
 
 #: What an adapter may declare: TTL + advance_time; its own update for
-#: ``correct``; tenant and user kept apart (else folded into one context).
-CAPABILITIES = frozenset({"ttl", "update", "tenants"})
+#: ``correct``; tenant and user kept apart (else folded into one context);
+#: per-record erasure for ``delete`` (without it deletes and rescopes are not sent).
+CAPABILITIES = frozenset({"ttl", "update", "tenants", "erase"})
+
+
+def volumes_of(adapter: object) -> dict[str, Path]:
+    """The adapter's volumes (name -> host folder); {} when it exposes none."""
+    get = getattr(adapter, "volumes", None)
+    return dict(get()) if callable(get) else {}
+
+
+def can_restart(adapter: object) -> bool:
+    """Whether the adapter can stop its SUT and start it as a new process."""
+    return callable(getattr(adapter, "restart", None)) and getattr(adapter, "restartable", True)
 
 
 @dataclass(frozen=True)

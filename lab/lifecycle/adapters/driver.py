@@ -8,11 +8,14 @@ the namespace. The ops map onto the driver protocol's lifecycle additions::
     write        -> write {context, text: value, meta: {key, ttl_steps?}, scope?}
     correct      -> update of each record carrying the key (capability "update"), else a write
     delete       -> erase of each record id carrying the key in that scope (ids from the write
-                    answers); the erase answer must name them
+                    answers); the erase answer must name them (capability "erase")
     query        -> read {context, query: prompt, scope?}
     advance_time -> advance_time {steps} (capability "ttl")
 
-Without "tenants" a SUT gets one context ``tenant/user`` (no ``scope``); describe() says so::
+Without "tenants" a SUT gets one context ``tenant/user`` (no ``scope``); describe() says so.
+``volumes()`` names the host folders of the SUT's volumes (scanned for erasure at rest);
+``restart(while_stopped)`` stops the driver and the profile's services, calls ``while_stopped``
+(the scan) and starts both anew on the same folders (the restarted position)::
 
     registry = RunRegistry(new_run_id())
     with DriverAdapter(profile, get_runtime("local"), registry) as sut:
@@ -24,113 +27,17 @@ Without "tenants" a SUT gets one context ``tenant/user`` (no ``scope``); describ
 
 from __future__ import annotations
 
-import tempfile
-import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-import structlog
-
-from lab.driver import DriverClient, DriverError
 from lab.lifecycle.adapters import Ack, AdapterError, Served
+from lab.lifecycle.adapters.process import SutProcess
 from lab.lifecycle.scenario import Scope
 from lab.profile import Profile
-from lab.runtime import Prepared, Runtime
+from lab.runtime import Runtime
 from lab.runtime.housekeeping import RunRegistry
-from lab.runtime.services import ServiceError
 
-log = structlog.get_logger(__name__)
-
-class SutProcess:
-    """One running SUT (its services, then the driver) on the adapter's volumes."""
-
-    def __init__(self, profile: Profile, runtime: Runtime, registry: RunRegistry, logs_dir: Path | None = None):
-        self.profile, self.runtime, self.registry = profile, runtime, registry
-        self.work = Path(tempfile.mkdtemp(prefix=f"lifecycle-{profile.row}-", dir=registry.scratch_root))
-        self.logs_dir = Path(logs_dir) if logs_dir else self.work / "logs"
-        self.volumes = {name: self.work / "volumes" / name for name in profile.volumes}
-        self.prepared: Prepared | None = None
-        self.client: DriverClient | None = None
-        self.services: list = []
-        self.starts = 0
-        self.timings: dict[str, float] = {}
-        self.open_answer: dict[str, Any] = {}
-
-    @property
-    def log_path(self) -> Path:
-        """The log (stderr) of the current SUT process."""
-        return self.logs_dir / f"{self.profile.row}-{self.starts}.log"
-
-    def start(self) -> None:
-        """Prepare once, then start the services and a new driver process, and ``open`` it."""
-        began = time.monotonic()
-        if self.prepared is None:
-            for path in self.volumes.values():
-                path.mkdir(parents=True, exist_ok=True)
-            try:
-                self.prepared = self.runtime.prepare(self.profile)
-            except Exception as exc:  # a venv or image that cannot be built: the harness's fault
-                raise AdapterError(f"{self.profile.row}: the {self.runtime.name} runtime could not prepare the "
-                                   f"SUT: {exc}\n  fix: check {self.profile.driver_dir} (driver.py, "
-                                   "requirements.txt) and the runtime") from exc
-            self.timings["prepare"] = round(time.monotonic() - began, 6)
-            began = time.monotonic()
-        self.starts += 1
-        urls = self._start_services()
-        client = self.runtime.launch(self.prepared, self.volumes, self.work / f"scratch-{self.starts}",
-                                     self.log_path, self.registry.run_id)
-        client.on_start, client.on_stop = self.registry.track, self.registry.untrack
-        try:
-            self.client = client.start()
-        except DriverError as exc:
-            raise AdapterError(f"{self.profile.row}: the SUT did not start: {exc}{self.log_note('')}") from exc
-        extra = {"services": urls} if urls else {}
-        self.open_answer = self.call("open", "start", volumes=client.volume_paths,
-                                     config=self.profile.configuration, **extra)
-        if not self.open_answer["ok"]:
-            raise AdapterError(f"the SUT refused to open its store: {self.open_answer.get('error')}"
-                               f"{self.log_note()}\n  fix: check the profile's configuration and volumes")
-        self.timings["start"] = round(time.monotonic() - began, 6)
-        log.info("lifecycle.sut_started", row=self.profile.row, pid=self.client.pid, **self.timings)
-
-    def call(self, op: str, timeout_key: str = "op", **fields: Any) -> dict[str, Any]:
-        """One op with the profile's timeout; a DriverError becomes an AdapterError with the log."""
-        if self.client is None:
-            raise AdapterError(f"{op}: the SUT is not running\n  fix: call start() (or use `with`) first")
-        began = time.monotonic()
-        try:
-            return self.client.call(op, self.profile.timeouts[timeout_key], **fields)
-        except DriverError as exc:
-            raise AdapterError(f"{op} after {time.monotonic() - began:.3f} s: {exc}{self.log_note(exc.log_tail)}"
-                               ) from exc
-
-    def log_note(self, tail: str | None = None) -> str:
-        """Where the SUT's log is, and its last lines."""
-        tail = self.client.log_tail() if tail is None and self.client else tail or ""
-        lines = "".join(f"\n    {line}" for line in tail.splitlines()[-10:])
-        return f"\n  SUT log: {self.log_path}" + (f"\n  last lines:{lines}" if lines else "")
-
-    def stop(self) -> None:
-        """Stop the driver process, then its services."""
-        if self.client is not None:
-            self.client.stop()
-            self.client = None
-        for svc in reversed(self.services):
-            svc.stop()
-            self.registry.untrack(svc)
-        self.services = []
-
-    def _start_services(self) -> dict[str, str]:
-        for spec in self.profile.services:
-            log_path = self.logs_dir / f"{self.profile.row}-{spec.name}-{self.starts}.log"
-            try:
-                svc = self.runtime.start_service(spec, self.volumes[spec.volume], log_path, self.registry.run_id)
-            except ServiceError as exc:
-                raise AdapterError(f"service {spec.name} ({spec.kind}) did not start: {exc}\n"
-                                   f"  service log: {log_path}") from exc
-            self.services.append(svc)
-            self.registry.track(svc)
-        return {svc.spec.name: svc.url for svc in self.services}
+__all__ = ["DriverAdapter", "SutProcess", "lifecycle_of", "offered"]
 
 
 class DriverAdapter:
@@ -150,20 +57,20 @@ class DriverAdapter:
             self.sut.start()
             answer = self.sut.call("describe")
             self._describe = (answer.get("result") or {}) if answer["ok"] else {}
-            offered = (self._describe.get("capabilities") or {}).get("lifecycle")
-            if offered is not None and not self.capabilities <= set(offered):
-                raise AdapterError(f"{self.sut.profile.path}: lifecycle.capabilities declares "
-                                   f"{sorted(self.capabilities - set(offered))}, which the driver does not "
-                                   f"offer (it offers {sorted(offered)})\n  fix: declare only what it offers")
+            _check_offered(self.sut.profile, self.capabilities, self._describe)
         except Exception:
             self.close()
             raise
         return self
 
-    def restart(self) -> None:
-        """Stop the SUT and start it as a new process on the same volumes (the across-restarts mode)."""
-        self.sut.stop()
-        self.sut.start()
+    def restart(self, while_stopped: Callable[[], Any] | None = None) -> dict[str, float]:
+        """Stop the driver and its services, call ``while_stopped`` (nothing runs on the volumes
+        then), start both anew on the same volumes; seconds of the stop and of the start."""
+        return self.sut.restart(while_stopped)
+
+    def volumes(self) -> dict[str, Path]:
+        """The SUT's volumes: name -> host folder (every volume of the profile, services' included)."""
+        return dict(self.sut.volumes)
 
     @property
     def timings(self) -> dict[str, float]:
@@ -179,6 +86,7 @@ class DriverAdapter:
         return {"adapter": "driver", "row": self.name, "sut": self._describe.get("sut"),
                 "version": self._describe.get("version"), "libraries": self._describe.get("libraries", {}),
                 "capabilities": sorted(self.capabilities), "scope": scope, "driver": self._describe,
+                "erasure": (self._describe.get("capabilities") or {}).get("erasure"),
                 "runtime": prepared.runtime if prepared else None,
                 "packages": dict(prepared.packages) if prepared else {}}
 
@@ -207,6 +115,10 @@ class DriverAdapter:
 
     def delete(self, scope: Scope, key: str) -> Ack:
         """``erase`` of every record id carrying the key in the scope; each answer must name its id."""
+        if "erase" not in self.capabilities:
+            raise AdapterError(f"delete {key}: the row declares no per-record erasure (capability erase)\n"
+                               "  fix: the runner does not send deletes to such a row; declare erase only "
+                               "where the driver's erase removes one record")
         ids = self._ids.pop(self._where(scope, key), [])
         if not ids:
             return Ack(True, 0.0, {}, f"no record carries {key!r} in this scope: nothing to erase")
@@ -238,7 +150,7 @@ class DriverAdapter:
         self.sut.stop()
 
     def __enter__(self) -> "DriverAdapter":
-        return self.start()
+        return self if self.sut.client is not None else self.start()  # a started adapter is not started twice
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -274,6 +186,24 @@ class DriverAdapter:
             raise AdapterError(f"the {op} answer names no record id: {answer}\n"
                                f"  fix: the driver's {op} must return the record with its id")
         return str(rid)
+
+
+def offered(described: dict[str, Any]) -> frozenset[str] | None:
+    """What a driver's describe offers the lifecycle gate (None: it does not say). ``erase`` is
+    offered by ``capabilities.erasure: record`` too, so a driver of the protocol need not list it."""
+    caps = described.get("capabilities") or {}
+    if caps.get("lifecycle") is None:
+        return None
+    return frozenset(caps["lifecycle"]) | ({"erase"} if caps.get("erasure") == "record" else set())
+
+
+def _check_offered(profile: Profile, declared: frozenset[str], described: dict[str, Any]) -> None:
+    """A profile declaring more than the driver offers is refused at start (AdapterError)."""
+    offers = offered(described)
+    if offers is not None and not declared <= offers:
+        raise AdapterError(f"{profile.path}: lifecycle.capabilities declares {sorted(declared - offers)}, "
+                           f"which the driver does not offer (it offers {sorted(offers)})\n"
+                           "  fix: declare only what it offers")
 
 
 def lifecycle_of(profile: Profile) -> tuple[frozenset[str], str]:

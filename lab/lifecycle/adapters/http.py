@@ -1,5 +1,8 @@
 """HttpAdapter: a team's own memory service behind the HTTP shim contract (docs/lifecycle-http.md).
 
+The service is not the lab's to run: the adapter exposes no volumes (erasure at rest is not
+measured) and cannot restart it (no restarted position).
+
 Each op is one POST with a JSON body. A mutation is confirmed from its answer only (2xx and
 ``"ok": true``, an echoed key must match); anything else, or an answer slower than its
 timeout, raises :class:`HttpError` (an :class:`AdapterError`) naming the endpoint, the status,
@@ -92,7 +95,8 @@ class HttpAdapter:
                                f"  fix: export {exc.args[0]}=... before running") from None
         self.config = config
         self.name = f"http:{config.name}"
-        self.capabilities = frozenset({"update"} | {c for c, on in config.capabilities.items() if on})
+        # The contract's delete is per key: per-record erasure ("erase") is always there.
+        self.capabilities = frozenset({"update", "erase"} | {c for c, on in config.capabilities.items() if on})
         # Loopback is never proxied; elsewhere the environment's proxy settings apply.
         self._client = httpx.Client(headers=headers, transport=transport,
                                     trust_env=not _loopback(urlsplit(config.base_url).hostname))
