@@ -20,12 +20,12 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from lab.cli.results import err, fail, sign_key_option
-from lab.lifecycle.adapters.http_config import HttpConfigError, load_http_config
+from lab.lifecycle.adapters.http_config import load_http_config
 from lab.lifecycle.doctor import doctor
 from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
 from lab.lifecycle.results import summary_json
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
-from lab.profile import PROFILES_DIR, scan_profiles, select
+from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
 from lab.report import lifecycle as lifecycle_report
 from lab.report import lifecycle_html
 from lab.report.terminal import stdout_console
@@ -70,7 +70,7 @@ def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
     """Check a team's HTTP shim against the contract (it resets the store: use a test instance)."""
     try:
         cfg = load_http_config(config, base_url=base_url)
-    except HttpConfigError as exc:
+    except ProfileError as exc:  # HttpConfigError, or the file cannot be read
         fail(str(exc))
     report = doctor(cfg)
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else "\n".join(report.lines()))
@@ -115,7 +115,7 @@ def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: 
     if http_config is not None:
         try:
             targets += [http_target(load_http_config(http_config), where) for where in chosen]
-        except (HttpConfigError, ValueError) as exc:
+        except (ProfileError, ValueError) as exc:  # a bad config (HttpConfigError) or an unreadable file
             fail(str(exc))
     if patterns:
         runtime = _runtime(runtime_name)

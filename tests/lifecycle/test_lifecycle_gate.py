@@ -150,3 +150,11 @@ def test_the_gate_runs_a_teams_http_shim_and_fails_a_delete_that_does_nothing(tm
             config.write_text(shims.EXAMPLE_CONFIG.read_text().replace("http://127.0.0.1:8765", server.url))
             summary, _ = gate_run(tmp_path / f"rc{rc}", "--http", config, rc=rc)
         assert summary["checks"]["deletion_residue"]["status"] == ("PASS" if rc == 0 else "FAIL")
+
+
+def test_a_missing_or_bad_shim_config_is_an_input_error_never_a_traceback(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nbase_url: http://127.0.0.1:1\nbogus: 1\n")
+    for args in (("run", "--http"), ("doctor",)):
+        assert "cannot read" in memlab("lifecycle", *args, tmp_path / "absent.yaml", check_rc=2).stderr
+        assert "bad.yaml:3: bogus" in memlab("lifecycle", *args, bad, check_rc=2).stderr
