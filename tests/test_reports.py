@@ -4,16 +4,21 @@ import copy
 import os
 import re
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 from resultsets import ROOT, make_result_set, memlab, shared_cache
 
-from lab.cases import CASE_IDS
+from html import escape
+
+from lab.cases import BY_ID, CASE_IDS, GROUPS
 from lab.resultset.loading import load_rows, load_run
 from lab.report import html, junit, markdown
+from lab.report.common import CASE_SHORT, rate_groups
+from lab.report.html_evidence import flat
 
-SCREENSHOT = ROOT / "docs" / "report-screenshot.png"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -35,8 +40,9 @@ def rows(rs):
 
 def test_run_writes_the_three_reports_into_the_set(rs, rows):
     run = load_run(rs)
-    for name, render in (("report.md", markdown.render), ("junit.xml", junit.render), ("report.html", html.render)):
+    for name, render in (("report.md", markdown.render), ("junit.xml", junit.render)):
         assert (rs / name).read_text(encoding="utf-8") == render(rows, run), name
+    assert (rs / "report.html").read_text(encoding="utf-8") == html.render(rows, run, rs)
 
 
 @pytest.mark.parametrize("fmt,name", [("markdown", "r.md"), ("junit", "r.xml"), ("html", "r.html")])
@@ -92,8 +98,64 @@ def test_html_is_self_contained(rs):
 def test_html_escapes_what_a_sut_wrote(rows):
     row = copy.deepcopy(rows[0])
     row["cells"]["T1"]["reason"] = '<img src=x onerror="alert(1)">'
+    row["cells"]["T2"]["evidence"]["statements"] = ["</code><script>alert(1)</script>"]
+    row["cells"]["T3"]["evidence"]["signals"] = [{"level": "WARNING", "message": "<b>x</b>", "extra": "<u>"}]
+    row["notes"] = "<iframe>"
     page = html.render([row], {})
-    assert "<img" not in page and "&lt;img src=x" in page
+    assert not re.search(r"<img|<script|<iframe|<b>x|<u>", page) and "&lt;img src=x" in page
+    assert "&lt;/code&gt;&lt;script&gt;" in page and "&lt;iframe&gt;" in page
+
+
+def test_html_explains_itself_without_the_method(rs):
+    page = (rs / "report.html").read_text()
+    head = page[page.index("<thead>"):page.index("</thead>")]
+    for cid in CASE_IDS:  # every case by name and meaning in the matrix header itself
+        assert f"<b>{cid}</b>{escape(BY_ID[cid].name)}<i>{escape(CASE_SHORT[cid])}</i>" in head
+    legend = page[page.index('id="legend"'):page.index("<h2>Rows</h2>")]
+    for words in ("REP·a", "REPORTED at audit", "partial: 0.5", "not counted", "Observation classes",
+                  "a vendor client SDK", "head anchored off the store", "L3, and T9 REJECTED at the read point",
+                  "T1, T3, T5 REJECTED at the read point", "C3", "metric = "):
+        assert escape(words) in legend or words in legend, words
+
+
+def test_html_group_rates_only_where_they_add_information(rs, rows):
+    page = (rs / "report.html").read_text()
+    head = page[page.index("<thead>"):page.index("</thead>")]
+    assert rate_groups() == [g for g, ids in GROUPS.items() if len(ids) > 1] == ["T1-T5", "T6-T8"]
+    assert re.findall(r'<th title="the metric over [^"]*">([^<]+)</th>', head) == ["T1-T5", "T6-T8"]
+    first = page[page.index('<tr><td class="rk">'):]
+    first = first[:first.index("</tr>")]
+    assert first.count('class="num"') == 2 + 2  # metric, level, two group rates
+
+
+def test_html_cell_evidence_is_rendered_not_dumped(rs, rows):
+    page = (rs / "report.html").read_text()
+    i = next(n for n, r in enumerate(rows) if r["row"] == "reference-naive")
+    panel = page[page.index(f'id="d-{i}-T1"'):]
+    panel = panel[:panel.index("</section>")]
+    cell = rows[i]["cells"]["T1"]
+    assert "<pre><code>" + escape("\n".join(cell["evidence"]["statements"])) + "</code></pre>" in panel
+    intended = cell["evidence"]["intended"]
+    assert f'<mark>{intended["find"]}</mark>' in panel and f'<mark>{intended["replace"]}</mark>' in panel
+    assert "before the edit" in panel and "after the edit" in panel and '"records_before"' not in panel
+    assert '<ol class="served">' in panel and "{" not in re.sub(r"<style>.*?</style>", "", panel)
+    restore = page[page.index(f'id="d-{i}-T10"'):]
+    assert "after the SUT&#x27;s own op" in restore[:restore.index("</section>")]
+
+
+def test_html_has_a_section_per_row_with_configuration_and_notes(rs, rows):
+    page = (rs / "report.html").read_text()
+    for i, row in enumerate(rows):
+        section = page[page.index(f'<section class="row" id="r-{i}">'):]
+        section = section[:section.index("</section>")]
+        assert escape(row["notes"]) in section and "configuration" in section
+        for key, value in row["configuration"].items():
+            assert f"<tr><th>{key}</th><td>{escape(flat(value))}</td></tr>" in section
+
+
+def test_html_without_the_folder_keeps_to_the_row(rows):
+    page = html.render(rows, {})
+    assert "before the edit" not in page and "the edit landed" in page
 
 
 def _missing(what: str) -> None:
@@ -131,13 +193,69 @@ def test_html_in_headless_chromium_click_a_cell_to_open_its_detail(rs, rows, tmp
             detail.wait_for(state="visible", timeout=5000)
             text = detail.inner_text()
             assert "reference-naive@read · T1 content tamper — ACC" in text
-            assert "UPDATE" in text and "C3 evidence" in text and "served after the restart" in text
+            assert "UPDATE" in detail.locator("pre code").inner_text()  # the statements, as code
+            assert "c3: did the edit land?" in text.lower() and "served after the restart" in text.lower()
+            assert detail.locator("table.recs mark").first.is_visible()  # the records before/after
             assert not page.locator(f"#d-{i}-T2").is_visible()  # only the clicked cell opens
+            header = page.locator("#matrix thead").inner_text()
+            assert all(BY_ID[c].name in " ".join(header.split()) for c in CASE_IDS), header
+            legend = page.locator(".legend").inner_text()
+            assert "L4" in legend and "head anchored off the store" in legend and "T9 REJECTED" in legend
             shot = tmp_path / "report.png"
             page.screenshot(path=str(shot), full_page=False)
             assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
-            if os.environ.get("MEMLAB_UPDATE_SCREENSHOT"):
-                shutil.copyfile(shot, SCREENSHOT)
         finally:
             browser.close()
     assert requested == [url]  # no external asset was fetched
+
+
+def test_html_in_headless_chromium_a_row_name_opens_its_section(rs, rows):
+    sync_playwright, executable = _browser()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.goto((rs / "report.html").resolve().as_uri())
+            page.click("#matrix td.rk a >> nth=1")
+            assert page.evaluate("location.hash") == "#r-1"
+            section = page.locator("#r-1")
+            assert section.is_visible() and rows[1]["notes"] in section.inner_text()
+            section.locator("a[href='#d-1-T4']").click()
+            assert page.locator("#d-1-T4").is_visible()
+        finally:
+            browser.close()
+
+
+def test_the_screenshot_script_renders_the_current_code(rs, tmp_path):
+    """scripts/screenshots.py (which makes docs/report-screenshot.png) on a given set, into tmp_path."""
+    _, executable = _browser()
+    out = tmp_path / "shot.png"
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "screenshots.py"), str(rs), "--out", str(out),
+                           "--chromium", executable, "--width", "1200", "--height", "900"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def _readme_layout() -> list[str]:
+    """The paths of README's "The result set" block (``<row>`` and the like as placeholders)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("\n## The result set\n"):]
+    start = block.index("```\n") + 4
+    block = block[start:block.index("\n```", start)]
+    names = []
+    for line in block.splitlines():
+        words = line.split()
+        while words and not line.startswith(" "):  # "a, b, c  what they are": every path before the text
+            names.append(words[0].rstrip(","))
+            if not words.pop(0).endswith(","):
+                break
+    return names
+
+
+def test_readme_result_set_block_names_every_file_of_a_real_set(rs):
+    patterns = {name: re.compile(re.sub(r"<[a-z]+>", "[^/]+", re.escape(name)) + "$") for name in _readme_layout()}
+    files = [p.relative_to(rs).as_posix() for p in rs.rglob("*") if p.is_file()]
+    assert [f for f in files if not any(rx.match(f) for rx in patterns.values())] == []
+    unused = [n for n, rx in patterns.items() if not any(rx.match(f) for f in files)]
+    assert unused == ["manifest.sig"]  # the set is not signed

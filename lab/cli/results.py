@@ -22,7 +22,7 @@ from lab.resultset.compare import compare as compare_rows
 from lab.resultset.gate import FAIL_ON, LEVELS, evaluate
 from lab.resultset.loading import Unreadable, load_rows, load_run
 from lab.report.comparison import render as render_comparison
-from lab.report.files import DEFAULT_FILES, RENDERERS, write_reports
+from lab.report.files import DEFAULT_FILES, RENDERERS, render as render_report, write_reports
 from lab.report import lifecycle as lifecycle_report
 from lab.report import lifecycle_html
 from lab.report.terminal import print_matrix, stdout_console
@@ -235,7 +235,7 @@ def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
         with open(out, "w", encoding="utf-8") as fh:
             print_matrix(rows, Console(file=fh, width=170, color_system=None))
         return
-    _emit(RENDERERS[fmt](rows, run), out)
+    _emit(render_report(fmt, rows, run, result_dir), out)
 
 
 def _emit(text: str, out: Path | None) -> None:

@@ -14,11 +14,18 @@ RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
 DEFAULT_FILES = {"markdown": "report.md", "junit": "junit.xml", "html": "report.html"}
 
 
+def render(fmt: str, rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = None) -> str:
+    """One report as text; the HTML page also reads the records before and after each edit from ``root``."""
+    if fmt == "html":
+        return html.render(rows, run, root)
+    return RENDERERS[fmt](rows, run)
+
+
 def write_reports(root: Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> list[Path]:
     """Write report.md, junit.xml and report.html into ``root``; returns their paths."""
     written = []
     for fmt, name in DEFAULT_FILES.items():
         path = Path(root) / name
-        path.write_text(RENDERERS[fmt](rows, run), encoding="utf-8")
+        path.write_text(render(fmt, rows, run, root), encoding="utf-8")
         written.append(path)
     return written
