@@ -30,6 +30,7 @@ class SutProcess:
     def __init__(self, profile: Profile, runtime: Runtime, registry: RunRegistry, logs_dir: Path | None = None):
         self.profile, self.runtime, self.registry = profile, runtime, registry
         self.work = Path(tempfile.mkdtemp(prefix=f"lifecycle-{profile.row}-", dir=registry.scratch_root))
+        self.work.chmod(0o711)  # a service that runs as another user (initdb, postgres) must reach its volume
         self.logs_dir = Path(logs_dir) if logs_dir else self.work / "logs"
         self.volumes = {name: self.work / "volumes" / name for name in profile.volumes}
         self.prepared: Prepared | None = None
