@@ -3,8 +3,9 @@ HMAC-SHA256 hash chain (atelya-attest), optionally anchored in an external check
 (atelya-anchor). atelya attests and governs an op-log; it has no store of its own, so the driver
 is the application that keeps the op-log, as amem does: one ``{"op": "add", "id", "text",
 "created_at", "source", "ctx"}`` line per record in ``memory.oplog.jsonl`` (volume ``store``),
-``ctx`` naming the context. The atelya tools run in-process through their own CLI entry points
-(``amem_attest.main``, ``amem_anchor.main``, ``amem_governance.main``).
+``ctx`` naming the context (a lifecycle write adds amem's ``key``, ``<context>::<meta.key>``: ``replay``
+retires the active records of the same key in every context). The atelya tools run in-process
+through their own CLI entry points (``amem_attest.main``, ``amem_anchor.main``, ``amem_governance.main``).
 
 - write: append the add event; ``atelya-attest attest OPLOG --out OPLOG.attest.jsonl --keyfile
   K`` (the chain beside the op-log, volume store); with ``anchor: external`` also
@@ -16,6 +17,9 @@ is the application that keeps the op-log, as amem does: one ``{"op": "add", "id"
   removes the content; a soft forget keeps the text in the log), then re-attest and re-anchor.
   The anchor refuses to checkpoint the rewritten history (exit 2): the driver logs that refusal
   as a WARNING and the erasure stands.
+- update (lifecycle): append amem's ``{"op": "update", "id", "text"}`` event (the op-log format's own
+  update, which ``replay`` applies to the record in place), then re-attest and re-anchor; a record
+  already superseded is left as it is.
 - audit: ``atelya-attest verify CHAIN``; ``atelya-attest attest OPLOG --out <fresh>`` and
   ``root`` of both (the op-log must still be what the stored chain attests); with the anchor,
   ``atelya-anchor check CHAIN --ledger L --require-anchor``.
@@ -68,17 +72,35 @@ class AtelyaDriver(kit.Driver):
         from importlib.metadata import version
         return {"sut": "atelya-attest", "version": version("atelya-attest"),
                 "libraries": {"python": platform.python_version()},
-                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
+                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
+                                 "lifecycle": ["update", "erase"]},
                 "configuration": {"anchor": self.mode, "erase": "hard"}}
 
     def write(self, context, text, meta):
         """Append an add event to the op-log, re-attest it, re-anchor it when configured."""
         event = {"op": "add", "id": f"r-{uuid.uuid4().hex[:12]}", "text": text, "created_at": time.time(),
                  "source": meta.get("source") or "agent", "ctx": context}
+        if meta.get("key"):  # amem's supersession key; replay retires same-key records of EVERY context
+            event["key"] = f"{context}::{meta['key']}"
+        self._append(event)
+        return {"id": event["id"], "text": text, "meta": {"source": event["source"]}}
+
+    def update(self, context, record_id, text, meta):
+        """Append amem's update event for the record (replay sets its text), re-attest, re-anchor;
+        a record a keyed write already superseded is answered as it is (not revived)."""
+        records, _ = amem_governance.replay(amem_governance.read_log(str(self.oplog)))
+        rec = records.get(record_id)
+        if rec is None:
+            raise KeyError(f"no record {record_id} in {context}")
+        if rec["status"] != "active":
+            return {"id": record_id, "text": rec["text"], "meta": {"status": rec["status"]}}
+        self._append({"op": "update", "id": record_id, "text": text, "created_at": time.time()})
+        return {"id": record_id, "text": text}
+
+    def _append(self, event):
         with open(self.oplog, "a", encoding="utf-8") as fh:
             fh.write(amem_attest.json.dumps(event, ensure_ascii=False) + "\n")
         self._attest_and_anchor()
-        return {"id": event["id"], "text": text, "meta": {"source": event["source"]}}
 
     def read(self, context):
         """replay(read_log(OPLOG)): active records whose add event names this context."""

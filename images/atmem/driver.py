@@ -4,8 +4,12 @@ Write: ``Memory.remember(subject, note, interpreted_fact=note)`` -- the explicit
 stores the caller's text as one record (the default extraction would rewrite it: "My X is Y" ->
 "User's X is Y"). atmem's note normaliser ends every note with a full stop; the driver writes the
 note with that full stop already there and serves it without, so the served text is the written
-text. Read: ``Memory.list(subject)`` (the active records). Erase: ``Memory.forget_record``
+text; a lifecycle write (``meta.key``) passes it as ``interpreted_fact_key``, atmem's own fact key (a
+new record of an active key supersedes the old one, per subject). Read: ``Memory.list(subject)`` (the active records). Erase: ``Memory.forget_record``
 (exact record, with a deletion receipt). Audit: ``Memory.verify(subject, checkpoints_path=...)``.
+Update (lifecycle): ``Memory.correct_record(subject, record_id, text)`` -- atmem's own exact-record
+correction: a replacement record (a new id) supersedes the old one. A record already superseded is
+not corrected again (atmem refuses it): its update answers the record as it is.
 
 ``open.config``: ``checkpoint`` none | external. With ``external`` the driver anchors the audit
 chain after every write with ``Memory.checkpoint(sink_path=<volume checkpoint>/checkpoints.jsonl)``
@@ -45,13 +49,15 @@ class AtmemDriver(kit.Driver):
         return {"sut": "atmem", "version": version,
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
                               "atflows": kit.dist_version("atflows"), "cryptography": kit.dist_version("cryptography")},
-                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
+                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
+                                 "lifecycle": ["update", "erase"]},
                 "configuration": {"checkpoint": self.mode}}
 
     def write(self, context, text, meta):
-        """Memory.remember with the note as the interpreted fact; then checkpoint when configured."""
+        """Memory.remember with the note as the interpreted fact (and meta.key as its fact key); then checkpoint."""
         note = text + STOP
-        out = self.mem.remember(context, note, interpreted_fact=note)
+        keyed = {"interpreted_fact_key": meta["key"]} if meta.get("key") else {}
+        out = self.mem.remember(context, note, interpreted_fact=note, **keyed)
         records = out.get("records") or []
         if len(records) != 1:
             raise RuntimeError(f"atmem stored {len(records)} records for one note: {out}")
@@ -62,6 +68,18 @@ class AtmemDriver(kit.Driver):
     def read(self, context):
         """Memory.list(subject): the active records, in atmem's order."""
         return [self._served(r) for r in self.mem.list(context)]
+
+    def update(self, context, record_id, text, meta):
+        """Memory.correct_record: the replacement supersedes the record (a superseded one is left as it is)."""
+        rec = self.mem.store.get_record(context, record_id)
+        if rec is None:
+            raise KeyError(f"no record {record_id} for {context}")
+        if rec.get("status") != "active":
+            return {**self._served(rec), "meta": {"status": rec.get("status")}}
+        out = self.mem.correct_record(context, record_id, text + STOP)
+        if self.sink is not None:
+            self.mem.checkpoint(sink_path=str(self.sink))
+        return self._served(out["record"])
 
     def erase(self, context, record_id):
         """Memory.forget_record (one record; the whole subject via Memory.forget is not used)."""

@@ -3,7 +3,9 @@
 ``Memory(llm=<a stand-in that refuses every call>, embedder=<SHA-256 hash embedder>,
 storage=LanceDBStorage(path=store/memory))``: the LanceDB database is the folder ``memory`` in
 volume ``store`` (table ``memories``). ``CREWAI_TRACING_ENABLED=false`` (else every write waits
-on the tracing client), ``CREWAI_STORAGE_DIR`` inside the volume, a dummy ``OPENAI_API_KEY``.
+on the tracing client), ``CREWAI_DISABLE_TELEMETRY=true`` and ``OTEL_SDK_DISABLED=true`` (else the
+anonymous telemetry tries an OTLP export at exit, and every stop waits about 10 s on it),
+``CREWAI_STORAGE_DIR`` inside the volume, a dummy ``OPENAI_API_KEY``.
 CrewAI is imported in ``open``, after those are set. Every ``remember`` gives scope,
 categories and importance, so CrewAI's encoding flow needs no LLM analysis (and the hash
 embedder keeps distinct texts far below the consolidation threshold): the stand-in LLM raises
@@ -16,6 +18,8 @@ if it is ever called, so a call would show up as a refused write, never as a net
   so the lab's order is the store's order key ascending. Served meta: ``role`` (from the
   record's metadata), ``source``, ``created_at``, ``scope``, ``importance``, ``categories``.
 - Erase: ``forget(record_ids=[id])`` -- one record (the whole scope when no id is given).
+- Update (lifecycle): ``Memory.update(record_id, content=text)`` -- CrewAI's own in-place update (same
+  id, the content re-embedded).
 """
 
 import os
@@ -50,6 +54,8 @@ class CrewAIDriver(kit.Driver):
         """Build Memory on LanceDBStorage in the volume."""
         root = volumes["store"]
         os.environ["CREWAI_TRACING_ENABLED"] = "false"
+        os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # else every exit waits ~10 s on an OTLP export
+        os.environ["OTEL_SDK_DISABLED"] = "true"
         os.environ["CREWAI_STORAGE_DIR"] = str(root / "crewai")
         os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"
         from crewai.memory.storage.lancedb_storage import LanceDBStorage
@@ -62,7 +68,8 @@ class CrewAIDriver(kit.Driver):
         libs = {name: kit.dist_version(name) for name in ("crewai-core", "lancedb", "pylance", "pyarrow", "pydantic")}
         return {"sut": "crewai", "version": kit.dist_version("crewai"),
                 "libraries": {"python": platform.python_version(), **libs},
-                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
+                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
+                                 "lifecycle": ["update", "erase"]},
                 "configuration": {"storage": "LanceDBStorage(path=store/memory), table memories",
                                   "embedder": "a 64-dim SHA-256 hash embedder (callable)",
                                   "llm": "none: every remember() gives scope, categories and importance"}}
@@ -83,6 +90,11 @@ class CrewAIDriver(kit.Driver):
                     "scope": r.scope, "importance": r.importance, "categories": list(r.categories)}
             out.append({"id": r.id, "text": r.content, "meta": {k: v for k, v in meta.items() if v is not None}})
         return out
+
+    def update(self, context, record_id, text, meta):
+        """Memory.update(record_id, content=text): CrewAI's own update of one record, in place."""
+        rec = self.memory.update(record_id, content=text)
+        return {"id": rec.id, "text": rec.content, "meta": {"role": rec.metadata.get("role")}}
 
     def erase(self, context, record_id):
         """forget(record_ids=[id]): one record (the whole scope when no id is given)."""

@@ -11,7 +11,11 @@ The key home is volume ``home`` (``INSPEXIMUS_KEY_HOME``); whether the adversary
 row's configuration. The head and key are keyed by the store's absolute path, so the driver
 opens the volumes at fixed paths (``kit.fixed_paths``), as a container's mount points are.
 
-- write: ``remember(text, user_id=context, meta={"role": ...}, source={"doc": ...})``.
+- write: ``remember(text, user_id=context, meta={"role": ...}, source={"doc": ...})``; a lifecycle
+  write (``meta.key``) also passes ``key="<context>::<meta.key>"``, inspeximus's own deterministic
+  supersession key (a subject-relation id, as its docs advise): a write of the same key retires the
+  old value, so a correction is this keyed write (the store has no update of a record by id). The
+  context is part of the key because an unbound store supersedes across every user.
 - read: the context's active records (``meta.uid`` = the context) from ``Inspeximus.items``, the
   store's record list that every reader goes through (recall, history, provenance), in store
   order. ``recall`` ranks the matches of a query and cannot return a whole context: a record
@@ -56,13 +60,15 @@ class InspeximusDriver(kit.Driver):
         return {"sut": "inspeximus", "version": inspeximus.__version__,
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
                               "cryptography": kit.dist_version("cryptography")},
-                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
+                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
+                                 "lifecycle": ["erase"]},
                 "configuration": {"receipts": self.receipts, "key_home": "INSPEXIMUS_KEY_HOME = volume home"}}
 
     def write(self, context, text, meta):
-        """remember(text, user_id=context, meta={role}, source={doc})."""
+        """remember(text, user_id=context, meta={role}, source={doc}[, key=<context>::<meta.key>])."""
+        keyed = {"key": f"{context}::{meta['key']}"} if meta.get("key") else {}
         rid = self.mem.remember(text, user_id=context, meta={"role": meta.get("role", "user")},
-                                source={"doc": meta.get("source") or "agent"})
+                                source={"doc": meta.get("source") or "agent"}, **keyed)
         return {"id": rid, "text": text}
 
     def read(self, context):

@@ -15,7 +15,12 @@ builds around a chat model, with the model left out.
 - Read: ``graph.get_state(cfg).values["messages"]`` -- the newest checkpoint of the
   thread with its pending writes applied. Served meta: ``role`` = the message's
   ``type`` (human / ai / system), ``name`` when set.
-- Erase: ``saver.delete_thread(context)`` -- the whole thread only.
+- Erase: ``saver.delete_thread(context)`` -- the whole thread (``record: null``, what the at-rest
+  method asks: capabilities.erasure context). For the lifecycle gate an erase naming one message is
+  ``graph.update_state(cfg, {"messages": [RemoveMessage(id)]})``, LangGraph's documented removal of
+  one message from the state (older checkpoints keep it).
+- Update (lifecycle): ``graph.update_state(cfg, {"messages": [<message with the same id>]})`` --
+  ``add_messages`` replaces a message whose id it already holds (LangGraph's own update by id).
 
 ``open.config``: ``serde`` plain | aes. With ``aes`` the saver serialises through
 ``EncryptedSerializer.from_pycryptodome_aes(key=...)`` (AES-EAX); the 32-byte key
@@ -33,7 +38,7 @@ from typing import Annotated, TypedDict
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.graph.message import add_messages  # noqa: E402
 
@@ -102,7 +107,7 @@ class LangGraphSqliteDriver(kit.Driver):
         return {"sut": SAVERS[self.saver_kind], "version": kit.dist_version(SAVERS[self.saver_kind]),
                 "libraries": {"python": platform.python_version(), **backend, **libs},
                 "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True,
-                                 "sealed": self.serde_kind == "aes"},
+                                 "sealed": self.serde_kind == "aes", "lifecycle": ["update", "erase"]},
                 "configuration": {"serde": self.serde_kind,
                                   **({"saver": "postgres"} if self.saver_kind == "postgres" else {})}}
 
@@ -126,13 +131,27 @@ class LangGraphSqliteDriver(kit.Driver):
         return [{"id": m.id, "text": m.content if isinstance(m.content, str) else str(m.content),
                  "meta": self._meta(m)} for m in (state.values or {}).get("messages", [])]
 
+    def update(self, context, record_id, text, meta):
+        """update_state with a message of the same id: add_messages replaces it in place."""
+        old = next((m for m in self._messages(context) if m.id == record_id), None)
+        if old is None:
+            raise KeyError(f"no message {record_id} in thread {context}")
+        self.graph.update_state(self._cfg(context), {"messages": [type(old)(content=text, id=record_id)]})
+        return {"id": record_id, "text": text, "meta": self._meta(old)}
+
     def erase(self, context, record_id):
-        """delete_thread: LangGraph erases whole threads only."""
+        """delete_thread (the whole thread); one message through update_state with RemoveMessage(id)."""
         if record_id is not None:
-            raise kit.Unsupported("LangGraph checkpointers erase whole threads only (delete_thread)")
+            if all(m.id != record_id for m in self._messages(context)):
+                raise KeyError(f"no message {record_id} in thread {context}")
+            self.graph.update_state(self._cfg(context), {"messages": [RemoveMessage(id=record_id)]})
+            return [record_id]
         ids = [r["id"] for r in self.read(context)]
         self.saver.delete_thread(context)
         return ids
+
+    def _messages(self, context):
+        return (self.graph.get_state(self._cfg(context)).values or {}).get("messages", [])
 
     def _meta(self, message):
         meta = {"role": message.type}

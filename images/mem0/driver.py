@@ -11,6 +11,8 @@ SQLite history at ``store/history.db`` and ``MEM0_DIR`` at ``store/mem0``;
 - Read: ``get_all(filters={"user_id": context}, top_k=100)["results"]``, in the order served.
   Served meta: ``role``, ``created_at``, ``updated_at``, ``hash`` and the ``metadata`` fields.
 - Erase: ``delete(memory_id)`` -- one memory.
+- Update (lifecycle): ``update(memory_id, text=...)`` -- Mem0's own in-place update (same id, new
+  text, hash and vector; history gets an UPDATE event with the old value).
 """
 
 import os
@@ -59,7 +61,8 @@ class Mem0Driver(kit.Driver):
 
         return {"sut": "mem0ai", "version": kit.dist_version("mem0ai"),
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, **libs},
-                "capabilities": {"erasure": "record", "order": False, "metadata": True, "snapshot": True},
+                "capabilities": {"erasure": "record", "order": False, "metadata": True, "snapshot": True,
+                                 "lifecycle": ["update", "erase"]},
                 "configuration": {"infer": False, "vector_store": "qdrant local, on_disk",
                                   "embedder": "openai class, embed replaced by a SHA-256 hash embedder"}}
 
@@ -81,6 +84,12 @@ class Mem0Driver(kit.Driver):
             meta.update(r.get("metadata") or {})
             out.append({"id": str(r["id"]), "text": r.get("memory", ""), "meta": meta})
         return out
+
+    def update(self, context, record_id, text, meta):
+        """Memory.update(memory_id, text=...): Mem0's own update of one memory, in place."""
+        self.memory.update(record_id, text=text)
+        got = self.memory.get(record_id)
+        return {"id": record_id, "text": (got or {}).get("memory", text)}
 
     def erase(self, context, record_id):
         """delete(memory_id): one memory (the whole user through delete_all when no id is given)."""

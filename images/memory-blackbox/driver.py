@@ -1,7 +1,8 @@
 """Driver of memory-blackbox (0.1.1): Markdown memory files watched by its memory.md adapter,
 recorded in its signed, hash-chained ledger, checkpoints published to a file witness.
 
-The agent's memory is one Markdown file per context, ``memory/<context>.md`` in volume ``store``,
+The agent's memory is one Markdown file per context, ``memory/<context>.md`` in volume ``store``
+(the context percent-encoded as a file name: a lifecycle context ``tenant/user`` is one file),
 one ``- [role|source|timestamp] text`` line per record (written by the agent, i.e. the driver).
 memory-blackbox watches those files: ``MemoryMdAdapter(blackbox, memory/, filenames=(file,))``
 per context file, ``baseline()`` when the process opens a file it has not watched yet (the ledger's
@@ -21,6 +22,7 @@ paths (``kit.fixed_paths``), as a container's mount points are.
 
 import hashlib
 import sys
+from urllib.parse import quote, unquote
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -59,7 +61,7 @@ class BlackboxDriver(kit.Driver):
         self.witness = FileWitnessAnchor(vols["witness"] / "witness.jsonl")
         self.adapters = {}
         for path in sorted(self.memdir.glob("*.md")):
-            self._adapter(path.stem)
+            self._adapter(unquote(path.stem))
 
     def describe(self):
         """memory-blackbox's version and the placement."""
@@ -68,19 +70,20 @@ class BlackboxDriver(kit.Driver):
         return {"sut": "memory-blackbox", "version": version("memory-blackbox"),
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
                               "blake3": version("blake3"), "cryptography": version("cryptography")},
-                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True},
+                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
+                                 "lifecycle": ["erase"]},
                 "configuration": {"adapter": "memory_md", "anchor": "file witness"}}
 
     def _adapter(self, context):
         """The adapter watching one context file; a new one takes its baseline from the ledger."""
         if context not in self.adapters:
-            adapter = MemoryMdAdapter(self.bb, self.memdir, filenames=(f"{context}.md",))
+            adapter = MemoryMdAdapter(self.bb, self.memdir, filenames=(self._file(context).name,))
             adapter.baseline()
             self.adapters[context] = adapter
         return self.adapters[context]
 
     def _file(self, context):
-        return self.memdir / f"{context}.md"
+        return self.memdir / f"{quote(context, safe='')}.md"
 
     def _lines(self, context):
         path = self._file(context)
