@@ -1,13 +1,17 @@
-"""Every committed result set verifies: digests, manifest, recount, verdicts re-derived from observations."""
+"""Every committed result set verifies: digests, manifest, recount, verdicts re-derived from observations;
+and every committed lifecycle set (results/published/<row>/lifecycle): digests, signature, every row
+re-derived from its saved scenarios and answers."""
 
 from pathlib import Path
 
 import pytest
 
+from lab.lifecycle.verify import verify_lifecycle
 from lab.resultset.verify import verify
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "results" / "published"
 SETS = sorted(p for p in PUBLISHED.iterdir() if (p / "manifest.json").is_file())
+LIFECYCLE_SETS = sorted(p for p in PUBLISHED.glob("*/lifecycle") if (p / "manifest.json").is_file())
 
 
 def test_there_are_published_sets():
@@ -17,4 +21,10 @@ def test_there_are_published_sets():
 @pytest.mark.parametrize("path", SETS, ids=[p.name for p in SETS])
 def test_published_set_verifies(path):
     result = verify(path)
+    assert result.ok, [f"{f.ground} {f.file}: {f.detail}" for f in result.findings][:5]
+
+
+@pytest.mark.parametrize("path", LIFECYCLE_SETS, ids=[p.parent.name for p in LIFECYCLE_SETS])
+def test_published_lifecycle_set_verifies(path):
+    result = verify_lifecycle(path)
     assert result.ok, [f"{f.ground} {f.file}: {f.detail}" for f in result.findings][:5]

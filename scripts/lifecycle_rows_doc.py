@@ -1,0 +1,259 @@
+"""Write docs/rows-lifecycle.md from the committed lifecycle result sets of the SUT rows (issue 12).
+
+Every figure in the document -- check statuses and counts, accuracy, utility delta, gate, erasure
+at rest per delete (file and byte offset), restarts and wall times, the differences between the
+live and the restarted position with the served answers that show them -- is read from
+results/published/<row>/lifecycle/ (nothing typed by hand). How a row corrects, erases and folds
+scope is the "Lifecycle gate:" part of the row's profile notes. What is written by hand is one line
+per row saying what the measured result means for a user (scripts/lifecycle_rows_for_users.py), and
+the rows' order. Run after re-publishing a row:
+
+    python scripts/lifecycle_rows_doc.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lifecycle_rows_for_users import ROWS
+from rows_doc_common import ROOT
+
+from lab.profile import load_profile  # noqa: E402  (rows_doc_common put the repository on the path)
+
+CHECKS = ("scope_leakage", "deletion_residue", "stale_reuse", "expiry_leak", "missing_current_fact")
+POSITIONS = ("live", "restarted")
+SHORT = {"PASS": "PASS", "FAIL": "FAIL", "NOT TESTED": "n/t"}
+
+
+def lifecycle_set(row: str) -> Path:
+    """The committed lifecycle result set of a row."""
+    return ROOT / "results" / "published" / row / "lifecycle"
+
+
+def load_rows(row: str) -> dict[str, dict]:
+    """position -> the committed row record ({} when the row is not measured yet)."""
+    folder = lifecycle_set(row) / "rows"
+    out = {}
+    for position in POSITIONS:
+        path = folder / f"{row}@{position}.json"
+        if path.is_file():
+            out[position] = json.loads(path.read_text())
+    return out
+
+
+def run_meta(row: str) -> dict[str, dict]:
+    """position -> what run.json states about the row's target (seconds, open seconds, capabilities)."""
+    run = json.loads((lifecycle_set(row) / "run.json").read_text())
+    return {t.get("position", "live"): {**t, "run_id": run["run_id"], "started": run["started"]}
+            for t in run["rows"] if t["row"] == row}
+
+
+def observations(row: str, position: str) -> list[dict]:
+    """The saved observations of one position, in scenario order."""
+    folder = lifecycle_set(row) / "observations" / f"{row}@{position}"
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+
+
+def installed(record: dict) -> str:
+    """The installed version of the row's SUT package, from the environment the run used."""
+    packages = (record.get("describe") or {}).get("packages") or {}
+    want = str(record["sut"]["package"]).lower().replace("_", "-")
+    return next((v for k, v in packages.items() if k.lower().replace("_", "-") == want), "?")
+
+
+def lifecycle_note(row: str) -> str:
+    """The "Lifecycle gate:" sentence of the row's profile notes."""
+    notes = load_profile(ROOT / "sut_profiles" / f"{row}.yaml").notes or ""
+    return notes[notes.index("Lifecycle gate:") + len("Lifecycle gate:"):].strip() if "Lifecycle gate:" in notes else ""
+
+
+def cell(check: dict) -> str:
+    """A check as STATUS v/o."""
+    status = SHORT.get(check["status"], check["status"])
+    return status if check["status"] == "NOT TESTED" else f"{status} {check['violations']}/{check['opportunities']}"
+
+
+def erasure_cell(e: dict) -> str:
+    """Erasure-at-rest counts of a position."""
+    return (f"{e.get('present', 0)} present · {e.get('not_found', 0)} not found · "
+            f"{e.get('not_attributable', 0)} not attributable · {e.get('not_measured', 0)} not measured")
+
+
+def table(records: dict[str, dict], meta: dict[str, dict]) -> list[str]:
+    """Live and restarted side by side: each check, accuracy, delta, gate, erasure, restarts, wall time."""
+    cols = [p for p in POSITIONS if p in records]
+    out = ["| | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for name in CHECKS:
+        out.append(f"| {name} | " + " | ".join(cell(records[p]["checks"][name]) for p in cols) + " |")
+    rows = [("current facts", lambda r, m: "{hits}/{opportunities}".format(**r["current_fact_accuracy"])),
+            ("utility Δ", lambda r, m: f"{r['memory_utility_delta']:+.2f}"),
+            ("gate (p1)", lambda r, m: r["gate"]["status"]),
+            ("harness errors", lambda r, m: str(len(r["errors"]))),
+            ("erasure at rest", lambda r, m: erasure_cell(r["erasure_at_rest"])),
+            ("restarts", lambda r, m: _restarts(r["restarts"])),
+            ("wall time", lambda r, m: f"{m.get('seconds', 0):.1f} s (SUT start {m.get('open_seconds', 0):.1f} s)")]
+    for label, get in rows:
+        out.append(f"| {label} | " + " | ".join(get(records[p], meta.get(p, {})) for p in cols) + " |")
+    return out
+
+
+def _restarts(r: dict) -> str:
+    if not r.get("count"):
+        return "none (one SUT process)"
+    return f"{r['count']} ({r['seconds']:.1f} s, median {r['median_seconds']:.3f} s each)"
+
+
+def finding_keys(record: dict) -> dict[tuple, dict]:
+    """Each finding of a row by (scenario, step, check, value)."""
+    return {(f["scenario"], f["step"], f["check"], f["value"]): f for f in record["findings"]}
+
+
+def differences(records: dict[str, dict]) -> list[str]:
+    """What differs between live and restarted: check counts, findings (with what was served)."""
+    if set(records) != set(POSITIONS):
+        return ["Only one position measured."]
+    live, rest = records["live"], records["restarted"]
+    out = []
+    for name in CHECKS:
+        a, b = cell(live["checks"][name]), cell(rest["checks"][name])
+        if a != b:
+            out.append(f"- `{name}`: live {a}, restarted {b}.")
+    fl, fr = finding_keys(live), finding_keys(rest)
+    for where, only, key in (("live", fl, set(fl) - set(fr)), ("restarted", fr, set(fr) - set(fl))):
+        for k in sorted(key, key=str):
+            f = only[k]
+            out.append(f"- only {where}: `{f['check']}` in {f['scenario']} step {f['step']}: "
+                       f"{f['value']!r} served ({_served(f['served'])}).")
+    acc = [p for p in POSITIONS if records[p]["current_fact_accuracy"] != live["current_fact_accuracy"]]
+    if acc:
+        out.append("- current facts: " + ", ".join(
+            f"{p} {records[p]['current_fact_accuracy']['hits']}/{records[p]['current_fact_accuracy']['opportunities']}"
+            for p in POSITIONS) + ".")
+    el, er = (erasure_cell(records[p]["erasure_at_rest"]) for p in POSITIONS)
+    if el != er:
+        out.append(f"- erasure at rest (a storage finding, not a check): live {el}; restarted {er} -- "
+                   "per delete, with files and offsets, below.")
+    hits = {p: sum(h.get("hit_count", len(h["hits"])) for h in records[p]["erasure_at_rest"].get("evidence", []))
+            for p in POSITIONS}
+    if hits["live"] != hits["restarted"] and el == er:
+        out.append(f"- erasure at rest: the same statuses, but {hits['live']} hit(s) of the deleted values live and "
+                   f"{hits['restarted']} restarted (per delete below).")
+    files = {p: hit_files(records[p]) for p in POSITIONS}
+    if files["live"] != files["restarted"] and ["none"] not in files.values():
+        out.append("- the deleted values were found in other files: live " + ", ".join(files["live"]) +
+                   "; restarted " + ", ".join(files["restarted"]) + ".")
+    return out or ["None: every check, count, finding and erasure-at-rest status is the same in both positions."]
+
+
+def findings(records: dict[str, dict], shown: int = 3) -> list[str]:
+    """The violations of the first position, per check: how many, and the first few with what was served."""
+    record = records.get("live") or next(iter(records.values()))
+    by_check: dict[str, list[dict]] = {}
+    for f in record["findings"]:
+        by_check.setdefault(f["check"], []).append(f)
+    out = []
+    for check, found in by_check.items():
+        more = f"; {len(found) - shown} more in the set" if len(found) > shown else ""
+        out.append(f"- `{check}` ({record['position']}, {len(found)}): " + "; ".join(
+            f"{f['scenario']} step {f['step']}: {f['value']!r} served ({_served(f['served'])})"
+            for f in found[:shown]) + more + ".")
+    return out or ["None: no check found a violation."]
+
+
+def hit_files(record: dict) -> list[str]:
+    """The files holding a deleted value, as volume/path (a file two folders down as its folder, …)."""
+    names = {f"{h['volume']}/{h['file']}" for ev in record["erasure_at_rest"].get("evidence", []) for h in ev["hits"]}
+    return sorted({"/".join(n.split("/")[:2]) + "/…" if n.count("/") > 1 else n for n in names}) or ["none"]
+
+
+def _served(text: str) -> str:
+    return " / ".join(text.splitlines())[:200]
+
+
+def deletes(row: str, position: str) -> list[dict]:
+    """Every scanned delete (and rescope) step of a position: scenario, step, key, its erasure record."""
+    out = []
+    for obs in observations(row, position):
+        for step in obs["steps"]:
+            if step.get("erasure_at_rest"):
+                out.append({"scenario": obs["scenario"], "step": step["index"], "op": step["op"],
+                            "key": step.get("key"), **step["erasure_at_rest"]})
+    return out
+
+
+def erasure_lines(row: str, records: dict[str, dict]) -> list[str]:
+    """Per delete: its status in each position; for a present value, the first files and offsets."""
+    per = {p: {(d["scenario"], d["step"]): d for d in deletes(row, p)} for p in records}
+    keys = sorted({k for p in per.values() for k in p})
+    if not keys:
+        return ["No delete was sent (the row has no `erase`): nothing to scan."]
+    cols = [p for p in POSITIONS if p in per]
+    out = ["| delete | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for k in keys:
+        first = next(per[p][k] for p in cols if k in per[p])
+        cells = [_erasure(per[p].get(k)) for p in cols]
+        out.append(f"| {k[0]} step {k[1]} ({first['op']} {first['key']}) | " + " | ".join(cells) + " |")
+    return out
+
+
+def _erasure(d: dict | None) -> str:
+    if d is None:
+        return "—"
+    if d["status"] != "present":
+        reason = next((v.get("reason") for v in d.get("values", []) if v.get("reason")), None)
+        return d["status"].replace("_", " ") + (f" ({reason})" if reason and d["status"] != "not_found" else "")
+    hits = [h for v in d["values"] for h in v.get("hits", [])]
+    count = sum(v.get("hit_count", len(v.get("hits", []))) for v in d["values"])
+    shown = "; ".join(f"{h['volume']}/{h['file']} @{h['offset']}" for h in hits[:3])
+    return f"present, {count} hit(s): {shown}" + (" …" if count > 3 else "")
+
+
+def section(row: str) -> list[str]:
+    """The page section of one row."""
+    records = load_rows(row)
+    out = [f"## {row}", ""]
+    if not records:
+        return out + ["Not measured yet.", ""]
+    meta = run_meta(row)
+    r0 = records.get("live") or next(iter(records.values()))
+    caps = ", ".join(f"`{c}`" for c in r0["capabilities"]) or "none"
+    correct = "the SUT's own `update`" if "update" in r0["capabilities"] else "a write, no `update` (see How)"
+    delete = "`erase` of each record" if "erase" in r0["capabilities"] else "NOT TESTED (no `erase`)"
+    first = meta.get("live") or next(iter(meta.values()))
+    out += [f"SUT {r0['sut']['package']} {r0['sut']['version']} (installed: {installed(r0)}); lifecycle "
+            f"capabilities {caps}; scope {r0['scope']}; correct: {correct}; delete: {delete}; run "
+            f"{first['run_id']} on {first['started']}, {r0['scenarios']} scenarios, {len(r0['seeds'])} seed.", "",
+            *table(records, meta), ""]
+    if row in ROWS:
+        out += [f"**For a user:** {ROWS[row]}", ""]
+    out += ["How: " + lifecycle_note(row), "", "**Violations.**", "", *findings(records), "",
+            "**Live and restarted.**", "", *differences(records), "",
+            "**Erasure at rest** (raw byte scan of the volumes after each delete; live: right after the "
+            "acknowledgement, the SUT running; restarted: the SUT stopped, before its restart):", "",
+            *erasure_lines(row, records), ""]
+    return out
+
+
+def main() -> None:
+    """Write docs/rows-lifecycle.md."""
+    out = ["# Lifecycle rows: do a SUT's own write, correct, rescope and delete change what it serves?", "",
+           "The lifecycle gate (`docs/lifecycle.md`) on every published row whose driver can write, read and",
+           "erase, measured on the local runtime in both positions (`memlab lifecycle run --sut <row> --runtime",
+           "local --position both`): **live** (one SUT process for the whole pack) and **restarted** (the SUT",
+           "and its services stopped and started as new processes after every mutation). Each result set is",
+           "committed under `results/published/<row>/lifecycle/` and re-measured by",
+           "`tests/rows/test_lifecycle_rows.py`. Generated from those result sets by",
+           "`scripts/lifecycle_rows_doc.py`. A cell is STATUS violations/opportunities; n/t = NOT TESTED",
+           "(no opportunity, or the SUT cannot express it: never a pass). The judge matches normalised values",
+           "(high precision; a paraphrased value is not recognised). Erasure at rest is a storage finding",
+           "beside `deletion_residue`, never part of the gate: `not found` means not found by a raw byte scan",
+           "(compressed or encoded content is not decoded), never proven gone; no claim about backups outside",
+           "the volumes.", ""]
+    for row in ROWS:
+        out += section(row)
+    (ROOT / "docs" / "rows-lifecycle.md").write_text("\n".join(out), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""What the committed lifecycle result sets mean for a user of each SUT: one line per row, by hand.
+
+The only hand-written text of docs/rows-lifecycle.md (scripts/lifecycle_rows_doc.py reads every figure
+from the result sets); the order here is the page's order. Re-read it against the sets after
+re-publishing a row.
+"""
+
+#: row -> one line for a user of the SUT (an interpretation of the committed result sets).
+ROWS: dict[str, str] = {
+    "mem0-qdrant-local": (
+        "Mem0's own `update()` and `delete()` change what `get_all` serves at once and after a restart, "
+        "with no leak across users or tenants; but with infer off a second `add()` of a fact is one more "
+        "memory, served beside the old one: correct through `update()`, not `add()`. A deleted memory leaves "
+        "the Qdrant folder but not Mem0's `history.db`, whose ADD and DELETE events keep its text (file "
+        "and offset below) in both positions."),
+    "crewai-ltm-lancedb": (
+        "`update()` and `forget(record_ids=...)` act at once and survive a restart; a second `remember()` "
+        "of a fact does not replace the first. Every forgotten record's text stays in the LanceDB folder "
+        "(older data fragments; after restarts, whose opens compact the table, in more of them): `forget()` "
+        "is not erasure at rest until lancedb prunes old versions (7 days by default)."),
+    "inspeximus-default": (
+        "A keyed `remember()` (its own supersession key) retires the old value, so corrections and rewrites "
+        "are never served stale, `forget()` removes a record from every read, and nothing differs after a "
+        "restart; a raw scan of the store finds no forgotten text (not found, not proven gone)."),
+    "inspeximus-rcpt+dir": (
+        "Signed receipts change nothing of the lifecycle: the same results in both positions, and neither "
+        "the receipts nor the tombstones file holds a forgotten text a raw scan finds."),
+    "atmem-chain": (
+        "With the fact key on write and `correct_record` for corrections atmem serves only the current "
+        "value, deletions hold, and a restart changes nothing the agent sees; but while atmem runs a "
+        "forgotten record's text is still in `mem.db-wal` (once in `mem.db`), and once it is stopped (its "
+        "close checkpoints the WAL) a raw scan no longer finds it: erasure at rest depends on when one looks."),
+    "atmem-chain+checkpoint": (
+        "The external checkpoint changes nothing of the lifecycle: as atmem-chain, forgotten text in the WAL "
+        "while atmem runs, not found once it is stopped."),
+    "atelya-attest-chain": (
+        "amem's keyed add and its update event leave only the current value in `replay`; `atelya-govern erase "
+        "--hard` rewrites the op-log, and no erased text is found in the volumes in either position. The erase "
+        "is a pattern over every record's text, not an id: an identical text in another context would go too "
+        "(none of the pack's erasures matched a second record)."),
+    "atelya-attest-chain+anchor": (
+        "The anchor changes nothing of the lifecycle: the same results (it refuses to checkpoint the history "
+        "a hard erase rewrote, a warning no read consults)."),
+    "memory-blackbox-md": (
+        "A Markdown memory has no update: every correction is one more line, and the agent is served the old "
+        "value beside the new one (stale reuse at every opportunity); a deleted line leaves the file, but "
+        "memory-blackbox's own ledger keeps the file's earlier content, the deleted text with it, in "
+        "`ledger.db` in both positions: the audit trail is a copy of what was erased."),
+    "langgraph-sqlite": (
+        "LangGraph's update by id and `RemoveMessage` change the state `get_state` serves, at once and after "
+        "a restart; a second plain write is one more message. `RemoveMessage` only writes a new checkpoint: "
+        "the removed message stays in the thread's older checkpoints (`checkpoints.db-wal` while running, "
+        "`checkpoints.db` once stopped) -- removal is not erasure; `delete_thread` erases the whole thread."),
+    "langgraph-sqlite+aes": (
+        "The same behaviour as langgraph-sqlite; the scan finds nothing only because every checkpoint is "
+        "ciphertext, which is no erasure: the older checkpoints still hold the removed message, encrypted, "
+        "for whoever has the key."),
+    "langgraph-postgres": (
+        "As SqliteSaver: served state right in both positions, and the removed message kept in older "
+        "`checkpoint_blobs` versions and PostgreSQL's WAL (`pg_wal` live, also the table files under `base/` "
+        "once the server was stopped)."),
+    "langgraph-ledger": (
+        "Reads pass straight through to SqliteSaver, and this driver corrects by appending and cannot remove "
+        "one message: every correction is served beside the old value, deletes are not tested; "
+        "langgraph-sqlite measures LangGraph's own update and removal."),
+    "openai-agents-sqlite-session": (
+        "`SQLiteSession` appends: every correction leaves the old value in the next turn's history; it "
+        "cannot erase one item of the caller's choosing, so deletes are not tested; a restart changes nothing."),
+    "llamaindex-memory-sqlite": (
+        "`Memory` appends too: every correction leaves the old value in what `aget()` gives the agent; only "
+        "whole sessions can be erased, so deletes are not tested; a restart changes nothing."),
+}

@@ -1,0 +1,89 @@
+"""Re-measure each published lifecycle row and compare it with results/published/<row>/lifecycle/.
+
+One test per row and position: ``memlab lifecycle run --sut ROW --runtime local --position P``
+into a scratch folder, then the row record is compared with the committed one. A test fails when
+any check's status, violations or opportunities, the current-fact accuracy counts, the number of
+harness errors, or the SUT's installed version differ. Nothing here knows what the results should
+be: the committed rows are the measurement they are compared with. The live position is
+re-measured for every row; the restarted position for every row whose restarted run takes under
+60 s on a 2-core machine (``SLOW_RESTARTED``: the others, with the seconds of their published run;
+they wait for a fork server that starts the SUT without re-importing it).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from integrity_rows import ROOT, TIMINGS
+
+pytestmark = pytest.mark.rows
+
+PUBLISHED = ROOT / "results" / "published"
+#: Every row the lifecycle gate measures, in the order of docs/rows-lifecycle.md.
+ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspeximus-rcpt+dir", "atmem-chain",
+        "atmem-chain+checkpoint", "atelya-attest-chain", "atelya-attest-chain+anchor", "memory-blackbox-md",
+        "langgraph-sqlite", "langgraph-sqlite+aes", "langgraph-postgres", "langgraph-ledger",
+        "openai-agents-sqlite-session", "llamaindex-memory-sqlite")
+#: Restarted runs of 60 s or more are not re-measured here (they wait for a fork server).
+SLOW = 60.0
+
+
+def restarted_seconds(row: str) -> float:
+    """Seconds the published restarted run of a row took (run.json)."""
+    run = json.loads((PUBLISHED / row / "lifecycle" / "run.json").read_text())
+    return next(t["seconds"] for t in run["rows"] if t["row"] == row and t["position"] == "restarted")
+
+
+SLOW_RESTARTED = {row: restarted_seconds(row) for row in ROWS if restarted_seconds(row) >= SLOW}
+CASES = [pytest.param(row, position, id=f"{row}@{position}")
+         for position in ("live", "restarted") for row in ROWS
+         if position == "live" or row not in SLOW_RESTARTED]
+
+
+def published(row: str, position: str) -> dict:
+    """The committed row record of one position."""
+    path = PUBLISHED / row / "lifecycle" / "rows" / f"{row}@{position}.json"
+    assert path.is_file(), f"no published lifecycle row {path}"
+    return json.loads(path.read_text())
+
+
+def summary(record: dict) -> dict:
+    """What must not change between two measurements of a row."""
+    return {"checks": {name: (c["status"], c["violations"], c["opportunities"])
+                       for name, c in sorted(record["checks"].items())},
+            "current_facts": (record["current_fact_accuracy"]["hits"], record["current_fact_accuracy"]["opportunities"]),
+            "errors": len(record["errors"]), "position": record["position"]}
+
+
+def installed(record: dict) -> str | None:
+    """The SUT package's version as installed in the environment the run used."""
+    packages = (record.get("describe") or {}).get("packages") or {}
+    want = str(record["sut"]["package"]).lower().replace("_", "-")
+    return next((v for k, v in packages.items() if k.lower().replace("_", "-") == want), None)
+
+
+def remeasure(row: str, position: str, out: Path) -> dict:
+    """Run the row again through the CLI; keep how long it took for the session's timings."""
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", "local",
+                           "--position", position, "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+    TIMINGS.append(f"{row}@{position} (lifecycle): whole run {time.monotonic() - started:.1f} s")
+    print("\n" + TIMINGS[-1])
+    assert done.returncode in (0, 1), f"exit {done.returncode}:\n{done.stderr[-3000:]}"
+    return json.loads((out / "rows" / f"{row}@{position}.json").read_text())
+
+
+@pytest.mark.parametrize(("row", "position"), CASES)
+def test_lifecycle_row_matches_its_published_set(row, position, tmp_path):
+    then = published(row, position)
+    now = remeasure(row, position, tmp_path / "set")
+    assert installed(now) == installed(then) == str(then["sut"]["version"]), \
+        f"{row}@{position}: installed {installed(now)}, published {installed(then)}"
+    assert summary(now) == summary(then), f"{row}@{position} differs from results/published/{row}/lifecycle"
