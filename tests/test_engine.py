@@ -149,6 +149,21 @@ def test_a_fault_inside_one_case_spoils_only_that_cell(tmp_path, cache):
     assert row["evaluable"] and row["metric"] == 0.0
 
 
+def test_a_refused_seeding_write_is_a_harness_error_naming_the_sut_log(tmp_path, cache):
+    text = (FAULTY / "faulty-crash.yaml").read_text().replace("faulty-crash", "faulty-refuse").replace(
+        "{op: read, kind: crash}", "{op: write, kind: refuse}")
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "faulty-refuse.yaml").write_text(text.replace("driver: ./", f"driver: {FAULTY}"))
+    profiles, errors = scan_profiles(tmp_path / "p")
+    assert not errors, errors
+    row = run_matrix(profiles, LocalRuntime(), tmp_path / "out", nonce="refuse").rows[0]
+    seed = json.loads((tmp_path / "out" / "observations" / "faulty-refuse" / "seed.json").read_text())
+    assert seed["error"]["stage"] == "seed" and "refused a seeding write" in seed["error"]["message"]
+    assert "SUT log:" in seed["error"]["message"] and "seed-0.log" in seed["error"]["message"]
+    assert "  | PermissionError: write refused on purpose" in seed["error"]["message"]  # the log's last line
+    assert not row["evaluable"]
+
+
 def _start_slow_run(out: Path, cache: Path) -> subprocess.Popen:
     env = {**os.environ, "MEMLAB_CACHE": str(cache)}
     proc = subprocess.Popen([sys.executable, "-m", "lab.cli", "run", "--profiles", str(FAULTY), "--sut",

@@ -30,8 +30,8 @@ class RestoreStep:
         with sessions.held_or_new(obs, f"{case.id}-op", vols, held) as session:
             answer, named = self._operate(row, obs, session)
         if not answer["ok"]:
-            raise StageError("sut-op", f"{case.id}: the SUT refused its own {obs['intended']['op']}: "
-                                       f"{answer.get('error')}")
+            raise session.stage_error("sut-op", f"{case.id}: the SUT refused its own {obs['intended']['op']}: "
+                                                f"{answer.get('error')}")
         mid = sessions.store_records(obs, case.id, vols, held)
         bed.put_back(copies, vols)
         digests_after = bed.digests(vols, True)

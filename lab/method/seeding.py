@@ -11,7 +11,6 @@ from typing import Any
 from lab.cases.controls import C2
 from lab.cases.seedplan import markers_in
 from lab.method.row import Row
-from lab.method.sessions import StageError
 
 
 def seed(row: Row, obs: dict[str, Any]) -> None:
@@ -25,7 +24,7 @@ def seed(row: Row, obs: dict[str, Any]) -> None:
         for rec in plan.records:
             answer = s.call("write", context=plan.contexts[rec.label], text=rec.text, meta=rec.meta)
             if not answer["ok"]:
-                raise StageError("seed", f"the SUT refused a seeding write: {answer.get('error')}")
+                raise s.stage_error("seed", f"the SUT refused a seeding write: {answer.get('error')}")
             bed.seed_ids[rec.marker] = str((answer.get("record") or {}).get("id"))
             if (answer.get("record") or {}).get("version") is not None:
                 bed.seed_versions[str(answer["record"]["version"])] = rec.marker
@@ -40,7 +39,7 @@ def seed(row: Row, obs: dict[str, Any]) -> None:
         if not row.profile.capabilities.order:  # unordered memory: the same records, in any order
             served, want = sorted(served), sorted(want)
         if served != want:
-            raise StageError("seed", f"after seeding, context {label} served {served}, written {want}")
+            raise s.stage_error("seed", f"after seeding, context {label} served {served}, written {want}")
 
 
 def c1(row: Row, obs: dict[str, Any]) -> None:

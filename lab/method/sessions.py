@@ -38,6 +38,10 @@ class Session:
         """One op; ``timeout_key`` picks the profile timeout (``start`` for open)."""
         return self.client.call(op, self.timeouts[timeout_key], **fields)
 
+    def stage_error(self, stage: str, message: str) -> "StageError":
+        """A harness error of this trial that names the SUT's log and quotes its last lines."""
+        return StageError(stage, message + self.client.log_note(), self.client.log_tail())
+
 
 class Sessions:
     """Opens sessions for one row: SUT processes, their services, the generic editor."""
