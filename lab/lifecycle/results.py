@@ -138,7 +138,28 @@ def summary_json(rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, A
     if first:  # one row: its figures at the top, as a CI job reads them
         out.update({k: per_row[row_key(first)][k] for k in ("checks", "current_fact_accuracy", "memory_utility_delta",
                                                               "erasure_at_rest")})
+    elif rows:  # several: every row together at the top (counts summed, the weakest status and delta)
+        out.update(across_rows(list(per_row.values())))
     return out
+
+
+def across_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The checks, accuracy and utility delta of several rows taken together: counts summed, a check
+    FAIL if it fails in any row, NOT TESTED only if tested in none, the smallest utility delta."""
+    checks = {}
+    for name in rows[0]["checks"]:
+        per = [r["checks"][name] for r in rows]
+        statuses = {c["status"] for c in per}
+        status = "FAIL" if "FAIL" in statuses else ("PASS" if "PASS" in statuses else "NOT TESTED")
+        violations, chances = sum(c["violations"] for c in per), sum(c["opportunities"] for c in per)
+        checks[name] = {"status": status, "severity": per[0]["severity"], "violations": violations,
+                        "opportunities": chances, "rate": violations / chances if chances else None}
+    hits = sum(r["current_fact_accuracy"]["hits"] for r in rows)
+    chances = sum(r["current_fact_accuracy"]["opportunities"] for r in rows)
+    deltas = [r["memory_utility_delta"] for r in rows]
+    return {"checks": checks, "current_fact_accuracy": {"hits": hits, "opportunities": chances,
+                                                        "rate": hits / chances if chances else None},
+            "memory_utility_delta": None if None in deltas else min(deltas)}
 
 
 def run_status(rows: list[dict[str, Any]]) -> str:

@@ -158,3 +158,14 @@ def test_a_missing_or_bad_shim_config_is_an_input_error_never_a_traceback(tmp_pa
     for args in (("run", "--http"), ("doctor",)):
         assert "cannot read" in memlab("lifecycle", *args, tmp_path / "absent.yaml", check_rc=2).stderr
         assert "bad.yaml:3: bogus" in memlab("lifecycle", *args, bad, check_rc=2).stderr
+
+
+def test_several_rows_are_summed_at_the_top_of_the_summary(tmp_path, cache):
+    summary, _ = gate_run(tmp_path, "--sut", "lifecycle-strict", "--sut", "lifecycle-naive", rc=1)
+    rows = summary["rows"].values()
+    for name in CHECKS:
+        top = summary["checks"][name]
+        assert top["violations"] == sum(r["checks"][name]["violations"] for r in rows)
+        assert top["opportunities"] == sum(r["checks"][name]["opportunities"] for r in rows)
+    assert summary["checks"]["deletion_residue"]["status"] == "FAIL"  # naive fails it, strict passes it
+    assert summary["current_fact_accuracy"]["hits"] == sum(r["current_fact_accuracy"]["hits"] for r in rows)
