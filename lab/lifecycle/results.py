@@ -26,7 +26,7 @@ from typing import Any
 
 from lab.lifecycle.derive import DECISION_RULES, derive_row
 from lab.lifecycle.scenario import Scenario
-from lab.resultset.pins import file_digest
+from lab.resultset.pins import evidence
 from lab.resultset.results import digest, read_json, write_json
 
 MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
@@ -80,21 +80,10 @@ class LifecycleSet:
                     "decision_rules": DECISION_RULES, "fail_on": run.get("fail_on"), "rows": rows,
                     "evidence_digest": "SHA-256 over the bytes of each evidence file "
                                        "(run.json, scenarios, observations, logs)",
-                    "evidence": [{"file": f, "digest": file_digest(self.root / f)} for f in evidence_files(self.root)]}
+                    "evidence": evidence(self.root, EVIDENCE_DIRS)}
         (self.root / "manifest.sig").unlink(missing_ok=True)
         write_json(self.root / "manifest.json", manifest)
         return manifest
-
-
-def evidence_files(root: Path) -> list[str]:
-    """Every evidence file of a lifecycle set, as sorted POSIX paths relative to ``root``."""
-    root = Path(root)
-    found = ["run.json"] if (root / "run.json").is_file() else []
-    for folder in EVIDENCE_DIRS:
-        if (root / folder).is_dir():
-            found += [p.relative_to(root).as_posix() for p in (root / folder).rglob("*")
-                      if p.is_file() and not p.name.endswith(".tmp")]
-    return sorted(found)
 
 
 def load_scenarios(root: Path) -> dict[str, Scenario]:

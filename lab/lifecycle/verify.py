@@ -14,12 +14,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lab.lifecycle.results import MANIFEST_SCHEMA, evidence_files, rederive, row_key
+from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, rederive, row_key
 from lab.resultset import signing
 from lab.resultset.loading import Unreadable
-from lab.resultset.pins import file_digest
 from lab.resultset.results import digest, read_json
-from lab.resultset.verify import GROUNDS, Finding, Verification
+from lab.resultset.verify import GROUNDS, Finding, Verification, check_evidence
 
 LIFECYCLE_GROUNDS = {
     **{k: GROUNDS[k] for k in ("bad-signature", "signature-key-mismatch", "signature-missing", "digest-mismatch",
@@ -54,9 +53,12 @@ def verify_lifecycle(root: Path, pubkey: Any = None) -> LifecycleVerification:
         run = read_json(root / "run.json")
     except (OSError, ValueError) as exc:
         raise Unreadable(f"{root}: manifest.json or run.json cannot be read: {exc}") from None
+    if not isinstance(manifest, dict) or not all(isinstance(manifest.get(k), list) for k in ("rows", "evidence")):
+        raise Unreadable(f"{root}/manifest.json: 'rows' or 'evidence' missing or not a list; it was edited or "
+                         "written by another tool, so the set cannot be verified")
     result = LifecycleVerification(root, manifest)
     _signature(result, pubkey)
-    _evidence(result)
+    check_evidence(result, EVIDENCE_DIRS)
     metas = ({row_key(m): m for m in run.get("rows", []) if isinstance(m, dict) and m.get("row")}
              if run.get("kind") == "lifecycle" else {})
     if not metas:
@@ -92,19 +94,6 @@ def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, 
     if digest(again) != digest(row):
         differ = sorted(k for k in set(again) | set(row) if again.get(k) != row.get(k))
         result.add("row-not-derivable", file, f"re-derived from the saved answers, it differs in {', '.join(differ)}")
-
-
-def _evidence(result: LifecycleVerification) -> None:
-    pinned = {e.get("file"): e.get("digest") for e in result.manifest.get("evidence", []) if isinstance(e, dict)}
-    present = set(evidence_files(result.root))
-    for name in sorted(set(pinned) - present):
-        result.add("evidence-missing", str(name), "pinned by the manifest, absent from the set")
-    for name in sorted(present - set(pinned)):
-        result.add("evidence-extra", name, "an evidence file the manifest does not pin")
-    for name in sorted(present & set(pinned)):
-        result.evidence += 1
-        if file_digest(result.root / name) != pinned[name]:
-            result.add("digest-mismatch", name, "the file's bytes differ from the digest the manifest pins")
 
 
 def _signature(result: LifecycleVerification, pubkey: Any) -> None:

@@ -25,11 +25,12 @@ def file_digest(path: Path) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def evidence_files(root: Path) -> list[str]:
-    """Every evidence file of a result set, as sorted POSIX paths relative to ``root``."""
+def evidence_files(root: Path, folders: tuple[str, ...] = EVIDENCE_DIRS) -> list[str]:
+    """Every evidence file of a result set (run.json and every file under ``folders``), as sorted
+    POSIX paths relative to ``root``."""
     root = Path(root)
     found = [name for name in EVIDENCE_TOP if (root / name).is_file()]
-    for folder in EVIDENCE_DIRS:
+    for folder in folders:
         base = root / folder
         if base.is_dir():
             found += [p.relative_to(root).as_posix() for p in base.rglob("*")
@@ -37,6 +38,6 @@ def evidence_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def evidence(root: Path) -> list[dict[str, str]]:
+def evidence(root: Path, folders: tuple[str, ...] = EVIDENCE_DIRS) -> list[dict[str, str]]:
     """The manifest's ``evidence`` list: one ``{"file", "digest"}`` per evidence file."""
-    return [{"file": name, "digest": file_digest(Path(root) / name)} for name in evidence_files(root)]
+    return [{"file": name, "digest": file_digest(Path(root) / name)} for name in evidence_files(root, folders)]

@@ -24,7 +24,7 @@ from lab.judge.observation import ShapeError
 from lab.resultset import recount as recounting
 from lab.resultset import signing
 from lab.resultset.loading import load_manifest, shape_problem
-from lab.resultset.pins import evidence_files, file_digest
+from lab.resultset.pins import EVIDENCE_DIRS, evidence_files, file_digest
 from lab.resultset.results import digest, load_saved
 
 #: Method revisions this verifier knows the rules of.
@@ -184,8 +184,9 @@ def _row_shape(result: Verification, file: str, entry: dict[str, Any], row: Any)
     return True
 
 
-def check_evidence(result: Verification) -> None:
-    """Digest every evidence file the manifest lists; note missing and unlisted ones."""
+def check_evidence(result: Verification, folders: tuple[str, ...] = EVIDENCE_DIRS) -> None:
+    """Digest every evidence file the manifest lists; note missing and unlisted ones (evidence is
+    run.json and every file under ``folders``)."""
     root, listed = result.root, set()
     for entry in result.manifest["evidence"]:
         file = entry.get("file") if isinstance(entry, dict) else None
@@ -198,7 +199,7 @@ def check_evidence(result: Verification) -> None:
             result.add("evidence-missing", file, "listed in the manifest, absent from the result set")
         elif (actual := file_digest(path)) != entry["digest"]:
             result.add("digest-mismatch", file, f"file digest {actual}, manifest pins {entry['digest']}")
-    for file in evidence_files(root):
+    for file in evidence_files(root, folders):
         if file not in listed:
             result.add("evidence-extra", file, "an evidence file the manifest does not list")
     result.evidence = len(listed)
