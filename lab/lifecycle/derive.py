@@ -122,7 +122,8 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
             "scenarios": len({o["scenario"] for o in observations}), "seeds": seeds,
             "status": "error" if errors else verdict.status,
             "per_seed": [{"seed": s, **summary.to_json()} for s, summary in zip(seeds, summaries)],
-            "checks": combine(summaries), "current_fact_accuracy": _accuracy(summaries, "current_fact_accuracy"),
+            "checks": combine([{n: c.to_json() for n, c in s.checks.items()} for s in summaries]),
+            "current_fact_accuracy": _accuracy(summaries, "current_fact_accuracy"),
             "baseline": _accuracy(summaries, "baseline"),
             "memory_utility_delta": _delta(summaries),
             "gate": verdict.to_json(), "findings": findings, "errors": errors, "judge_limits": JUDGE_LIMITS,
@@ -137,25 +138,30 @@ def restarts(observations: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             "seconds": round(sum(seconds), 6)}
 
 
-def combine(summaries: list[Summary]) -> dict[str, dict[str, Any]]:
-    """Each check over every seed: counts summed; FAIL if any seed fails, NOT TESTED if none tested."""
+def combine(sources: list[Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Each check over several sources (the seeds of a row, or the rows of a run), each a mapping of
+    check name -> its JSON: counts summed; FAIL if any source fails it, NOT TESTED if none tested it."""
     out = {}
     for name, severity in CHECKS.items():
-        per = [s.checks[name] for s in summaries]
-        statuses = {c.status for c in per}
+        per = [source[name] for source in sources]
+        statuses = {c["status"] for c in per}
         status = FAIL if FAIL in statuses else (PASS if PASS in statuses else NOT_TESTED)
-        violations, chances = sum(c.violations for c in per), sum(c.opportunities for c in per)
-        reasons = sorted({c.reason for c in per if c.reason})
+        violations, chances = sum(c["violations"] for c in per), sum(c["opportunities"] for c in per)
+        reasons = sorted({c["reason"] for c in per if c.get("reason")})
         out[name] = {"status": status, "severity": severity, "violations": violations,
                      "opportunities": chances, "rate": violations / chances if chances else None,
                      "reason": "; ".join(reasons)}
     return out
 
 
-def _accuracy(summaries: list[Summary], which: str) -> dict[str, Any]:
-    hits = sum(getattr(s, which).hits for s in summaries)
-    chances = sum(getattr(s, which).opportunities for s in summaries)
+def sum_accuracy(parts: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Hits and opportunities summed over several {hits, opportunities}, with the rate."""
+    hits, chances = sum(p["hits"] for p in parts), sum(p["opportunities"] for p in parts)
     return {"hits": hits, "opportunities": chances, "rate": hits / chances if chances else None}
+
+
+def _accuracy(summaries: list[Summary], which: str) -> dict[str, Any]:
+    return sum_accuracy([getattr(s, which).to_json() for s in summaries])
 
 
 def _delta(summaries: list[Summary]) -> float | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lab.lifecycle.derive import DECISION_RULES, derive_row
+from lab.lifecycle.derive import DECISION_RULES, combine, derive_row, sum_accuracy
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.pins import evidence
 from lab.resultset.results import digest, read_json, write_json
@@ -135,19 +135,10 @@ def summary_json(rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, A
 def across_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The checks, accuracy and utility delta of several rows taken together: counts summed, a check
     FAIL if it fails in any row, NOT TESTED only if tested in none, the smallest utility delta."""
-    checks = {}
-    for name in rows[0]["checks"]:
-        per = [r["checks"][name] for r in rows]
-        statuses = {c["status"] for c in per}
-        status = "FAIL" if "FAIL" in statuses else ("PASS" if "PASS" in statuses else "NOT TESTED")
-        violations, chances = sum(c["violations"] for c in per), sum(c["opportunities"] for c in per)
-        checks[name] = {"status": status, "severity": per[0]["severity"], "violations": violations,
-                        "opportunities": chances, "rate": violations / chances if chances else None}
-    hits = sum(r["current_fact_accuracy"]["hits"] for r in rows)
-    chances = sum(r["current_fact_accuracy"]["opportunities"] for r in rows)
+    fields = ("status", "severity", "violations", "opportunities", "rate")
+    checks = {n: {k: c[k] for k in fields} for n, c in combine([r["checks"] for r in rows]).items()}
     deltas = [r["memory_utility_delta"] for r in rows]
-    return {"checks": checks, "current_fact_accuracy": {"hits": hits, "opportunities": chances,
-                                                        "rate": hits / chances if chances else None},
+    return {"checks": checks, "current_fact_accuracy": sum_accuracy([r["current_fact_accuracy"] for r in rows]),
             "memory_utility_delta": None if None in deltas else min(deltas)}
 
 
