@@ -27,7 +27,7 @@ from lab.lifecycle.results import summary_json
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
 from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
 from lab.report import lifecycle as lifecycle_report
-from lab.report import lifecycle_html
+from lab.report.files import write_lifecycle_reports
 from lab.report.terminal import stdout_console
 from lab.resultset import signing
 from lab.resultset.results import write_json
@@ -169,9 +169,7 @@ def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> l
 def _finish(outcome, json_file: Path | None, sign_key: Any) -> None:
     """Reports, summary, signature; the table; the exit code of the gate."""
     out, run, rows = outcome.out, outcome.run, outcome.rows
-    (out / "report.md").write_text(lifecycle_report.markdown(rows, run), encoding="utf-8")
-    (out / "junit.xml").write_text(lifecycle_report.junit(rows, run), encoding="utf-8")
-    (out / "report.html").write_text(lifecycle_html.render(rows, run), encoding="utf-8")
+    write_lifecycle_reports(out, rows, run)
     summary = summary_json(rows, run)
     write_json(out / "summary.json", summary)
     if json_file is not None:

@@ -22,9 +22,9 @@ from lab.resultset.compare import compare as compare_rows
 from lab.resultset.gate import FAIL_ON, LEVELS, evaluate
 from lab.resultset.loading import Unreadable, load_rows, load_run
 from lab.report.comparison import render as render_comparison
-from lab.report.files import DEFAULT_FILES, RENDERERS, render as render_report, write_reports
+from lab.report.files import DEFAULT_FILES, LIFECYCLE_RENDERERS, RENDERERS, write_reports
+from lab.report.files import render as render_report
 from lab.report import lifecycle as lifecycle_report
-from lab.report import lifecycle_html
 from lab.report.terminal import print_matrix, stdout_console
 from lab.resultset.verify import GROUNDS, Verification, verify
 from lab.lifecycle.verify import LIFECYCLE_GROUNDS, is_lifecycle, verify_lifecycle
@@ -247,8 +247,6 @@ def _emit(text: str, out: Path | None) -> None:
         err.print(f"report: {out}", highlight=False)
 
 
-LIFECYCLE_RENDERERS = {"markdown": lifecycle_report.markdown, "junit": lifecycle_report.junit,
-                       "html": lifecycle_html.render}
 
 
 def load_lifecycle(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:

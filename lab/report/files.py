@@ -5,12 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from lab.report import html, junit, markdown
+from lab.report import html, junit, lifecycle, lifecycle_html, markdown
 
 #: Format name -> renderer ``(rows, run) -> text``.
 RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
     "markdown": markdown.render, "junit": junit.render, "html": html.render}
-#: The report files ``memlab run`` and ``memlab analyze`` write into a result set.
+#: Format name -> renderer of a lifecycle result set.
+LIFECYCLE_RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
+    "markdown": lifecycle.markdown, "junit": lifecycle.junit, "html": lifecycle_html.render}
+#: The report files ``memlab run``, ``memlab analyze`` and ``memlab lifecycle run`` write into a result set.
 DEFAULT_FILES = {"markdown": "report.md", "junit": "junit.xml", "html": "report.html"}
 
 
@@ -27,5 +30,15 @@ def write_reports(root: Path, rows: list[dict[str, Any]], run: dict[str, Any]) -
     for fmt, name in DEFAULT_FILES.items():
         path = Path(root) / name
         path.write_text(render(fmt, rows, run, root), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def write_lifecycle_reports(root: Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> list[Path]:
+    """Write a lifecycle set's report.md, junit.xml and report.html into ``root``; returns their paths."""
+    written = []
+    for fmt, name in DEFAULT_FILES.items():
+        path = Path(root) / name
+        path.write_text(LIFECYCLE_RENDERERS[fmt](rows, run), encoding="utf-8")
         written.append(path)
     return written
