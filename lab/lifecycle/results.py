@@ -50,6 +50,7 @@ class LifecycleSet:
     def __init__(self, root: Path):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
+        self._scenarios: dict[str, Scenario] | None = None
 
     def save_scenarios(self, scenarios: list[Scenario]) -> None:
         """Keep every scenario as loaded: the ledger is replayed from these."""
@@ -66,14 +67,16 @@ class LifecycleSet:
 
     def write_row(self, meta: dict[str, Any], fail_on: str) -> dict[str, Any]:
         """Derive one (row, position) from its saved observations and write it."""
-        row = rederive(self.root, meta, fail_on)
+        if self._scenarios is None:  # the saved scenarios, read once for every row of the set
+            self._scenarios = load_scenarios(self.root)
+        row = rederive(self.root, meta, fail_on, self._scenarios)
         write_json(self.root / "rows" / f"{row_key(meta)}.json", row)
         return row
 
     def write_manifest(self, run: dict[str, Any]) -> dict[str, Any]:
         """Digest every row and evidence file and write ``manifest.json`` (voids an old signature)."""
-        rows = [{"file": f"rows/{p.name}", "row": read_json(p)["row"], "digest": digest(read_json(p))}
-                for p in sorted((self.root / "rows").glob("*.json"))]
+        saved = {p.name: read_json(p) for p in sorted((self.root / "rows").glob("*.json"))}
+        rows = [{"file": f"rows/{name}", "row": row["row"], "digest": digest(row)} for name, row in saved.items()]
         manifest = {"schema": MANIFEST_SCHEMA, "kind": "lifecycle", "lab": run.get("lab"),
                     "run_id": run.get("run_id"), "canonicalization": "RFC 8785 (JCS)",
                     "digest": "SHA-256 over the canonical encoding of each row file",
@@ -96,9 +99,12 @@ def load_observations(root: Path, key: str) -> list[dict[str, Any]]:
     return [read_json(p) for p in sorted((Path(root) / "observations" / key).glob("*.json"))]
 
 
-def rederive(root: Path, meta: dict[str, Any], fail_on: str) -> dict[str, Any]:
-    """A row derived again from the set's saved scenarios and observations (pure)."""
-    row = derive_row(meta, load_scenarios(root), load_observations(root, row_key(meta)), fail_on)
+def rederive(root: Path, meta: dict[str, Any], fail_on: str,
+             scenarios: dict[str, Scenario] | None = None) -> dict[str, Any]:
+    """A row derived again from the set's saved scenarios (``scenarios``: already loaded from it) and
+    observations (pure)."""
+    scenarios = load_scenarios(root) if scenarios is None else scenarios
+    row = derive_row(meta, scenarios, load_observations(root, row_key(meta)), fail_on)
     return {"schema": ROW_SCHEMA, **row, "describe": meta.get("describe", {})}
 
 

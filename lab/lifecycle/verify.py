@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, rederive, row_key
+from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, load_scenarios, rederive, row_key
 from lab.resultset import signing
 from lab.resultset.loading import Unreadable
 from lab.resultset.results import digest, read_json
@@ -63,17 +63,18 @@ def verify_lifecycle(root: Path, pubkey: Any = None) -> LifecycleVerification:
              if run.get("kind") == "lifecycle" else {})
     if not metas:
         result.add("run-malformed", "run.json", "no kind: lifecycle with a list of rows and their SUT facts")
-    listed = set()
+    listed, scenarios = set(), load_scenarios(root)
     for entry in manifest.get("rows", []):
         listed.add(entry.get("file"))
-        _row(result, entry, metas, run.get("fail_on", "p1"))
+        _row(result, entry, metas, run.get("fail_on", "p1"), scenarios)
     for path in sorted((root / "rows").glob("*.json")):
         if f"rows/{path.name}" not in listed:
             result.add("row-extra", f"rows/{path.name}", "a row file the manifest does not list")
     return result
 
 
-def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, Any], fail_on: str) -> None:
+def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, Any], fail_on: str,
+         scenarios: dict[str, Any]) -> None:
     file = str(entry.get("file"))
     path = result.root / file
     if not file.startswith("rows/") or ".." in file or not path.is_file():
@@ -90,7 +91,7 @@ def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, 
         return
     if file != f"rows/{row_key(row)}.json":
         result.add("row-malformed", file, f"holds {row_key(row)}, so its file is rows/{row_key(row)}.json")
-    again = rederive(result.root, meta, fail_on)
+    again = rederive(result.root, meta, fail_on, scenarios)
     if digest(again) != digest(row):
         differ = sorted(k for k in set(again) | set(row) if again.get(k) != row.get(k))
         result.add("row-not-derivable", file, f"re-derived from the saved answers, it differs in {', '.join(differ)}")
