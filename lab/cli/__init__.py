@@ -27,6 +27,7 @@ from rich.table import Table
 from lab import METHOD_REVISION, __version__
 from lab.cli.images import images as images_group
 from lab.cli.lifecycle import lifecycle as lifecycle_group
+from lab.cli.site import site_cmd
 from lab.cli.results import COMMANDS, load_lifecycle, finish, gate_options, reports_option, sign_key_option
 from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
 from lab.runtime.housekeeping import gc as gc_run
@@ -210,5 +211,6 @@ for _command in COMMANDS:
     main.add_command(_command)
 main.add_command(images_group)
 main.add_command(lifecycle_group)
+main.add_command(site_cmd)
 
 

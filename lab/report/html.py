@@ -26,7 +26,7 @@ from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, c
 from lab.report.html_evidence import (COLOURS, c3_block, chip, code, flat, kv, none, observation, served_block,
                                      signals_block, text, timings_text)
 
-_CSS = """
+CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
 h1{font-size:20px;margin:0 0 6px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}
 h3{font-size:15px;margin:0 0 6px}h4{font-size:13px;margin:12px 0 4px;color:#57606a;text-transform:uppercase;
@@ -71,7 +71,13 @@ def _num(value: Any, colour: str | None = None) -> str:
     return f'<td><span class="num" style="background:{colour or _rate_colour(value)}">{escape(shown)}</span></td>'
 
 
-def _matrix(rows: list[dict[str, Any]]) -> str:
+def matrix(rows: list[dict[str, Any]], pages: list[tuple[str, int]] | None = None,
+           extra: tuple[list[str], list[list[str]]] | None = None) -> str:
+    """The verdict matrix as a heat map. ``pages`` (per row: the page holding it and its index there)
+    makes the row names and cells link to another page; ``extra`` (header cells, then per row its
+    ``<td>`` cells) adds columns after the scores."""
+    pages = pages or [("", i) for i in range(len(rows))]
+    extra_head, extra_cells = extra or ([], [[] for _ in rows])
     groups = rate_groups()
     head = "".join(f'<th class="case" title="{escape(case_edit(c))}"><b>{c}</b>{escape(case_title(c)[len(c) + 1:])}'
                    f"<i>{escape(CASE_SHORT.get(c, ''))}</i></th>" for c in CASE_IDS)
@@ -80,13 +86,14 @@ def _matrix(rows: list[dict[str, Any]]) -> str:
              + (f'<th colspan="{len(groups)}">group rates</th>' if groups else "") + "</tr>")
     rates = "".join(f'<th title="the metric over {escape(", ".join(GROUPS[g]))}">{escape(g)}</th>' for g in groups)
     out = [f'<table class="m" id="matrix"><thead>{spans}<tr><th class="r">row @ detection point</th>{head}'
-           f"<th>C1</th><th>C2</th><th>metric</th><th>level</th>{rates}</tr></thead><tbody>"]
+           f"<th>C1</th><th>C2</th><th>metric</th><th>level</th>{rates}{''.join(extra_head)}</tr></thead><tbody>"]
     for i, row in enumerate(rows):
-        tds = [f'<td class="rk"><a href="#r-{i}" title="{escape(str(row.get("title") or ""))}">'
+        page, j = pages[i]
+        tds = [f'<td class="rk"><a href="{page}#r-{j}" title="{escape(str(row.get("title") or ""))}">'
                f"{escape(row_key(row))}</a></td>"]
         for cid in CASE_IDS:
             cell, label = row["cells"][cid], cell_label(row["cells"][cid])
-            tds.append(f'<td><a class="cell" id="c-{i}-{cid}" href="#d-{i}-{cid}" '
+            tds.append(f'<td><a class="cell" id="c-{i}-{cid}" href="{page}#d-{j}-{cid}" '
                        f'style="background:{COLOURS.get(label, COLOURS["?"])}" '
                        f'title="{escape(case_title(cid))}: {escape(str(cell.get("reason") or ""))}">'
                        f"{escape(label)}</a></td>")
@@ -97,7 +104,7 @@ def _matrix(rows: list[dict[str, Any]]) -> str:
         tds.append(_num(row.get("metric")))
         tds.append(_num(str(row.get("level") or "—"), "#24292f"))
         tds += [_num((row.get("groups") or {}).get(g)) for g in groups]
-        out.append("<tr>" + "".join(tds) + "</tr>")
+        out.append("<tr>" + "".join(tds + extra_cells[i]) + "</tr>")
     return "".join(out) + "</tbody></table>"
 
 
@@ -107,7 +114,8 @@ def _table(header: list[str], lines: list[list[str]]) -> str:
         "<tr>" + "".join(f"<td>{c}</td>" for c in line) + "</tr>" for line in lines) + "</table>"
 
 
-def _legend() -> str:
+def legend() -> str:
+    """How to read the matrix: verdicts, detection points, classes, levels, controls, score, cases."""
     verdicts = _table(["", "verdict", "what the SUT did after the restart", "counts"],
                       [[chip(s), escape(n), escape(w), escape(c)] for s, n, w, c in VERDICTS])
     points = _table(["point", "where the edit is found"],
@@ -138,7 +146,8 @@ def _volumes(volumes: Any) -> str:
                      for k, v in volumes.items())
 
 
-def _row_section(i: int, row: dict[str, Any]) -> str:
+def row_section(i: int, row: dict[str, Any]) -> str:
+    """A row's configuration, notes, controls, score and cells (anchor ``r-<i>``)."""
     sut, runtime = row.get("sut") or {}, row.get("runtime") or {}
     libraries = ((sut.get("reported") or {}).get("libraries")) or {}
     facts = [("SUT", escape(f"{sut.get('package')} {sut.get('version')}"
@@ -218,13 +227,13 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = 
                                 cell_label(r["cells"][c]), root) for i, r in enumerate(rows) for c in CASE_IDS)
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>memlab result set</title><style>{_CSS}</style></head><body>"
+            f"<title>memlab result set</title><style>{CSS}</style></head><body>"
             f"<h1>memlab result set: integrity of agent memory at rest</h1><ul class=\"facts\">{facts}</ul>"
             "<p class=\"lead\">Each row is one SUT configuration at one detection point. Each cell is one edit "
             "made to its stored memory by generic tooling while the SUT was stopped, proven landed (C3), then read "
             "back through the SUT after a restart: did it refuse (REJ), report (REP) or serve the edit as genuine "
             "(ACC)? Click a cell for its evidence, a row name for its configuration; the legend is "
             "<a href=\"#legend\">below</a>.</p>"
-            f"<h2>Verdict matrix</h2>{_matrix(rows)}{_legend()}"
-            "<h2>Rows</h2>" + "".join(_row_section(i, r) for i, r in enumerate(rows))
+            f"<h2>Verdict matrix</h2>{matrix(rows)}{legend()}"
+            "<h2>Rows</h2>" + "".join(row_section(i, r) for i, r in enumerate(rows))
             + f"{panels}</body></html>\n")

@@ -19,43 +19,53 @@ from lab.report.lifecycle import (NOT_TESTED_NOTE, accuracy_text, check_names, d
 
 _COLOURS = {"PASS": "#116329", "FAIL": "#cf222e", "NOT TESTED": "#8c959f", "INCONCLUSIVE": "#bf8700",
             "error": "#8250df"}
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1f2328}h1{font-size:20px}h2{font-size:16px;margin-top:28px}
-table{border-collapse:separate;border-spacing:3px}th{font-weight:600;padding:2px 8px;text-align:left}
-td{padding:6px 8px;border-radius:4px}td.s{color:#fff;font-weight:600;text-align:center}
-.f{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:8px 0}.f h3{margin:0 0 4px;font-size:14px}
-pre{background:#f6f8fa;padding:8px;border-radius:4px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
-mark{background:#ffd8d3;color:#1f2328;padding:0 2px;border-radius:2px}.muted{color:#57606a}
+#: The page's style, every rule under ``.lc`` so the per-SUT page can hold it beside the at-rest report's.
+CSS = """
+.lc{font:14px/1.45 system-ui,sans-serif;color:#1f2328}.lc h1{font-size:20px}.lc h2{font-size:16px;margin-top:28px}
+.lc table{border-collapse:separate;border-spacing:3px}.lc th{font-weight:600;padding:2px 8px;text-align:left}
+.lc td{padding:6px 8px;border-radius:4px}.lc td.s{color:#fff;font-weight:600;text-align:center}
+.lc .f{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:8px 0}.lc .f h3{margin:0 0 4px;font-size:14px}
+.lc pre{background:#f6f8fa;padding:8px;border-radius:4px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
+.lc mark{background:#ffd8d3;color:#1f2328;padding:0 2px;border-radius:2px}.lc .muted{color:#57606a}
 """
 
 
 def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
     """The whole page."""
-    names = check_names(rows)
-    head = "".join(f"<th>{escape(n)} ({escape(rows[0]['checks'][n]['severity'])})</th>" for n in names)
-    body = "".join(_row(row, names) for row in rows)
-    findings = "".join(_findings(row) for row in rows)
-    limits = escape(rows[0]["judge_limits"]) if rows else ""
     facts = (f"run {escape(str(run.get('run_id')))} · {run.get('scenarios')} scenarios × {run.get('seeds')} seed(s)"
              f" · fail on {escape(str(run.get('fail_on')))} · runtime {escape(str(run.get('runtime')))}")
     return (f"<!doctype html><html lang=en><meta charset=utf-8><title>memlab lifecycle gate</title>"
-            f"<style>{_CSS}</style><h1>memlab lifecycle gate</h1><p class=muted>{facts}</p>"
-            f"<table><tr><th>row</th>{head}<th>current facts</th><th>utility Δ</th><th>gate</th><th>erasure at rest</th></tr>{body}</table>"
-            f"<p class=muted>{limits}<br>{escape(NOT_TESTED_NOTE)}</p>{findings}</html>\n")
+            f"<style>{CSS}</style><body class=lc style='margin:24px'><h1>memlab lifecycle gate</h1>"
+            f"<p class=muted>{facts}</p>{checks_table(rows)}{''.join(findings(row) for row in rows)}</body></html>\n")
 
 
-def _status_cell(status: str, text: str = "") -> str:
+def checks_table(rows: list[dict[str, Any]]) -> str:
+    """Each (row, position) a line: every check with its rate, current facts, utility, gate, erasure at rest;
+    then the judge's limits and what NOT TESTED means."""
+    names = check_names(rows)
+    head = "".join(f"<th>{escape(n)} ({escape(rows[0]['checks'][n]['severity'])})</th>" for n in names)
+    body = "".join(_row(row, names) for row in rows)
+    limits = escape(rows[0]["judge_limits"]) if rows else ""
+    return (f"<table><tr><th>row</th>{head}<th>current facts</th><th>utility Δ</th><th>gate</th>"
+            f"<th>erasure at rest</th></tr>{body}</table><p class=muted>{limits}<br>{escape(NOT_TESTED_NOTE)}</p>")
+
+
+def status_cell(status: str, text: str = "", href: str | None = None, title: str | None = None) -> str:
+    """A coloured table cell of a gate or check status, with a small second line; ``href`` links the
+    status, ``title`` is its tooltip."""
     colour = _COLOURS.get(status, "#57606a")
     extra = f"<br><small>{escape(text)}</small>" if text else ""
-    return f'<td class=s style="background:{colour}">{escape(status)}{extra}</td>'
+    shown = f'<a style="color:#fff" href="{escape(href)}">{escape(status)}</a>' if href else escape(status)
+    tip = f' title="{escape(title)}"' if title else ""
+    return f'<td class=s style="background:{colour}"{tip}>{shown}{extra}</td>'
 
 
 def _row(row: dict[str, Any], names: list[str]) -> str:
-    cells = "".join(_status_cell(row["checks"][n]["status"], rate_text(row["checks"][n])) for n in names)
+    cells = "".join(status_cell(row["checks"][n]["status"], rate_text(row["checks"][n])) for n in names)
     key = escape(row_key(row))
     return (f"<tr><th><a href='#r-{key}'>{key}</a></th>{cells}"
             f"<td>{escape(accuracy_text(row['current_fact_accuracy']))}</td>"
-            f"<td>{escape(delta_text(row['memory_utility_delta']))}</td>{_status_cell(row['status'])}"
+            f"<td>{escape(delta_text(row['memory_utility_delta']))}</td>{status_cell(row['status'])}"
             f"<td>{escape(erasure_text(row))}</td></tr>")
 
 
@@ -83,7 +93,9 @@ def _erasure(row: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _findings(row: dict[str, Any]) -> str:
+def findings(row: dict[str, Any]) -> str:
+    """A (row, position)'s heading (anchor ``r-<row@position>``), restarts, erasure at rest, gate reasons,
+    harness errors and every finding with what was served."""
     key = escape(row_key(row))
     parts = [f"<h2 id='r-{key}'>{key}: {escape(row['status'])}</h2>", _erasure(row)]
     parts += [f"<p>{escape(r)}</p>" for r in row["gate"].get("reasons", [])]

@@ -1,0 +1,86 @@
+"""``memlab site``: both measurements of every SUT as static HTML pages (lab.report.site).
+
+Each folder given is an at-rest result set (its lifecycle set may sit inside it, in
+``lifecycle/``, as under results/published/) or a lifecycle result set. Rows are grouped by their
+row name, so an at-rest set and a lifecycle set of the same row — wherever each was written — land
+on one SUT page. Every set is verified first; a set that does not verify stops the command
+(exit 1) before anything is written, as a report of unverified numbers would mislead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lab.cli.results import err, fail, load_lifecycle, verify_any
+from lab.lifecycle.verify import is_lifecycle
+from lab.report.site import SutResults, write_site
+from lab.resultset.loading import Unreadable, load_rows, load_run
+
+def sets_in(folders: tuple[Path, ...]) -> list[tuple[str, Path]]:
+    """(kind, folder) of every result set given: ``at_rest`` or ``lifecycle``, a lifecycle set found
+    in an at-rest set's ``lifecycle/`` folder included."""
+    out = []
+    for folder in folders:
+        if not (folder / "manifest.json").is_file():
+            fail(f"{folder}: not a result set (no manifest.json); give the folder `memlab run` or "
+                  "`memlab lifecycle run` wrote")
+        if is_lifecycle(folder):
+            out.append(("lifecycle", folder))
+            continue
+        out.append(("at_rest", folder))
+        if (folder / "lifecycle" / "manifest.json").is_file():
+            out.append(("lifecycle", folder / "lifecycle"))
+    return out
+
+
+def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
+    """The SUTs of the sets, by row name, in the order their rows come; a row in two sets is an error."""
+    suts: dict[str, SutResults] = {}
+    seen: dict[tuple[str, str], Path] = {}
+    for kind, folder in sets:
+        try:
+            rows, run = (load_lifecycle(folder)[0], {}) if kind == "lifecycle" else (load_rows(folder), load_run(folder))
+        except Unreadable as exc:
+            fail(str(exc))
+        for row in rows:
+            name = str(row.get("row"))
+            where = (kind, f"{name}@{row.get('detection_point') or row.get('position')}")
+            if where in seen:
+                fail(f"row {where[1]} is in two {kind.replace('_', '-')} sets: {seen[where]} and {folder}; "
+                      "give one of them")
+            seen[where] = folder
+            sut = suts.setdefault(name, SutResults(name=name, rows=[], run=run))
+            if kind == "lifecycle":
+                sut.lifecycle.append(row)
+            else:
+                sut.rows.append(row)
+                sut.run, sut.root = run, folder
+    return list(suts.values())
+
+
+@click.command("site")
+@click.argument("result_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder to write index.html and one page per SUT into.")
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="Verify every set first (a set that does not verify: exit 1, nothing written).")
+def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool) -> None:
+    """One HTML page per SUT with its at-rest matrix and lifecycle gate together, and an index of
+    every row with a lifecycle column. Exit 0 written, 1 a set does not verify, 2 unreadable input."""
+    sets = sets_in(result_dirs)
+    if verify:
+        try:
+            rejected = [(folder, result) for _, folder in sets if not (result := verify_any(folder)).ok]
+        except Unreadable as exc:
+            fail(str(exc))
+        for folder, result in rejected:
+            err.print(f"REJECTED {folder}: " + "; ".join(f"{f.ground} {f.file}" for f in result.findings[:5]),
+                      highlight=False)
+        if rejected:
+            fail(f"{len(rejected)} of {len(sets)} result set(s) do not verify; nothing written", 1)
+    suts = collect(sets)
+    written = write_site(suts, out)
+    err.print(f"site: {written[0]} and {len(written) - 1} SUT page(s), from {len(sets)} result set(s)",
+              highlight=False)
