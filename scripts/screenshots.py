@@ -3,13 +3,15 @@
 
     python3 scripts/screenshots.py                 # a fresh `memlab run --runtime local --sut 'reference-*'`
     python3 scripts/screenshots.py results/published/langgraph-sqlite --cell langgraph-sqlite@read:T1
+    python3 scripts/screenshots.py --site          # `memlab site results/published/*`: its index page
 
 With no result set, the reference rows are run into a temporary folder first. The page is
 rendered from that set by ``lab.report`` as it is now (not the set's own report.html, which an
 older lab may have written), opened with one cell's panel shown (``#d-<row>-<case>``, as a click
 on the cell does) and written to ``docs/report-screenshot.png``: the image the README shows.
 Chromium runs with a fresh profile folder, no network services, no GPU; exit 0 when the PNG
-was written, 1 when a step failed (with what it printed).
+was written, 1 when a step failed (with what it printed). With ``--site``, the index page of
+``memlab site`` over every published set is written to ``docs/site-screenshot.png`` instead.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from lab.report.files import render  # noqa: E402
 from lab.resultset.loading import load_rows, load_run  # noqa: E402
 
 DEFAULT_OUT = ROOT / "docs" / "report-screenshot.png"
+SITE_OUT = ROOT / "docs" / "site-screenshot.png"
 DEFAULT_CELL = "reference-naive@read:T1"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -76,11 +79,26 @@ def screenshot(page: Path, fragment: str, out: Path, width: int, height: int, br
         shutil.copyfile(shot, out)
 
 
+def site_screenshot(args: argparse.Namespace) -> int:
+    """``memlab site`` over every published set into a temporary folder; its index page shot."""
+    out = args.out or SITE_OUT
+    with tempfile.TemporaryDirectory(prefix="memlab-screenshots-") as tmp:
+        sets = sorted(str(p) for p in (ROOT / "results" / "published").iterdir())
+        proc = subprocess.run([sys.executable, "-m", "lab.cli", "site", *sets, "--out", tmp], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            _fail(f"memlab site exited {proc.returncode}:\n{proc.stderr[-4000:]}")
+        screenshot(Path(tmp) / "index.html", "", out, args.width, args.height, args.chromium)
+    print(f"wrote {out} ({out.stat().st_size} bytes) from {len(sets)} published sets")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the arguments, get a result set, render its page, screenshot it."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("result_set", nargs="?", type=Path, help="a result set (default: a fresh reference run)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the PNG (default {DEFAULT_OUT})")
+    parser.add_argument("--out", type=Path, help=f"the PNG (default {DEFAULT_OUT}, with --site {SITE_OUT})")
+    parser.add_argument("--site", action="store_true", help="the index page of `memlab site results/published/*`")
     parser.add_argument("--cell", default=DEFAULT_CELL, help=f"ROW@POINT:CASE whose panel is open ({DEFAULT_CELL})")
     parser.add_argument("--width", type=int, default=1600)
     parser.add_argument("--height", type=int, default=1380)
@@ -88,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not Path(args.chromium).exists() and not shutil.which(args.chromium):
         _fail(f"no Chromium at {args.chromium} (apt-get install -y chromium, or --chromium PATH)")
+    if args.site:
+        return site_screenshot(args)
+    args.out = args.out or DEFAULT_OUT
     with tempfile.TemporaryDirectory(prefix="memlab-screenshots-") as tmp:
         work = Path(tmp)
         root = args.result_set or fresh_result_set(work)

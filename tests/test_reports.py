@@ -1,14 +1,14 @@
 """Reports from a real result set: Markdown, JUnit XML, and the HTML page in headless Chromium."""
 
 import copy
-import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 import pytest
+from browser import CHROMIUM_FLAGS
+from browser import browser as _browser
 from resultsets import ROOT, make_result_set, memlab, shared_cache
 
 from html import escape
@@ -19,8 +19,6 @@ from lab.report import html, junit, markdown
 from lab.report.common import CASE_SHORT, rate_groups
 from lab.report.html_evidence import flat
 
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
@@ -156,24 +154,6 @@ def test_html_has_a_section_per_row_with_configuration_and_notes(rs, rows):
 def test_html_without_the_folder_keeps_to_the_row(rows):
     page = html.render(rows, {})
     assert "before the edit" not in page and "the edit landed" in page
-
-
-def _missing(what: str) -> None:
-    if os.environ.get("CI"):  # nothing silently skipped in CI
-        pytest.fail(f"{what} is not installed; the HTML report is tested in headless Chromium in CI")
-    pytest.skip(f"{what} is not installed")
-
-
-def _browser():
-    """``(sync_playwright, chromium executable)``: Debian's chromium driven by playwright."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("playwright (pip install playwright; never `playwright install`)")
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not path:
-        _missing("chromium (apt-get install -y chromium)")
-    return sync_playwright, path
 
 
 def test_html_in_headless_chromium_click_a_cell_to_open_its_detail(rs, rows, tmp_path):

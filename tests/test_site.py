@@ -13,6 +13,7 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM_FLAGS, browser
 
 from lab.cases import CASE_IDS
 from lab.report.common import cell_label
@@ -111,3 +112,23 @@ def test_a_row_in_two_sets_is_refused(tmp_path: Path) -> None:
 def test_not_a_result_set_is_a_clear_error(tmp_path: Path) -> None:
     done = memlab("site", str(tmp_path), "--out", str(tmp_path / "out"))
     assert done.returncode == 2 and "not a result set" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_in_headless_chromium_an_index_cell_opens_its_evidence_on_the_sut_page(site: Path) -> None:
+    sync_playwright, executable = browser()
+    requested: list[str] = []
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            page = chromium.new_page(viewport={"width": 1500, "height": 1000})
+            page.on("request", lambda req: requested.append(req.url))
+            page.goto((site / "index.html").resolve().as_uri())
+            page.locator('a.cell[href="langgraph-sqlite.html#d-0-T3"]').click()
+            assert page.url.endswith("langgraph-sqlite.html#d-0-T3")
+            assert page.locator("#d-0-T3").is_visible()  # the cell's evidence panel, opened by the link
+            page.goto((site / "index.html").resolve().as_uri())
+            page.locator('a[href="crewai-ltm-lancedb.html#lifecycle"]').first.click()
+            assert page.locator("#lifecycle").is_visible() and "crewai-ltm-lancedb@restarted" in page.content()
+        finally:
+            chromium.close()
+    assert all(url.startswith("file://") for url in requested), "the pages must load nothing from a network"
