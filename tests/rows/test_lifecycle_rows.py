@@ -3,7 +3,9 @@
 One test per row and position: ``memlab lifecycle run --sut ROW --runtime local --position P``
 into a scratch folder, then the row record is compared with the committed one. A test fails when
 any check's status, violations or opportunities, the current-fact accuracy counts, the number of
-harness errors, or the SUT's installed version differ. Nothing here knows what the results should
+harness errors, the erasure-at-rest counts (deleted values still on disk, proven not found, not
+attributable, not measured: a raw scan of the real store after each delete), or the SUT's
+installed version differ. Nothing here knows what the results should
 be: the committed rows are the measurement they are compared with. The live position is
 re-measured for every row; the restarted position for every row whose restarted run takes under
 60 s on a 2-core machine (``SLOW_RESTARTED``: the others, with the seconds of their published run;
@@ -58,7 +60,9 @@ def summary(record: dict) -> dict:
     return {"checks": {name: (c["status"], c["violations"], c["opportunities"])
                        for name, c in sorted(record["checks"].items())},
             "current_facts": (record["current_fact_accuracy"]["hits"], record["current_fact_accuracy"]["opportunities"]),
-            "errors": len(record["errors"]), "position": record["position"]}
+            "errors": len(record["errors"]), "position": record["position"],
+            "erasure_at_rest": {k: (record.get("erasure_at_rest") or {}).get(k)
+                                for k in ("deletes", "present", "not_found", "not_attributable", "not_measured")}}
 
 
 def installed(record: dict) -> str | None:
