@@ -182,7 +182,8 @@ def test_a_manifest_changed_after_signing_is_a_bad_signature(rs, keys):
     manifest = load(rs / "manifest.json")
     manifest["run_id"] = "someone-else"
     save(rs / "manifest.json", manifest)
-    assert grounds(rs, signing.load_public_key(pub)) == {("bad-signature", "manifest.sig")}
+    assert grounds(rs, signing.load_public_key(pub)) == {("bad-signature", "manifest.sig"),
+                                                         ("run-disagrees", "manifest.json")}  # run.json's run_id
 
 
 def test_an_altered_signature_is_bad(rs, keys):

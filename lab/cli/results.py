@@ -21,6 +21,7 @@ from lab.resultset.analyze import default_out
 from lab.resultset.compare import compare as compare_rows
 from lab.resultset.gate import FAIL_ON, LEVELS, evaluate
 from lab.resultset.loading import Unreadable, load_rows, load_run
+from lab.resultset.results import read_json
 from lab.report.comparison import render as render_comparison
 from lab.report.files import DEFAULT_FILES, LIFECYCLE_RENDERERS, RENDERERS, write_reports
 from lab.report.files import render as render_report
@@ -76,7 +77,8 @@ def gate_options(f):
                         help="Fail on any ACCEPTED cell (accepted), or also on audit-only detection (partial).")(f)
 
 
-def _load(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def load_set(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The rows and run.json of an at-rest set, read strictly and shape-checked (else exit 2 with why)."""
     try:
         return load_rows(root), load_run(root)
     except Unreadable as exc:
@@ -100,7 +102,7 @@ def run_gate(rows: list[dict[str, Any]], fail_on: str | None, min_level: str | N
 
 def finish(out: Path, sign_key: Any, reports: bool, fail_on: str | None, min_level: str | None) -> int:
     """After a run or analyze: reports, signature, gate; returns the exit code."""
-    rows, run = _load(out)
+    rows, run = load_set(out)
     if reports:
         for path in write_reports(out, rows, run):
             err.print(f"report: {path}", highlight=False)
@@ -195,9 +197,9 @@ def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool
         _, rows = analyze_set(result_dir, out)
     except Unreadable as exc:
         fail(str(exc))
-    before, _ = _load(result_dir)
+    before, _ = load_set(result_dir)
     changed = [(p.key, c, a, b) for p in compare_rows(before, rows).pairs for c, a, b in p.changed]
-    print_matrix(_load(out)[0], stdout_console())
+    print_matrix(load_set(out)[0], stdout_console())
     for key, cid, a, b in changed:
         err.print(f"changed {key} {cid}: {a} -> {b}", highlight=False)
     err.print(f"analyzed {result_dir} -> {out}: {len(changed)} cell(s) differ from the source", highlight=False)
@@ -210,7 +212,7 @@ def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
     """Cell for cell, where the conditions of METHOD.md "Reporting" match; other rows side by side."""
-    result = compare_rows(_load(a)[0], _load(b)[0])
+    result = compare_rows(load_set(a)[0], load_set(b)[0])
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
@@ -227,7 +229,7 @@ def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
     """Render a result set: terminal matrix, Markdown, JUnit XML or one static HTML page."""
     if is_lifecycle(result_dir):
         return _report_lifecycle(result_dir, fmt, out)
-    rows, run = _load(result_dir)
+    rows, run = load_set(result_dir)
     if fmt == "terminal":
         if out is None:
             print_matrix(rows, stdout_console())
@@ -251,9 +253,9 @@ def _emit(text: str, out: Path | None) -> None:
 
 def load_lifecycle(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows and run.json of a lifecycle result set."""
-    try:
-        rows = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((root / "rows").glob("*.json"))]
-        run = json.loads((root / "run.json").read_text(encoding="utf-8"))
+    try:  # strictly read (lab.resultset.loading): a NaN, a duplicate key or a 100k-deep file is an error
+        rows = [read_json(p) for p in sorted((root / "rows").glob("*.json"))]
+        run = read_json(root / "run.json")
     except (OSError, ValueError) as exc:
         fail(f"{root}: the lifecycle result set cannot be read: {exc}")
     return rows, run
@@ -285,7 +287,7 @@ def gate_cmd(result_dir: Path, fail_on: str | None, min_level: str | None, pubke
     if not result.ok:
         _print_verification(result)
         fail("gate undecided: the result set does not verify")
-    rows, _ = _load(result_dir)
+    rows, _ = load_set(result_dir)
     sys.exit(run_gate(rows, fail_on, min_level))
 
 

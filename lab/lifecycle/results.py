@@ -13,6 +13,7 @@
     manifest.json                         RFC 8785 digest of every row, SHA-256 of every evidence file,
                                           the decision rules; manifest.sig when signed
     summary.json                          the --json summary (a rendering, not evidence)
+    run.lock                              held by the one run writing the set (lab.resultset.lock)
 
 ``<key>`` is ``<row>@<position>`` (``row_key``): each position of a row is its own row of the
 set, never merged. Observations are written as each scenario ends, so a crashed or interrupted run keeps what it
@@ -26,6 +27,7 @@ from typing import Any
 
 from lab.lifecycle.derive import DECISION_RULES, combine, derive_row, sum_accuracy
 from lab.lifecycle.scenario import Scenario
+from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
 from lab.resultset.results import digest, read_json, write_json
 
@@ -49,7 +51,7 @@ class LifecycleSet:
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = claim(self.root)  # one writer per folder, never into an existing set (lab.resultset.lock)
         self._scenarios: dict[str, Scenario] | None = None
 
     def save_scenarios(self, scenarios: list[Scenario]) -> None:

@@ -10,21 +10,22 @@ never from the row itself; each (row, position) is matched to its own meta by ``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, load_scenarios, rederive, row_key
 from lab.resultset import signing
-from lab.resultset.loading import Unreadable
+from lab.resultset.loading import JSONProblem, Unreadable
 from lab.resultset.results import digest, read_json
-from lab.resultset.verify import GROUNDS, Finding, Verification, check_evidence
+from lab.resultset.verify import GROUNDS, Finding, Verification, check_evidence, check_files
 
 LIFECYCLE_GROUNDS = {
     **{k: GROUNDS[k] for k in ("bad-signature", "signature-key-mismatch", "signature-missing", "digest-mismatch",
-                               "row-missing", "row-extra", "row-malformed", "evidence-missing", "evidence-extra")},
+                               "row-missing", "row-extra", "row-malformed", "evidence-missing", "evidence-extra",
+                               "unsafe-file")},
     "row-not-derivable": "a row differs from what its saved scenarios and answers give",
-    "run-malformed": "run.json does not describe the rows (kind, rows with their SUT facts)",
+    "run-malformed": "run.json does not describe the rows (kind, rows with their SUT facts), or the manifest "
+                     "states another run id, lab or fail_on than run.json",
 }
 
 
@@ -40,7 +41,7 @@ class LifecycleVerification(Verification):
 def is_lifecycle(root: Path) -> bool:
     """Whether ``root`` holds a lifecycle result set (by its manifest's schema)."""
     try:
-        return json.loads((Path(root) / "manifest.json").read_text(encoding="utf-8")).get("schema") == MANIFEST_SCHEMA
+        return read_json(Path(root) / "manifest.json").get("schema") == MANIFEST_SCHEMA  # strict: never a traceback
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -58,17 +59,22 @@ def verify_lifecycle(root: Path, pubkey: Any = None) -> LifecycleVerification:
                          "written by another tool, so the set cannot be verified")
     result = LifecycleVerification(root, manifest)
     _signature(result, pubkey)
+    check_files(result)
     check_evidence(result, EVIDENCE_DIRS)
     metas = ({row_key(m): m for m in run.get("rows", []) if isinstance(m, dict) and m.get("row")}
              if run.get("kind") == "lifecycle" else {})
     if not metas:
         result.add("run-malformed", "run.json", "no kind: lifecycle with a list of rows and their SUT facts")
+    for key in ("run_id", "lab", "fail_on"):  # run.json is pinned evidence; the manifest must name its run
+        if manifest.get(key) != run.get(key):
+            result.add("run-malformed", "manifest.json", f"{key} {manifest.get(key)!r} differs from run.json's "
+                                                         f"{run.get(key)!r}")
     listed, scenarios = set(), load_scenarios(root)
     for entry in manifest.get("rows", []):
         listed.add(entry.get("file"))
         _row(result, entry, metas, run.get("fail_on", "p1"), scenarios)
-    for path in sorted((root / "rows").glob("*.json")):
-        if f"rows/{path.name}" not in listed:
+    for path in sorted((root / "rows").iterdir()) if (root / "rows").is_dir() else []:
+        if f"rows/{path.name}" not in listed:  # a stray *.tmp too
             result.add("row-extra", f"rows/{path.name}", "a row file the manifest does not list")
     return result
 
@@ -80,7 +86,11 @@ def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, 
     if not file.startswith("rows/") or ".." in file or not path.is_file():
         result.add("row-missing", file, "listed in the manifest, absent from the set")
         return
-    row = read_json(path)
+    try:
+        row = read_json(path)
+    except JSONProblem as exc:
+        result.add("row-malformed", file, f"refused by the strict reader: {exc}")
+        return
     result.rows += 1
     if digest(row) != entry.get("digest"):
         result.add("digest-mismatch", file, f"digest {digest(row)} differs from the manifest's {entry.get('digest')}")

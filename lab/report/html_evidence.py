@@ -17,6 +17,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from lab.resultset.results import read_json
+
 #: Label -> background of a verdict chip.
 COLOURS = {"REJ": "#116329", "REP": "#2da44e", "REP·a": "#9a6700", "ACC": "#cf222e", "ERR": "#8250df",
            "n/a": "#8c959f", "?": "#57606a"}
@@ -174,7 +176,7 @@ def observation(root: Path | None, row: dict[str, Any], name: Any) -> tuple[dict
     if base not in path.parents:
         return None, f"{rel} (outside the result set: not read)"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
     except (OSError, ValueError) as exc:
         return None, f"{rel} (not read: {type(exc).__name__})"
     return (data if isinstance(data, dict) else None), rel

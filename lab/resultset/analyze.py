@@ -2,8 +2,8 @@
 
 For a changed classifier: the observations and logs are copied byte for byte, the
 rows are derived again by this lab (lab.judge.derive), and the new run.json
-says where they came from. The source's evidence must still match its manifest: a new
-set is derived only from observations that are what the source pinned.
+says where they came from. The source's evidence must still match its manifest (and the source
+hold no symlink): a new set is derived only from observations that are what the source pinned.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ from typing import Any
 import rfc8785
 
 from lab import METHOD_REVISION
+from lab.judge.derive import c3_disagreements
 from lab.judge.observation import ShapeError
+from lab.resultset.dumps import dump_disagreements
 from lab.resultset.loading import Unreadable, load_manifest, load_run
 from lab.resultset.pins import EVIDENCE_DIRS
 from lab.resultset.results import ResultSet, lab_revision, load_saved, write_json
-from lab.resultset.verify import Verification, check_evidence
+from lab.resultset.verify import Verification, check_evidence, check_files
 
 
 def default_out(source: Path) -> Path:
@@ -35,6 +37,7 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
     source, out = Path(source), Path(out)
     manifest = load_manifest(source)
     pinned = Verification(source, manifest)
+    check_files(pinned)
     check_evidence(pinned)
     if pinned.findings:
         lines = "; ".join(f"{f.ground} {f.file}" for f in pinned.findings[:5])
@@ -46,12 +49,17 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
         if (source / "observations").is_dir() else []
     if not rows_obs:
         raise Unreadable(f"{source}/observations holds no row with a profile.json; nothing to analyze")
-    for p in rows_obs:  # every observation of the right shape, before anything is written
+    for p in rows_obs:  # every observation of the right shape and its C3 re-derivable, before anything is written
         try:
-            load_saved(p)
+            saved = load_saved(p)
         except ShapeError as exc:
             raise Unreadable(f"{source}: {exc}; this lab cannot derive rows from it") from None
+        differ = c3_disagreements(saved) + dump_disagreements(saved)
+        if differ:
+            raise Unreadable(f"{source}: observations/{p.name}/{differ[0][0]}.json: {differ[0][1]}; a row derived "
+                             "from it would not verify (`memlab verify` lists every difference)")
     old = load_run(source)
+    results = ResultSet(out)  # this analyze alone writes ``out`` (lab.resultset.lock)
     for folder in EVIDENCE_DIRS:
         if (source / folder).is_dir():
             shutil.copytree(source / folder, out / folder)
@@ -62,7 +70,6 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
            "analyzed_from": {"path": str(source), "run_id": old.get("run_id"), "lab": manifest.get("lab"),
                              "manifest_digest": "sha256:" + hashlib.sha256(rfc8785.dumps(manifest)).hexdigest()}}
     write_json(out / "run.json", run)
-    results = ResultSet(out)
     rows = [r for p in rows_obs for r in results.write_rows(p.name, run)]
     results.write_manifest(run)
     return run, rows

@@ -1,17 +1,121 @@
-"""Reading a saved result set's manifest, rows and run record, with errors that say what to do."""
+"""Reading a saved result set's manifest, rows and run record, with errors that say what to do.
+
+Every JSON file of a set is read strictly (:func:`read_strict`): at most ``MAX_JSON_BYTES``,
+nested at most ``MAX_JSON_DEPTH`` deep, no ``NaN``/``Infinity`` (nor a number too large for a
+float, such as ``1e400``), no key twice in one object. JSON itself allows these, but a file
+that uses them reads differently in different readers (a duplicate ``"verdict"`` is one
+verdict to this lab and another to the next tool), so it is refused, never read.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import re
+import stat
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from lab.cases import CASE_IDS
-from lab.resultset.results import MANIFEST_SCHEMA
+
+MANIFEST_SCHEMA = "memlab.manifest/1"
+#: The largest JSON file of a set read. Published files are below 1 MiB; a case's observation at
+#: 10,000 records per context (``memlab run --records``) keeps its C3 dumps of the store: over
+#: 32 MB.
+MAX_JSON_BYTES = 128 * 1024 * 1024
+#: The deepest nesting read (published files nest at most 10 deep).
+MAX_JSON_DEPTH = 64
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class Unreadable(Exception):
     """The input is not a result set that can be read (the CLI exits 2 with this message)."""
+
+
+class JSONProblem(Unreadable, ValueError):
+    """A JSON file that is not read: ``kind`` is ``syntax``, ``size``, ``depth``, ``number`` or ``duplicate``."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def loads_strict(text: str | bytes, where: str) -> Any:
+    """Parse JSON strictly (see the module); ``JSONProblem`` names ``where`` and what is wrong."""
+    if isinstance(text, bytes):
+        if len(text) > MAX_JSON_BYTES:
+            raise _too_big(where, len(text))
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONProblem(f"{where} is not UTF-8 text ({exc})", "syntax") from None
+    if len(text) > MAX_JSON_BYTES:
+        raise _too_big(where, len(text))
+    depth = _depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise JSONProblem(f"{where} nests {depth} deep; a memlab file nests at most {MAX_JSON_DEPTH} deep "
+                          "(it was not written by memlab)", "depth")
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_unique)
+    except JSONProblem as exc:
+        raise JSONProblem(f"{where}: {exc}", exc.kind) from None
+    except (ValueError, RecursionError) as exc:
+        raise JSONProblem(f"{where} cannot be read as JSON: {exc}", "syntax") from None
+
+
+def read_strict(path: Path) -> Any:
+    """One JSON file read strictly: ``JSONProblem`` (file and problem), ``FileNotFoundError`` when absent."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a fifo in place of a file must not block the reader
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise JSONProblem(f"{path} cannot be read: {exc.strerror or exc}", "syntax") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise JSONProblem(f"{path} is not a regular file (a folder, fifo or device)", "syntax")
+        data = fh.read(MAX_JSON_BYTES + 1)
+    return loads_strict(data, str(path))
+
+
+def _too_big(where: str, size: int) -> JSONProblem:
+    return JSONProblem(f"{where} holds more than {MAX_JSON_BYTES} bytes ({size} read); a memlab file is far "
+                       "smaller (it was not written by memlab)", "size")
+
+
+def _depth(text: str) -> int:
+    """The deepest bracket nesting outside strings (checked before parsing: the parser recurses)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(_STEP[c] for c in brackets), default=0)
+
+
+def _no_constant(name: str) -> Any:
+    raise JSONProblem(f"{name} is not a number memlab writes (JSON has no NaN or Infinity)", "number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise JSONProblem(f"the number {text[:40]} does not fit a float", "number")
+    return value
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise JSONProblem(f"key {key[:80]!r} appears twice in one object (readers disagree which one counts)",
+                              "duplicate")
+        out[key] = value
+    return out
 
 
 def load_manifest(root: Path) -> dict[str, Any]:
@@ -21,11 +125,9 @@ def load_manifest(root: Path) -> dict[str, Any]:
         raise Unreadable(f"{root} is not a folder; pass a result-set folder (the --out of `memlab run`)")
     path = root / "manifest.json"
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = read_strict(path)
     except FileNotFoundError:
         raise Unreadable(f"{path} is missing: not a memlab result set, or its run never finished") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise Unreadable(f"{path} cannot be read as JSON: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA:
         got = manifest.get("schema") if isinstance(manifest, dict) else type(manifest).__name__
         raise Unreadable(f"{path}: schema {got!r}, expected {MANIFEST_SCHEMA!r}")
@@ -82,6 +184,8 @@ def load_run(root: Path) -> dict[str, Any]:
 
 def _read(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise Unreadable(f"{path} cannot be read as JSON: {exc}; `memlab verify` names what changed") from None
+        return read_strict(path)
+    except FileNotFoundError:
+        raise Unreadable(f"{path} is missing; `memlab verify` names what changed") from None
+    except JSONProblem as exc:
+        raise JSONProblem(f"{exc}; `memlab verify` names what changed", exc.kind) from None

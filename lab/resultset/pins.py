@@ -33,8 +33,7 @@ def evidence_files(root: Path, folders: tuple[str, ...] = EVIDENCE_DIRS) -> list
     for folder in folders:
         base = root / folder
         if base.is_dir():
-            found += [p.relative_to(root).as_posix() for p in base.rglob("*")
-                      if p.is_file() and not p.name.endswith(".tmp")]
+            found += [p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file()]  # *.tmp too
     return sorted(found)
 
 

@@ -8,6 +8,7 @@ Layout of a result set::
     manifest.json                     every row's digest, every evidence file's digest, decision rules,
                                       method revision, lab release and commit
     manifest.sig                      optional Ed25519 signature of the manifest (lab.resultset.signing)
+    run.lock                          held by the run writing the set (lab.resultset.lock); not evidence
     rows/<row>@<point>.json           one row per SUT configuration and detection point
     observations/<row>/<trial>.json   raw observations: seed, C1, C2, T1..T10, profile, environment
     logs/<row>/<trial>-<n>.log        the SUT's log (stderr) of every start
@@ -29,23 +30,25 @@ from lab.judge.derive import TRIALS, SavedRow, derive_rows
 from lab.judge.observation import Observation, ShapeError
 from lab.judge.scoring import DECISION_RULES
 from lab.profile import PROJECT_ROOT
+from lab.resultset.loading import MANIFEST_SCHEMA, read_strict
+from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
-
-MANIFEST_SCHEMA = "memlab.manifest/1"
 
 
 def write_json(path: Path, data: Any) -> Path:
-    """Write JSON atomically (a crash never leaves half a file)."""
+    """Write JSON atomically (a crash never leaves half a file; NaN and Infinity are refused)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    text = json.dumps(data, indent=2, sort_keys=True, default=str, allow_nan=False)  # strict readers refuse NaN
+    tmp.write_text(text + "\n", encoding="utf-8")
     os.replace(tmp, path)
     return path
 
 
 def read_json(path: Path) -> Any:
-    """Read one JSON file."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    """Read one JSON file strictly (:func:`lab.resultset.loading.read_strict`: ``JSONProblem`` names the
+    file and what is wrong)."""
+    return read_strict(path)
 
 
 def canonical(row: dict[str, Any]) -> bytes:
@@ -76,11 +79,16 @@ def lab_revision() -> dict[str, Any]:
 
 
 class ResultSet:
-    """A result-set folder being written."""
+    """A result-set folder being written, by this run alone (``lab.resultset.lock``: a second run on
+    the same folder, or a folder that already holds a set, is refused with ``OutRefused``)."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = claim(self.root)  # held while this object lives: the whole run
+
+    def close(self) -> None:
+        """Release the folder (the lock also ends with the process)."""
+        self._lock.close()
 
     def observation_dir(self, row: str) -> Path:
         """Where a row's raw observations go."""

@@ -28,6 +28,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from lab.resultset.loading import JSONProblem, read_strict
+
 SIGNATURE_FILE = "manifest.sig"
 SIGNATURE_SCHEMA = "memlab.signature/1"
 PASSPHRASE_ENV = "MEMLAB_SIGN_PASSPHRASE"
@@ -110,7 +112,7 @@ def signed_bytes(manifest: dict[str, Any]) -> bytes:
 
 def sign(root: Path, private: Ed25519PrivateKey) -> dict[str, Any]:
     """Sign ``root/manifest.json`` and write ``root/manifest.sig``; returns what was written."""
-    manifest = json.loads((Path(root) / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_strict(Path(root) / "manifest.json")
     data = signed_bytes(manifest)
     public = private.public_key()
     record = {
@@ -133,9 +135,9 @@ def check_file(root: Path, manifest: dict[str, Any],
         return ([("signature-missing", f"--pubkey pins {key_id(pinned)} but the result set is not signed "
                                        "(sign it with `memlab sign DIR --key KEY.pem`)")] if pinned else []), None
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return [("bad-signature", f"cannot be read as JSON: {exc}")], None
+        record = read_strict(path)
+    except (OSError, JSONProblem) as exc:
+        return [("bad-signature", f"cannot be read: {exc}")], None
     problems = check(manifest, record, pinned)
     return problems, None if problems else record.get("key_id")
 

@@ -6,8 +6,11 @@ rows missing or extra; every evidence file (run.json, observations, logs) agains
 its digest; an independent recount of each row's score (lab.resultset.recount, not
 lab.judge.scoring); the re-derivation of each row (cells, controls, profile facts) from its
 saved observations with the lab's classifier (lab.judge.derive over
-lab.resultset.results.load_saved); and C3 re-run on each observation's saved evidence
-(lab.judge.derive.c3_disagreements). A set that cannot be read at all raises
+lab.resultset.results.load_saved), with the run's id, lab and date taken from run.json (evidence),
+never from the row; the manifest and run.json agreeing on the run and its rows; C3 re-run on each
+observation's saved evidence (lab.judge.derive.c3_disagreements), every case's store dump taken
+from one seeded store (lab.resultset.dumps); no symlink in the set. Every JSON file is read
+strictly (lab.resultset.loading.read_strict). A set that cannot be read at all raises
 ``lab.resultset.loading.Unreadable``.
 """
 
@@ -23,7 +26,10 @@ from lab.judge.derive import c3_disagreements, derive_rows
 from lab.judge.observation import ShapeError
 from lab.resultset import recount as recounting
 from lab.resultset import signing
-from lab.resultset.loading import load_manifest, shape_problem
+from lab.resultset.coherence import missing_trials, run_findings, unsafe_files
+from lab.resultset.differences import row_differences
+from lab.resultset.dumps import dump_disagreements
+from lab.resultset.loading import JSONProblem, load_manifest, read_strict, shape_problem
 from lab.resultset.pins import EVIDENCE_DIRS, evidence_files, file_digest
 from lab.resultset.results import digest, load_saved
 
@@ -38,17 +44,20 @@ GROUNDS = {
     "signature-key-mismatch": "the signature verifies, but by another key than --pubkey pins",
     "signature-missing": "--pubkey was given but the set has no manifest.sig",
     "digest-mismatch": "a pinned file's digest differs from the manifest's",
-    "row-missing": "the manifest lists a row file that is absent",
-    "row-extra": "a file in rows/ that the manifest does not list",
+    "row-missing": "the manifest lists a row file that is absent, or run.json a row the set has no file of",
+    "row-extra": "a file in rows/ that the manifest does not list (a stray *.tmp too)",
     "row-malformed": "a row (or its manifest entry) lacks the shape of a memlab row",
     "evidence-missing": "the manifest lists an evidence file that is absent",
-    "evidence-extra": "an observation or log file that the manifest does not list",
+    "evidence-extra": "an observation or log file that the manifest does not list (a stray *.tmp too)",
+    "run-disagrees": "the manifest states another run id or lab than run.json, or a row run.json does not list",
+    "run-incomplete": "run.json says the run did not complete (interrupted, or killed while running): a partial set",
+    "unsafe-file": "a symlink, or a file that is not a regular file, inside the result set",
     "recount-differs": "a stated metric, count, group rate, level or evaluability differs from the recount",
     "verdict-not-derivable": "a cell differs from what its saved observations give",
     "row-not-derivable": "a row's controls or stated facts differ from what its saved observations give",
-    "c3-not-derivable": "a saved C3 result differs from what C3 re-run on the observation's saved evidence gives",
+    "c3-not-derivable": "a saved C3 result differs from what C3 re-run on the observation's saved evidence gives, "
+                        "or a case's store dump is not the one seeded store every case starts from",
 }
-SCORE_FIELDS = ("metric", "counts", "groups", "level")
 
 
 @dataclass(frozen=True)
@@ -93,10 +102,12 @@ def verify(root: Path, pubkey: Any = None) -> Verification:
     result = Verification(root, load_manifest(root))
     _check_header(result)
     _check_signature(result, pubkey)
+    check_files(result)
     rows = _check_row_files(result)
     check_evidence(result)
+    run = _check_run(result, rows)
     for file, row in rows:
-        _check_row(result, file, row)
+        _check_row(result, file, row, run)
     for name in sorted({row["row"] for _, row in rows}):
         _check_c3(result, name)
     return result
@@ -147,9 +158,12 @@ def _check_row_files(result: Verification) -> list[tuple[str, dict[str, Any]]]:
             result.add("row-missing", file, "listed in the manifest, absent from the result set")
             continue
         try:
-            row = json.loads(path.read_bytes())
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            result.add("digest-mismatch", file, f"not valid JSON any more ({exc}), so it cannot match its digest")
+            row = read_strict(path)
+        except JSONProblem as exc:
+            if exc.kind == "syntax":
+                result.add("digest-mismatch", file, f"not valid JSON any more ({exc}), so it cannot match its digest")
+            else:
+                result.add("row-malformed", file, f"refused by the strict reader: {exc}")
             continue
         actual = digest(row)
         if actual != entry["digest"]:
@@ -161,8 +175,10 @@ def _check_row_files(result: Verification) -> list[tuple[str, dict[str, Any]]]:
     folder = root / "rows"
     for path in sorted(folder.iterdir()) if folder.is_dir() else []:
         name = f"rows/{path.name}"
-        if name not in listed and not path.name.endswith(".tmp"):
-            result.add("row-extra", name, "in rows/ but not listed in the manifest")
+        if name not in listed:
+            result.add("row-extra", name, "in rows/ but not listed in the manifest"
+                       + (" (a temporary file: a write was interrupted, or it was added)"
+                          if path.name.endswith(".tmp") else ""))
     return rows
 
 
@@ -205,23 +221,51 @@ def check_evidence(result: Verification, folders: tuple[str, ...] = EVIDENCE_DIR
     result.evidence = len(listed)
 
 
-def _check_row(result: Verification, file: str, row: dict[str, Any]) -> None:
+def check_files(result: Verification) -> None:
+    """Every symlink or non-regular file inside the set is a finding (``unsafe-file``)."""
+    for file, detail in unsafe_files(result.root):
+        result.add("unsafe-file", file, detail)
+
+
+def _check_run(result: Verification, rows: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The manifest, run.json and the rows agree on the run; returns run.json (empty when unreadable)."""
+    path = result.root / "run.json"
+    try:
+        run = read_strict(path) if path.is_file() and not path.is_symlink() else {}
+    except JSONProblem as exc:
+        result.add("run-disagrees", "run.json", f"cannot be read: {exc}")
+        return {}
+    names = {row["row"] for _, row in rows} | {e.get("row") for e in result.manifest["rows"]
+                                               if isinstance(e, dict) and isinstance(e.get("row"), str)}
+    for ground, file, detail in run_findings(result.manifest, run, names):
+        if ground == "run-incomplete":
+            missing = missing_trials(result.root, names)
+            detail += f"; trials without an observation: {', '.join(missing[:20]) or 'none'}"
+            detail += f" (+{len(missing) - 20} more)" if len(missing) > 20 else ""
+        result.add(ground, file, detail)
+    return run if isinstance(run, dict) else {}
+
+
+def _check_row(result: Verification, file: str, row: dict[str, Any], run: dict[str, Any]) -> None:
     try:
         for line in recounting.differences(row):
             result.add("recount-differs", file, line)
     except ValueError as exc:
         result.add("row-malformed", file, f"cannot be recounted: {exc}")
-    _check_derivation(result, file, row)
+    _check_derivation(result, file, row, run)
 
 
-def _check_derivation(result: Verification, file: str, row: dict[str, Any]) -> None:
+def _check_derivation(result: Verification, file: str, row: dict[str, Any], run: dict[str, Any]) -> None:
     obs_dir = result.root / "observations" / row["row"]
     if not obs_dir.is_dir():
         result.add("verdict-not-derivable", file, f"observations/{row['row']} is missing: no cell can be re-derived")
         return
-    run = {"lab": row.get("lab"), "run_id": row.get("run_id"), "started": row.get("date")}
+    run = {"lab": run.get("lab"), "run_id": run.get("run_id"), "started": run.get("started")}  # run.json's, not the row's
     try:
         derived = derive_rows(load_saved(obs_dir), run)
+    except JSONProblem as exc:
+        result.add("verdict-not-derivable", file, f"an observation is refused by the strict reader: {exc}")
+        return
     except ShapeError as exc:
         result.add("verdict-not-derivable", file, f"an observation has the wrong shape: {exc}")
         return
@@ -234,16 +278,8 @@ def _check_derivation(result: Verification, file: str, row: dict[str, Any]) -> N
         result.add("row-not-derivable", file,
                    f"observations/{row['row']}/profile.json has no detection point {row['detection_point']!r}")
         return
-    again = json.loads(json.dumps(again, default=str))  # as write_json stored it
-    for cid in sorted(set(again["cells"]) | set(row["cells"]), key=_case_order):
-        problem = _cell_difference(row["cells"].get(cid), again["cells"].get(cid))
-        if problem:
-            result.add("verdict-not-derivable", file, f"{cid}: {problem}")
-    skip = {"cells", "method_revision", *SCORE_FIELDS}
-    differ = sorted(k for k in (set(again) | set(row)) - skip if again.get(k) != row.get(k))
-    if differ:
-        result.add("row-not-derivable", file,
-                   f"field(s) {', '.join(differ)} differ from what observations/{row['row']} give")
+    for ground, detail in row_differences(row, json.loads(json.dumps(again, default=str))):  # as stored
+        result.add(ground, file, detail)
 
 
 def _check_c3(result: Verification, name: str) -> None:
@@ -252,25 +288,5 @@ def _check_c3(result: Verification, name: str) -> None:
         saved = load_saved(result.root / "observations" / name)
     except Exception:  # unreadable observations are already a verdict-not-derivable finding
         return
-    for cid, detail in c3_disagreements(saved):
+    for cid, detail in c3_disagreements(saved) + dump_disagreements(saved):
         result.add("c3-not-derivable", f"observations/{name}/{cid}.json", detail)
-
-
-def _cell_difference(stated: Any, derived: Any) -> str | None:
-    if stated == derived:
-        return None
-    if not isinstance(stated, dict) or not isinstance(derived, dict):
-        return f"the row has {'no cell' if stated is None else 'an extra cell'} here"
-    key = ("verdict", "detection_point", "observation_class")
-    if tuple(stated.get(k) for k in key) != tuple(derived.get(k) for k in key):
-        return (f"the row says {stated.get('verdict')} ({stated.get('detection_point')}, class "
-                f"{stated.get('observation_class')}); its observations give {derived.get('verdict')} "
-                f"({derived.get('detection_point')}, class {derived.get('observation_class')}): "
-                f"{derived.get('reason')}")
-    fields = sorted(k for k in set(stated) | set(derived) if stated.get(k) != derived.get(k))
-    return f"verdict agrees, but {', '.join(fields)} differ(s) from what the observations give"
-
-
-def _case_order(cid: str) -> tuple[int, str]:
-    digits = cid[1:] if cid[:1] == "T" else ""
-    return (int(digits) if digits.isdigit() else 99, cid)

@@ -1,0 +1,66 @@
+"""What ties a result set's files together beyond their digests.
+
+A digest pins a file; it does not say the files belong together. Here: the manifest names the
+run (id, lab revision) run.json records, the run completed (a partial set is never verified as
+complete: which rows and trials are missing is said), run.json lists exactly the rows the set
+holds (a row removed with its manifest entry is still missing), and no file of the set is a symlink or
+anything but a regular file (a set is self-contained: a symlink's target is not pinned by
+the set, and a reader following it reads outside the set).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from lab.judge.derive import TRIALS
+
+
+def run_findings(manifest: dict[str, Any], run: Any, row_names: set[str]) -> list[tuple[str, str, str]]:
+    """``(ground, file, detail)`` for each way the manifest, run.json and the rows disagree on the run."""
+    if not isinstance(run, dict) or not run:
+        return [("run-disagrees", "run.json", "absent or not a JSON object: the run the rows came from is unknown")]
+    out = []
+    for key in ("run_id", "lab"):
+        if manifest.get(key) != run.get(key):
+            out.append(("run-disagrees", "manifest.json",
+                        f"{key} {_short(manifest.get(key))} differs from run.json's {_short(run.get(key))}"))
+    if run.get("status") != "completed":
+        out.append(("run-incomplete", "run.json", f"status {run.get('status')!r}: the run did not complete, so "
+                                                  "the set holds only what it measured (a partial set)"))
+    listed = run.get("rows")
+    if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+        return out + [("run-disagrees", "run.json", "'rows' missing or not a list of row names")]
+    for name in sorted(set(listed) - row_names):
+        out.append(("row-missing", "run.json", f"lists row {name!r}, but the set holds no row file of it "
+                                               "(removed together with its manifest entry?)"))
+    for name in sorted(row_names - set(listed)):
+        out.append(("run-disagrees", "run.json", f"does not list row {name!r}, which the manifest pins"))
+    return out
+
+
+def missing_trials(root: Path, names: set[str]) -> list[str]:
+    """``<row>/<trial>`` for every trial of a row (seed, C1, C2, T1..T10) with no observation file."""
+    return [f"{name}/{trial}" for name in sorted(names) for trial in TRIALS
+            if not (Path(root) / "observations" / name / f"{trial}.json").is_file()]
+
+
+def unsafe_files(root: Path) -> list[tuple[str, str]]:
+    """``(file, detail)`` for every symlink, and every entry that is neither a folder nor a regular
+    file, anywhere inside ``root`` (never followed)."""
+    root, out = Path(root), []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                out.append((rel, f"a symlink (to {os.readlink(path)!r}); a result set holds only regular files"))
+            elif not (path.is_dir() or path.is_file()):
+                out.append((rel, "not a regular file (a fifo, socket or device)"))
+    return sorted(out)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 160 else text[:157] + "..."

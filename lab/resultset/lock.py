@@ -1,0 +1,53 @@
+"""One writer per result-set folder: the run holds an exclusive lock on ``<set>/run.lock``.
+
+``claim`` takes the lock (``fcntl.flock``, released by the kernel when the writer ends, even on
+kill -9) and refuses a folder another run is writing, or one that already holds a set (a
+finished one: ``manifest.json``; or the remains of a killed run: ``run.json``, ``rows/``,
+``observations/``), so two runs never splice into one set and a set is never merged into.
+``memlab run --resume`` (continuing a killed run) is not built: such a folder is refused too.
+The lock file is not evidence (verify ignores it); the descriptor is not inherited by SUTs.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from typing import IO
+
+LOCK_FILE = "run.lock"
+#: What a folder holds once a run has written into it.
+SET_MARKS = ("manifest.json", "run.json", "rows", "observations")
+
+
+class OutRefused(Exception):
+    """The --out folder is being written by another run, or already holds a result set."""
+
+
+def claim(root: Path) -> IO[str]:
+    """Create ``root`` if needed and lock it for this process; keep the returned file open for the
+    whole run (closing it, or the process ending, releases the lock). ``OutRefused`` says why not."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    handle = open(root / LOCK_FILE, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise OutRefused(f"{root} is being written by another memlab run ({holder} holds {root / LOCK_FILE}); "
+                         "two runs into one --out would splice their results: wait for it, or choose "
+                         "another --out") from None
+    found = [name for name in SET_MARKS if (root / name).exists()]
+    if found:
+        handle.close()
+        what = "a result set" if "manifest.json" in found else "the remains of a run that did not finish"
+        raise OutRefused(f"{root} already holds {what} ({', '.join(found)}); a run never writes into an "
+                         "existing set: choose a new --out (continuing a killed run, --resume, is not built "
+                         "yet; `memlab verify` checks what the folder holds)")
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}\n")
+    handle.flush()
+    return handle
