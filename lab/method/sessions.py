@@ -66,6 +66,7 @@ class Sessions:
                 obs["open"] = session.call("open", "start", volumes=client.volume_paths,
                                            config=self.profile.configuration, **extra)
                 yield session
+                client.finish()  # a line beyond one answer per request faults the trial (lab.driver)
             except DriverError as exc:
                 raise StageError("driver", str(exc), exc.log_tail) from exc
             finally:

@@ -1,32 +1,42 @@
 """The driver client: talk to a running SUT over JSON lines on its stdio.
 
 Every answer is checked at the boundary: an answer of the wrong shape, a crash,
-or a timeout raises :class:`DriverError` (a harness error, never a verdict). Its
+or a timeout raises :class:`DriverError` (a harness error, never a verdict); so do a line
+longer than ``MAX_LINE_BYTES`` (stdout is read in bounded chunks, :mod:`lab.driver.lines`: an
+endless line never grows the lab), JSON a strict reader refuses (NaN, a duplicate key), and
+anything but exactly one answer per request: a line before a request, or after an answer, is
+a protocol fault, found at the next request or at :meth:`DriverClient.finish` at the latest,
+so the trial of a driver that forged an answer is an error and the answer is never scored. Its
 message names the SUT's log file and quotes its last lines, so wherever the message
 is shown (the observation, the cell's reason, the terminal report) the reader knows
 where to look; ``log_tail`` keeps a longer tail. The protocol is documented in
 ``images/README.md``.
+
+May import: no other role of the lab (the driver is a bottom role).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from lab.driver.lines import MAX_LINE_BYTES  # noqa: F401 -- re-exported: the limit a harness error names
+from lab.driver.lines import LineReader, LineTooLong, parse_answer, wait_reading
+
 log = structlog.get_logger(__name__)
 
 ANSWER_KEYS = {"id", "ok", "refused", "error", "records", "record", "erased", "audit", "result", "signals"}
 #: Lines of the SUT's log quoted in a harness error's message (``log_tail`` keeps 20).
 QUOTED_LINES = 6
+#: Seconds a stopped driver's remaining output is read for (to find a line no request asked for).
+DRAIN_SECONDS = 2.0
 
 
 class DriverError(Exception):
@@ -37,127 +47,10 @@ class DriverError(Exception):
         self.log_tail = log_tail
 
 
-class DriverClient:
-    """One SUT process: start it, send ops, stop it (the process ends)."""
+class SutLog:
+    """The SUT's log (``log_path``, its stderr), quoted in every harness error of its driver."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, log_path: Path):
-        self.argv, self.env, self.cwd, self.log_path = argv, env, cwd, log_path
-        #: Callbacks (the run registry) told of each start and stop.
-        self.on_start = self.on_stop = None
-        self._proc: subprocess.Popen | None = None
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
-        self._next_id = 0
-        #: Volume paths as the SUT sees them (a container runtime maps them).
-        self.volume_paths: dict[str, str] = {}
-
-    @property
-    def pid(self) -> int | None:
-        """The process id while running."""
-        return self._proc.pid if self._proc else None
-
-    def start(self) -> "DriverClient":
-        """Start the process in its own session (so a stop reaches its children too)."""
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        logfile = open(self.log_path, "ab")
-        try:
-            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=logfile, cwd=self.cwd, env=self.env, start_new_session=True)
-        except OSError as exc:
-            raise self.fault(f"cannot start {self.argv[0]}: {exc}") from exc
-        finally:
-            logfile.close()
-        threading.Thread(target=self._pump, daemon=True).start()
-        if self.on_start:
-            self.on_start(self)
-        return self
-
-    def _pump(self) -> None:
-        assert self._proc and self._proc.stdout
-        for line in self._proc.stdout:
-            self._lines.put(line)
-        self._lines.put(None)
-
-    def call(self, op: str, timeout: float, **fields: Any) -> dict[str, Any]:
-        """Send one op and return its checked answer (with ``seconds`` added)."""
-        if not self._proc:
-            raise self.fault(f"{op}: the SUT process is not running")
-        if (code := self._proc.poll()) is not None:  # it ended (a crash at start) before this op
-            raise self.fault(f"{op}: the SUT process exited with code {code} before answering")
-        self._next_id += 1
-        request = {"id": self._next_id, "op": op, **fields}
-        started = time.monotonic()
-        try:
-            assert self._proc.stdin
-            self._proc.stdin.write((json.dumps(request) + "\n").encode())
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            try:
-                code = self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                raise self.fault(f"{op}: the SUT process closed its input ({exc})") from exc
-            raise self.fault(f"{op}: the SUT process exited with code {code} before answering") from exc
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            self.kill()
-            raise self.fault(f"{op}: no answer within {timeout:g} s (process killed)") from None
-        if line is None:
-            code = self._proc.wait(timeout=5)
-            raise self.fault(f"{op}: the SUT process exited with code {code} before answering")
-        answer = self._check(op, line)
-        answer["seconds"] = round(time.monotonic() - started, 6)
-        return answer
-
-    def _check(self, op: str, line: bytes) -> dict[str, Any]:
-        shown = line[:300].decode("utf-8", "replace").rstrip()
-        try:
-            answer = json.loads(line)
-        except ValueError:
-            self.kill()
-            raise self.fault(f"{op}: the driver answered garbage, not JSON: {shown!r}") from None
-        problem = answer_problem(op, answer, self._next_id)
-        if problem:
-            self.kill()
-            raise self.fault(f"{op}: bad answer from the driver ({problem}): {shown!r}")
-        return {k: v for k, v in answer.items() if k in ANSWER_KEYS}
-
-    def stop(self, grace: float = 5.0) -> None:
-        """End the process: close its input, then SIGTERM, then SIGKILL its whole session."""
-        proc = self._proc
-        if not proc:
-            return
-        try:
-            if proc.stdin and not proc.stdin.closed:
-                proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            self._signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self._signal(signal.SIGKILL)  # any child left in the session
-        if self.on_stop:
-            self.on_stop(self)
-        self._proc = None
-
-    def kill(self) -> None:
-        """Kill the process and its session at once."""
-        if self._proc:
-            self._signal(signal.SIGKILL)
-            try:
-                self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                log.warning("sut.unkillable", pid=self._proc.pid)
-
-    def _signal(self, sig: int) -> None:
-        try:
-            os.killpg(self._proc.pid, sig)  # type: ignore[union-attr]
-        except (ProcessLookupError, PermissionError):
-            pass
+    log_path: Path
 
     def fault(self, message: str) -> DriverError:
         """A harness error whose message ends with :meth:`log_note` (and carries the log's tail)."""
@@ -181,6 +74,150 @@ class DriverClient:
             return ""
         return "\n".join(text.splitlines()[-lines:])
 
+
+class DriverClient(SutLog):
+    """One SUT process: start it, send ops, stop it (the process ends)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, log_path: Path):
+        self.argv, self.env, self.cwd, self.log_path = argv, env, cwd, log_path
+        #: Callbacks (the run registry) told of each start and stop.
+        self.on_start = self.on_stop = None
+        self._proc: subprocess.Popen | None = None
+        self._reader: LineReader | None = None
+        self._next_id = 0
+        self._last_op = "open"
+        #: Volume paths as the SUT sees them (a container runtime maps them).
+        self.volume_paths: dict[str, str] = {}
+
+    @property
+    def pid(self) -> int | None:
+        """The process id while running."""
+        return self._proc.pid if self._proc else None
+
+    def start(self) -> "DriverClient":
+        """Start the process in its own session (so a stop reaches its children too)."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        logfile = open(self.log_path, "ab")
+        try:
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=logfile, cwd=self.cwd, env=self.env, start_new_session=True)
+        except OSError as exc:
+            raise self.fault(f"cannot start {self.argv[0]}: {exc}") from exc
+        finally:
+            logfile.close()
+        assert self._proc.stdout
+        self._reader = LineReader(self._proc.stdout.fileno())
+        if self.on_start:
+            self.on_start(self)
+        return self
+
+    def call(self, op: str, timeout: float, **fields: Any) -> dict[str, Any]:
+        """Send one op and return its checked answer (with ``seconds`` added)."""
+        if not self._proc:
+            raise self.fault(f"{op}: the SUT process is not running")
+        if (code := self._proc.poll()) is not None:  # it ended (a crash at start) before this op
+            raise self.fault(f"{op}: the SUT process exited with code {code} before answering")
+        assert self._reader
+        self._reader.drain()
+        if self._reader.pending():
+            self._unasked(op)
+        self._next_id += 1
+        self._last_op = op
+        request = {"id": self._next_id, "op": op, **fields}
+        started = time.monotonic()
+        try:
+            assert self._proc.stdin
+            self._proc.stdin.write((json.dumps(request) + "\n").encode())
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            try:
+                code = self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                raise self.fault(f"{op}: the SUT process closed its input ({exc})") from exc
+            raise self.fault(f"{op}: the SUT process exited with code {code} before answering") from exc
+        try:
+            line = self._reader.line(started + timeout)
+        except LineTooLong as exc:
+            self.kill()
+            raise self.fault(f"{op}: the driver wrote {exc}; process killed") from None
+        if line is None and not self._reader.eof:
+            self.kill()
+            raise self.fault(f"{op}: no answer within {timeout:g} s (process killed)")
+        if line is None:
+            code = self._proc.wait(timeout=5)
+            raise self.fault(f"{op}: the SUT process exited with code {code} before answering")
+        answer = self._check(op, line)
+        if self._reader.pending():  # read together with the answer: a second answer to this request
+            self._unasked(op)
+        answer["seconds"] = round(time.monotonic() - started, 6)
+        return answer
+
+    def _unasked(self, op: str) -> None:
+        """A line beyond the answers (a second answer, or one before its request): kill, and fault."""
+        shown = self._reader.pending() if self._reader else ""
+        self.kill()
+        raise self.fault(f"{op}: the driver wrote a line no request asked for (request {self._next_id}, "
+                         f"{self._last_op}, already had its answer): {shown!r}; exactly one answer per request, "
+                         "so this process's answers are not taken")
+
+    def finish(self) -> None:
+        """Stop the process (:meth:`stop`) and raise :class:`DriverError` if it wrote anything beyond
+        one answer per request: its trial then takes none of its answers."""
+        self.stop()
+        if self._reader and self._reader.pending():
+            self._unasked(self._last_op)
+
+    def _check(self, op: str, line: bytes) -> dict[str, Any]:
+        shown = line[:300].decode("utf-8", "replace").rstrip()
+        try:
+            answer = parse_answer(line)
+        except ValueError as exc:
+            self.kill()
+            raise self.fault(f"{op}: the driver answered garbage, not JSON ({exc}): {shown!r}") from None
+        problem = answer_problem(op, answer, self._next_id)
+        if problem:
+            self.kill()
+            raise self.fault(f"{op}: bad answer from the driver ({problem}): {shown!r}")
+        return {k: v for k, v in answer.items() if k in ANSWER_KEYS}
+
+    def stop(self, grace: float = 5.0) -> None:
+        """End the process: close its input, then SIGTERM, then SIGKILL its whole session."""
+        proc = self._proc
+        if not proc:
+            return
+        try:
+            if proc.stdin and not proc.stdin.closed:
+                proc.stdin.close()
+        except OSError:
+            pass
+        if not wait_reading(proc, self._reader, grace):
+            self._signal(signal.SIGTERM)
+            if not wait_reading(proc, self._reader, grace):
+                self.kill()
+        self._signal(signal.SIGKILL)  # any child left in the session
+        if self._reader:  # what it still wrote, kept (bounded) for finish to see
+            self._reader.drain(DRAIN_SECONDS)
+        if proc.stdout:
+            proc.stdout.close()
+        if self.on_stop:
+            self.on_stop(self)
+        self._proc = None
+
+    def kill(self) -> None:
+        """Kill the process and its session at once."""
+        if self._proc:
+            self._signal(signal.SIGKILL)
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                log.warning("sut.unkillable", pid=self._proc.pid)
+
+    def _signal(self, sig: int) -> None:
+        try:
+            os.killpg(self._proc.pid, sig)  # type: ignore[union-attr]
+        except (ProcessLookupError, PermissionError):
+            pass
+
     def __enter__(self) -> "DriverClient":
         return self.start()
 
@@ -192,8 +229,12 @@ def answer_problem(op: str, answer: Any, request_id: int) -> str | None:
     """What is wrong with the shape of a driver's answer to ``op``, or None (images/README.md)."""
     if not isinstance(answer, dict):
         return "not a JSON object"
-    if answer.get("id") != request_id:
-        return f"answer id {answer.get('id')!r} for request {request_id}"
+    earlier = answer.get("id")
+    if isinstance(earlier, int) and not isinstance(earlier, bool) and 0 < earlier < request_id:
+        return (f"a second answer to request {earlier}, which no request asked for; exactly one answer per "
+                "request, so this process's answers are not taken")
+    if earlier != request_id:
+        return f"answer id {earlier!r} for request {request_id}"
     if not isinstance(answer.get("ok"), bool):
         return "'ok' missing or not a boolean"
     if not isinstance(answer.get("signals", []), list):
