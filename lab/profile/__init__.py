@@ -1,14 +1,17 @@
-"""SUT profiles: what a row is, loaded from ``sut_profiles/*.yaml`` and validated.
+"""SUT profiles: what a row is, loaded from ``sut_profiles/*.yaml`` (and ``*.yml``) and validated.
 May import: ``edits`` (the store layout) only.
 
-Every error names the file, the line, the field and the fix. A profile::
+Every error names the file, the line, the field and the fix. The file is read safely
+(:mod:`lab.profile.yamlfile`: size, depth, aliases, duplicate keys), its shape checked by one strict
+schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profile.validate`. A profile::
 
-    row: reference-naive                  # the row's name (unique)
+    row: reference-naive                  # the row's name (unique; letters, digits, . _ + -; no ..)
     title: One line for people
     status: runnable                      # runnable | unavailable
     unavailable_reason: ...               # required when unavailable
     sut: {package: memlab-reference, version: 0.1.0, commit: null}
-    driver: reference                     # folder under images/, or ./path relative to this file
+    driver: reference                     # folder under images/, or ./path from this file's folder (no ..),
+                                          # or an absolute /path
     volumes:                              # every volume and who holds it
       store: {adversary: true}
       anchor: {adversary: false}
@@ -18,9 +21,9 @@ Every error names the file, the line, the field and the fix. A profile::
     capabilities: {erasure: record, order: true, metadata: true, snapshot: true}
     configuration: {...}                  # features, head placement; passed to the driver
     detection_points: [read]              # read | audit (two points = two rows)
-    signals: [{channel: log, level: WARNING, pattern: "integrity"}]
+    signals: [{channel: log, level: WARNING, pattern: "integrity"}]   # level DEBUG..CRITICAL; pattern a regex
     dut_boundary: what is inside the device under test
-    timeouts: {start: 60, op: 60}
+    timeouts: {start: 60, op: 60}         # seconds, 0.5 to 3600
     notes: free text
     position: stopped                     # stopped (the metric) | alive: the SUT process runs across
                                           # the edit and is read without a restart (its own row)
@@ -31,6 +34,9 @@ Every error names the file, the line, the field and the fix. A profile::
                                           # tenant and user kept apart (else scope: folded into
                                           # one context "tenant/user"), the SUT's own update,
                                           # erase: one record erased by the SUT (else deletes are NOT TESTED)
+    fork_server: {enabled: true, preload: [sqlite3]}
+                                          # start the driver from a pre-imported, forked server (default
+                                          # on), importing these modules first (default none)
 """
 
 from __future__ import annotations
@@ -38,30 +44,21 @@ from __future__ import annotations
 import fnmatch
 from pathlib import Path
 
-import yaml
-
-from lab.profile.model import (IMAGES_DIR, PROFILES_DIR, PROJECT_ROOT, Capabilities, LifecycleSpec, Profile,
+from lab.profile.names import file_row
+from lab.profile.model import (IMAGES_DIR, PROFILES_DIR, PROJECT_ROOT, Capabilities, ForkServer, LifecycleSpec, Profile,
                                ProfileError, ServiceSpec, SignalFilter, driver_dir)
 from lab.profile.validate import Validator
-from lab.profile.yamlfile import line_index, read_text
+from lab.profile.yamlfile import line_index, load_yaml, read_text
 
-__all__ = ["IMAGES_DIR", "PROFILES_DIR", "PROJECT_ROOT", "Capabilities", "LifecycleSpec", "Profile", "ProfileError", "ServiceSpec",
-           "SignalFilter", "driver_dir", "load_profile", "load_profiles", "scan_profiles", "select"]
+__all__ = ["IMAGES_DIR", "PROFILES_DIR", "PROJECT_ROOT", "Capabilities", "ForkServer", "LifecycleSpec", "Profile", "ProfileError", "ServiceSpec",
+           "SignalFilter", "driver_dir", "file_row", "line_index", "load_profile", "load_profiles", "profile_files", "read_text", "scan_profiles",
+           "select"]
 
 
 def load_profile(path: Path) -> Profile:
     """Load and validate one profile file."""
-    text = read_text(path)
-    try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark else None
-        raise ProfileError(path, line, "(yaml)", f"not valid YAML: {getattr(exc, 'problem', exc)}",
-                           "fix the YAML syntax at that line") from exc
-    lines = line_index(node)
-    return Validator(path, data, lines).profile()
+    data, lines, texts = load_yaml(path)
+    return Validator(path, data, lines, texts).profile()
 
 
 def load_profiles(directory: Path = PROFILES_DIR) -> list[Profile]:
@@ -77,7 +74,7 @@ def scan_profiles(directory: Path = PROFILES_DIR) -> tuple[list[Profile], list[P
     profiles: list[Profile] = []
     errors: list[ProfileError] = []
     seen: dict[str, Path] = {}
-    for path in sorted(Path(directory).glob("*.yaml")):
+    for path in profile_files(directory):
         try:
             prof = load_profile(path)
             if prof.row in seen:
@@ -86,9 +83,19 @@ def scan_profiles(directory: Path = PROFILES_DIR) -> tuple[list[Profile], list[P
         except ProfileError as exc:
             errors.append(exc)
             continue
+        except Exception as exc:  # noqa: BLE001 -- one file the checks missed must not stop the others
+            errors.append(ProfileError(path, None, "(file)", f"could not be checked: {type(exc).__name__}: {exc}",
+                                       "fix the file (and report the file to the lab: it should have been a "
+                                       "clear error)"))
+            continue
         seen[prof.row] = path
         profiles.append(prof)
     return profiles, errors
+
+
+def profile_files(directory: Path = PROFILES_DIR) -> list[Path]:
+    """The profile files of a folder: every ``*.yaml`` and ``*.yml`` (any case), in name order."""
+    return sorted(p for p in Path(directory).iterdir() if p.suffix.lower() in (".yaml", ".yml") and not p.is_dir())
 
 
 def select(profiles: list[Profile], patterns: list[str] | None) -> list[Profile]:

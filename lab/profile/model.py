@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from edits.layout import StoreLayout
+from lab.profile.names import bad_text
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROFILES_DIR = PROJECT_ROOT / "sut_profiles"
@@ -20,6 +21,7 @@ TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
     "timeouts", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
+    "fork_server",
 }
 POSITIONS = ("stopped", "alive")
 #: The two measurements of the lab: at rest (METHOD.md) and the lifecycle gate (LIFECYCLE.md).
@@ -46,7 +48,8 @@ class ProfileError(ValueError):
     """A profile is malformed: file, line, field, what is wrong and how to fix it."""
 
     def __init__(self, path: Path | str, line: int | None, field_name: str, message: str, fix: str):
-        where = f"{path}:{line}" if line else str(path)
+        shown = repr(str(path)) if bad_text(str(path), one_line=True) else str(path)  # no escapes to a terminal
+        where = f"{shown}:{line}" if line else shown
         super().__init__(f"{where}: {field_name}: {message}\n  fix: {fix}")
         self.path, self.line, self.field, self.message, self.fix = path, line, field_name, message, fix
 
@@ -87,6 +90,18 @@ class LifecycleSpec:
 
 
 @dataclass(frozen=True)
+class ForkServer:
+    """Whether the row's driver starts from a forked, pre-imported server, and what it preloads."""
+
+    enabled: bool = True
+    preload: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result sets."""
+        return {"enabled": self.enabled, "preload": list(self.preload)}
+
+
+@dataclass(frozen=True)
 class Profile:
     """A validated SUT profile (one SUT configuration; one row per detection point)."""
 
@@ -111,6 +126,7 @@ class Profile:
     services: tuple[ServiceSpec, ...] = ()
     measurements: tuple[str, ...] = ("at_rest",)
     lifecycle: LifecycleSpec | None = None
+    fork_server: ForkServer = ForkServer()
 
     @property
     def driver_dir(self) -> Path:
@@ -139,6 +155,7 @@ class Profile:
             # only where they differ from the at-rest default, so earlier result sets read the same
             **({"measurements": list(self.measurements)} if self.measurements != ("at_rest",) else {}),
             **({"lifecycle": self.lifecycle.to_json()} if self.lifecycle else {}),
+            **({"fork_server": self.fork_server.to_json()} if self.fork_server != ForkServer() else {}),
         }
 
 

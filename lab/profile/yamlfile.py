@@ -1,7 +1,26 @@
-"""A YAML file read with the line of every field, so errors can name it."""
+"""A YAML file read safely, with the line of every field, so errors can name it.
+
+:func:`load_yaml` bounds what a hostile file can cost before anything recurses or expands:
+the size of the file, the nesting depth (read from the parser's event stream, which does not
+recurse), the number of aliases, and the number of values once aliases are expanded (an
+alias bomb is an error, not gigabytes). A duplicate key, a second document or a non-scalar
+key is an error too. Every failure is a :class:`ProfileError` with the line.
+
+Example::
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "p.yaml"
+    >>> _ = path.write_text("row: a\\nrow: b\\n")
+    >>> load_yaml(path)
+    Traceback (most recent call last):
+    lab.profile.model.ProfileError: ...p.yaml:2: row: duplicate key (the first is on line 1)
+      fix: keep one row: and delete the other
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -9,28 +28,127 @@ import yaml
 
 from lab.profile.model import ProfileError
 
+MAX_BYTES = 1_000_000
+MAX_DEPTH = 32
+MAX_ALIASES = 100
+MAX_VALUES = 20_000
+_MERGE = "tag:yaml.org,2002:merge"
 
-def read_text(path: Path) -> str:
+
+def read_text(path: Path, limit: int = MAX_BYTES) -> str:
+    """The file's text (UTF-8, at most ``limit`` bytes)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read, a device never end
+            raise ProfileError(path, None, "(file)", "not a regular file", "make the profile a plain file")
+        with Path(path).open("rb") as fh:
+            raw = fh.read(limit + 1)
     except OSError as exc:
         raise ProfileError(path, None, "(file)", f"cannot read: {exc.strerror}", "check the path") from exc
+    if len(raw) > limit:
+        raise ProfileError(path, None, "(file)", f"larger than {limit} bytes", "a profile is a short file; trim it")
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProfileError(path, None, "(file)", "not UTF-8 text", "save the file as UTF-8") from exc
 
 
-def line_index(node: Any, prefix: str = "", out: dict[str, int] | None = None) -> dict[str, int]:
-    """Map dotted field paths to 1-based line numbers from a composed YAML node."""
+def load_yaml(path: Path) -> tuple[Any, dict[str, int], dict[str, str]]:
+    """The file's data, the line of every dotted field, and the source text of every scalar."""
+    text = read_text(path)
+    try:
+        _check_events(path, text)
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is not None:
+                _check_graph(path, node)
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or exc
+        raise ProfileError(path, mark.line + 1 if mark else None, "(yaml)", f"not valid YAML: {problem}",
+                           _yaml_fix(exc)) from None
+    lines: dict[str, int] = {}
+    texts: dict[str, str] = {}
+    if node is not None:
+        line_index(node, out=lines, texts=texts)
+    return data, lines, texts
+
+
+def _yaml_fix(exc: yaml.YAMLError) -> str:
+    """How to mend a YAML error, for the errors a fix can be named for."""
+    text = str(exc)
+    if "another document" in text:
+        return "a profile is one YAML document: remove the --- and what follows it"
+    if isinstance(exc, yaml.constructor.ConstructorError) and "tag" in text:
+        return "remove the !tag: a profile holds plain YAML values (text, numbers, lists, mappings)"
+    return "fix the YAML syntax at that line"
+
+
+def _check_events(path: Path, text: str) -> None:
+    """Depth and alias count, from the event stream (before composing, which recurses)."""
+    depth = aliases = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ProfileError(path, event.start_mark.line + 1, "(yaml)", f"nested deeper than {MAX_DEPTH} levels",
+                                   "flatten the structure; no profile field nests that deep")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_ALIASES:
+                raise ProfileError(path, event.start_mark.line + 1, "(yaml)", f"more than {MAX_ALIASES} aliases",
+                                   "write the values out instead of repeating *aliases")
+
+
+def _check_graph(path: Path, root: yaml.Node) -> None:
+    """Expanded size and depth (aliases included), scalar keys, no key twice in a mapping."""
+    count, stack = 0, [(root, "", 1)]
+    while stack:
+        node, prefix, depth = stack.pop()
+        count += 1
+        if count > MAX_VALUES or depth > MAX_DEPTH:
+            what = f"more than {MAX_VALUES} values" if count > MAX_VALUES else f"deeper than {MAX_DEPTH} levels"
+            raise ProfileError(path, node.start_mark.line + 1, "(yaml)", f"{what} once its aliases are expanded",
+                               "write the values out instead of nesting *aliases (a YAML alias bomb)")
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key, value in node.value:
+                if key.tag == _MERGE:
+                    stack.append((value, prefix, depth + 1))
+                    continue
+                if not isinstance(key, yaml.ScalarNode):
+                    raise ProfileError(path, key.start_mark.line + 1, prefix or "(top)", "a key that is not a plain name",
+                                       "write keys as plain names (no [lists] or {mappings} as keys)")
+                dotted = f"{prefix}.{key.value}" if prefix else str(key.value)
+                if key.value in seen:
+                    raise ProfileError(path, key.start_mark.line + 1, dotted,
+                                       f"duplicate key (the first is on line {seen[key.value]})",
+                                       f"keep one {key.value}: and delete the other")
+                seen[key.value] = key.start_mark.line + 1
+                stack.append((value, dotted, depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, f"{prefix}[{i}]", depth + 1) for i, item in enumerate(node.value))
+
+
+def line_index(node: Any, prefix: str = "", out: dict[str, int] | None = None,
+               texts: dict[str, str] | None = None) -> dict[str, int]:
+    """Map dotted field paths to 1-based line numbers from a composed YAML node (and, into
+    ``texts``, each scalar's text as written)."""
     out = {} if out is None else out
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             dotted = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
             out[dotted] = key_node.start_mark.line + 1
-            line_index(value_node, dotted, out)
+            line_index(value_node, dotted, out, texts)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             out[f"{prefix}[{i}]"] = item.start_mark.line + 1
-            line_index(item, f"{prefix}[{i}]", out)
+            line_index(item, f"{prefix}[{i}]", out, texts)
+    elif isinstance(node, yaml.ScalarNode) and texts is not None:
+        texts[prefix] = node.value
     return out
-
-
