@@ -17,12 +17,15 @@ import subprocess
 import uuid
 from pathlib import Path
 
+import structlog
+
 from lab.runtime import images
 from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
 from lab.runtime.services import INITDB_ARGS, RunningService, ServiceSpec, free_port, postgres_args, ready, redis_args
 
 DATA = "/vol/data"
+log = structlog.get_logger(__name__)
 
 
 @functools.lru_cache(maxsize=None)
@@ -56,6 +59,7 @@ def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) 
             "--network", "host", "--user", user, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
             "--mount", f"type=bind,source={data.resolve()},target={DATA}", image, *_command(spec.kind, port)]
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    log.info("service.starting", kind=spec.kind, runtime="docker", port=port, data=str(data))
     with open(log_path, "ab") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=environment(),
                                 start_new_session=True)
