@@ -164,11 +164,25 @@ def test_a_refused_seeding_write_is_a_harness_error_naming_the_sut_log(tmp_path,
     assert not row["evaluable"]
 
 
-def _start_slow_run(out: Path, cache: Path) -> subprocess.Popen:
+#: Runs ``python ARGS`` in the same process with SIGINT at its default disposition, whatever the
+#: parent's: under ``nohup`` or a CI runner that ignores SIGINT the child inherits SIG_IGN, and
+#: Python then installs no KeyboardInterrupt handler; an exec (not a child) keeps the PID signalled.
+DEFAULT_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                  "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
+def _start_slow_run(out: Path, cache: Path, parent_ignores_sigint: bool = False) -> subprocess.Popen:
+    """``memlab run`` of the slow faulty row, once it is past C1; ``parent_ignores_sigint`` starts it
+    from a parent (this test process, for the moment of the start) that ignores SIGINT, as ``nohup`` does."""
     env = {**os.environ, "MEMLAB_CACHE": str(cache)}
-    proc = subprocess.Popen([sys.executable, "-m", "lab.cli", "run", "--profiles", str(FAULTY), "--sut",
-                             "faulty-slow", "--out", str(out), "--runtime", "local"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    argv = [sys.executable, "-c", DEFAULT_SIGINT, "-m", "lab.cli", "run", "--profiles", str(FAULTY), "--sut",
+            "faulty-slow", "--out", str(out), "--runtime", "local"]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if parent_ignores_sigint else None
+    try:
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     deadline = time.monotonic() + 60
     while not (out / "observations" / "faulty-slow" / "C1.json").exists():
         assert proc.poll() is None, proc.communicate()
@@ -180,7 +194,7 @@ def _start_slow_run(out: Path, cache: Path) -> subprocess.Popen:
 
 def test_ctrl_c_leaves_no_process_and_keeps_what_was_measured(tmp_path, cache):
     out = tmp_path / "out"
-    proc = _start_slow_run(out, cache)
+    proc = _start_slow_run(out, cache, parent_ignores_sigint=True)  # it tests memlab, not the test's parent
     run_id = json.loads((out / "run.json").read_text())["run_id"]
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)

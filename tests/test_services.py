@@ -56,6 +56,24 @@ def test_a_server_that_does_not_report_our_data_directory_is_refused(data):
         proc.kill()
 
 
+def test_a_redis_slow_to_answer_is_waited_for_not_a_crash(data):
+    """A server that takes the connection but does not answer in time (starved under load) is not
+    up yet: waited for until the deadline, then a ServiceError, never redis' own TimeoutError."""
+    import socket
+
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen()
+        url = services.redis_url(mute.getsockname()[1])
+        proc = services.subprocess.Popen(["sleep", "30"])
+        try:
+            with pytest.raises(ServiceError, match="did not answer within 6 s"):
+                services.wait_ready(proc, lambda: services.redis_info(url)[0], str(data), data.parent / "log",
+                                    seconds=6)
+        finally:
+            proc.kill()
+
+
 def test_a_row_whose_service_is_missing_is_not_runnable_with_the_fix(monkeypatch):
     row = next(p for p in load_profiles() if p.row == "reference-naive-redis")
     monkeypatch.setattr(services.shutil, "which", lambda name: None)

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import threading
 import uuid
 from dataclasses import asdict, dataclass
@@ -35,7 +36,8 @@ from lab.profile import Profile
 from lab.runtime import LIST_PACKAGES, Prepared
 from lab.runtime.services import RunningService, ServiceSpec
 from lab.runtime.docker_services import start_container
-from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, engine, environment, image_id, remove
+from lab.runtime.dockercli import (CACHE_LABEL, RUN_LABEL, DockerError, binary, container_stderr, docker, engine,
+                                   environment, image_id, remove)
 
 log = structlog.get_logger(__name__)
 
@@ -63,26 +65,67 @@ def backends_of(profile: Profile) -> list[str]:
 
 
 def _build_progress(line: str) -> None:
-    """A build inside a run: its steps at info, its headlines (what is built, how long) visible by default."""
+    """A build inside a run: its steps and headlines as info events (the run's progress bar shows them)."""
     if line.startswith(" "):
         log.info("image.build", step=line.strip())
     else:
-        log.warning("image.build", note=line)
+        log.info("image.build", note=line)
 
 
 class ContainerClient(DriverClient):
-    """A driver client whose process is ``docker run``: a kill or a forced stop removes the container too."""
+    """A driver client whose process is ``docker run``: a kill or a forced stop removes the container too.
+
+    The SUT's log is what the ``docker run`` client copies from the engine to its stderr. A
+    client that is starved (load) or killed can miss what the engine still holds, so a kill
+    first reads the engine's own log of the container, then ends the *container* and gives the
+    client a moment to drain, and only then kills the client and removes the container; when
+    the client's copy lacks part of the engine's, the engine's is added to the log file.
+    """
+
+    #: Seconds a client gets to drain the log after its container was killed.
+    DRAIN_SECONDS = 5.0
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, log_path: Path, container: str):
         super().__init__(argv, env, cwd, log_path)
         #: The container's name (the run registry records it; gc finds it by label).
         self.container = container
         self._removed = False
+        self._log_start = 0
+
+    def start(self) -> "ContainerClient":
+        """Start ``docker run``; remember where this start's part of the log file begins."""
+        self._log_start = self.log_path.stat().st_size if self.log_path.is_file() else 0
+        super().start()
+        return self
 
     def kill(self) -> None:
-        """Kill the ``docker run`` process and remove the container."""
+        """Read the engine's log, kill the container, let the client drain, kill it, remove the container."""
+        proc = self._proc
+        if proc is None or self._removed:
+            return super().kill()
+        engine_log = container_stderr(self.container) if proc.poll() is None else None
+        if proc.poll() is None:
+            try:
+                docker("kill", self.container, check=False, timeout=30)  # fails harmlessly if it never started
+                proc.wait(timeout=self.DRAIN_SECONDS)
+            except (DockerError, subprocess.TimeoutExpired):
+                pass  # the client is killed below; the engine's copy covers what it missed
         super().kill()
         self._remove()
+        self._complete_log(engine_log)
+
+    def _complete_log(self, engine_log: str | None) -> None:
+        """Add the engine's copy of the container's stderr when the client's copy lacks part of it."""
+        if not engine_log:
+            return
+        with open(self.log_path, "rb") as fh:
+            fh.seek(self._log_start)
+            copied = fh.read().decode("utf-8", "replace")
+        if engine_log in copied:
+            return
+        with open(self.log_path, "a", encoding="utf-8") as out:
+            out.write(f"\n[memlab: the docker client's copy above is incomplete; the engine's log of "
+                      f"{self.container} follows]\n{engine_log}")
 
     def stop(self, grace: float = 5.0) -> None:
         """Close the SUT's input and wait; a container that had to be signalled is removed."""
@@ -121,13 +164,14 @@ class DockerRuntime:
         """Ensure the SUT image (and its backend images); read its exact package list from the image."""
         rec = images.ensure_sut(profile.driver_dir, self.ca_certs, _build_progress)
         listing = self._listing(rec.id)
-        backends = {name: images.ensure_backend(name).id for name in backends_of(profile)}
+        backends = {name: images.ensure_backend(name, _build_progress).id for name in backends_of(profile)}
         return Prepared(profile=profile, runtime=self.name, python=listing["python"],
                         packages=listing["packages"], detail={
                             "image": rec.tag, "image_id": rec.id, "base_image_id": rec.labels.get("memlab.base"),
                             "debian": {k: v for k, v in rec.labels.items() if k.startswith("memlab.deb.")},
                             "network": "host" if backends else "none", "backends": backends,
-                            "limits": asdict(self.limits), "user": self._user_spec(), "interpreter": CONTAINER_PYTHON})
+                            "limits": asdict(self.limits), "user": self._user_spec(), "interpreter": CONTAINER_PYTHON,
+                            "requires": listing.get("requires")})
 
     def launch(self, prepared: Prepared, volumes: dict[str, Path], scratch: Path, log_path: Path,
                run_id: str) -> DriverClient:

@@ -97,6 +97,15 @@ def stream(args: list[str], on_line: Callable[[str], None], env: dict[str, str] 
     return time.monotonic() - started, tail
 
 
+def container_stderr(name: str) -> str | None:
+    """What a container wrote to its stderr, as the engine's log keeps it (None when it cannot say)."""
+    try:
+        done = subprocess.run([binary(), "logs", name], capture_output=True, timeout=60, env=environment())
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stderr.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
 def labelled(kind: str, where: dict[str, str], value_of: str = RUN_LABEL) -> list[tuple[str, str]]:
     """(id or name, value of label ``value_of``) of every container/volume/network with the labels ``where``."""
     key = "{{.ID}}" if kind != "volume" else "{{.Name}}"

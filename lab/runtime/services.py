@@ -183,7 +183,7 @@ def redis_info(url: str) -> tuple[str, str]:
     try:
         client = redis.Redis.from_url(url, socket_timeout=5, decode_responses=True)
         return client.config_get("dir")["dir"], client.info("server")["redis_version"]
-    except redis.ConnectionError as exc:
+    except (redis.ConnectionError, redis.TimeoutError) as exc:  # a server slow to answer (load): not up yet
         raise ConnectionError(str(exc)) from exc
     except redis.ResponseError as exc:  # loading the AOF: not up yet
         raise ConnectionError(str(exc)) from exc
