@@ -52,6 +52,14 @@ def _side_by_side(pair: Pair, labels: tuple[str, str], console: Console) -> None
             console.print(f"  [yellow]differs[/] {escape(path)}: {escape(_short(x))}  |  {escape(_short(y))}")
 
 
+def _libraries_basis(pair: Pair, console: Console) -> None:
+    """What the pair's libraries were judged on, and the package differences that were not judged."""
+    console.print(f"  {escape(pair.key)}: libraries judged on {escape(pair.basis)}")
+    if pair.not_judged:
+        shown = ", ".join(f"{name} {a or 'absent'} | {b or 'absent'}" for name, (a, b) in pair.not_judged.items())
+        console.print(f"  [dim]not judged (outside the SUT's dependency closure):[/] {escape(shown)}")
+
+
 def render(result: Comparison, labels: tuple[str, str], console: Console) -> None:
     """Print a comparison: comparable rows first, then incomparable pairs, then one-sided rows."""
     comparable = [p for p in result.pairs if p.comparable]
@@ -67,9 +75,12 @@ def render(result: Comparison, labels: tuple[str, str], console: Console) -> Non
             table.add_row(pair.key, "all", f"{pair.unchanged} unchanged", "[dim]same[/]")
     if comparable:
         console.print(table)
+        for pair in comparable:
+            _libraries_basis(pair, console)
     for pair in result.pairs:
         if not pair.comparable:
             _side_by_side(pair, labels, console)
+            _libraries_basis(pair, console)
     for side, keys in ((labels[0], result.only_a), (labels[1], result.only_b)):
         for key in keys:
             console.print(f"only in {escape(side)}: {key}")

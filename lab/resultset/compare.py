@@ -1,10 +1,16 @@
 """``memlab compare A B``: cell for cell, but only where METHOD.md "Reporting" says verdicts compare.
 
 Two verdicts are comparable only when the SUT version, libraries, runtime, store,
-configuration, DUT boundary, position, detection point, observation class and method
-revision all match. Rows differing in any are paired side by side with the differing
-conditions named, never reported as changed cells; a cell whose observation class
-differs is likewise set beside, not changed.
+configuration, DUT boundary, position, whether the SUT was stopped during the edits,
+detection point, observation class and method revision all match. Rows differing in any are
+paired side by side with the differing conditions named, never reported as changed cells; a
+cell whose observation class differs is likewise set beside, not changed.
+
+"Libraries" are the ones the SUT links against: the versions of the packages in its dependency
+closure (:mod:`lab.resultset.closure`, from the requirements either row's environment records),
+not everything installed beside it; packages outside the closure that differ are named as not
+judged. Where neither row records requirements (sets measured before they were), or the SUT's
+package is in neither environment, the whole environment is compared, and the pair says so.
 """
 
 from __future__ import annotations
@@ -12,24 +18,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from packaging.utils import canonicalize_name
+
 from lab.cases import CASE_IDS
+from lab.resultset.closure import dependency_closure, versions_of
 
 
-def conditions(row: dict[str, Any]) -> dict[str, Any]:
-    """The comparability conditions of a row, by name (cell observation classes are checked per cell)."""
+def conditions(row: dict[str, Any], closure: set[str] | None = None) -> dict[str, Any]:
+    """The comparability conditions of a row, by name (cell observation classes are checked per cell);
+    its packages are those of ``closure`` (canonical names) when given, else all of them."""
     sut = row.get("sut") or {}
     reported = sut.get("reported") or {}
     runtime = row.get("runtime") or {}
     return {
         "SUT version": {**{k: v for k, v in sut.items() if k != "reported"}, "reported": reported.get("version")},
-        "libraries": {"sut": reported.get("libraries"), "python": runtime.get("python"),
-                      "packages": runtime.get("packages")},
+        "libraries": {"sut": _reported(reported.get("libraries"), runtime, closure), "python": runtime.get("python"),
+                      "packages": _packages(runtime, closure)},
         "runtime": runtime.get("runtime"),
         "store": row.get("store"),
         "configuration": {"profile": row.get("configuration"), "reported": reported.get("configuration"),
                           "volumes": row.get("volumes")},
         "DUT boundary": row.get("dut_boundary"),
         "position": row.get("position"),
+        "SUT stopped during edits": row.get("sut_stopped_during_edits"),
         "detection point": row.get("detection_point"),
         "method revision": row.get("method_revision"),
     }
@@ -46,6 +57,10 @@ class Pair:
     changed: list[tuple[str, str, str]] = field(default_factory=list)
     beside: list[tuple[str, str, str, str]] = field(default_factory=list)
     unchanged: int = 0
+    #: What "libraries" was judged on: the SUT's dependency closure, or the whole environment and why.
+    basis: str = ""
+    #: Packages outside the closure whose versions differ (name -> (a, b)): named, not judged.
+    not_judged: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
     @property
     def comparable(self) -> bool:
@@ -68,7 +83,8 @@ class Comparison:
                            "changed": [{"case": c, "a": a, "b": b} for c, a, b in p.changed],
                            "side_by_side_cells": [{"case": c, "condition": k, "a": a, "b": b}
                                                   for c, k, a, b in p.beside],
-                           "unchanged": p.unchanged,
+                           "unchanged": p.unchanged, "libraries_basis": p.basis,
+                           "not_judged": {k: {"a": a, "b": b} for k, (a, b) in p.not_judged.items()},
                            "verdicts": {"a": verdicts(p.a), "b": verdicts(p.b)}} for p in self.pairs],
                 "only_a": self.only_a, "only_b": self.only_b}
 
@@ -102,7 +118,12 @@ def _key(row: dict[str, Any]) -> str:
 def _pair(a: dict[str, Any], b: dict[str, Any]) -> Pair:
     key = _key(a) if _key(a) == _key(b) else f"{_key(a)} | {_key(b)}"
     pair = Pair(key=key, a=a, b=b)
-    ca, cb = conditions(a), conditions(b)
+    closure, pair.basis = _closure(a, b)
+    ca, cb = conditions(a, closure), conditions(b, closure)
+    if closure is not None:
+        pa, pb = _packages(a.get("runtime") or {}, None), _packages(b.get("runtime") or {}, None)
+        pair.not_judged = {n: (pa.get(n), pb.get(n)) for n in sorted(set(pa) | set(pb))
+                           if n not in closure and pa.get(n) != pb.get(n)}
     pair.differing = {name: (ca[name], cb[name]) for name in ca if ca[name] != cb[name]}
     if not pair.comparable:
         return pair
@@ -117,3 +138,31 @@ def _pair(a: dict[str, Any], b: dict[str, Any]) -> Pair:
         else:
             pair.unchanged += 1
     return pair
+
+
+def _packages(runtime: dict[str, Any], closure: set[str] | None) -> dict[str, str | None]:
+    """``canonical name -> version`` of the closure's packages (None: absent), or of all when no closure."""
+    have = {name: version for name, (_, version) in versions_of(runtime).items()}
+    return have if closure is None else {name: have.get(name) for name in sorted(closure)}
+
+
+def _reported(libraries: Any, runtime: dict[str, Any], closure: set[str] | None) -> Any:
+    """The libraries the SUT reports, less the environment's packages outside its closure (a
+    driver shared by several rows may report them all); what is no package (sqlite, python) stays."""
+    if closure is None or not isinstance(libraries, dict):
+        return libraries
+    packages = versions_of(runtime)
+    return {name: version for name, version in libraries.items()
+            if canonicalize_name(str(name)) not in packages or canonicalize_name(str(name)) in closure}
+
+
+def _closure(a: dict[str, Any], b: dict[str, Any]) -> tuple[set[str] | None, str]:
+    """The SUT's dependency closure over both rows' environments, and the basis stated in words."""
+    package = str((a.get("sut") or {}).get("package") or "")
+    runtimes = [a.get("runtime") or {}, b.get("runtime") or {}]
+    closure = dependency_closure(package, runtimes) if package else None
+    if closure is not None:
+        return closure, f"the dependency closure of {package} ({len(closure)} package(s))"
+    if not any(((rt.get("detail") or {}).get("requires")) is not None for rt in runtimes):
+        return None, "the whole environment: neither row records its packages' requirements"
+    return None, f"the whole environment: the SUT's package {package or '(none named)'} is in neither environment"

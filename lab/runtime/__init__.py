@@ -23,12 +23,13 @@ from lab.runtime.services import RunningService, ServiceSpec
 
 RUNTIME_NAMES = ("auto", "local", "docker")
 
-#: Python run inside a SUT environment to list it: {"python": version, "packages": {name: version}}.
-#: Run it isolated (``python -I``): otherwise the working folder is on the path and, in a source
-#: checkout, the lab's own ``*.egg-info`` shows up as a package of the SUT.
-LIST_PACKAGES = ("import importlib.metadata as m, json, platform; print(json.dumps("
-                 "{'python': platform.python_version(), 'packages': {d.metadata['Name']: d.version "
-                 "for d in m.distributions()}}))")
+#: Python run inside a SUT environment to list it: {"python": version, "packages": {name: version},
+#: "requires": {name: [requirement, ...]}} (each package's Requires-Dist: what ``memlab compare``
+#: follows for the SUT's dependency closure). Run it isolated (``python -I``): otherwise the working
+#: folder is on the path and, in a source checkout, the lab's own ``*.egg-info`` shows up as a package.
+LIST_PACKAGES = ("import importlib.metadata as m, json, platform; ds = list(m.distributions()); print(json.dumps("
+                 "{'python': platform.python_version(), 'packages': {d.metadata['Name']: d.version for d in ds}, "
+                 "'requires': {d.metadata['Name']: d.requires or [] for d in ds}}))")
 
 
 @dataclass(frozen=True)
