@@ -210,7 +210,7 @@ def parse_layout(data: Any) -> StoreLayout:
         context_ref=context_ref,
         identity_refs=identity_refs,
         **{k: v for k, v in own.items() if k in _ATTRIBUTES and v is not None},
-        options={k: v for k, v in own.items() if k not in _ATTRIBUTES},
+        options={k: v for k, v in own.items() if k not in _ATTRIBUTES and v is not None},
     )
 
 

@@ -10,6 +10,11 @@ in its file). T4 swaps two lines, T5 inserts the forged line after the last
 record line of the context's file, T6/T7 put the donor's line in the victim's
 place, T8 rewrites only the metadata group's characters.
 
+``layout.record_separator`` (optional) is a line that stands between two records, as
+Hermes's ``§`` does: such lines are never records, T2/T3 delete the record's line with one
+separator beside it (the one before it, else the one after), and T5 inserts a separator
+before the forged line, so the file keeps one separator between every two records.
+
 Example::
 
     >>> import pathlib, tempfile
@@ -40,7 +45,7 @@ from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
 from edits.lines import LineEditor, LineFile
 from edits.model import EditError, Record
-from edits.plan import Plan
+from edits.plan import Outcome, Plan
 from edits.records import decode_payload, sort_records
 from edits.registry import FILE, Backend, Field, register
 
@@ -56,6 +61,7 @@ class MarkdownEditor(LineEditor):
         head, _, tail = layout.file.partition("{context}")
         self.file_re = re.compile(re.escape(head) + r"(?P<context>[^/]+?)" + re.escape(tail) + "$")
         self.text_group = layout.payload.field if layout.payload.field in self.pattern.groupindex else "text"
+        self.separator = layout.options.get("record_separator")
         missing = [g for g in layout.metadata.values() if g not in self.pattern.groupindex]
         if missing:
             raise EditError(f"record_pattern has no group(s) {missing} named by store.metadata")
@@ -76,7 +82,7 @@ class MarkdownEditor(LineEditor):
             f = self.loaded[rel] = LineFile(path, rel)
             index = 0
             for n, body in enumerate(f.bodies, start=1):
-                m = self.pattern.match(body)
+                m = None if body == self.separator else self.pattern.match(body)
                 if not m:
                     continue
                 groups = m.groupdict()
@@ -86,6 +92,27 @@ class MarkdownEditor(LineEditor):
                                   fields={"line": body, **groups}, locator={"file": rel, "line": n}))
                 index += 1
         return sort_records(out)
+
+    def _delete(self, p: Plan) -> Outcome:
+        """Delete the record's line; with a separator, also the separator next to it."""
+        if self.separator is None:
+            return super()._delete(p)
+        f, i = self._line(p.target)
+        gone = [k for k in (i - 1, i + 1) if 0 <= k < len(f.bodies) and f.bodies[k] == self.separator][:1]
+        if gone == [i - 1] and i == len(f.bodies) - 1 and i >= 2:
+            f.eols[i - 2] = f.eols[i]  # the line that becomes the file's last keeps its ending (or none)
+        for k in sorted([i, *gone], reverse=True):
+            f.delete(k)
+        return self._done(f, [p.target.key()])
+
+    def _forge(self, p: Plan) -> Outcome:
+        """Insert the forged line; with a separator, a separator line before it."""
+        if self.separator is None:
+            return super()._forge(p)
+        f, i = self._line(p.target)
+        body, after = self._forged(p, f.bodies[i])
+        new = f.insert_after(f.insert_after(after, self.separator), self._rewritten(p, body))
+        return self._done(f, [self._new_key(p, new)], template=p.target.key(), line=new + 1)
 
     def _forged(self, p: Plan, body: str) -> tuple[str, int]:
         return body, p.in_context(p.target.context)[-1].locator["line"] - 1
@@ -129,4 +156,5 @@ def _one_file_per_context(store: dict) -> None:
 BACKEND = register(Backend(
     "markdown", FILE, editor=MarkdownEditor, context_field=False, check=_one_file_per_context,
     fields=(Field("record_pattern", required=True, parse=_record_pattern,
-                  fix="give a line regex with a (?P<text>...) group"),)))
+                  fix="give a line regex with a (?P<text>...) group"),
+            Field("record_separator", fix="give the separator line's exact text, e.g. '§'"))))

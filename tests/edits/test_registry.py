@@ -130,7 +130,7 @@ def test_the_built_in_backends_declare_themselves():
         "json": ("file", "edits.jsondoc", (), False),
         "jsonl": ("file", "edits.jsonl", (), False),
         "lancedb": ("file", "edits.lancedb", ("table", "context_pattern"), False),
-        "markdown": ("file", "edits.markdown", ("record_pattern",), False),
+        "markdown": ("file", "edits.markdown", ("record_pattern", "record_separator"), False),
         "postgres": ("service", "edits.postgres", ("service", "table"), True),
         "qdrant": ("file", "edits.qdrant", ("collection", "context_pattern"), False),
         "redis": ("service", "edits.redis", ("service", "key"), False),
