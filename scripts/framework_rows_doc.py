@@ -48,13 +48,20 @@ ROWS = {
         "edits -- including a rewritten `source`, the field that decides who may recall a private record -- "
         "reaches the crew as genuine memory; and a scope's reads also take in every scope whose name "
         "extends it (see the notes)."),
+    "hermes-memory-md": (
+        "Whoever can write `MEMORY.md` writes the agent's system prompt: every edited, deleted, reordered, "
+        "forged or copied entry, a restored older Hermes home and a removed entry brought back are put into "
+        "the next session's prompt as the agent's own notes, with no warning (the only check, a "
+        "prompt-injection pattern scan, looks for attack phrases, not for changes)."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
 #: langgraph-sqlite: the folder's environment gained langgraph-checkpoint-postgres and psycopg for the
 #: langgraph-postgres row; rebuilt 2026-11-30 under the same conditions in 39.5 s (was 73.8 s).
 #: crewai: measured 2026-11-30 the same way (about 1 GB installed).
-ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6}
+#: hermes-memory-md: measured 2026-12-01 the same way (the first local run's prepare_seconds).
+ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
+             "hermes-memory-md": 42.2}
 
 
 def seconds(run: dict) -> float:

@@ -69,4 +69,10 @@ ROWS: dict[str, str] = {
     "llamaindex-memory-sqlite": (
         "`Memory` appends too: every correction leaves the old value in what `aget()` gives the agent; only "
         "whole sessions can be erased, so deletes are not tested; a restart changes nothing."),
+    "hermes-memory-md": (
+        "`memory(action=remove)` takes an entry out of the next session's prompt at once and after a "
+        "restart, and Hermes rewrites `MEMORY.md` whole, so a raw scan of the volume finds none of the "
+        "removed text (not found, not proven gone); a correction made with `add` is one more entry beside "
+        "the old value in every later prompt. Hermes's own `replace` overwrites an entry, but addresses it "
+        "by its text, so the gate cannot drive it (see How) and it is not measured here."),
 }
