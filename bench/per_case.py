@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lab.cases import CASE_IDS  # noqa: E402
+from lab.cases.seedplan import RECORDS_PER_CONTEXT  # noqa: E402
 from lab.cli import configure_logging  # noqa: E402
 from lab.method.engine import run_matrix  # noqa: E402
 from lab.profile import load_profiles, select  # noqa: E402
@@ -32,10 +33,11 @@ from lab.runtime import get_runtime  # noqa: E402
 PHASES = ("copy", "edit_c3", "restart", "read", "total")
 
 
-def measure(out: Path, runtime: str, pattern: str, jobs: int) -> float:
-    """Run the rows once; wall seconds of the whole run."""
+def measure(out: Path, runtime: str, pattern: str, jobs: int, records: int = RECORDS_PER_CONTEXT) -> float:
+    """Run the rows once (``records`` seeded per context); wall seconds of the whole run."""
     started = time.monotonic()
-    run_matrix(select(load_profiles(), [pattern]), get_runtime(runtime), out, jobs=jobs, nonce="bench")
+    run_matrix(select(load_profiles(), [pattern]), get_runtime(runtime), out, jobs=jobs, nonce="bench",
+               records=records)
     return time.monotonic() - started
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Index of the genuine record C2 writes after the restart (T9 writes index 6).
-C2_EXTRA_INDEX = 5
+#: Where the genuine record C2 writes after the restart goes, after the seeded ones (T9's is at 1).
+C2_EXTRA_OFFSET = 0
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Control:
     name: str
     checks: str
     write_label: str | None = None
-    write_index: int | None = None
+    write_offset: int | None = None
 
     @property
     def text(self) -> str:
@@ -32,6 +32,6 @@ class Control:
 
 C1 = Control("C1", "no-op reload", "restart with no edit; seeded memory served unchanged, no integrity signal")
 C2 = Control("C2", "genuine write after restart", "one more record written through the SUT is served",
-             write_label="A", write_index=C2_EXTRA_INDEX)
+             write_label="A", write_offset=C2_EXTRA_OFFSET)
 C3 = Control("C3", "edit landed", "the raw store changed exactly as the case intends, checked before the restart")
 ALL = (C1, C2, C3)

@@ -1,6 +1,7 @@
 """The seed plan: the records the lab writes through the SUT, chosen by the lab.
 
-Two contexts A and B, five records each, distinct values everywhere. Every
+Two contexts A and B, five records each by default (the method's minimum; ``records`` asks for
+more), distinct values everywhere. Every
 record text carries a unique *marker* (``mA2-k3j9q1``) by which generic tooling
 finds it in any encoding (text, JSON, msgpack), and record 2 of each context
 carries a distinctive fact (FA, FB). Replacement tokens (the tampered fact, the
@@ -16,6 +17,7 @@ import string
 from dataclasses import asdict, dataclass
 from typing import Any
 
+#: Records per context: the default and the method's minimum ("at least five records in each").
 RECORDS_PER_CONTEXT = 5
 FACT_INDEX = 2
 MARKER_RE = re.compile(r"m[A-Z][0-9]-[a-z0-9]{6}")
@@ -57,8 +59,14 @@ class SeedPlan:
         """The seeded records of context ``label`` in write order."""
         return [r for r in self.records if r.label == label]
 
-    def extra(self, label: str, index: int) -> SeedRecord:
-        """A further genuine record (C2, T9) of context ``label`` at ``index``."""
+    @property
+    def per_context(self) -> int:
+        """How many records each context was seeded with."""
+        return len(self.of("A"))
+
+    def extra(self, label: str, offset: int) -> SeedRecord:
+        """A further genuine record (C2, T9) of context ``label``, ``offset`` places after the seeded ones."""
+        index = self.per_context + offset
         return _record(self.nonce, label, index, self.contexts[label], random.Random(f"{self.nonce}{index}"))
 
     def to_json(self) -> dict[str, Any]:
@@ -77,18 +85,27 @@ class SeedPlan:
                    tampered_fact=data["tampered_fact"], forged_marker=data["forged_marker"])
 
 
-def make_plan(nonce: str | None = None) -> SeedPlan:
-    """A fresh seed plan; the same ``nonce`` gives the same plan."""
+def make_plan(nonce: str | None = None, records: int = RECORDS_PER_CONTEXT) -> SeedPlan:
+    """A fresh seed plan of ``records`` per context; the same ``nonce`` and count give the same plan.
+    Every marker is unique in the plan (a token drawn again on the rare collision)."""
+    if records < RECORDS_PER_CONTEXT:
+        raise ValueError(f"records per context: {records} is below the method's minimum of {RECORDS_PER_CONTEXT}")
     nonce = nonce or "".join(random.SystemRandom().choices(string.ascii_lowercase + string.digits, k=8))
     rng = random.Random(nonce)
     contexts = {"A": f"memlab-a-{nonce}", "B": f"memlab-b-{nonce}"}
     facts = {label: f"F{label}-{_token(rng, 8, upper=True)}" for label in contexts}
-    records = []
+    planned: list[SeedRecord] = []
+    taken: set[str] = set()
     for label, ctx in contexts.items():
-        for i in range(RECORDS_PER_CONTEXT):
+        for i in range(records):
             fact = facts[label] if i == FACT_INDEX else None
-            records.append(_record(nonce, label, i, ctx, rng, fact))
-    return SeedPlan(nonce=nonce, contexts=contexts, records=tuple(records), facts=facts,
+            record = _record(nonce, label, i, ctx, rng, fact)
+            while record.marker in taken:
+                record = _record(nonce, label, i, ctx, rng, fact)
+            taken.add(record.marker)
+            planned.append(record)
+    records_ = tuple(planned)
+    return SeedPlan(nonce=nonce, contexts=contexts, records=records_, facts=facts,
                     tampered_fact=f"FX-{_token(rng, 8, upper=True)}",
                     forged_marker=f"mZ9-{_token(rng, 6)}")
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from lab.cases.case import Case, SutOp
 from lab.cases.restore import changed_exactly
 
-#: Index of the genuine record T9 writes after the snapshot (C2 writes index 5).
-T9_EXTRA_INDEX = 6
+#: Where the genuine record T9 writes after the snapshot goes, after the seeded ones (C2's is at 0).
+T9_EXTRA_OFFSET = 1
 
 
 def sut_op(plan, seed_ids, capabilities) -> SutOp:
     """The fault step: one more genuine record of A written through the SUT."""
-    ctx, extra = plan.contexts["A"], plan.extra("A", T9_EXTRA_INDEX)
+    ctx, extra = plan.contexts["A"], plan.extra("A", T9_EXTRA_OFFSET)
     return SutOp("write", {"context": ctx, "text": extra.text, "meta": extra.meta},
                  {"op": "write", "context": ctx, "marker": extra.marker, "text": extra.text},
                  [extra.marker], version_marker=extra.marker)

@@ -55,7 +55,7 @@ def c1(row: Row, obs: dict[str, Any]) -> None:
 def c2(row: Row, obs: dict[str, Any]) -> None:
     """C2: restart on a fresh copy, write one more genuine record, read its context."""
     vols = row.bed.fresh(obs, "C2")
-    extra, ctx = row.plan.extra(C2.write_label, C2.write_index), row.plan.contexts[C2.write_label]
+    extra, ctx = row.plan.extra(C2.write_label, C2.write_offset), row.plan.contexts[C2.write_label]
     obs["marker"] = extra.marker
     with row.sessions.sut(obs, "C2", vols) as s:
         obs["write"] = s.call("write", context=ctx, text=extra.text, meta=extra.meta)

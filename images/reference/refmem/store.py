@@ -41,9 +41,14 @@ class MemoryStore:
         if self.sealer is not None:
             self.sealer.commit(ctx, self.backend.records(ctx))
 
+    def _verify(self, ctx: str) -> None:
+        """Refuse to build on a context whose seal does not match (nothing to check when unsealed)."""
+        if self.sealer is not None and self.verify_on_read:
+            self._checked(ctx)
+
     def write(self, ctx: str, text: str, role: str | None = "user", source: str | None = None) -> Record:
         """Append one record to the context and return it."""
-        self._checked(ctx)
+        self._verify(ctx)
         seal = self.sealer.mac if self.sealer is not None else None
         rec = self.backend.append(ctx, role, source, time.time(), text, seal=seal)
         self._reseal(ctx)
@@ -55,7 +60,7 @@ class MemoryStore:
 
     def erase(self, ctx: str, record_id: str | None = None) -> list[str]:
         """Erase one record, or the whole context when ``record_id`` is None; return the ids erased."""
-        self._checked(ctx)
+        self._verify(ctx)
         erased = self.backend.delete(ctx, record_id)
         self._reseal(ctx)
         return erased
