@@ -4,8 +4,9 @@ Every SUT process, container and scratch folder of a run is recorded under the
 run's state folder (``$MEMLAB_CACHE/runs/<run_id>``, default ``~/.cache/memlab``)
 and carries the run id (processes in their environment, containers, volumes and
 networks in the labels ``memlab.run`` and ``memlab.cache``, scratch folders under
-``scratch_base()`` in their name). ``gc`` removes whatever belongs to a
-run whose owning memlab process is gone.
+``scratch_base()`` in their name). The local runtime's fork servers, and the drivers they
+fork, are recorded under ``servers/`` by pid and start time (``track_server``). ``gc`` removes
+whatever belongs to a run whose owning memlab process is gone.
 """
 
 from __future__ import annotations
@@ -88,6 +89,27 @@ class RunRegistry:
         _reap(self.dir, self.run_id, keep_scratch)
 
 
+def server_folder(run_id: str) -> Path | None:
+    """Where run ``run_id`` records its fork servers and their children ("pid start-time" files);
+    None when no registry of that run exists."""
+    state = cache_dir() / "runs" / run_id
+    if not state.is_dir():
+        return None
+    (state / "servers").mkdir(exist_ok=True)
+    return state / "servers"
+
+
+def track_server(run_id: str, pid: int, own: Path | None = None) -> None:
+    """Record a fork server that serves run ``run_id``: the run's end, Ctrl-C and ``gc`` end it
+    and remove its own folder ``own`` (socket, log).
+
+    Recorded by identity (pid and start time), not by ``MEMLAB_RUN_ID``: a server outlives no
+    run but may serve several runs of one memlab process, so its environment names none."""
+    folder = server_folder(run_id)
+    if folder is not None:
+        (folder / str(pid)).write_text(_identity(pid) + (f"\n{own}" if own else ""))
+
+
 def gc() -> list[str]:
     """Remove what runs whose memlab process is gone left behind; returns what was removed."""
     removed: list[str] = []
@@ -118,6 +140,17 @@ def _kill_tracked(state: Path, run_id: str) -> list[str]:
                 os.kill(pid, signal.SIGKILL)
             removed.append(f"process {pid}")
         pid_file.unlink(missing_ok=True)
+    for record in sorted((state / "servers").glob("*")) if (state / "servers").is_dir() else []:
+        identity, *own = record.read_text().splitlines() or [""]
+        if identity == _identity(int(record.name)):  # not a reused pid
+            try:
+                os.killpg(int(record.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            removed.append(f"fork-served process {record.name}")
+        for folder in own:
+            shutil.rmtree(folder, ignore_errors=True)
+        record.unlink(missing_ok=True)
     containers = sorted(p.name for p in (state / "containers").glob("*")) if (state / "containers").is_dir() else []
     if containers:
         from lab.runtime import dockercli

@@ -9,6 +9,11 @@ folder is, on ``PYTHONPATH`` at launch: it is not installed into the environment
 cached environment does not depend on it (its key stays honest without naming the kit),
 an edited kit takes effect at the next start, and the package listing is unchanged (a plain
 module is no distribution). The kit's digest is recorded in the environment's detail.
+
+With ``fork_server`` on (the default; ``--no-fork-server`` turns it off), each environment has
+a fork server (:mod:`lab.runtime.forkserver`) that pays the SUT's imports once; a launch then
+starts a small launcher that has the server fork the driver. The environment's detail says
+whether the server serves (``fork_server.used``) or why not; everything else is as on the plain path.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 import structlog
 
 from lab.driver import DriverClient
+from lab.runtime.forkserver import ForkServers
 from lab.runtime.housekeeping import cache_dir
 from lab.profile import IMAGES_DIR, Profile
 from lab.runtime import LIST_PACKAGES, Prepared
@@ -32,8 +38,9 @@ from lab.runtime.services import RunningService, ServiceSpec, start_local
 log = structlog.get_logger(__name__)
 
 
-#: Bumped when what a cached environment records changes (2: package listing with ``python -I``).
-VENV_LAYOUT = 2
+#: Bumped when what a cached environment records changes (2: package listing with ``python -I``;
+#: 3: each package's requirements).
+VENV_LAYOUT = 3
 #: The driver kit's folder, put on every driver's ``PYTHONPATH``.
 KIT_DIR = IMAGES_DIR / "driverkit"
 
@@ -46,6 +53,11 @@ class LocalRuntime:
     """Runs drivers as local processes; nothing but a Python interpreter needed."""
 
     name = "local"
+
+    def __init__(self, fork_server: bool = True):
+        #: Start drivers from a per-environment fork server (False: always the plain path).
+        self.use_fork_server = fork_server
+        self.fork_servers = ForkServers()
 
     def available(self) -> tuple[bool, str]:
         """Always available: it needs only this Python."""
@@ -64,29 +76,43 @@ class LocalRuntime:
                 _build(venv, requirements if _has_pins(pins) else None)
         python = str(venv / "bin" / "python")
         listing = json.loads((venv / ".memlab-ready").read_text())
+        forked = (self.fork_servers.prepare(profile, python, venv, _env(None, None)) if self.use_fork_server
+                  else {"used": False, "reason": "--no-fork-server"})
         return Prepared(profile=profile, runtime=self.name, python=listing["python"],
                         packages=listing["packages"],
-                        detail={"venv": str(venv), "interpreter": python, "driverkit": kit_digest()})
+                        detail={"venv": str(venv), "interpreter": python, "driverkit": kit_digest(),
+                                "fork_server": forked, "requires": listing.get("requires")})
 
     def launch(self, prepared: Prepared, volumes: dict[str, Path], scratch: Path, log_path: Path,
                run_id: str) -> DriverClient:
         """A started driver process on the given host volumes."""
         for sub in ("home", "config", "tmp"):
             (scratch / sub).mkdir(parents=True, exist_ok=True)
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-            "HOME": str(scratch / "home"), "XDG_CONFIG_HOME": str(scratch / "config"),
-            "TMPDIR": str(scratch / "tmp"), "MEMLAB_RUN_ID": run_id,
-            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONPATH": str(KIT_DIR),
-        }
         argv = [prepared.detail["interpreter"], "-u", str(prepared.profile.driver_dir / "driver.py")]
-        client = DriverClient(argv, env, scratch, log_path)
+        if self.use_fork_server and (prepared.detail.get("fork_server") or {}).get("used"):
+            argv = self.fork_servers.launcher(prepared.profile, Path(prepared.detail["venv"]), argv, run_id) or argv
+        client = DriverClient(argv, _env(scratch, run_id), scratch, log_path)
         client.volume_paths = {name: str(path) for name, path in volumes.items()}
         return client
+
+    def close(self) -> None:
+        """Stop this runtime's fork servers (they also end with their run and with memlab)."""
+        self.fork_servers.close()
 
     def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
         """The service as a local server process (Debian's PostgreSQL 15 or Redis)."""
         return start_local(spec, data, log_path, {"MEMLAB_RUN_ID": run_id})
+
+
+def _env(scratch: Path | None, run_id: str | None) -> dict[str, str]:
+    """A driver's clean environment; without ``scratch`` the fork server's (its folders are its own)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    if scratch is not None:
+        env.update({"HOME": str(scratch / "home"), "XDG_CONFIG_HOME": str(scratch / "config"),
+                    "TMPDIR": str(scratch / "tmp")})
+    if run_id is not None:
+        env["MEMLAB_RUN_ID"] = run_id
+    return {**env, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONPATH": str(KIT_DIR)}
 
 
 def kit_digest() -> str:

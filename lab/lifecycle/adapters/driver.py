@@ -88,7 +88,9 @@ class DriverAdapter:
                 "capabilities": sorted(self.capabilities), "scope": scope, "driver": self._describe,
                 "erasure": (self._describe.get("capabilities") or {}).get("erasure"),
                 "runtime": prepared.runtime if prepared else None,
-                "packages": dict(prepared.packages) if prepared else {}}
+                "packages": dict(prepared.packages) if prepared else {},
+                **({"fork_server": prepared.detail["fork_server"]} if prepared and "fork_server" in prepared.detail
+                   else {})}
 
     def begin(self, namespace: str) -> None:
         """A fresh, isolated memory for one scenario: its scopes are prefixed with ``namespace``."""

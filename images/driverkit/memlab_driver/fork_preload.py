@@ -1,0 +1,95 @@
+"""The fork server's preload: the driver's top level and the SUT's modules, then the thread check.
+
+A server may fork only while one thread runs (a fork copies the memory of every thread, not the
+threads, so a lock another thread held stays held in the child forever), OpenBLAS's worker pool
+aside (it stops itself before a fork and a child starts its own). Imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+import time
+
+
+def preload(driver: str, modules: list[str], optional: list[str] = ()) -> dict:
+    """Run the driver's top level (not as ``__main__``), import ``modules`` (the profile's: one
+    that fails is a refusal) and ``optional`` (recorded by an earlier start: one that fails is
+    skipped); what was loaded, or why the server refuses."""
+    began = time.monotonic()
+    path = list(sys.path)
+    try:
+        runpy.run_path(driver, run_name="__memlab_preload__")
+    except BaseException as exc:  # noqa: BLE001  (a driver that exits at import is a refusal too)
+        return {"refused": f"the driver's top level failed: {type(exc).__name__}: {exc}"}
+    finally:
+        sys.path[:] = path  # the driver's sys.path.insert runs again in every child
+    for name in modules:
+        try:
+            __import__(name)
+        except BaseException as exc:  # noqa: BLE001
+            return {"refused": f"preloading {name} failed: {type(exc).__name__}: {exc}"}
+    if not _settled():
+        return {"refused": f"{thread_count()} threads run after preloading (forking would copy a "
+                           "half-held lock); the plain path is used"}
+    skipped = []
+    for name in optional:
+        if name in sys.modules:
+            continue
+        try:
+            __import__(name)
+        except BaseException as exc:  # noqa: BLE001
+            skipped.append(f"{name}: {type(exc).__name__}")
+        if thread_count() > 1 + pool_threads() and not _settled():
+            return {"refused": f"importing the recorded module {name} started a thread", "thread_after": name}
+    return {"ready": True, "modules": len(sys.modules), "skipped": skipped, "pool_threads": pool_threads(),
+            "seconds": round(time.monotonic() - began, 3)}
+
+
+def _settled() -> bool:
+    """No thread runs but the main one and OpenBLAS's pool (a thread that ends on its own, an
+    import-time probe, is given 0.5 s)."""
+    for _ in range(10):
+        if thread_count() <= 1 + pool_threads():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def thread_count() -> int:
+    """Threads of this process as the kernel sees them (native ones included)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+#: OpenBLAS's "how many threads" under the names its builds export (numpy's wheels: scipy_openblas64_).
+_OPENBLAS_COUNTERS = ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+                      "openblas_get_num_threads", "scipy_openblas_get_num_threads")
+
+
+def pool_threads() -> int:
+    """Worker threads of a loaded OpenBLAS (its size less the caller): fork-safe, OpenBLAS stops
+    its pool before a fork (pthread_atfork) and a child starts its own; any other thread refuses."""
+    try:
+        with open("/proc/self/maps") as maps:
+            libs = {line.split()[-1] for line in maps if "openblas" in line.rsplit("/", 1)[-1].lower()}
+    except OSError:
+        return 0
+    if not libs:
+        return 0
+    import ctypes
+
+    workers = 0
+    for lib in libs:
+        try:
+            handle = ctypes.CDLL(lib)
+        except OSError:
+            continue
+        counter = next((getattr(handle, n) for n in _OPENBLAS_COUNTERS if hasattr(handle, n)), None)
+        workers += max(0, int(counter()) - 1) if counter is not None else 0
+    return workers
