@@ -1,9 +1,11 @@
 """The ``memlab`` command line. Logging is configured here, once.
 
 Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a
-harness failure that stopped the run, 130 interrupted (what was measured is kept).
-``run`` with a gate (--fail-on, --min-level): 1 when the gate fails, 2 when it cannot
-be decided. The result-set commands (verify, gate, ...) live in lab.cli.results.
+harness failure, 130 interrupted (what was measured is kept). ``run``: 2 also when a
+selected profile is invalid, a row is not evaluable or a trial hit a harness error
+(``--allow-errors``: those exit 0); with a gate (--fail-on, --min-level) 1 when the gate
+fails, 2 when it cannot be decided. ``list``: 2 when a profile is invalid. The result-set
+commands (verify, gate, ...) live in lab.cli.results.
 
 May import: every role (it is the top).
 """
@@ -11,31 +13,30 @@ May import: every role (it is the top).
 from __future__ import annotations
 
 import fnmatch
-import logging
 import sys
 import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 
 import click
-import structlog
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from lab import METHOD_REVISION, __version__
+from lab.cli import progress
 from lab.cli.images import images as images_group
 from lab.cli.lifecycle import lifecycle as lifecycle_group
 from lab.cli.site import site_cmd
-from lab.cli.results import COMMANDS, load_lifecycle, finish, gate_options, reports_option, sign_key_option
+from lab.cli.results import COMMANDS, load_lifecycle, load_set, finish, gate_options, reports_option, sign_key_option
+from lab.cases.seedplan import RECORDS_PER_CONTEXT
 from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
 from lab.runtime.housekeeping import gc as gc_run
-from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
+from lab.profile import PROFILES_DIR, ProfileError, file_row, scan_profiles, select
 from lab.lifecycle.verify import is_lifecycle
 from lab.report.lifecycle import print_report as print_lifecycle
 from lab.report.terminal import print_matrix, stdout_console
-from lab.resultset.results import read_json
+from lab.resultset.lock import OutRefused
 from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
 from lab.runtime import runnable as runnable_here
 
@@ -44,26 +45,9 @@ console = Console(stderr=True)
 
 
 
-class _LazyStderr:
-    """structlog's sink: whatever sys.stderr is now (so rich can keep logs above its bar)."""
-
-    def write(self, text: str) -> int:
-        return sys.stderr.write(text)
-
-    def flush(self) -> None:
-        sys.stderr.flush()
-
-
-def configure_logging(verbose: int) -> None:
-    """structlog to stderr; -v for INFO, -vv for DEBUG."""
-    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    structlog.configure(
-        processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="%H:%M:%S"),
-                    structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.WriteLoggerFactory(file=_LazyStderr()),
-        cache_logger_on_first_use=True,
-    )
+def configure_logging(verbose: int, quiet: bool = False) -> None:
+    """structlog to stderr (lab.cli.progress): -v info, -vv debug; -q errors only and no progress bar."""
+    progress.configure(verbose, quiet)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -83,35 +67,41 @@ def _profiles(directory: Path) -> tuple[list, list[ProfileError]]:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memlab", message=f"%(prog)s %(version)s (method {METHOD_REVISION})")
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
-def main(verbose: int) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no log output but errors (for CI logs).")
+def main(verbose: int, quiet: bool) -> None:
     """memlab: does an agent memory subsystem notice edits to its store at rest?
 
     Seeds memory through each SUT's own write path, stops it, edits the store with
     generic editors, proves each edit landed (C3), restarts it, reads, and classifies.
     """
-    configure_logging(verbose)
+    if verbose and quiet:
+        raise click.UsageError("-v and -q contradict each other: give one of them")
+    configure_logging(verbose, quiet)
 
 
 @main.command("list")
 @click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
               default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
 def list_cmd(profiles_dir: Path) -> None:
-    """Every profile, and whether it can run here (or why not)."""
+    """Every profile, and whether it can run here (or why not). Exit 0, or 2 when a profile is invalid."""
     table = Table(header_style="bold")
     for col in ("row", "SUT", "version", "status"):
         table.add_column(col)
     runtime = get_runtime("auto")
     profiles, errors = _profiles(profiles_dir)
     for err in errors:
-        table.add_row(Path(err.path).stem, "", "", f"[red]invalid profile[/]: {err.field}: {err.message}")
+        what = escape(f"{err.field}: {err.message}")  # the profile's own text, never markup
+        table.add_row(escape(file_row(err.path)), "", "", f"[red]invalid profile[/]: {what}")
     for prof in profiles:
         if prof.status == "unavailable":
-            status = f"[yellow]unavailable[/]: {prof.unavailable_reason}"
+            status = f"[yellow]unavailable[/]: {escape(str(prof.unavailable_reason))}"
         else:
             ok, why = runnable_here(runtime, prof)
             status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {why}"
         table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
     stdout_console().print(table)
+    if errors:
+        _fail(f"{len(errors)} invalid profile(s) in {profiles_dir} (each named above with its fix)")
 
 
 @main.command()
@@ -123,18 +113,35 @@ def list_cmd(profiles_dir: Path) -> None:
               help="Result-set folder. Default: results/<UTC timestamp>/.")
 @click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True, help="Rows run side by side.")
 @click.option("--nonce", default=None, help="Fix the seed plan's nonce (reproducible seeded texts).")
+@click.option("--records", type=click.IntRange(RECORDS_PER_CONTEXT, 100_000), default=RECORDS_PER_CONTEXT,
+              show_default=True, metavar="N",
+              help="Records seeded per context (the method's minimum is 5; more measure the lab at scale).")
 @click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
               default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+@click.option("--allow-errors", is_flag=True,
+              help="Exit 0 (or the gate's code) even when a selected profile is invalid, a row is not evaluable "
+                   "or a trial hit a harness error; without it those exit 2.")
+@click.option("--no-fork-server", is_flag=True,
+              help="Start every SUT as a plain new interpreter (local runtime), not forked from a server "
+                   "that imported it once (docs/fork-server.md).")
 @sign_key_option
 @reports_option
 @gate_options
-def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None,
-        profiles_dir: Path, sign_key, reports: bool, fail_on: str | None, min_level: str | None) -> None:
-    """Run the matrix: every selected row, ten edits, three controls; write a result set."""
+def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None, records: int,
+        profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
+        min_level: str | None, no_fork_server: bool = False) -> None:
+    """Run the matrix: every selected row, ten edits, three controls; write a result set.
+
+    Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
+    --min-level); 1 the gate failed; 2 bad input, a harness failure, a selected profile invalid, a row
+    not evaluable or a trial with a harness error (0 for those last three with --allow-errors); 130
+    interrupted. A row skipped before the run (unavailable, lifecycle-only, or not runnable on this
+    runtime, e.g. its server is not installed) is named on stderr, is not in the result set and does
+    not change the code; when no selected row can run, the exit is 2."""
     profiles, errors = _profiles(profiles_dir)
     wanted = list(patterns) or [DEFAULT_SUT]
     chosen = select(profiles, wanted)
-    invalid = [e for e in errors if any(fnmatch.fnmatchcase(Path(e.path).stem, pat) for pat in wanted)]
+    invalid = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), pat) for pat in wanted)]
     if not chosen and not invalid:
         _fail(f"no profile matches {list(patterns) or [DEFAULT_SUT]}; `memlab list` shows the rows")
     lifecycle_only = [p for p in chosen if "at_rest" not in p.measurements]
@@ -154,6 +161,8 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         runtime = get_runtime(runtime_name)
     except RuntimeUnavailable as exc:
         _fail(str(exc))
+    if no_fork_server and hasattr(runtime, "use_fork_server"):
+        runtime.use_fork_server = False
     for prof in list(runnable):
         ok, why = runnable_here(runtime, prof)
         if not ok:
@@ -165,15 +174,14 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {out}")
     try:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=console, transient=False) as bar:
-            task = bar.add_task("starting", total=len(runnable) * TRIALS_PER_ROW)
-            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, invalid=invalid,
-                                 progress=lambda row, step: bar.update(task, advance=1,
-                                                                       description=f"{row} {step}"))
+        with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
+            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records, invalid=invalid,
+                                 progress=bar.step)
     except Interrupted as exc:
         console.print(f"[yellow]{escape(str(exc))}[/]; partial result set in {out}")
         sys.exit(130)
+    except OutRefused as exc:  # another run writes --out, or it holds a set: nothing was written
+        _fail(str(exc))
     except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept on disk
         out.mkdir(parents=True, exist_ok=True)
         (out / "harness-error.txt").write_text(traceback.format_exc())
@@ -181,7 +189,21 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
               f"the traceback is in {out / 'harness-error.txt'}")
     print_matrix(summary.rows, stdout_console())
     console.print(f"result set: {out}")
-    sys.exit(finish(out, sign_key, reports, fail_on, min_level))
+    sys.exit(_outcome(finish(out, sign_key, reports, fail_on, min_level), summary.problems(), allow_errors))
+
+
+def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:
+    """The run's exit code: the gate's, or 2 when a row was not cleanly measured (unless allowed)."""
+    if not problems:
+        return code
+    console.print(f"[bold red]memlab:[/] {len(problems)} row(s) not cleanly measured:")
+    for line in problems:
+        console.print(f"  {escape(line.splitlines()[0])}")
+    if allow_errors:
+        console.print("exit code as if measured cleanly (--allow-errors)")
+        return code
+    console.print("exit 2 (--allow-errors exits 0 for these)")
+    return 2
 
 
 @main.command()
@@ -192,10 +214,7 @@ def show(result_dir: Path) -> None:
         rows, run = load_lifecycle(result_dir)
         print_lifecycle(rows, run, stdout_console())
         return
-    rows = [read_json(p) for p in sorted((result_dir / "rows").glob("*.json"))]
-    if not rows:
-        _fail(f"{result_dir}/rows holds no row files; is this a memlab result set?")
-    print_matrix(rows, stdout_console())
+    print_matrix(load_set(result_dir)[0], stdout_console())  # strictly read and shape-checked, else exit 2
 
 
 @main.command()

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from lab.cli.progress import RunProgress
 from lab.cli.results import err, fail, sign_key_option
 from lab.lifecycle.adapters.http_config import load_http_config
 from lab.lifecycle.doctor import doctor
@@ -30,6 +30,7 @@ from lab.report import lifecycle as lifecycle_report
 from lab.report.files import write_lifecycle_reports
 from lab.report.terminal import stdout_console
 from lab.resultset import signing
+from lab.resultset.lock import OutRefused
 from lab.resultset.results import write_json
 from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
 from lab.runtime import runnable as runnable_here
@@ -99,10 +100,13 @@ def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
               help="Also write the summary (checks, accuracy, delta, gate) to this file.")
 @click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
               default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+@click.option("--no-fork-server", is_flag=True,
+              help="Start every SUT as a plain new interpreter (local runtime), not forked from a server "
+                   "that imported it once (docs/fork-server.md).")
 @sign_key_option
 def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: Path, seeds: int, fail_on: str,
             position: str | None, restart: bool, runtime_name: str, out: Path | None, json_file: Path | None,
-            profiles_dir: Path, sign_key: Any) -> None:
+            profiles_dir: Path, sign_key: Any, no_fork_server: bool = False) -> None:
     """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error."""
     if not patterns and http_config is None:
         fail("name what to gate: --sut ROW (e.g. --sut lifecycle-strict) or --http CONFIG")
@@ -119,16 +123,18 @@ def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: 
             fail(str(exc))
     if patterns:
         runtime = _runtime(runtime_name)
+        if no_fork_server and hasattr(runtime, "use_fork_server"):
+            runtime.use_fork_server = False
         targets += [sut_target(p, runtime, out, where) for p in _lifecycle_rows(profiles_dir, patterns, runtime)
                     for where in chosen]
     err.print(f"memlab lifecycle: {len(targets)} target(s) ({', '.join(chosen)}) × {len(scenarios)} scenario(s) × "
               f"{seeds} seed(s) -> {out}", highlight=False)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=False) as bar:
-        task = bar.add_task("starting", total=len(targets) * len(scenarios) * seeds)
-        outcome = run_gate(targets, scenarios, seeds, fail_on, out, runtime.name if runtime else "http",
-                           progress=lambda row, step: bar.update(task, advance=0 if "failed" in step else 1,
-                                                                 description=f"{row} {step}"))
+    try:
+        with RunProgress(err, total=len(targets) * len(scenarios) * seeds) as bar:
+            outcome = run_gate(targets, scenarios, seeds, fail_on, out, runtime.name if runtime else "http",
+                               progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1))
+    except OutRefused as exc:  # another run writes --out, or it holds a set: nothing was written
+        fail(str(exc))
     _finish(outcome, json_file, sign_key)
 
 

@@ -23,10 +23,10 @@ from lab import METHOD_REVISION
 from lab.cases import CASE_IDS
 from lab.runtime.housekeeping import RunRegistry, new_run_id
 from lab.method.procedure import RowProcedure
-from lab.profile import Profile, ProfileError
+from lab.profile import Profile, ProfileError, file_row
 from lab.resultset.results import ResultSet, lab_revision, write_json
 from lab.runtime import Runtime
-from lab.cases.seedplan import make_plan
+from lab.cases.seedplan import RECORDS_PER_CONTEXT, SeedPlan, make_plan
 
 log = structlog.get_logger(__name__)
 
@@ -45,16 +45,34 @@ class RunSummary:
     run: dict[str, Any]
     rows: list[dict[str, Any]] = field(default_factory=list)
 
+    def problems(self) -> list[str]:
+        """Why the run is not a clean measurement, one line each: a row not evaluable (an invalid
+        profile's error row among them), a trial with a harness error. Empty when clean."""
+        out = []
+        for row in self.rows:
+            name = f"{row.get('row')}@{row.get('detection_point')}"
+            errors = [cid for cid, cell in sorted((row.get("cells") or {}).items(), key=lambda kv: (len(kv[0]), kv[0]))
+                      if isinstance(cell, dict) and cell.get("verdict") == "error"]
+            if not row.get("evaluable"):
+                out.append(f"{name}: not evaluable: {row.get('not_evaluable_reason') or 'C1 or C2 did not hold'}")
+            elif errors:
+                out.append(f"{name}: harness error in {', '.join(errors)}")
+        return out
+
 
 def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int = 1,
-               nonce: str | None = None, progress: Callable[[str, str], None] = lambda row, step: None,
+               nonce: str | None = None, records: int = RECORDS_PER_CONTEXT,
+               progress: Callable[[str, str], None] = lambda row, step: None,
                invalid: list[ProfileError] = ()) -> RunSummary:
-    """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows."""
+    """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows.
+    Each row is seeded with its own plan of ``records`` per context (run.json states a count other than
+    the method's five)."""
     run_id = new_run_id()
     results = ResultSet(out)
     run = {"run_id": run_id, "started": _now(), "finished": None, "status": "running",
            "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
-           "rows": [p.row for p in profiles] + [Path(e.path).stem for e in invalid]}
+           **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
+           "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid]}
     write_json(out / "run.json", run)
     registry = RunRegistry(run_id)
     cancel = threading.Event()
@@ -62,7 +80,7 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
     log.info("run.start", run_id=run_id, rows=len(profiles), out=str(out), runtime=runtime.name)
 
     def one(profile: Profile) -> list[dict[str, Any]]:
-        return _run_row(profile, runtime, registry, results, run, nonce, cancel,
+        return _run_row(profile, runtime, registry, results, run, make_plan(nonce, records), cancel,
                         lambda step: progress(profile.row, step))
 
     for err in invalid:
@@ -93,7 +111,7 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
 
 
 def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results: ResultSet,
-             run: dict[str, Any], nonce: str | None, cancel: threading.Event,
+             run: dict[str, Any], plan: SeedPlan, cancel: threading.Event,
              progress: Callable[[str], None]) -> list[dict[str, Any]]:
     save = results.saver(profile.row)
     save("profile", profile.to_json())
@@ -115,7 +133,6 @@ def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results:
             raise Interrupted(name)
         progress(name)
 
-    plan = make_plan(nonce)
     try:
         RowProcedure(prepared, runtime, registry, plan, save, results.root / "logs" / profile.row, step).run()
     except Interrupted:
@@ -125,7 +142,7 @@ def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results:
 
 def _record_invalid(err: ProfileError, results: ResultSet, run: dict[str, Any]) -> list[dict[str, Any]]:
     """An invalid profile is an error row (named after its file), so nobody mistakes it for absent."""
-    row = Path(err.path).stem
+    row = file_row(err.path)
     save = results.saver(row)
     save("profile", {"row": row, "title": f"invalid profile {Path(err.path).name}", "invalid": str(err),
                      "detection_points": ["read"], "signals": []})
