@@ -121,7 +121,7 @@ def test_html_group_rates_only_where_they_add_information(rs, rows):
     head = page[page.index("<thead>"):page.index("</thead>")]
     assert rate_groups() == [g for g, ids in GROUPS.items() if len(ids) > 1] == ["T1-T5", "T6-T8"]
     assert re.findall(r'<th title="the metric over [^"]*">([^<]+)</th>', head) == ["T1-T5", "T6-T8"]
-    first = page[page.index('<tr><td class="rk">'):]
+    first = page[re.search(r'<tr class="[^"]*"><td class="rk">', page).start():]
     first = first[:first.index("</tr>")]
     assert first.count('class="num"') == 2 + 2  # metric, level, two group rates
 
@@ -202,6 +202,38 @@ def test_html_in_headless_chromium_a_row_name_opens_its_section(rs, rows):
             assert section.is_visible() and rows[1]["notes"] in section.inner_text()
             section.locator("a[href='#d-1-T4']").click()
             assert page.locator("#d-1-T4").is_visible()
+        finally:
+            browser.close()
+
+
+def test_html_in_headless_chromium_the_filters_keep_failing_rows_and_one_sut(rs, rows, tmp_path):
+    """The checkbox keeps the rows with an ACCEPTED cell; a SUT's radio button keeps its rows only (the
+    reference rows and a published row of another SUT on one page)."""
+    sync_playwright, executable = _browser()
+    rows = rows + load_rows(ROOT / "results" / "published" / "atmem-chain")
+    (tmp_path / "report.html").write_text(html.render(rows, load_run(rs)), encoding="utf-8")
+    names = [f"{r['row']}@{r['detection_point']}" for r in rows]
+    failing = {n for n, r in zip(names, rows) if any(c["verdict"] == "ACCEPTED" for c in r["cells"].values())}
+    assert failing and set(names) - failing, "the fixture needs rows with and without an accepted cell"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.goto((tmp_path / "report.html").resolve().as_uri())
+
+            def shown() -> set[str]:
+                return {page.locator("#matrix tbody tr td.rk a").nth(i).inner_text() for i in range(len(rows))
+                        if page.locator("#matrix tbody tr").nth(i).is_visible()}
+
+            assert shown() == set(names)
+            page.check("#f-fail")
+            assert shown() == failing
+            page.uncheck("#f-fail")
+            for sut in {r["sut"]["package"] for r in rows}:
+                page.locator("#filters label", has_text=sut).first.click()
+                assert shown() == {n for n, r in zip(names, rows) if r["sut"]["package"] == sut} != set(names)
+            page.check("#f-sut-all")
+            assert shown() == set(names)
         finally:
             browser.close()
 

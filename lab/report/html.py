@@ -23,6 +23,7 @@ from typing import Any
 from lab.cases import CASE_IDS, CONTROLS, GROUPS
 from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, case_edit, case_title,
                                cell_label, levels, metric_text, rate_groups, row_key, run_facts)
+from lab.report.html_filters import filter_bar, filter_css, row_classes
 from lab.report.html_evidence import (COLOURS, c3_block, chip, code, flat, kv, none, observation, served_block,
                                      signals_block, text, timings_text)
 
@@ -93,7 +94,8 @@ def matrix(rows: list[dict[str, Any]], pages: list[tuple[str, int]] | None = Non
                f"{escape(row_key(row))}</a></td>"]
         for cid in CASE_IDS:
             cell, label = row["cells"][cid], cell_label(row["cells"][cid])
-            tds.append(f'<td><a class="cell" id="c-{i}-{cid}" href="{page}#d-{j}-{cid}" '
+            accepted = " acc" if cell.get("verdict") == "ACCEPTED" else ""
+            tds.append(f'<td><a class="cell{accepted}" id="c-{i}-{cid}" href="{page}#d-{j}-{cid}" '
                        f'style="background:{COLOURS.get(label, COLOURS["?"])}" '
                        f'title="{escape(case_title(cid))}: {escape(str(cell.get("reason") or ""))}">'
                        f"{escape(label)}</a></td>")
@@ -104,7 +106,7 @@ def matrix(rows: list[dict[str, Any]], pages: list[tuple[str, int]] | None = Non
         tds.append(_num(row.get("metric")))
         tds.append(_num(str(row.get("level") or "—"), "#24292f"))
         tds += [_num((row.get("groups") or {}).get(g)) for g in groups]
-        out.append("<tr>" + "".join(tds + extra_cells[i]) + "</tr>")
+        out.append(f'<tr class="{row_classes(row)}">' + "".join(tds + extra_cells[i]) + "</tr>")
     return "".join(out) + "</tbody></table>"
 
 
@@ -227,13 +229,13 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = 
                                 cell_label(r["cells"][c]), root) for i, r in enumerate(rows) for c in CASE_IDS)
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>memlab result set</title><style>{CSS}</style></head><body>"
+            f"<title>memlab result set</title><style>{CSS}{filter_css(rows)}</style></head><body>"
             f"<h1>memlab result set: integrity of agent memory at rest</h1><ul class=\"facts\">{facts}</ul>"
             "<p class=\"lead\">Each row is one SUT configuration at one detection point. Each cell is one edit "
             "made to its stored memory by generic tooling while the SUT was stopped, proven landed (C3), then read "
             "back through the SUT after a restart: did it refuse (REJ), report (REP) or serve the edit as genuine "
             "(ACC)? Click a cell for its evidence, a row name for its configuration; the legend is "
             "<a href=\"#legend\">below</a>.</p>"
-            f"<h2>Verdict matrix</h2>{matrix(rows)}{legend()}"
+            f"<h2>Verdict matrix</h2>{filter_bar(rows)}{matrix(rows)}{legend()}"
             "<h2>Rows</h2>" + "".join(row_section(i, r) for i, r in enumerate(rows))
             + f"{panels}</body></html>\n")

@@ -20,6 +20,7 @@ from typing import Any
 
 from lab.cases import CASE_IDS
 from lab.report import html, lifecycle_html
+from lab.report.html_filters import filter_bar, filter_css
 from lab.report.common import case_edit, case_title, cell_label, row_key
 from lab.report.lifecycle import check_names, rate_text
 from lab.report.lifecycle_positions import POSITIONS, differences
@@ -56,10 +57,11 @@ def page_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9+._-]", "_", name).lstrip(".") or "_"
 
 
-def _document(title: str, body: str) -> str:
+def _document(title: str, body: str, rows: list[dict[str, Any]]) -> str:
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{escape(title)}</title><style>{html.CSS}{lifecycle_html.CSS}{_CSS}</style></head><body>"
+            f"<title>{escape(title)}</title><style>{html.CSS}{lifecycle_html.CSS}{_CSS}{filter_css(rows)}</style>"
+            "</head><body>"
             f"{body}</body></html>\n")
 
 
@@ -93,9 +95,9 @@ def render_index(suts: list[SutResults]) -> str:
             "stored memory made at rest (click a cell for its evidence on the SUT's page), then the lifecycle gate "
             "of the same SUT — do its own correct, rescope, expire and delete change what the agent is served — "
             "with the SUT kept running (live) and restarted after every mutation, each its own result.</p>"
-            f"<h2>Matrix</h2>{html.matrix(rows, pages, (head, extra))}"
+            f"<h2>Matrix</h2>{filter_bar(rows)}{html.matrix(rows, pages, (head, extra))}"
             f"<h2>SUTs</h2><ul>{index}</ul>{html.legend()}")
-    return _document("memlab: every row", body)
+    return _document("memlab: every row", body, rows)
 
 
 def _differences(sut: SutResults) -> str:
@@ -128,7 +130,7 @@ def render_sut(sut: SutResults) -> str:
             f'<h2 id="lifecycle">Lifecycle gate</h2>{gate}'
             "<h2>At rest: the rows</h2>" + "".join(html.row_section(i, r) for i, r in enumerate(rows))
             + f"{html.legend()}{panels}")
-    return _document(f"memlab: {sut.name}", body)
+    return _document(f"memlab: {sut.name}", body, [])
 
 
 def write_site(suts: list[SutResults], out: Path) -> list[Path]:
