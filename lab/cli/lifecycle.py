@@ -9,6 +9,7 @@ printed), 2 invalid. ``doctor``: 0 every check passed, 1 a check failed, 2 a bad
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shutil
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from lab.cli.progress import RunProgress
 from lab.cli.results import err, fail, sign_key_option
@@ -25,7 +27,7 @@ from lab.lifecycle.doctor import doctor
 from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
 from lab.lifecycle.results import summary_json
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
-from lab.profile import PROFILES_DIR, ProfileError, scan_profiles, select
+from lab.profile import PROFILES_DIR, ProfileError, file_row, scan_profiles, select
 from lab.report import lifecycle as lifecycle_report
 from lab.report.files import write_lifecycle_reports
 from lab.report.terminal import stdout_console
@@ -152,9 +154,9 @@ def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> l
         fail(f"no profile folder at {profiles_dir}")
     profiles, errors = scan_profiles(profiles_dir)
     chosen = select(profiles, list(patterns))
-    bad = [e for e in errors if any(Path(e.path).stem == p for p in patterns)]
+    bad = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), p) for p in patterns)]
     for error in bad:
-        err.print(f"[bold red]invalid profile[/] {error}", highlight=False)
+        err.print(f"[bold red]invalid profile[/] {escape(str(error))}", highlight=False)
     if bad:
         fail("a selected profile is invalid; nothing was run")
     if not chosen:

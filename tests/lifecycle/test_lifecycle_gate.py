@@ -133,6 +133,18 @@ def test_a_row_that_does_not_take_the_lifecycle_measurement_is_refused_with_the_
     assert "does not take the lifecycle measurement" in done.stderr and "fix" in done.stderr
 
 
+def test_an_invalid_profile_a_glob_selects_stops_the_gate_with_its_error(tmp_path):
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    text = (ROOT / "sut_profiles" / "lifecycle-strict.yaml").read_text()
+    shutil.copy(ROOT / "sut_profiles" / "lifecycle-strict.yaml", profiles)
+    (profiles / "lifecycle-bad.yaml").write_text(text.replace("row: lifecycle-strict", "row: lifecycle-bad\nbogus: [x]"))
+    done = memlab("lifecycle", "run", "--profiles", profiles, "--sut", "lifecycle-*", "--runtime", "local",
+                  "--out", tmp_path / "o", check_rc=2)
+    assert "lifecycle-bad.yaml:2: bogus: unknown field" in done.stderr and "nothing was run" in done.stderr
+    assert not (tmp_path / "o").exists()
+
+
 def test_a_pack_without_queries_is_inconclusive_never_a_pass(tmp_path, cache):
     pack = tmp_path / "pack"
     pack.mkdir()
