@@ -34,8 +34,8 @@ ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspex
         "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md")
 #: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md).
 SLOW_REASONS = {
-    "crewai-ltm-lancedb": "CrewAI's OpenTelemetry starts a thread at import, so its fork server preloads little",
-    "mem0-qdrant-local": "Mem0's posthog telemetry starts a thread at import, so its fork server preloads little",
+    "crewai-ltm-lancedb": "CrewAI fixes storage paths at import, so its profile opts out of the fork server",
+    "mem0-qdrant-local": "Mem0 reads MEM0_DIR at import, so its profile opts out of the fork server",
     "hermes-memory-md": "Hermes fixes paths at import time, so its profile opts out of the fork server",
 }
 
