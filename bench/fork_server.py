@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "rows")]
 
 from integrity_rows import published, summary  # noqa: E402  (what the row tests compare)
+from lab.cli import configure_logging  # noqa: E402
 from lab.method.engine import run_matrix  # noqa: E402
 from lab.profile import load_profiles, select  # noqa: E402
 from lab.resultset.results import read_json  # noqa: E402
@@ -96,6 +97,7 @@ def main() -> int:
     parser.add_argument("--lifecycle", action="append", default=[], help="lifecycle row, restarted (repeatable)")
     parser.add_argument("--runs", type=int, default=1, help="interleaved off/on runs per row (median)")
     opts = parser.parse_args()
+    configure_logging(0)
     rows = [r for r in (opts.row or ROWS) if r != "none"]
     results = [bench(r, at_rest, opts.runs) for r in rows]
     results += [bench(r, lifecycle, opts.runs, " (lifecycle, restarted)") for r in opts.lifecycle]
