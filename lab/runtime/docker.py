@@ -36,8 +36,8 @@ from lab.profile import Profile
 from lab.runtime import LIST_PACKAGES, Prepared
 from lab.runtime.services import RunningService, ServiceSpec
 from lab.runtime.docker_services import start_container
-from lab.runtime.dockercli import (CACHE_LABEL, RUN_LABEL, DockerError, binary, container_stderr, docker, engine,
-                                   environment, image_id, remove)
+from lab.runtime.dockercli import (CACHE_LABEL, RUN_LABEL, DockerError, binary, complete_log, container_stderr,
+                                   docker, engine, environment, image_id, remove)
 
 log = structlog.get_logger(__name__)
 
@@ -116,16 +116,7 @@ class ContainerClient(DriverClient):
 
     def _complete_log(self, engine_log: str | None) -> None:
         """Add the engine's copy of the container's stderr when the client's copy lacks part of it."""
-        if not engine_log:
-            return
-        with open(self.log_path, "rb") as fh:
-            fh.seek(self._log_start)
-            copied = fh.read().decode("utf-8", "replace")
-        if engine_log in copied:
-            return
-        with open(self.log_path, "a", encoding="utf-8") as out:
-            out.write(f"\n[memlab: the docker client's copy above is incomplete; the engine's log of "
-                      f"{self.container} follows]\n{engine_log}")
+        complete_log(self.log_path, self._log_start, engine_log, self.container)
 
     def stop(self, grace: float = 5.0) -> None:
         """Close the SUT's input and wait; a container that had to be signalled is removed."""

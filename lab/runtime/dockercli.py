@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import time
+from pathlib import Path
 from typing import Callable, Iterable
 
 RUN_LABEL = "memlab.run"
@@ -104,6 +105,24 @@ def container_stderr(name: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stderr.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def complete_log(log_path: Path, start: int, engine_log: str | None, container: str) -> None:
+    """Add the engine's copy of a container's stderr to the SUT's log (from byte ``start``, where this
+    container's part begins) when the client's copy lacks part of it."""
+    if not engine_log:
+        return
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(start)
+            copied = fh.read().decode("utf-8", "replace")
+    except OSError:
+        copied = ""
+    if engine_log in copied:
+        return
+    with open(log_path, "a", encoding="utf-8") as out:
+        out.write(f"\n[memlab: the docker client's copy above is incomplete; the engine's log of "
+                  f"{container} follows]\n{engine_log}")
 
 
 def labelled(kind: str, where: dict[str, str], value_of: str = RUN_LABEL) -> list[tuple[str, str]]:

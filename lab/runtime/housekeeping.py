@@ -70,9 +70,10 @@ class RunRegistry:
     def track(self, client) -> None:
         """Record a started SUT process (and its container, if it runs in one)."""
         (self.dir / "pids" / str(client.pid)).touch()
-        if getattr(client, "container", None):
+        if getattr(client, "container", None):  # with its log, so a kill first saves the engine's copy there
             (self.dir / "containers").mkdir(exist_ok=True)
-            (self.dir / "containers" / client.container).touch()
+            (self.dir / "containers" / client.container).write_text(
+                f"{client.log_path}\n{getattr(client, '_log_start', 0)}")
 
     def untrack(self, client) -> None:
         """Forget a stopped SUT process."""
@@ -129,7 +130,24 @@ def gc() -> list[str]:
     return removed
 
 
+def _engine_logs(state: Path) -> dict[str, tuple[Path, int, str | None]]:
+    """Before anything is killed: each tracked container's log file, where its part starts, and what the
+    engine kept of its stderr (a killed ``docker run`` client loses what it had not copied yet)."""
+    folder = state / "containers"
+    if not folder.is_dir():
+        return {}
+    from lab.runtime import dockercli
+
+    out = {}
+    for entry in sorted(folder.glob("*")):
+        lines = entry.read_text().splitlines()
+        if len(lines) == 2 and lines[1].isdigit():
+            out[entry.name] = (Path(lines[0]), int(lines[1]), dockercli.container_stderr(entry.name))
+    return out
+
+
 def _kill_tracked(state: Path, run_id: str) -> list[str]:
+    engine_logs = _engine_logs(state)
     removed = []
     for pid_file in (state / "pids").glob("*") if (state / "pids").is_dir() else []:
         pid = int(pid_file.name)
@@ -159,6 +177,8 @@ def _kill_tracked(state: Path, run_id: str) -> list[str]:
             removed += [f"container {name}" for name in dockercli.remove("container", containers)]
         except dockercli.DockerError as exc:
             log.warning("gc.containers_left", run=run_id, containers=containers, error=str(exc))
+        for name, (path, start, engine_log) in engine_logs.items():
+            dockercli.complete_log(path, start, engine_log, name)
         shutil.rmtree(state / "containers", ignore_errors=True)
     return removed
 

@@ -25,6 +25,7 @@ from lab.driver import DriverError
 from lab.profile import load_profile
 from lab.runtime.docker import DockerRuntime
 from lab.runtime.dockercli import docker
+from lab.runtime.housekeeping import RunRegistry, new_run_id
 
 pytestmark = pytest.mark.docker
 
@@ -98,14 +99,16 @@ def containers_named(name: str) -> list[str]:
     return docker("ps", "-a", "--filter", f"name=^{name}$", "--format", "{{.Names}}").stdout.split()
 
 
-def _launch(prepared, tmp_path: Path, name: str, lines_on_go: int = 0):
+def _launch(prepared, tmp_path: Path, name: str, lines_on_go: int = 0, registry: RunRegistry | None = None):
     runtime, prep = prepared
     store = tmp_path / name / "store"
     store.mkdir(parents=True)
     if lines_on_go:
         (store / "wait-for-go").write_text(str(lines_on_go))
     client = runtime.launch(prep, {"store": store}, tmp_path / name / "scratch", tmp_path / name / "sut.log",
-                            f"logs-{name}")
+                            registry.run_id if registry else f"logs-{name}")
+    if registry:
+        client.on_start, client.on_stop = registry.track, registry.untrack
     return client.start()
 
 
@@ -157,3 +160,23 @@ def test_a_timeout_while_the_client_is_starved_keeps_the_whole_log(prepared, tmp
     assert client._proc.poll() is not None and not containers_named(client.container)
     _assert_whole(client.log_path, count)
     assert "the engine's log of" in client.log_path.read_text()
+
+
+def test_ctrl_c_while_the_client_is_starved_keeps_the_whole_log(prepared, tmp_path, load, cache):
+    """The run's Ctrl-C path (RunRegistry.kill_all) reads the engine's log before it kills anything."""
+    count = 200
+    registry = RunRegistry(new_run_id())
+    try:
+        client = _launch(prepared, tmp_path, "ctrlc", lines_on_go=count, registry=registry)
+        store = tmp_path / "ctrlc" / "store"
+        _wait_for(lambda: docker("inspect", "--format", "{{.State.Running}}", client.container,
+                                 check=False).stdout.strip() == "true", "running container")
+        os.kill(client.pid, signal.SIGSTOP)
+        (store / "go").touch()
+        _wait_for(lambda: (store / "done").exists(), "burst written by the driver")
+        registry.kill_all()
+        _wait_for(lambda: not containers_named(client.container), "container removed", 30)
+        _assert_whole(client.log_path, count)
+        assert "the engine's log of" in client.log_path.read_text()
+    finally:
+        registry.close()
