@@ -70,10 +70,11 @@ class RunRegistry:
     def track(self, client) -> None:
         """Record a started SUT process (and its container, if it runs in one)."""
         (self.dir / "pids" / str(client.pid)).touch()
-        if getattr(client, "container", None):  # with its log, so a kill first saves the engine's copy there
+        if getattr(client, "container", None):  # with its log (a SUT's), so a kill first saves the engine's copy
             (self.dir / "containers").mkdir(exist_ok=True)
+            log_path = getattr(client, "log_path", None)
             (self.dir / "containers" / client.container).write_text(
-                f"{client.log_path}\n{getattr(client, '_log_start', 0)}")
+                f"{log_path}\n{getattr(client, '_log_start', 0)}" if log_path else "")
 
     def untrack(self, client) -> None:
         """Forget a stopped SUT process."""
