@@ -32,7 +32,7 @@ LIFECYCLE_CAPABILITIES = ("ttl", "tenants", "update", "erase")
 
 
 #: Backend kinds a store may live in (the runtime starts them; lab.runtime.services).
-SERVICE_KINDS = ("postgres", "redis")
+SERVICE_KINDS = ("postgres", "redis", "redis-stack")
 
 
 @dataclass(frozen=True)
