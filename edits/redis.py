@@ -1,4 +1,5 @@
-"""Generic editor for Redis stores: one hash per record, found by a key pattern.
+"""Generic editor for Redis stores: one hash per record, found by a key pattern (records that are
+elements of a list inside RedisJSON documents, ``records:``, are :mod:`edits.redis_json`'s).
 
 The layout's ``key`` names a record's key with ``{context}`` and ``{id}``
 (``mem:{context}:rec:{id}``); the hash fields hold the payload, the order and the
@@ -36,6 +37,7 @@ from edits.layout_fields import LayoutError
 from edits.model import EditError, Record
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, decode_payload, replace_same_length, sort_records
+from edits.redis_json import RedisJsonListEditor, cascade_patterns, key_regex, latest_pattern
 from edits.registry import SERVICE, Backend, Field, register
 from edits.values import fresh_identity, next_order
 
@@ -50,9 +52,7 @@ class RedisEditor(EditorBase):
 
         self.layout, self.url = layout, url
         self.client = redis.Redis.from_url(url, decode_responses=False)
-        parts = [re.escape(p) for p in re.split(r"\{context\}|\{id\}", layout.key or "")]
-        names = re.findall(r"\{(context|id)\}", layout.key or "")
-        self.key_re = re.compile(parts[0] + "".join(f"(?P<{n}>.+?)" + p for n, p in zip(names, parts[1:])) + "$")
+        self.key_re = key_regex(layout.key)
 
     def files(self) -> list[Path]:
         """None: the server owns the files; C3 diffs the volume after the server stops."""
@@ -161,6 +161,7 @@ def _key_pattern(value: Any, store: dict) -> str:
 
 
 BACKEND = register(Backend(
-    "redis", SERVICE, editor=RedisEditor, context_field=False,
+    "redis", SERVICE, editor=RedisEditor, list_editor=RedisJsonListEditor, context_field=False,
     fields=(Field("key", required=True, parse=_key_pattern, fix='a pattern with {context} and {id}, e.g. '
-                                                                '"mem:{context}:rec:{id}"'),)))
+                                                                '"mem:{context}:rec:{id}"'),
+            Field("latest", parse=latest_pattern), Field("cascade_keys", parse=cascade_patterns))))
