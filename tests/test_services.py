@@ -100,3 +100,10 @@ def test_redis_stack_absent_or_unable_to_run_here_says_why_and_the_fix(tmp_path,
     command = services.redis_command("redis-stack", "/d", 7000, stack=tmp_path)
     assert command[0] == str(server) and command[-4:] == ["--loadmodule", str(tmp_path / "lib" / "rejson.so"),
                                                           "--loadmodule", str(tmp_path / "lib" / "redisearch.so")]
+
+
+def test_the_langgraph_redis_row_is_not_runnable_locally_without_redis_stack(tmp_path, monkeypatch):
+    monkeypatch.setattr(services, "REDIS_STACK", tmp_path / "absent")
+    row = next(p for p in load_profiles() if p.row == "langgraph-redis")
+    ok, why = runnable(LocalRuntime(), row)
+    assert not ok and "Redis Stack" in why and "docker runtime" in why and "MEMLAB_REDIS_STACK" in why
