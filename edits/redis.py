@@ -28,7 +28,6 @@ Example (``redis_url``: a running server -- the lab starts one on the SUT's data
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ from edits.layout_fields import LayoutError
 from edits.model import EditError, Record
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, decode_payload, replace_same_length, sort_records
-from edits.redis_json import RedisJsonListEditor, cascade_patterns, key_regex, latest_pattern
+from edits.redis_json import RedisJsonListEditor, cascade_patterns, key_regex, latest_pattern, send
 from edits.registry import SERVICE, Backend, Field, register
 from edits.values import fresh_identity, next_order
 
@@ -86,16 +85,7 @@ class RedisEditor(EditorBase):
 
     def _send(self, commands: list[tuple[str, ...]]) -> list[str]:
         """Run commands in one MULTI/EXEC transaction; return them as redis-cli would show them."""
-        import redis
-
-        pipe = self.client.pipeline(transaction=True)
-        for cmd in commands:
-            pipe.execute_command(*cmd)
-        try:
-            pipe.execute()
-        except redis.RedisError as exc:
-            raise EditError(f"redis refused the edit: {exc}") from exc
-        return ["MULTI", *(" ".join(shlex.quote(str(part)) for part in cmd) for cmd in commands), "EXEC"]
+        return send(self.client, commands)
 
     def _hset(self, key: str, values: dict[str, Any]) -> tuple[str, ...]:
         flat = [str(part) for pair in values.items() for part in pair]

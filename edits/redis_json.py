@@ -115,16 +115,7 @@ class RedisJsonListEditor(ListRecords, EditorBase):
 
     def _run_steps(self, steps: list[tuple[str, ...]]) -> list[str]:
         """Send the commands in one MULTI/EXEC; return them as redis-cli would show them."""
-        import redis
-
-        pipe = self.client.pipeline(transaction=True)
-        for cmd in steps:
-            pipe.execute_command(*cmd)
-        try:
-            pipe.execute()
-        except redis.RedisError as exc:
-            raise EditError(f"redis refused the edit: {exc}") from exc
-        return ["MULTI", *(" ".join(shlex.quote(str(part)) for part in cmd) for cmd in steps), "EXEC"]
+        return send(self.client, steps)
 
     def _drop_versions(self, doomed: list[dict[str, Any]], keep: dict[str, Any]) -> tuple[list[str], list[str]]:
         """Delete the doomed documents and their cascade keys; point ``latest`` at the kept one."""
@@ -137,6 +128,20 @@ class RedisJsonListEditor(ListRecords, EditorBase):
         if self.latest:
             steps.append(("SET", self.latest.replace("{context}", keep["context"]), keep["addr"]["key"]))
         return self._run_steps(steps), list(self.cascade)
+
+
+def send(client: Any, commands: list[tuple[str, ...]]) -> list[str]:
+    """Run commands in one MULTI/EXEC transaction; return them as redis-cli would show them."""
+    import redis
+
+    pipe = client.pipeline(transaction=True)
+    for cmd in commands:
+        pipe.execute_command(*cmd)
+    try:
+        pipe.execute()
+    except redis.RedisError as exc:
+        raise EditError(f"redis refused the edit: {exc}") from exc
+    return ["MULTI", *(" ".join(shlex.quote(str(part)) for part in cmd) for cmd in commands), "EXEC"]
 
 
 def key_regex(pattern: str) -> re.Pattern:
