@@ -44,8 +44,9 @@ from typing import Iterator
 from lab.profile import IMAGES_DIR
 from lab.runtime.dockercli import IMAGE_LABEL, docker, image_id, image_labels, stream
 from lab.runtime.image_build import HOST_CA_DIRS  # noqa: F401 -- the CLI names them in its fix
-from lab.runtime.image_build import (BackendImage, ImageBuildError, ImageRecord, Progress, build_lock, current_image, docker_build,
-                                     download_wheels, finish_build, host_ca_certs, records_dir, run_step)
+from lab.runtime.image_build import (BackendImage, ImageBuildError, ImageRecord, Progress, build_lock, current_image,
+                                     docker_build, download_wheels, finish_build, host_ca_certs, records_dir,
+                                     run_step)
 
 BASE_TAG = "memlab/base:bookworm"
 #: base name -> (tag, Debian suite, package list under images/base/)
@@ -57,8 +58,7 @@ LAB_LATEST = "memlab/lab:latest"
 LAB_SOURCES = ("lab", "edits", "images", "sut_profiles", "scenarios", "examples", "pyproject.toml", "README.md")
 KIT_DIR = IMAGES_DIR / "driverkit"
 _RECIPES = IMAGES_DIR / "backends"
-
-
+#: backend name -> its image (tag, recipe, labelled Debian packages, base, pinned wheels)
 BACKENDS = {
     "postgres": BackendImage("memlab/postgres:15", _RECIPES / "postgres.Dockerfile", ("postgresql-15",)),
     "redis": BackendImage("memlab/redis:7", _RECIPES / "redis.Dockerfile", ("redis-server",)),
@@ -125,7 +125,7 @@ def ensure_base(progress: Progress = lambda line: None, force: bool = False,
             source = f"registry:{base_from}"
         else:
             source = _bootstrap(packages, suite, tag, progress)
-        return finish_build(name, tag, started, packages, {"memlab.source": source}, progress)
+        return finish_build(name, tag, started, packages[:1], {"memlab.source": source}, progress)
 
 
 def _base_packages(listed: str) -> list[str]:
