@@ -35,11 +35,14 @@ ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspex
         "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md", "langgraph-redis")
 #: Rows re-measured on another runtime than the local one, and why.
 RUNTIMES = {"langgraph-redis": ("docker", "its Redis Stack server links OpenSSL 1.1: the lab's bullseye-based image")}
-#: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md).
+#: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md),
+#: or starts a container.
 SLOW_REASONS = {
     "crewai-ltm-lancedb": "CrewAI fixes storage paths at import, so its profile opts out of the fork server",
     "mem0-qdrant-local": "Mem0 reads MEM0_DIR at import, so its profile opts out of the fork server",
     "hermes-memory-md": "Hermes fixes paths at import time, so its profile opts out of the fork server",
+    "langgraph-redis": "it runs on the docker runtime, which has no fork server: every restart is a new container "
+                       "importing LangGraph and redisvl",
 }
 
 
