@@ -183,8 +183,8 @@ def parse_layout(data: Any) -> StoreLayout:
     if data.get("records") is not None:
         if backend.list_editor is None:
             readers = registry.readers(lambda b: b.list_editor is not None)
-            raise LayoutError("records", f"list-element records are edited on {', '.join(readers[:-1])} and "
-                              f"{readers[-1]}, not {name}",
+            on = " and ".join([", ".join(readers[:-1]), readers[-1]] if len(readers) > 1 else readers)
+            raise LayoutError("records", f"list-element records are edited on {on}, not {name}",
                               "remove records:, or store the list in a SQL table or RedisJSON documents")
         records = parse_records(data, identity, metadata, payload)
         identity = [".".join(p) for p in records.identity]
