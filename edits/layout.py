@@ -182,9 +182,10 @@ def parse_layout(data: Any) -> StoreLayout:
     records = None
     if data.get("records") is not None:
         if backend.list_editor is None:
-            raise LayoutError("records", "list-element records are edited on "
-                              f"{' and '.join(registry.readers(lambda b: b.list_editor is not None))}, not {name}",
-                              "remove records:, or store the list in a SQL table")
+            readers = registry.readers(lambda b: b.list_editor is not None)
+            on = " and ".join([", ".join(readers[:-1]), readers[-1]] if len(readers) > 1 else readers)
+            raise LayoutError("records", f"list-element records are edited on {on}, not {name}",
+                              "remove records:, or store the list in a SQL table or RedisJSON documents")
         records = parse_records(data, identity, metadata, payload)
         identity = [".".join(p) for p in records.identity]
         meta_refs = {k: (FieldRef(None, v),) for k, v in records.metadata.items()}

@@ -1,6 +1,7 @@
 """``records:`` of a store layout (see :mod:`edits.layout` for the rest of it).
 
-Records that are elements of a list inside one stored value (sqlite, postgres): each row
+Records that are elements of a list inside one stored value (sqlite, postgres, redis's JSON
+documents: :mod:`edits.redis_json`): each row
 of the table is one *version* of a context's state, the row with the greatest
 ``version`` is current, and every element of the list at ``payload.path`` in
 the current row is one record. ``records.text``, ``records.identity`` and

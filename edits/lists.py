@@ -1,4 +1,4 @@
-"""Generic editor for records that are elements of a list inside one stored value (sqlite, postgres).
+"""Generic editor for records that are elements of a list inside one stored value (sqlite, postgres, redis).
 
 The layout's ``records:`` block (see :mod:`edits.layout_records`) says: each row of the
 table is one *version* of a context's state (the rows: :mod:`edits.version_rows`); the
@@ -6,7 +6,8 @@ newest version row of a context is current; every element of the list at
 ``payload.path`` inside its payload (JSON or MessagePack) is one record, with its
 text, identity and metadata at paths inside the element. The element logic
 (:class:`ListRecords`) is shared by both SQL dialects:
-:class:`edits.sqlite.SqliteListEditor` and :class:`edits.postgres.PostgresListEditor`.
+:class:`edits.sqlite.SqliteListEditor` and :class:`edits.postgres.PostgresListEditor`, and by
+RedisJSON documents: :class:`edits.redis_json.RedisJsonListEditor`.
 LangGraph's checkpointers keep memory this way (a message = an element of
 ``channel_values.messages`` in the newest checkpoint).
 

@@ -1,4 +1,5 @@
-"""Generic editor for Redis stores: one hash per record, found by a key pattern.
+"""Generic editor for Redis stores: one hash per record, found by a key pattern (records that are
+elements of a list inside RedisJSON documents, ``records:``, are :mod:`edits.redis_json`'s).
 
 The layout's ``key`` names a record's key with ``{context}`` and ``{id}``
 (``mem:{context}:rec:{id}``); the hash fields hold the payload, the order and the
@@ -27,7 +28,6 @@ Example (``redis_url``: a running server -- the lab starts one on the SUT's data
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from edits.layout_fields import LayoutError
 from edits.model import EditError, Record
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, decode_payload, replace_same_length, sort_records
+from edits.redis_json import RedisJsonListEditor, cascade_patterns, key_regex, latest_pattern, send
 from edits.registry import SERVICE, Backend, Field, register
 from edits.values import fresh_identity, next_order
 
@@ -50,9 +51,7 @@ class RedisEditor(EditorBase):
 
         self.layout, self.url = layout, url
         self.client = redis.Redis.from_url(url, decode_responses=False)
-        parts = [re.escape(p) for p in re.split(r"\{context\}|\{id\}", layout.key or "")]
-        names = re.findall(r"\{(context|id)\}", layout.key or "")
-        self.key_re = re.compile(parts[0] + "".join(f"(?P<{n}>.+?)" + p for n, p in zip(names, parts[1:])) + "$")
+        self.key_re = key_regex(layout.key)
 
     def files(self) -> list[Path]:
         """None: the server owns the files; C3 diffs the volume after the server stops."""
@@ -86,16 +85,7 @@ class RedisEditor(EditorBase):
 
     def _send(self, commands: list[tuple[str, ...]]) -> list[str]:
         """Run commands in one MULTI/EXEC transaction; return them as redis-cli would show them."""
-        import redis
-
-        pipe = self.client.pipeline(transaction=True)
-        for cmd in commands:
-            pipe.execute_command(*cmd)
-        try:
-            pipe.execute()
-        except redis.RedisError as exc:
-            raise EditError(f"redis refused the edit: {exc}") from exc
-        return ["MULTI", *(" ".join(shlex.quote(str(part)) for part in cmd) for cmd in commands), "EXEC"]
+        return send(self.client, commands)
 
     def _hset(self, key: str, values: dict[str, Any]) -> tuple[str, ...]:
         flat = [str(part) for pair in values.items() for part in pair]
@@ -161,6 +151,7 @@ def _key_pattern(value: Any, store: dict) -> str:
 
 
 BACKEND = register(Backend(
-    "redis", SERVICE, editor=RedisEditor, context_field=False,
+    "redis", SERVICE, editor=RedisEditor, list_editor=RedisJsonListEditor, context_field=False,
     fields=(Field("key", required=True, parse=_key_pattern, fix='a pattern with {context} and {id}, e.g. '
-                                                                '"mem:{context}:rec:{id}"'),)))
+                                                                '"mem:{context}:rec:{id}"'),
+            Field("latest", parse=latest_pattern), Field("cascade_keys", parse=cascade_patterns))))

@@ -164,6 +164,14 @@ class VersionRows:
             raise EditError("T2: the target is the first record of its context; no earlier state to keep")
         keep = labelled[k - 1][0]
         doomed = [r for r in self.rows() if r["context"] == context and _rank(r["version"]) > _rank(keep["version"])]
+        statements, cascade = self._drop_versions(doomed, keep)
+        return Outcome(statements, [str(r["version"]) for r in doomed],
+                       {"kept_current": keep["version"], "deleted_versions": [r["version"] for r in doomed],
+                        "cascade": cascade})
+
+    def _drop_versions(self, doomed: list[dict[str, Any]], keep: dict[str, Any]) -> tuple[list[str], list[str]]:
+        """Delete the ``doomed`` version rows (``keep`` is current afterwards) with their cascade rows, in
+        one transaction; (statements run, the cascaded tables)."""
         steps: list[tuple[str, list[Any], bool]] = []
         for row in doomed:
             where, args = self._where_addr(row["addr"])
@@ -172,10 +180,7 @@ class VersionRows:
                 where = " AND ".join(f"{_q(k)} = {self.PARAM}" for k in c.key)
                 steps.append((f"DELETE FROM {_sql_name(c.table)} WHERE {where}",
                               [row["fields"][k] for k in c.key], False))
-        statements = self._run_steps(steps)
-        return Outcome(statements, [str(r["version"]) for r in doomed],
-                       {"kept_current": keep["version"], "deleted_versions": [r["version"] for r in doomed],
-                        "cascade": [c.table for c in self.spec.cascade]})
+        return self._run_steps(steps), [c.table for c in self.spec.cascade]
 
     def _state_edit(self, spec: EditSpec) -> Outcome:
         """An edit of whole version rows (opaque payloads)."""

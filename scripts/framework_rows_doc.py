@@ -32,6 +32,12 @@ ROWS = {
         "server, or its data directory at rest) decides what the agent resumes with -- every edited, "
         "deleted, reordered, forged or relabelled message, cross-thread copy and rollback is served by "
         "`get_state` as genuine, with no error and no warning."),
+    "langgraph-redis": (
+        "RedisSaver is no different either: whoever can write the Redis server (or its append-only file at "
+        "rest) decides what the agent resumes with -- every edited, deleted, reordered, forged or copied "
+        "message and every rollback is served by `get_state` as genuine. Only a relabelled message fails to "
+        "load (T8): LangChain's class refuses `type: system` in a `HumanMessage` and the saver logs an ERROR, "
+        "a validation that a relabel keeping the class valid passes, not an integrity check."),
     "openai-agents-sqlite-session": (
         "`SQLiteSession` hands the next `Runner` turn whatever `agent_messages` holds: every one of the "
         "ten edits reaches the agent as genuine conversation history."),
@@ -60,8 +66,10 @@ ROWS = {
 #: langgraph-postgres row; rebuilt 2026-11-30 under the same conditions in 39.5 s (was 73.8 s).
 #: crewai: measured 2026-11-30 the same way (about 1 GB installed).
 #: hermes-memory-md: measured 2026-12-01 the same way (the first local run's prepare_seconds).
+#: langgraph-redis runs on the docker runtime only (its Redis Stack server links OpenSSL 1.1): the
+#: build of its SUT image, memlab/sut-langgraph-redis, on an empty pip cache, 2026-12-01.
 ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
-             "hermes-memory-md": 42.2}
+             "hermes-memory-md": 42.2, "langgraph-redis": 85.0}
 
 
 def seconds(run: dict) -> float:
@@ -71,7 +79,8 @@ def seconds(run: dict) -> float:
 
 def main() -> None:
     out = ["# Framework rows: agent memory layers with no integrity claim", "",
-           "Measured on the local runtime (`memlab run --runtime local --sut '<row>'`); each result set is",
+           "Measured on the local runtime (`memlab run --runtime local --sut '<row>'`; a row measured on",
+           "docker says so); each result set is",
            "committed under `results/published/<row>/` and re-measured by `tests/rows/test_<row>.py`",
            "(`python3 -m pytest tests/rows -q`). Generated from those result sets by",
            "`scripts/framework_rows_doc.py`. REJ refused · REP reported at read · ACC accepted (fail) ·",
@@ -89,8 +98,9 @@ def main() -> None:
         profile = base / "observations" / name / "profile.json"
         driver = json.loads(profile.read_text()).get("driver") if profile.is_file() else None
         build = ENV_BUILD.get(driver)
+        where = "" if run.get("runtime") == "local" else f" on the {run.get('runtime')} runtime"
         out += [f"{r0['title']}. SUT {r0['sut']['package']} {r0['sut']['version']} (installed: {version}); "
-                f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}; "
+                f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}{where}; "
                 f"run {seconds(run):.0f} s" + (f", environment build {build:.0f} s on an empty cache" if build else "")
                 + ".", "", *matrix(rows)]
         na = sorted({r0["cells"][c].get("reason") for c in CASE_IDS if r0["cells"][c]["verdict"] == "n/a"})

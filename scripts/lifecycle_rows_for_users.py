@@ -59,6 +59,10 @@ ROWS: dict[str, str] = {
         "As SqliteSaver: served state right in both positions, and the removed message kept in older "
         "`checkpoint_blobs` versions and PostgreSQL's WAL (`pg_wal` live, also the table files under `base/` "
         "once the server was stopped)."),
+    "langgraph-redis": (
+        "As SqliteSaver and PostgresSaver (measured on the docker runtime): served state right in both "
+        "positions, the same counts; the removed message stays in the thread's older checkpoint documents, "
+        "which Redis's append-only file holds on disk (`appendonly.aof.1.incr.aof`, offsets below)."),
     "langgraph-ledger": (
         "Reads pass straight through to SqliteSaver, and this driver corrects by appending and cannot remove "
         "one message: every correction is served beside the old value, deletes are not tested; "

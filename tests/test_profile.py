@@ -78,4 +78,4 @@ def test_shipped_profiles_are_valid_and_selectable():
     assert {p.row for p in select(profiles, ["reference-sealed*"])} == {
         "reference-sealed", "reference-sealed-beside", "reference-sealed-postgres"}
     assert {p.row for p in select(profiles, ["reference-naive", "*-redis"])} == {
-        "reference-naive", "reference-naive-redis"}
+        "reference-naive", "reference-naive-redis", "langgraph-redis"}

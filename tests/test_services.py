@@ -79,3 +79,31 @@ def test_a_row_whose_service_is_missing_is_not_runnable_with_the_fix(monkeypatch
     monkeypatch.setattr(services.shutil, "which", lambda name: None)
     ok, why = runnable(LocalRuntime(), row)
     assert not ok and "apt-get install redis-server" in why
+
+
+def test_redis_stack_absent_or_unable_to_run_here_says_why_and_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setattr(services, "REDIS_STACK", tmp_path)
+    why = services.missing_local("redis-stack")
+    assert f"no Redis Stack server with RedisJSON and RediSearch at {tmp_path}" in why and "docker runtime" in why
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "lib").mkdir()
+    for module in services.REDIS_MODULES["redis-stack"]:
+        (tmp_path / "lib" / module).touch()
+    server = tmp_path / "bin" / "redis-server"
+    server.write_text("#!/bin/sh\necho 'error while loading shared libraries: libssl.so.1.1' >&2\nexit 127\n")
+    server.chmod(0o755)
+    why = services.missing_local("redis-stack")
+    assert "does not run here (error while loading shared libraries: libssl.so.1.1)" in why
+    assert "MEMLAB_REDIS_STACK" in why
+    server.write_text("#!/bin/sh\necho 'Redis server v=7.4.1'\n")
+    assert services.missing_local("redis-stack") is None
+    command = services.redis_command("redis-stack", "/d", 7000, stack=tmp_path)
+    assert command[0] == str(server) and command[-4:] == ["--loadmodule", str(tmp_path / "lib" / "rejson.so"),
+                                                          "--loadmodule", str(tmp_path / "lib" / "redisearch.so")]
+
+
+def test_the_langgraph_redis_row_is_not_runnable_locally_without_redis_stack(tmp_path, monkeypatch):
+    monkeypatch.setattr(services, "REDIS_STACK", tmp_path / "absent")
+    row = next(p for p in load_profiles() if p.row == "langgraph-redis")
+    ok, why = runnable(LocalRuntime(), row)
+    assert not ok and "Redis Stack" in why and "docker runtime" in why and "MEMLAB_REDIS_STACK" in why

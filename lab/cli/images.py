@@ -28,7 +28,7 @@ def _engine_or_exit() -> None:
 
 @click.group("images")
 def images() -> None:
-    """Build (missing) and list the lab's images: base, postgres, redis, sut-<driver>."""
+    """Build (missing) and list the lab's images: base, base-bullseye, postgres, redis, redis-stack, lab, sut-<driver>."""
 
 
 @images.command("build")
@@ -37,7 +37,8 @@ def images() -> None:
               help="A CA certificate to trust inside SUT images (repeatable). Default: the host's extra CAs "
                    f"({', '.join(str(d) for d in lab_images.HOST_CA_DIRS)}).")
 @click.option("--base-from", default=None, metavar="IMAGE",
-              help="Build the base FROM this registry image (e.g. debian:bookworm-slim) instead of bootstrapping.")
+              help="Build the base FROM this registry image (e.g. debian:bookworm-slim) instead of bootstrapping "
+                   "(the bookworm base; base-bullseye is always bootstrapped).")
 @click.option("--force", is_flag=True, help="Rebuild the named images even if present.")
 def build_cmd(names: tuple[str, ...], ca_certs: tuple[Path, ...], base_from: str | None, force: bool) -> None:
     """Build the named images that are missing (all when none named); print each build's time."""

@@ -32,7 +32,9 @@ LIFECYCLE_CAPABILITIES = ("ttl", "tenants", "update", "erase")
 
 
 #: Backend kinds a store may live in (the runtime starts them; lab.runtime.services).
-SERVICE_KINDS = ("postgres", "redis")
+SERVICE_KINDS = ("postgres", "redis", "redis-stack")
+#: service kind -> the backend whose editor speaks its protocol (Redis Stack is Redis with modules)
+SERVICE_EDITORS = {"postgres": "postgres", "redis": "redis", "redis-stack": "redis"}
 
 
 @dataclass(frozen=True)

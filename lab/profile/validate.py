@@ -13,8 +13,8 @@ from pydantic import ValidationError
 from edits import registry
 from edits.layout import LayoutError, StoreLayout, parse_layout
 from lab.profile import names
-from lab.profile.model import (IMAGES_DIR, Capabilities, ForkServer, LifecycleSpec, Profile, ProfileError,
-                               ServiceSpec, SignalFilter, driver_dir)
+from lab.profile.model import (IMAGES_DIR, SERVICE_EDITORS, Capabilities, ForkServer, LifecycleSpec, Profile,
+                               ProfileError, ServiceSpec, SignalFilter, driver_dir)
 from lab.profile.schema import Document
 from lab.profile.schema_errors import line_of, to_profile_error
 
@@ -141,7 +141,7 @@ class Validator:
         if store and store.service and store.service not in kinds:
             raise self.fail("store.service", f"no service {store.service!r} declared",
                             f"declare services.{store.service}: {{kind: {store.backend}, volume: ...}}")
-        if store and store.service and store.backend != kinds[store.service]:
+        if store and store.service and store.backend != SERVICE_EDITORS[kinds[store.service]]:
             raise self.fail("store.service", f"the {store.backend} editor cannot edit a {kinds[store.service]} service",
                             "make store.backend and the service's kind agree")
         return tuple(out)

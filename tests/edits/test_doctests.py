@@ -1,7 +1,7 @@
 """Every example in the docstrings of edits/ runs, as doctest, and none fails.
 
-The examples of the service editors (postgres, redis) get a running server as ``postgres_url`` /
-``redis_url`` (conftest.py). Each module's examples must all be attempted (no ``+SKIP``), every
+The examples of the service editors (postgres, redis, redis_json) get a running server as
+``postgres_url`` / ``redis_url`` (conftest.py). Each module's examples must all be attempted (no ``+SKIP``), every
 editor module must have some, and the total never falls below ``AT_LEAST``.
 """
 
@@ -16,7 +16,9 @@ import edits
 from edits import registry
 
 MODULES = sorted(info.name for info in pkgutil.iter_modules(edits.__path__))
-SERVERS = {"postgres": "postgres", "redis": "redis_url"}  # module -> the fixture its examples need
+#: module -> (the fixture its examples need, the name they call it by)
+SERVERS = {"postgres": ("postgres", "postgres_url"), "redis": ("redis_url", "redis_url"),
+           "redis_json": ("redis_stack_url", "redis_url")}
 AT_LEAST = 154  # 31 examples before issue 10, none of which ran; then every editor got a runnable one
 
 
@@ -29,7 +31,8 @@ def examples(name: str) -> list[doctest.DocTest]:
 def test_the_examples_of_every_module_run(name, request):
     globs = {}
     if name in SERVERS:
-        globs[f"{name}_url"] = request.getfixturevalue(SERVERS[name])
+        fixture, called = SERVERS[name]
+        globs[called] = request.getfixturevalue(fixture)
     runner, out = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS), io.StringIO()
     found = 0
     for test in examples(name):

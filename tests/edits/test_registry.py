@@ -81,7 +81,7 @@ def test_a_backend_declared_outside_the_package_parses_and_edits(toy, tmp_path):
     ({"encoding": None}, "store.encoding", "required for the toylines backend"),
     ({"file": ".mem"}, "store.file", "not a dot file"),
     ({"table": "t"}, "store.table", "read by the lancedb/postgres/sqlite editors, not toylines"),
-    ({"records": {"text": ["t"], "version": "v"}}, "store.records", "edited on postgres and sqlite, not toylines"),
+    ({"records": {"text": ["t"], "version": "v"}}, "store.records", "edited on postgres, redis and sqlite, not toylines"),
 ])
 def test_its_own_validation_and_the_common_rules_apply(toy, change, field, message):
     with pytest.raises(LayoutError) as err:
@@ -133,7 +133,7 @@ def test_the_built_in_backends_declare_themselves():
         "markdown": ("file", "edits.markdown", ("record_pattern", "record_separator"), False),
         "postgres": ("service", "edits.postgres", ("service", "table"), True),
         "qdrant": ("file", "edits.qdrant", ("collection", "context_pattern"), False),
-        "redis": ("service", "edits.redis", ("service", "key"), False),
+        "redis": ("service", "edits.redis", ("service", "key", "latest", "cascade_keys"), True),
         "sqlite": ("file", "edits.sqlite", ("table", "triggers"), True),
     }
 

@@ -1,6 +1,7 @@
 """Re-measure each published lifecycle row and compare it with results/published/<row>/lifecycle/.
 
 One test per row and position: ``memlab lifecycle run --sut ROW --runtime local --position P``
+(``--runtime docker`` for the rows in ``RUNTIMES``, each with why)
 into a scratch folder, then the row record is compared with the committed one. A test fails when
 any check's status, violations or opportunities, the current-fact accuracy counts, the number of
 harness errors, the erasure-at-rest counts (deleted values still on disk, proven not found, not
@@ -31,12 +32,17 @@ PUBLISHED = ROOT / "results" / "published"
 ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspeximus-rcpt+dir", "atmem-chain",
         "atmem-chain+checkpoint", "atelya-attest-chain", "atelya-attest-chain+anchor", "memory-blackbox-md",
         "langgraph-sqlite", "langgraph-sqlite+aes", "langgraph-postgres", "langgraph-ledger",
-        "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md")
-#: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md).
+        "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md", "langgraph-redis")
+#: Rows re-measured on another runtime than the local one, and why.
+RUNTIMES = {"langgraph-redis": ("docker", "its Redis Stack server links OpenSSL 1.1: the lab's bullseye-based image")}
+#: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md),
+#: or starts a container.
 SLOW_REASONS = {
     "crewai-ltm-lancedb": "CrewAI fixes storage paths at import, so its profile opts out of the fork server",
     "mem0-qdrant-local": "Mem0 reads MEM0_DIR at import, so its profile opts out of the fork server",
     "hermes-memory-md": "Hermes fixes paths at import time, so its profile opts out of the fork server",
+    "langgraph-redis": "it runs on the docker runtime, which has no fork server: every restart is a new container "
+                       "importing LangGraph and redisvl",
 }
 
 
@@ -79,10 +85,11 @@ def installed(record: dict) -> str | None:
 def remeasure(row: str, position: str, out: Path) -> dict:
     """Run the row again through the CLI; keep how long it took for the session's timings."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", "local",
+    runtime = RUNTIMES.get(row, ("local",))[0]
+    done = subprocess.run([sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", runtime,
                            "--position", position, "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
                           timeout=900)
-    TIMINGS.append(f"{row}@{position} (lifecycle): whole run {time.monotonic() - started:.1f} s")
+    TIMINGS.append(f"{row}@{position} (lifecycle, {runtime}): whole run {time.monotonic() - started:.1f} s")
     print("\n" + TIMINGS[-1])
     assert done.returncode in (0, 1), f"exit {done.returncode}:\n{done.stderr[-3000:]}"
     return json.loads((out / "rows" / f"{row}@{position}.json").read_text())

@@ -1,0 +1,93 @@
+"""Driver of LangGraph's RedisSaver checkpointer (langgraph-checkpoint-redis): offline, no LLM.
+
+The same graph and protocol mapping as the SqliteSaver / PostgresSaver driver
+(``langgraph_checkpointers.py`` is that driver, images/langgraph-sqlite/driver.py, linked here so
+both folders run one mapping): a compiled graph whose state has one ``messages`` channel
+(``add_messages``) and one no-op node, checkpointed by ``RedisSaver`` on the profile's
+Redis Stack service ``stack`` (RedisJSON documents indexed by RediSearch; ``setup()`` creates
+the indexes on open).
+
+- Write: ``graph.invoke({"messages": [HumanMessage(text)]}, {"configurable": {"thread_id":
+  context}})``; ``version`` is the checkpoint id current after the write.
+- Read: ``graph.get_state(cfg).values["messages"]`` -- the checkpoint the thread's
+  ``checkpoint_latest`` pointer names, with its pending writes applied. An element that is no
+  message (RedisSaver's deserializer logs an ERROR and leaves the raw JSON constructor dict in
+  the list when LangChain's class refuses the stored fields) is nothing an application could use:
+  the read is refused, naming the element (``UnusableMessage``).
+- Erase: ``saver.delete_thread(context)`` (whole thread); one message (lifecycle) through
+  ``update_state`` with ``RemoveMessage(id)``. Update (lifecycle): ``update_state`` with a message
+  of the same id.
+
+``open.config``: ``saver`` redis (the only one here), ``serde`` plain.
+"""
+
+import platform
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+
+import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+from langchain_core.messages import BaseMessage  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+
+from langgraph_checkpointers import LangGraphSqliteDriver, State  # noqa: E402
+
+SUT = "langgraph-checkpoint-redis"
+
+
+class UnusableMessage(ValueError):
+    """get_state served an element of the message list that is not a message."""
+
+
+class LangGraphRedisDriver(LangGraphSqliteDriver):
+    """The checkpointer driver's mapping over RedisSaver on service ``stack``."""
+
+    def open(self, volumes, config):
+        """RedisSaver on the stack service (indexes set up), and the one-node graph over it."""
+        from langgraph.checkpoint.redis import RedisSaver
+
+        if config.get("saver", "redis") != "redis" or config.get("serde", "plain") != "plain":
+            raise kit.BadRequest("this driver runs saver: redis with serde: plain "
+                                 "(images/langgraph-sqlite runs sqlite, postgres and aes)")
+        if "stack" not in self.services:
+            raise kit.BadRequest("saver: redis needs a service named stack (services: {stack: {kind: redis-stack}})")
+        self.saver_kind, self.serde_kind = "redis", "plain"
+        self.saver = RedisSaver(redis_url=self.services["stack"])
+        self.saver.setup()
+        graph = StateGraph(State)
+        graph.add_node("remember", lambda state: {})
+        graph.add_edge(START, "remember")
+        graph.add_edge("remember", END)
+        self.graph = graph.compile(checkpointer=self.saver)
+
+    def read(self, context):
+        """The thread's state as get_state serves it; refused when an element is no message."""
+        for i, message in enumerate(self._messages(context)):
+            if not isinstance(message, BaseMessage):
+                raise UnusableMessage(f"get_state served a {type(message).__name__} as message {i}, not a message "
+                                      "(the checkpointer could not deserialize it; see its ERROR log)")
+        return super().read(context)
+
+    def describe(self):
+        """Versions of the checkpointer, LangGraph, the Redis client libraries and the server's modules."""
+        client = self.saver._redis
+        modules = {m[b"name"].decode() if isinstance(m[b"name"], bytes) else m[b"name"]: m[b"ver"]
+                   for m in client.module_list()}
+        libs = {name: kit.dist_version(name) for name in ("langgraph", "langgraph-checkpoint", "langchain-core",
+                                                           "ormsgpack", "redis", "redisvl")}
+        return {"sut": SUT, "version": kit.dist_version(SUT),
+                "libraries": {"python": platform.python_version(), "redis-server": client.info("server")["redis_version"],
+                              **{f"module.{name}": str(ver) for name, ver in sorted(modules.items())}, **libs},
+                "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True,
+                                 "sealed": False, "lifecycle": ["update", "erase"]},
+                "configuration": {"saver": "redis", "serde": "plain"}}
+
+    def close(self):
+        """Close the saver's connection pool."""
+        if hasattr(self, "saver"):
+            self.saver._redis.close()
+
+
+if __name__ == "__main__":
+    kit.serve(LangGraphRedisDriver)

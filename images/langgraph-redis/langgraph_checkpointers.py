@@ -1,0 +1,1 @@
+../langgraph-sqlite/driver.py
