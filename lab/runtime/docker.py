@@ -238,10 +238,12 @@ class DockerRuntime:
 
     @staticmethod
     def _hand_over(paths) -> None:
-        """A root lab gives the volume folders to the SUT's uid, so it can write them and nothing else."""
+        """A root lab gives the volume folders (and files) to the SUT's uid, so it can write them and nothing else."""
         if os.geteuid() != 0:
             return
         for root in paths:
+            if os.lstat(root).st_uid != SUT_UID:  # a file too (a fork server's log and status pipe)
+                os.lchown(root, SUT_UID, SUT_UID)
             for dirpath, dirnames, filenames in os.walk(root):
                 for entry in [dirpath] + [os.path.join(dirpath, n) for n in dirnames + filenames]:
                     if os.lstat(entry).st_uid != SUT_UID:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import shutil
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -44,6 +46,7 @@ CONTAINER_PYTHON = "/opt/memlab/venv/bin/python"
 CONTAINER_DRIVER = "/opt/memlab/images/driver/driver.py"
 #: Paths of the image a row's folder may not be mounted over (it is mounted at its host path).
 _IMAGE_PATHS = ("/opt/memlab", "/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/lib", "/sbin")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 class ContainerForkServer(ForkServer):
@@ -53,30 +56,41 @@ class ContainerForkServer(ForkServer):
                  optional: list[str], timeout: float, keep_record: Path, hand_over: HandOver):
         super().__init__(sys.executable, Path(CONTAINER_DRIVER), env, modules, timeout, optional)
         self.image, self.root, self.flags, self.hand_over = image, root, flags, hand_over
-        self.name = f"memlab-forkserver-{self.folder.name.rsplit('-', 1)[-1]}"
+        row, suffix = re.sub(r"[^a-zA-Z0-9_.-]", "_", root.name), self.folder.name.rsplit("-", 1)[-1]
+        self.name = f"memlab-{env.get('MEMLAB_RUN_ID', 'norun')}-{row}-forkserver-{suffix}"
+        # The folder stays the lab's: the SUT's uid owns only the files and folders it must write, so it
+        # cannot put a link where the lab reads (the log's tail) or connects (the socket, once bound).
+        self.folder.chmod(0o755)
+        self.socket = self.folder / "sock" / "server.sock"
+        self.record = self.folder / "record" / "modules.json"
         #: Where the first start's list of loaded modules is kept for the next server of this image.
         self.keep_record = keep_record
-        self.record = self.folder / "modules.json"
+        self.init_pid = 0
 
     def start(self) -> dict[str, Any]:
         """Start the container and wait for the server's status on its pipe."""
         if len(str(self.socket)) > MAX_SOCKET_PATH:
             self.status = {"refused": f"socket path {self.socket} is longer than {MAX_SOCKET_PATH} bytes"}
             return self.status
-        for sub in ("home", "config", "tmp"):
-            (self.folder / sub).mkdir(exist_ok=True)
+        owned = [self.folder / sub for sub in ("home", "config", "tmp", "sock", "record")]
+        for path in owned:
+            path.mkdir()
         status = self.folder / "status"
         os.mkfifo(status, 0o600)
         self.log_path.touch()
-        self.hand_over([self.folder])
+        self.hand_over([*owned, status, self.log_path])
         read = os.open(status, os.O_RDONLY | os.O_NONBLOCK)  # before the writer, so its open does not block
         try:
             docker(*self._run_args(status), timeout=self.timeout)
             self.status = self._read_status(read)
+            pid = docker("inspect", "--format", "{{.State.Pid}}", self.name, timeout=30, check=False).stdout.strip()
+            self.init_pid = int(pid) if pid.isdigit() else 0
         except DockerError as exc:
             self.status = {"refused": f"the server container did not start: {exc}"}
         finally:
             os.close(read)
+        if self.status.get("ready") and os.geteuid() == 0:
+            os.chown(self.folder / "sock", 0, 0)  # the socket is bound: nothing in the container may replace it
         if not self.status.get("ready"):
             self.stop()
         log.debug("fork_server.status", image=self.image, container=self.name, **self.status)
@@ -97,8 +111,17 @@ class ContainerForkServer(ForkServer):
                 CONTAINER_PYTHON, json.dumps(spec), str(status), str(self.log_path)]
 
     def alive(self) -> bool:
-        """Whether the server still listens (it removes its socket when it ends by itself)."""
-        return bool(self.status.get("ready")) and self.socket.exists()
+        """Whether the server's container still runs (the server ends it when idle): its init's pid
+        here, else (another PID namespace than the engine's) the engine's word."""
+        if not self.status.get("ready"):
+            return False
+        if self.init_pid:
+            try:
+                return Path(f"/proc/{self.init_pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"docker-init")
+            except OSError:
+                return False
+        done = docker("inspect", "--format", "{{.State.Running}}", self.name, timeout=30, check=False)
+        return done.stdout.strip() == "true"
 
     def launcher(self, plain: list[str], run_id: str, record: Path | None) -> list[str]:
         """The launcher's argv on the host (registers the container with the run first)."""
@@ -111,10 +134,31 @@ class ContainerForkServer(ForkServer):
     def stop(self) -> None:
         """Remove the container (its processes die with it), keep the module record, remove the folder."""
         remove("container", [self.name])
-        if self.record.is_file():
+        names = read_record(self.record)
+        if names is not None:
             self.keep_record.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.record, self.keep_record)
+            self.keep_record.write_text(json.dumps(names))
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def read_record(path: Path) -> list[str] | None:
+    """The module names a start recorded in ``path`` (a file the SUT's uid could write): read without
+    following a link, at most 1 MiB, kept only if it is a JSON list of module names; else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        data = fh.read(1 << 20)
+    try:
+        names = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) and _MODULE.fullmatch(n) for n in names):
+        return None
+    return names
 
 
 class ContainerForkServers:

@@ -69,7 +69,7 @@ def seen(client) -> dict:
 
 
 def server_of(registry: RunRegistry) -> str:
-    [name] = [n for n in containers(registry.run_id) if n.startswith("memlab-forkserver-")]
+    [name] = [n for n in containers(registry.run_id) if "-forkserver-" in n]
     return name
 
 
@@ -91,7 +91,7 @@ def test_each_start_is_a_new_process_forked_in_the_rows_container_with_the_trial
     second.stop()
     assert prep.detail["fork_server"]["used"] is True and prep.detail["fork_server"]["preloaded_modules"] > 10
     assert first.argv[0] == sys.executable and "fork_launch.py" in first.argv[3]  # a launcher, no docker client
-    assert one["pid"] != two["pid"] and one["loaded_in"] == two["loaded_in"] != one["pid"]  # imported once, in the server
+    assert one["pid"] != two["pid"] and one["loaded_in"] == two["loaded_in"] != one["pid"]  # imported in the server
     server = server_of(registry)
     hostname = docker("inspect", "--format", "{{.Config.Hostname}}", server).stdout.strip()
     assert one["hostname"] == two["hostname"] == hostname
@@ -100,6 +100,7 @@ def test_each_start_is_a_new_process_forked_in_the_rows_container_with_the_trial
     assert (env["HOME"], env["TMPDIR"], env["XDG_CONFIG_HOME"]) == (
         str(scratch / "home"), str(scratch / "tmp"), str(scratch / "config"))
     assert one["tmp"] == str(scratch / "tmp") and one["cwd"] == str(scratch)
+    assert one["fixed"] == two["fixed"] == f"/tmp/memlab-mounts/{registry.run_id}/probe/store"  # stable across starts
     assert env["MEMLAB_RUN_ID"] == registry.run_id and env["MEMLAB_RUNTIME"] == "docker"
     assert env["MEMLAB_FORK_SERVED"] == "1" and env["PYTHONPATH"] == "/opt/memlab/images/driverkit"
     assert "FORKPROBE_HOST_ONLY" not in env and "MEMLAB_FORK_REMOTE" not in env
@@ -146,13 +147,14 @@ def test_refusals_take_the_plain_path_and_say_why(registry, cache):
             state = seen(client)
             client.stop()
             assert client.argv[1] == "run", name  # a container of its own
+            assert state["fixed"] == "/vol/store", name  # its mount point, stable across starts
             assert state["loaded_in"] == state["pid"], name  # its imports paid by this start
             assert prep.detail["fork_server"]["used"] is False and why in prep.detail["fork_server"]["reason"], \
                 (name, prep.detail["fork_server"])
     finally:
         for rt, _, _ in plain_runtimes.values():
             rt.close()
-    assert not [n for n in containers(registry.run_id) if n.startswith("memlab-forkserver-")]
+    assert not [n for n in containers(registry.run_id) if "-forkserver-" in n]
 
 
 def test_an_idle_server_ends_and_the_next_start_gets_a_new_one(runtime, registry, monkeypatch):

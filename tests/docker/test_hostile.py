@@ -49,8 +49,9 @@ def run(request, tmp_path_factory, cache, listener):
     out = tmp_path_factory.mktemp("out")
     done = subprocess.run([sys.executable, "-m", "lab.cli", "run", "--runtime", "docker", "--profiles", str(profiles),
                            "--sut", "*", "--nonce", "hostile", "--out", str(out)]
-                          + (["--no-fork-server"] if request.param == "no-fork-server" else []), cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, "MEMLAB_CACHE": str(cache)}, timeout=600)
+                          + (["--no-fork-server"] if request.param == "no-fork-server" else []),
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "MEMLAB_CACHE": str(cache)},
+                          timeout=600)
     assert done.returncode == 2, done.stderr[-3000:]  # the hostile row is not evaluable: exit 2 (memlab run --help)
     rows = {json.loads(p.read_text())["row"]: json.loads(p.read_text()) for p in (out / "rows").glob("*.json")}
     log = "\n".join(p.read_text() for p in sorted((out / "logs" / "hostile").glob("*.log")))

@@ -14,9 +14,12 @@ Each connection is one start, from ``fork_launch.py``: the launcher's stdin/stdo
 the child becomes the trial's driver (``fork_child.py``); the server answers ``{"pid": N}``,
 later ``{"exit": code}`` (negative: killed by that signal). When the child ends, or the
 launcher's connection closes first (it was killed), the server SIGKILLs the child's process
-group; a launcher in another PID namespace asks for a SIGTERM with a ``{"signal": 15}`` line. The server exits on SIGTERM, when its parent (memlab) is gone, or after ``idle``
+group. The server exits on SIGTERM, when its parent (memlab) is gone, or after ``idle``
 seconds with no child running; it then kills every child's group. Single-threaded by design.
 Imports only the standard library.
+
+A launcher in another PID namespace (the docker runtime's: the server runs in a container)
+asks for a SIGTERM of the child's group with a ``{"signal": 15}`` line on its connection.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """A probe SUT for the docker fork-server tests (tests/docker/test_fork_server_docker.py).
 
-``describe`` says what a start sees (pid, environment, working folder, uid, PID 1, argv);
+``describe`` says what a start sees (pid, environment, working folder, uid, PID 1, argv, the
+kit's ``fixed_paths`` of its volume);
 ``write`` with text ``spawn`` starts ``sleep 300`` (a child to be killed with the driver),
 ``deaf`` makes the driver outlive its closed input (a thread that never ends) and answer SIGTERM
 by writing ``sigterm`` into its volume. Each start writes one ``forkprobe start <pid>`` line on
@@ -31,7 +32,7 @@ class ProbeDriver(kit.Driver):
                 "pid": os.getpid(), "loaded_in": forkprobe_sut.LOADED_IN, "env": dict(os.environ),
                 "cwd": os.getcwd(), "tmp": tempfile.gettempdir(), "uid": os.getuid(), "argv": sys.argv,
                 "pid1": Path("/proc/1/cmdline").read_bytes().split(b"\0")[0].decode(),
-                "hostname": os.uname().nodename}
+                "hostname": os.uname().nodename, "fixed": str(kit.fixed_paths({"store": self.store}, "probe")["store"])}
 
     def write(self, context, text, meta):
         if text == "spawn":
