@@ -180,7 +180,8 @@ class DockerRuntime:
         served = {spec.volume for spec in prepared.profile.services}  # the SUT reaches those over loopback
         volumes = {name: path for name, path in volumes.items() if name not in served}
         self._hand_over(volumes.values())
-        if self.use_fork_server and prepared.detail.get("fork_server", {}).get("used"):
+        note = prepared.detail.get("fork_server") or {}
+        if self.use_fork_server and (note.get("used") or note.get("pending")):
             forked = self.fork_servers.launch(prepared, volumes, scratch, log_path, run_id)
             if forked is not None:
                 return forked

@@ -175,11 +175,13 @@ class ContainerForkServers:
 
     @staticmethod
     def note(profile: Profile) -> dict[str, Any]:
-        """The environment's note at prepare: a refusal known from the profile, or the server to come."""
+        """The environment's note at prepare: a refusal known from the profile, or the server to come
+        (``pending``; the row's first start replaces it with what the server said)."""
         why = refusal(profile)
         if why:
             return {"used": False, "reason": why}
-        return {"used": True, "started": "at the row's first start (its container mounts the row's folder)"}
+        return {"used": False, "pending": True, "reason": "no start yet: the server's container starts at the "
+                                                          "row's first start (it mounts the row's folder)"}
 
     def launch(self, prepared: Prepared, volumes: dict[str, Path], scratch: Path, log_path: Path,
                run_id: str) -> DriverClient | None:

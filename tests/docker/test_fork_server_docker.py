@@ -83,6 +83,7 @@ def test_each_start_is_a_new_process_forked_in_the_rows_container_with_the_trial
         runtime, registry, monkeypatch):
     monkeypatch.setenv("FORKPROBE_HOST_ONLY", "1")  # the host's environment never reaches a start
     prep = runtime.prepare(probe())
+    assert prep.detail["fork_server"]["pending"] is True and prep.detail["fork_server"]["used"] is False
     first, scratch = start(runtime, prep, registry, "one")
     one = seen(first)
     first.stop()
@@ -90,6 +91,7 @@ def test_each_start_is_a_new_process_forked_in_the_rows_container_with_the_trial
     two = seen(second)
     second.stop()
     assert prep.detail["fork_server"]["used"] is True and prep.detail["fork_server"]["preloaded_modules"] > 10
+    assert "pending" not in prep.detail["fork_server"]
     assert first.argv[0] == sys.executable and "fork_launch.py" in first.argv[3]  # a launcher, no docker client
     assert one["pid"] != two["pid"] and one["loaded_in"] == two["loaded_in"] != one["pid"]  # imported in the server
     server = server_of(registry)
