@@ -17,14 +17,12 @@ after 30 s with no driver running. docs/fork-server.md, "The docker runtime".
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import re
 import shutil
 import stat
 import sys
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,8 +32,8 @@ from lab.driver import DriverClient
 from lab.profile import Profile
 from lab.runtime import Prepared
 from lab.runtime.dockercli import RUN_LABEL, DockerError, docker, remove
-from lab.runtime.forkserver import IDLE_SECONDS, KIT, MAX_SOCKET_PATH, ForkServer, _preload, _recorded, \
-    _recorded_path, refusal
+from lab.runtime.forkserver import IDLE_SECONDS, KIT, MAX_SOCKET_PATH, ForkServer, ForkServers, _preload, \
+    _recorded, _recorded_path, refusal
 from lab.runtime.housekeeping import cache_dir, scratch_base, track_container
 
 log = structlog.get_logger(__name__)
@@ -161,17 +159,17 @@ def read_record(path: Path) -> list[str] | None:
     return names
 
 
-class ContainerForkServers:
-    """The docker runtime's fork servers, one per (image, row folder), started at the row's first start."""
+class ContainerForkServers(ForkServers):
+    """The docker runtime's fork servers, one per (image, row folder), started at the row's first start.
+
+    The local runtime's pool (its servers by key, per-key locks, ``close``, ended at exit); a docker
+    row asks for a :meth:`note` at prepare and a :meth:`launch` per start instead of its ``prepare``
+    and ``launcher``."""
 
     def __init__(self, flags: Callable[[Prepared], list[str]], hand_over: HandOver):
+        super().__init__()
         self.flags, self.hand_over = flags, hand_over
-        self._servers: dict[tuple, ContainerForkServer] = {}
-        self._recording: set[tuple] = set()
         self._envs: dict[str, dict[str, str]] = {}
-        self._lock = threading.Lock()
-        self._locks: dict[tuple, threading.Lock] = {}
-        atexit.register(self.close)
 
     @staticmethod
     def note(profile: Profile) -> dict[str, Any]:
@@ -207,17 +205,6 @@ class ContainerForkServers:
         client = DriverClient(argv, env, scratch, log_path)
         client.volume_paths = {name: str(Path(path).resolve()) for name, path in volumes.items()}
         return client
-
-    def close(self) -> None:
-        """Remove every server container of this runtime."""
-        with self._lock:
-            servers, self._servers = list(self._servers.values()), {}
-        for server in servers:
-            server.stop()
-
-    def _lock_of(self, key: tuple) -> threading.Lock:
-        with self._lock:
-            return self._locks.setdefault(key, threading.Lock())
 
     def _start(self, key: tuple, prepared: Prepared, root: Path, run_id: str) -> ContainerForkServer:
         """Start the row's server (again, with the cut, when a recorded module starts a thread); the note."""

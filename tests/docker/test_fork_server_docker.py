@@ -38,16 +38,11 @@ def probe(enabled: bool = True, preload: tuple[str, ...] = ()) -> SimpleNamespac
 
 
 @pytest.fixture
-def registry(cache):
-    reg = RunRegistry(new_run_id())
-    yield reg
+def rig(cache):
+    """A docker runtime and a run of its own, both ended after the test."""
+    rt, reg = DockerRuntime(), RunRegistry(new_run_id())
+    yield rt, reg
     reg.close()
-
-
-@pytest.fixture
-def runtime():
-    rt = DockerRuntime()
-    yield rt
     rt.close()
 
 
@@ -79,8 +74,8 @@ def processes(container: str) -> list[str]:
     return [line.split(None, 1)[1].strip() for line in out.splitlines()[1:] if len(line.split(None, 1)) == 2]
 
 
-def test_each_start_is_a_new_process_forked_in_the_rows_container_with_the_trials_environment(
-        runtime, registry, monkeypatch):
+def test_each_start_is_a_new_process_forked_in_the_rows_container_with_the_trials_environment(rig, monkeypatch):
+    runtime, registry = rig
     monkeypatch.setenv("FORKPROBE_HOST_ONLY", "1")  # the host's environment never reaches a start
     prep = runtime.prepare(probe())
     assert prep.detail["fork_server"]["pending"] is True and prep.detail["fork_server"]["used"] is False
@@ -113,7 +108,8 @@ def test_each_start_is_a_new_process_forked_in_the_rows_container_with_the_trial
     assert (logs / "two.log").read_text().splitlines() == [f"forkprobe start {two['pid']}"]
 
 
-def test_a_kill_ends_the_driver_and_its_children_inside_the_container_at_once(runtime, registry):
+def test_a_kill_ends_the_driver_and_its_children_inside_the_container_at_once(rig):
+    runtime, registry = rig
     prep = runtime.prepare(probe())
     client, _ = start(runtime, prep, registry, "kill")
     client.call("write", 30, context="a", text="spawn", meta={})
@@ -129,7 +125,8 @@ def test_a_kill_ends_the_driver_and_its_children_inside_the_container_at_once(ru
     assert took < 2.0, f"the driver's group outlived the kill by {took:.2f} s"
 
 
-def test_a_stop_passes_sigterm_to_a_driver_that_outlives_its_input(runtime, registry):
+def test_a_stop_passes_sigterm_to_a_driver_that_outlives_its_input(rig):
+    runtime, registry = rig
     prep = runtime.prepare(probe())
     client, _ = start(runtime, prep, registry, "deaf")
     client.call("write", 30, context="a", text="deaf", meta={})
@@ -138,7 +135,8 @@ def test_a_stop_passes_sigterm_to_a_driver_that_outlives_its_input(runtime, regi
     assert (store / "sigterm").is_file(), "the driver inside never got the stop's SIGTERM"
 
 
-def test_refusals_take_the_plain_path_and_say_why(registry, cache):
+def test_refusals_take_the_plain_path_and_say_why(rig):
+    _, registry = rig
     plain_runtimes = {"opt-out": (DockerRuntime(), probe(enabled=False), "the profile opts out"),
                       "thread": (DockerRuntime(), probe(preload=("forkprobe_threads",)), "threads run"),
                       "off": (DockerRuntime(fork_server=False), probe(), "--no-fork-server")}
@@ -159,7 +157,8 @@ def test_refusals_take_the_plain_path_and_say_why(registry, cache):
     assert not [n for n in containers(registry.run_id) if "-forkserver-" in n]
 
 
-def test_an_idle_server_ends_and_the_next_start_gets_a_new_one(runtime, registry, monkeypatch):
+def test_an_idle_server_ends_and_the_next_start_gets_a_new_one(rig, monkeypatch):
+    runtime, registry = rig
     monkeypatch.setattr(docker_forkserver, "IDLE_SECONDS", 1.0)
     prep = runtime.prepare(probe())
     client, _ = start(runtime, prep, registry, "before")
@@ -175,7 +174,8 @@ def test_an_idle_server_ends_and_the_next_start_gets_a_new_one(runtime, registry
     assert server_of(registry) != first
 
 
-def test_the_runs_end_and_gc_remove_the_server_container(runtime, cache):
+def test_the_runs_end_and_gc_remove_the_server_container(rig):
+    runtime, _ = rig
     prep = runtime.prepare(probe())
     ended = RunRegistry(new_run_id())
     client, _ = start(runtime, prep, ended, "ended")
