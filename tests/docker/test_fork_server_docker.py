@@ -223,3 +223,24 @@ def test_the_reference_rows_give_the_same_cells_with_the_fork_server_on_and_off(
         for env in (tmp_path / key / "observations").glob("*/environment.json"):
             note = json.loads(env.read_text())["detail"]["fork_server"]
             assert note["used"] is used, (key, env.parent.name, note)
+
+
+def test_a_remote_launcher_without_its_server_fails_and_never_starts_the_plain_command(tmp_path):
+    marker = tmp_path / "plain-ran"
+    plain = [sys.executable, "-c", f"open({str(marker)!r}, 'w').close()"]
+    done = subprocess.run([sys.executable, "-I", "-S", str(docker_forkserver.KIT / "fork_launch.py"),
+                           str(tmp_path / "no.sock"), "-", "-", "--", *plain], capture_output=True, text=True,
+                          env={"MEMLAB_FORK_REMOTE": "1", "PATH": os.environ["PATH"]}, timeout=30)
+    assert done.returncode == 127 and "no plain start here" in done.stderr, done.stderr
+    assert not marker.exists()
+
+
+def test_a_module_record_is_read_only_from_a_plain_file_of_module_names(tmp_path):
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps(["os", "json"]))
+    (tmp_path / "link.json").symlink_to(outside)
+    (tmp_path / "junk.json").write_text(json.dumps(["os", "../../etc/passwd"]))
+    assert docker_forkserver.read_record(outside) == ["os", "json"]
+    assert docker_forkserver.read_record(tmp_path / "link.json") is None  # a link the SUT put there
+    assert docker_forkserver.read_record(tmp_path / "junk.json") is None
+    assert docker_forkserver.read_record(tmp_path / "missing.json") is None
