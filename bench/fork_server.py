@@ -1,9 +1,11 @@
-"""Published rows re-measured with the local runtime's fork server off and on: seconds and cells.
+"""Published rows re-measured with a runtime's fork server off and on (local or docker): seconds and cells.
 
 For each at-rest row: ``run_matrix`` on the local runtime (``--jobs 1``) once with
 ``LocalRuntime(fork_server=False)`` (every start a plain interpreter) and once with it on,
-interleaved, ``--runs`` times; for each lifecycle row (``--lifecycle ROW``): ``memlab lifecycle
-run --position restarted`` with and without ``--no-fork-server``. Every run is compared with the
+interleaved, ``--runs`` times; with ``--runtime docker`` the same with ``DockerRuntime`` (off:
+every start a new container; on: forked in the row's fork-server container). For each lifecycle
+row (``--lifecycle ROW``): ``memlab lifecycle run --position restarted`` with and without
+``--no-fork-server`` on that runtime. Every run is compared with the
 committed set under ``results/published/`` the way the row tests compare it (cells, C1/C2 and
 position; lifecycle: checks, accuracy, errors). Prints per row the median seconds off and on,
 the ratio (off / on), whether the fork server served, and whether every run matched.
@@ -11,6 +13,7 @@ the ratio (off / on), whether the fork server served, and whether every run matc
     python bench/fork_server.py                                   # the four framework rows, 1 run
     python bench/fork_server.py --row langgraph-sqlite --runs 3
     python bench/fork_server.py --row none --lifecycle crewai-ltm-lancedb
+    python bench/fork_server.py --runtime docker --row langgraph-sqlite --row openai-agents-sqlite-session
 """
 
 from __future__ import annotations
@@ -32,14 +35,16 @@ from lab.cli import configure_logging  # noqa: E402
 from lab.method.engine import run_matrix  # noqa: E402
 from lab.profile import load_profiles, select  # noqa: E402
 from lab.resultset.results import read_json  # noqa: E402
+from lab.runtime.docker import DockerRuntime  # noqa: E402
 from lab.runtime.local import LocalRuntime  # noqa: E402
 
 ROWS = ("langgraph-sqlite", "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "mem0-qdrant-local")
+RUNTIMES = {"local": LocalRuntime, "docker": DockerRuntime}
 
 
-def at_rest(row: str, fork: bool, out: Path) -> tuple[float, bool, str]:
+def at_rest(row: str, fork: bool, out: Path, runtime_name: str) -> tuple[float, bool, str]:
     """Seconds of one run of ``row``, whether it equals the published row, and the server's note."""
-    runtime = LocalRuntime(fork_server=fork)
+    runtime = RUNTIMES[runtime_name](fork_server=fork)
     began = time.monotonic()
     try:
         rows = run_matrix(select(load_profiles(), [row]), runtime, out, jobs=1).rows
@@ -52,11 +57,11 @@ def at_rest(row: str, fork: bool, out: Path) -> tuple[float, bool, str]:
     return seconds, same, "served" if note.get("used") else f"plain ({note.get('reason')})"
 
 
-def lifecycle(row: str, fork: bool, out: Path) -> tuple[float, bool, str]:
+def lifecycle(row: str, fork: bool, out: Path, runtime_name: str) -> tuple[float, bool, str]:
     """Seconds of one restarted lifecycle run of ``row`` (the CLI), and whether it matches."""
     from test_lifecycle_rows import published as lifecycle_published, summary as lifecycle_summary
 
-    args = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", "local",
+    args = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", runtime_name,
             "--position", "restarted", "--out", str(out)] + ([] if fork else ["--no-fork-server"])
     began = time.monotonic()
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=1800)
@@ -70,15 +75,16 @@ def lifecycle(row: str, fork: bool, out: Path) -> tuple[float, bool, str]:
     return seconds, same, "served" if note.get("used") else f"plain ({note.get('reason')})"
 
 
-def bench(name: str, measure, runs: int, label: str = "") -> dict:
+def bench(name: str, measure, runs: int, runtime_name: str, label: str = "") -> dict:
     """Interleaved off/on runs of one row: medians, the ratio, and whether every run matched."""
-    LocalRuntime(fork_server=False).prepare(select(load_profiles(), [name])[0])  # a venv build is timed by neither
+    RUNTIMES[runtime_name](fork_server=False).prepare(select(load_profiles(), [name])[0])  # a venv or image
+    # build is timed by neither
     seconds: dict[bool, list[float]] = {False: [], True: []}
     matched, notes = True, set()
     for _ in range(runs):
         for fork in (False, True):
             with tempfile.TemporaryDirectory(prefix="bench-fork-") as tmp:
-                took, same, note = measure(name, fork, Path(tmp) / "out")
+                took, same, note = measure(name, fork, Path(tmp) / "out", runtime_name)
             seconds[fork].append(took)
             matched &= same
             if fork:
@@ -96,12 +102,14 @@ def main() -> int:
                                                        f"Default: {', '.join(ROWS)}")
     parser.add_argument("--lifecycle", action="append", default=[], help="lifecycle row, restarted (repeatable)")
     parser.add_argument("--runs", type=int, default=1, help="interleaved off/on runs per row (median)")
+    parser.add_argument("--runtime", choices=sorted(RUNTIMES), default="local", help="the runtime (default local)")
     opts = parser.parse_args()
     configure_logging(0)
     rows = [r for r in (opts.row or ROWS) if r != "none"]
-    results = [bench(r, at_rest, opts.runs) for r in rows]
-    results += [bench(r, lifecycle, opts.runs, " (lifecycle, restarted)") for r in opts.lifecycle]
-    print(f"\n{'row':52} {'off s':>8} {'on s':>8} {'off/on':>7}  cells   fork server")
+    results = [bench(r, at_rest, opts.runs, opts.runtime) for r in rows]
+    results += [bench(r, lifecycle, opts.runs, opts.runtime, " (lifecycle, restarted)") for r in opts.lifecycle]
+    print(f"\n{opts.runtime} runtime")
+    print(f"{'row':52} {'off s':>8} {'on s':>8} {'off/on':>7}  cells   fork server")
     for r in results:
         print(f"{r['row']:52} {r['off']:8.1f} {r['on']:8.1f} {r['ratio']:7.2f}  "
               f"{'same' if r['matched'] else 'DIFFER'}    {r['server']}")

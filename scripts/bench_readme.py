@@ -35,6 +35,8 @@ BENCHES = {
     "lifecycle_rows": (["bench/lifecycle.py", "--row", "atmem-chain", "--row", "langgraph-sqlite",
                         "--position", "restarted", "--runs", "3"], None),
     "fork_server": (["bench/fork_server.py", "--lifecycle", "openai-agents-sqlite-session"], 7),
+    "fork_server_docker": (["bench/fork_server.py", "--runtime", "docker", "--row", "langgraph-sqlite",
+                            "--row", "openai-agents-sqlite-session"], 4),
     "records": (["bench/records.py"], None),
     "profile_fuzz": (["bench/profile_fuzz.py"], None),
     "tamper": (["bench/tamper.py"], 1),

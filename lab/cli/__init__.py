@@ -122,8 +122,8 @@ def list_cmd(profiles_dir: Path) -> None:
               help="Exit 0 (or the gate's code) even when a selected profile is invalid, a row is not evaluable "
                    "or a trial hit a harness error; without it those exit 2.")
 @click.option("--no-fork-server", is_flag=True,
-              help="Start every SUT as a plain new interpreter (local runtime), not forked from a server "
-                   "that imported it once (docs/fork-server.md).")
+              help="Start every SUT as a plain new interpreter (local runtime) or a new container (docker), "
+                   "not forked from a server that imported it once (docs/fork-server.md).")
 @sign_key_option
 @reports_option
 @gate_options

@@ -103,8 +103,8 @@ def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
 @click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
               default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
 @click.option("--no-fork-server", is_flag=True,
-              help="Start every SUT as a plain new interpreter (local runtime), not forked from a server "
-                   "that imported it once (docs/fork-server.md).")
+              help="Start every SUT as a plain new interpreter (local runtime) or a new container (docker), "
+                   "not forked from a server that imported it once (docs/fork-server.md).")
 @sign_key_option
 def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: Path, seeds: int, fail_on: str,
             position: str | None, restart: bool, runtime_name: str, out: Path | None, json_file: Path | None,

@@ -125,8 +125,9 @@ def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results:
                       "error": {"stage": "prepare", "message": f"could not prepare the SUT: {exc}"}})
         progress("prepare-failed")
         return results.write_rows(profile.row, run)
-    save("environment", {"runtime": runtime.name, "python": prepared.python, "packages": prepared.packages,
-                         "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)})
+    environment = {"runtime": runtime.name, "python": prepared.python, "packages": prepared.packages,
+                   "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)}
+    save("environment", environment)
 
     def step(name: str) -> None:
         if cancel.is_set():
@@ -137,6 +138,7 @@ def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results:
         RowProcedure(prepared, runtime, registry, plan, save, results.root / "logs" / profile.row, step).run()
     except Interrupted:
         pass  # the observations saved so far stay; the rows are still derived from them
+    save("environment", environment)  # again: a runtime may settle its detail at the first start (docker's fork server)
     return results.write_rows(profile.row, run)
 
 

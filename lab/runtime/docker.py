@@ -13,6 +13,10 @@ lab's own uid, which owns them), with every capability dropped,
 and only its volumes (``/vol/<name>``) writable, memory and pids limits, no
 Docker socket, and ``--network none``. A SUT whose backend runs beside it on
 loopback gets ``--network host`` (see :func:`backends_of`); never a bridge.
+
+With ``fork_server`` on (the default; ``--no-fork-server`` turns it off), a row's starts are forked
+in one equally hardened container per (image, row) that imported the SUT once
+(:mod:`lab.runtime.docker_forkserver`); the environment's detail says whether it serves or why not.
 """
 
 from __future__ import annotations
@@ -36,13 +40,13 @@ from lab.profile import Profile
 from lab.runtime import LIST_PACKAGES, Prepared
 from lab.runtime.services import RunningService, ServiceSpec
 from lab.runtime.docker_services import start_container
+from lab.runtime.docker_forkserver import CONTAINER_PYTHON, ContainerForkServers
 from lab.runtime.dockercli import (CACHE_LABEL, RUN_LABEL, DockerError, binary, complete_log, container_stderr,
                                    docker, engine, environment, image_id, remove)
 
 log = structlog.get_logger(__name__)
 
 SUT_UID = 10001  # the image's user (images/sut.Dockerfile)
-CONTAINER_PYTHON = "/opt/memlab/venv/bin/python"
 VOLUME_ROOT = "/vol"
 
 
@@ -136,8 +140,11 @@ class DockerRuntime:
 
     name = "docker"
 
-    def __init__(self, limits: Limits = Limits(), ca_certs: list[Path] | None = None):
+    def __init__(self, limits: Limits = Limits(), ca_certs: list[Path] | None = None, fork_server: bool = True):
         self.limits, self.ca_certs = limits, ca_certs
+        #: Fork every start of a row in its server container (False: every start a new container).
+        self.use_fork_server = fork_server
+        self.fork_servers = ContainerForkServers(self._server_flags, self._hand_over)
         self._listings: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._available: tuple[bool, str] | None = None
@@ -162,7 +169,9 @@ class DockerRuntime:
                             "debian": {k: v for k, v in rec.labels.items() if k.startswith("memlab.deb.")},
                             "network": "host" if backends else "none", "backends": backends,
                             "limits": asdict(self.limits), "user": self._user_spec(), "interpreter": CONTAINER_PYTHON,
-                            "requires": listing.get("requires")})
+                            "requires": listing.get("requires"),
+                            "fork_server": (self.fork_servers.note(profile) if self.use_fork_server
+                                            else {"used": False, "reason": "--no-fork-server"})})
 
     def launch(self, prepared: Prepared, volumes: dict[str, Path], scratch: Path, log_path: Path,
                run_id: str) -> DriverClient:
@@ -171,6 +180,11 @@ class DockerRuntime:
         served = {spec.volume for spec in prepared.profile.services}  # the SUT reaches those over loopback
         volumes = {name: path for name, path in volumes.items() if name not in served}
         self._hand_over(volumes.values())
+        note = prepared.detail.get("fork_server") or {}
+        if self.use_fork_server and (note.get("used") or note.get("pending")):
+            forked = self.fork_servers.launch(prepared, volumes, scratch, log_path, run_id)
+            if forked is not None:
+                return forked
         row = re.sub(r"[^a-zA-Z0-9_.-]", "_", prepared.profile.row)
         container = f"memlab-{run_id}-{row}-{uuid.uuid4().hex[:8]}"
         argv = [binary(), "run", "-i", "--rm", "--init", "--name", container, "--label", f"{RUN_LABEL}={run_id}",
@@ -189,6 +203,10 @@ class DockerRuntime:
         client.volume_paths = paths
         return client
 
+    def close(self) -> None:
+        """Remove this runtime's fork-server containers (they also go with their run and by ``gc``)."""
+        self.fork_servers.close()
+
     def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
         """The service in a container of its backend image (host networking on loopback)."""
         return start_container(spec, data, log_path, run_id)
@@ -202,6 +220,10 @@ class DockerRuntime:
                              image, "-I", "-c", LIST_PACKAGES, timeout=120).stdout
                 self._listings[image] = json.loads(out)
             return self._listings[image]
+
+    def _server_flags(self, prepared: Prepared) -> list[str]:
+        """A fork-server container's flags: a SUT container's (labels, hardening, the row's network)."""
+        return ["--label", f"{CACHE_LABEL}={cache_key()}", *self._hardened(), "--network", prepared.detail["network"]]
 
     def _hardened(self) -> list[str]:
         """The flags every container of SUT code gets: who it runs as, what it may write, its limits."""
@@ -217,10 +239,12 @@ class DockerRuntime:
 
     @staticmethod
     def _hand_over(paths) -> None:
-        """A root lab gives the volume folders to the SUT's uid, so it can write them and nothing else."""
+        """A root lab gives the volume folders (and files) to the SUT's uid, so it can write them and nothing else."""
         if os.geteuid() != 0:
             return
         for root in paths:
+            if os.lstat(root).st_uid != SUT_UID:  # a file too (a fork server's log and status pipe)
+                os.lchown(root, SUT_UID, SUT_UID)
             for dirpath, dirnames, filenames in os.walk(root):
                 for entry in [dirpath] + [os.path.join(dirpath, n) for n in dirnames + filenames]:
                     if os.lstat(entry).st_uid != SUT_UID:

@@ -138,12 +138,9 @@ class ForkServers:
 
     def prepare(self, profile: Profile, python: str, venv: Path, env: dict[str, str]) -> dict[str, Any]:
         """Start (or reuse) the environment's server; the note for the environment's detail."""
-        setting = getattr(profile, "fork_server", None)
-        if setting is not None and not setting.enabled:
-            return {"used": False, "reason": "the profile opts out (fork_server: {enabled: false})"}
-        if not uses_kit(profile.driver_dir / "driver.py"):
-            return {"used": False, "reason": "the driver does not import the driver kit (memlab_driver), whose "
-                                             "stdio guard a forked start takes over: it keeps its own stdio"}
+        why = refusal(profile)
+        if why:
+            return {"used": False, "reason": why}
         key = self._key(profile, venv)
         with self._lock_of(key):
             server = self._servers.get(key)
@@ -211,6 +208,18 @@ class ForkServers:
     @staticmethod
     def _key(profile: Profile, venv: Path) -> tuple:
         return (str(venv), str(profile.driver_dir), _preload(profile))
+
+
+def refusal(profile: Profile) -> str | None:
+    """Why ``profile``'s driver is never fork-served (the profile opts out, or the driver is not the
+    kit's), whatever the runtime; None when a server may try."""
+    setting = getattr(profile, "fork_server", None)
+    if setting is not None and not setting.enabled:
+        return "the profile opts out (fork_server: {enabled: false})"
+    if not uses_kit(profile.driver_dir / "driver.py"):
+        return ("the driver does not import the driver kit (memlab_driver), whose stdio guard a forked "
+                "start takes over: it keeps its own stdio")
+    return None
 
 
 def uses_kit(driver: Path) -> bool:

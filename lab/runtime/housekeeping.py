@@ -5,7 +5,8 @@ run's state folder (``$MEMLAB_CACHE/runs/<run_id>``, default ``~/.cache/memlab``
 and carries the run id (processes in their environment, containers, volumes and
 networks in the labels ``memlab.run`` and ``memlab.cache``, scratch folders under
 ``scratch_base()`` in their name). The local runtime's fork servers, and the drivers they
-fork, are recorded under ``servers/`` by pid and start time (``track_server``). ``gc`` removes
+fork, are recorded under ``servers/`` by pid and start time (``track_server``), the docker runtime's
+fork-server containers under ``containers/`` (``track_container``). ``gc`` removes
 whatever belongs to a run whose owning memlab process is gone.
 """
 
@@ -110,6 +111,15 @@ def track_server(run_id: str, pid: int, own: Path | None = None) -> None:
     folder = server_folder(run_id)
     if folder is not None:
         (folder / str(pid)).write_text(_identity(pid) + (f"\n{own}" if own else ""))
+
+
+def track_container(run_id: str, name: str) -> None:
+    """Record a container that serves run ``run_id`` without being one of its SUT starts (the docker
+    runtime's fork server): the run's end, Ctrl-C and ``gc`` remove it, as they do its SUT containers."""
+    state = cache_dir() / "runs" / run_id
+    if state.is_dir():
+        (state / "containers").mkdir(exist_ok=True)
+        (state / "containers" / name).write_text("")
 
 
 def gc() -> list[str]:

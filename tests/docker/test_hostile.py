@@ -1,6 +1,7 @@
 """A hostile SUT image is contained: it cannot write outside its volumes, reach the network or
 exhaust the host's processes, and its row is an error row while a reference row in the same
-run still gets its verdicts."""
+run still gets its verdicts -- in a container of its own per start (``--no-fork-server``) and
+forked in its row's fork-server container (the default), which is hardened the same way."""
 
 import json
 import os
@@ -34,9 +35,9 @@ def listener():
     sock.close()
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory, cache, listener):
-    """One run: the hostile row and reference-naive side by side."""
+@pytest.fixture(scope="module", params=["fork-server", "no-fork-server"])
+def run(request, tmp_path_factory, cache, listener):
+    """One run: the hostile row and reference-naive side by side (fork-served, or not)."""
     canary = Path(tempfile.mkdtemp(prefix="memlab-hostile-", dir="/var/tmp"))
     canary.chmod(0o777)  # were the SUT to reach it, nothing on the host would stop the write
     profiles = tmp_path_factory.mktemp("profiles")
@@ -47,12 +48,16 @@ def run(tmp_path_factory, cache, listener):
     shutil.copy(ROOT / "sut_profiles" / "reference-naive.yaml", profiles)
     out = tmp_path_factory.mktemp("out")
     done = subprocess.run([sys.executable, "-m", "lab.cli", "run", "--runtime", "docker", "--profiles", str(profiles),
-                           "--sut", "*", "--nonce", "hostile", "--out", str(out)], cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, "MEMLAB_CACHE": str(cache)}, timeout=600)
+                           "--sut", "*", "--nonce", "hostile", "--out", str(out)]
+                          + (["--no-fork-server"] if request.param == "no-fork-server" else []),
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "MEMLAB_CACHE": str(cache)},
+                          timeout=600)
     assert done.returncode == 2, done.stderr[-3000:]  # the hostile row is not evaluable: exit 2 (memlab run --help)
     rows = {json.loads(p.read_text())["row"]: json.loads(p.read_text()) for p in (out / "rows").glob("*.json")}
     log = "\n".join(p.read_text() for p in sorted((out / "logs" / "hostile").glob("*.log")))
     line = next(ln for ln in log.splitlines() if ln.startswith("HOSTILE "))
+    served = json.loads((out / "observations" / "hostile" / "environment.json").read_text())["detail"]["fork_server"]
+    assert served["used"] is (request.param == "fork-server"), served
     yield {"out": out, "rows": rows, "evidence": json.loads(line[len("HOSTILE "):]), "canary": canary,
            "run_id": json.loads((out / "run.json").read_text())["run_id"]}
     shutil.rmtree(canary, ignore_errors=True)

@@ -10,6 +10,12 @@ process group; when the launcher is killed, the server kills the driver's group.
 ``RECORD`` are a folder to record the driver's pid in and a file for the loaded modules' names
 (``-``: none). When the server cannot be reached, the launcher becomes the plain driver (exec)
 and says so on stderr (the SUT's log). Imports only the standard library, nothing of the kit.
+
+With ``MEMLAB_FORK_REMOTE=1`` in its environment (taken out before the environment is passed on)
+the server runs in another PID namespace, a container of the docker runtime
+(``lab/runtime/docker_forkserver.py``): the pid it answers means nothing here, so SIGTERM is
+passed on as a ``{"signal": 15}`` line on the connection (the server signals the driver's group),
+and a server that cannot be reached is an error (exit 127), not a plain start on this host.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ def main(argv: list[str]) -> int:
     sep = argv.index("--")
     sock_path, track, record = argv[1:4]
     plain = argv[sep + 1:]
+    remote = os.environ.pop("MEMLAB_FORK_REMOTE", "") == "1"
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(sock_path)
@@ -36,12 +43,18 @@ def main(argv: list[str]) -> int:
         started = json.loads(answers.readline() or b"{}")
     except (OSError, ValueError) as exc:
         started = {"error": str(exc)}
+    if "pid" not in started and remote:
+        _note(f"fork server not serving ({started.get('error', 'no answer')}); no plain start here")
+        return 127
     if "pid" not in started:
         _note(f"fork server not serving ({started.get('error', 'no answer')}); plain start")
         conn.close()
         os.execv(plain[0], plain)
     child = int(started["pid"])
-    signal.signal(signal.SIGTERM, lambda signum, frame: _killpg(child, signal.SIGTERM))
+    if remote:
+        signal.signal(signal.SIGTERM, lambda signum, frame: _ask(conn, signal.SIGTERM))
+    else:
+        signal.signal(signal.SIGTERM, lambda signum, frame: _killpg(child, signal.SIGTERM))
     ended = answers.readline()
     if not ended:
         _note("the fork server ended before the driver did; the driver was killed with it")
@@ -53,6 +66,14 @@ def _killpg(pid: int, sig: int) -> None:
     try:
         os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _ask(conn: socket.socket, sig: int) -> None:
+    """Ask a server in another PID namespace to signal the driver's group."""
+    try:
+        conn.sendall((json.dumps({"signal": int(sig)}) + "\n").encode())
+    except OSError:
         pass
 
 

@@ -17,6 +17,9 @@ launcher's connection closes first (it was killed), the server SIGKILLs the chil
 group. The server exits on SIGTERM, when its parent (memlab) is gone, or after ``idle``
 seconds with no child running; it then kills every child's group. Single-threaded by design.
 Imports only the standard library.
+
+A launcher in another PID namespace (the docker runtime's: the server runs in a container)
+asks for a SIGTERM of the child's group with a ``{"signal": 15}`` line on its connection.
 """
 
 from __future__ import annotations
@@ -133,6 +136,9 @@ class Server:
         child = self.children.get(pid)
         if child is None:  # reaped in the same round of events
             return
+        if _asked_signal(child["conn"]) == signal.SIGTERM:  # a launcher outside this PID namespace
+            _signalpg(pid, signal.SIGTERM)
+            return
         self.selector.unregister(child["conn"])
         _killpg(pid)
 
@@ -197,10 +203,24 @@ def _send(conn: socket.socket, message: dict) -> None:
 
 
 def _killpg(pid: int) -> None:
+    _signalpg(pid, signal.SIGKILL)
+
+
+def _signalpg(pid: int, sig: int) -> None:
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _asked_signal(conn: socket.socket) -> int | None:
+    """The signal a readable launcher connection asks for (``{"signal": N}``), or None: it closed
+    or said something else (either way the launcher is gone or misbehaves)."""
+    try:
+        line = conn.recv(64, socket.MSG_DONTWAIT)
+        return int(json.loads(line)["signal"]) if line.endswith(b"\n") else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _close(fd: int) -> None:

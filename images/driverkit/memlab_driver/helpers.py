@@ -15,12 +15,14 @@ def fixed_paths(volumes: dict[str, Path], label: str) -> dict[str, Path]:
     """The volumes at paths that stay the same across restarts and trials, as a container's mount
     points (``/vol/<name>``) do, for a SUT that keys state by its store's absolute path.
 
-    In a container (``MEMLAB_RUNTIME=docker``) the volumes are returned as they are. Elsewhere each
+    In a container of its own (``MEMLAB_RUNTIME=docker``) the volumes are returned as they are. Elsewhere,
+    and in the docker runtime's fork server (``MEMLAB_FORK_SERVED=1``: a start's volumes are its trial's
+    folders, not ``/vol/<name>``), each
     volume gets a symlink ``/tmp/memlab-mounts/<MEMLAB_RUN_ID>/<label>/<name>``, re-pointed at
     this start's volume; ``label`` (e.g. the row) keeps rows of one run apart. The SUT must not
     resolve the link (``os.path.abspath`` does not; ``Path.resolve`` would).
     """
-    if os.environ.get("MEMLAB_RUNTIME") == "docker":
+    if os.environ.get("MEMLAB_RUNTIME") == "docker" and os.environ.get("MEMLAB_FORK_SERVED") != "1":
         return dict(volumes)
     safe = re.sub(r"[^A-Za-z0-9._+-]", "_", label)
     base = Path("/tmp/memlab-mounts") / os.environ.get("MEMLAB_RUN_ID", "norun") / safe
