@@ -14,6 +14,7 @@ from lab.cases import CASE_IDS
 from lab.method.engine import run_matrix
 from lab.profile import load_profiles, select
 from lab.resultset.results import read_json
+from lab.runtime import Runtime
 from lab.runtime.local import LocalRuntime
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,21 +44,23 @@ def published(name: str) -> dict[str, dict]:
     return {r["detection_point"]: r for r in rows}
 
 
-def remeasure(name: str, out: Path) -> dict[str, dict]:
-    """Run the row again on the local runtime; print how long the environment and the run took."""
+def remeasure(name: str, out: Path, runtime: Runtime | None = None) -> dict[str, dict]:
+    """Run the row again (on the local runtime unless told); print how long the environment and the run took."""
     profiles = select(load_profiles(), [name])
     assert [p.row for p in profiles] == [name]
     started = time.monotonic()
-    rows = run_matrix(profiles, LocalRuntime(), out, jobs=1).rows
+    runtime = runtime or LocalRuntime()
+    rows = run_matrix(profiles, runtime, out, jobs=1).rows
     env = read_json(out / "observations" / name / "environment.json")
-    TIMINGS.append(f"{name}: environment {env.get('prepare_seconds')} s, whole run {time.monotonic() - started:.1f} s")
+    TIMINGS.append(f"{name} ({runtime.name}): environment {env.get('prepare_seconds')} s, "
+                   f"whole run {time.monotonic() - started:.1f} s")
     print("\n" + TIMINGS[-1])
     return {r["detection_point"]: r for r in rows}
 
 
-def check_row(name: str, out: Path) -> None:
-    """Re-measure ``name`` and assert it equals the published row, cell for cell."""
-    then, now = published(name), remeasure(name, out)
+def check_row(name: str, out: Path, runtime: Runtime | None = None) -> None:
+    """Re-measure ``name`` (on ``runtime``, default local) and assert it equals the published row, cell for cell."""
+    then, now = published(name), remeasure(name, out, runtime)
     assert set(now) == set(then), f"detection points {sorted(now)} != published {sorted(then)}"
     for point, old in then.items():
         new = now[point]
