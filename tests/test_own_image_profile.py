@@ -2,20 +2,13 @@
 answer to where it can run (docker only; a tagged image absent from the engine is named with the fix)."""
 
 import pytest
-from profile_text import sqlite_profile
+from test_profile import GOOD
 
 from lab.profile import ProfileError, load_profile
 from lab.runtime import runnable
 from lab.runtime import own_image
 
-BASE = sqlite_profile("own", "{package: acme-agent, version: 1.4.0}", """\
-    file: memory.db
-    table: records
-    context: ctx
-    identity: [id]
-    order: seq
-    payload: body
-    """, "{erasure: record}")
+BASE = GOOD.replace("row: demo\n", "row: own\n")
 
 
 def profile(tmp_path, image_line, driver="./agent", files=("Dockerfile",)):
