@@ -28,7 +28,8 @@ def _engine_or_exit() -> None:
 
 @click.group("images")
 def images() -> None:
-    """Build (missing) and list the lab's images: base, postgres, redis, sut-<driver>."""
+    """Build (missing) and list the lab's images: base, postgres, redis, sut-<driver> (a folder of images/
+    holding a driver.py, built by the lab's recipe, or its own Dockerfile)."""
 
 
 @images.command("build")
