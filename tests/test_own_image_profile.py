@@ -92,3 +92,22 @@ def test_an_unbuilt_dockerfile_image_names_its_build_command(tmp_path, monkeypat
     assert own_image.missing(prof).endswith("memlab run --runtime docker --sut own (it builds the image first)")
     shipped = load_profile(own_image.images.IMAGES_DIR.parent / "sut_profiles" / "openclaw-memory-md.yaml")
     assert own_image.missing(shipped).endswith("memlab images build sut-openclaw-memory-md")
+
+
+def test_an_own_dockerfile_not_on_the_labs_base_is_refused_before_any_build(tmp_path, monkeypatch):
+    prof = load_profile(profile(tmp_path, "image: {dockerfile: Dockerfile}\n"))
+    (tmp_path / "agent" / "Dockerfile").write_text("FROM debian:bookworm\nRUN true\n")
+    monkeypatch.setattr(own_image.images, "ensure_base", lambda *a, **k: pytest.fail("no build may start"))
+    with pytest.raises(own_image.ImageBuildError, match=r"built on the lab's base.*FROM \$\{BASE\}"):
+        own_image.ensure(prof, [], lambda line: None)
+
+
+def test_a_tagged_image_present_is_used_as_it_is(tmp_path, monkeypatch):
+    prof = load_profile(profile(tmp_path, "image: {tag: 'registry.local:5000/acme/agent:1.4'}\n", driver=None,
+                                files=()))
+    monkeypatch.setattr(own_image, "image_id", lambda ref: "sha256:feed" if ref == prof.image.tag else None)
+    monkeypatch.setattr(own_image, "image_labels", lambda ref: {"org.acme": "1"})
+    monkeypatch.setattr(own_image.images, "ensure_sut", lambda *a, **k: pytest.fail("a tagged image is never built"))
+    rec = own_image.ensure(prof, [], lambda line: None)
+    assert (rec.name, rec.tag, rec.id, rec.built) == ("sut-agent", "registry.local:5000/acme/agent:1.4", "sha256:feed", False)
+    assert own_image.packages(prof) == ({}, "not listed (an own image without a package-lock.json in its driver folder)")

@@ -40,8 +40,8 @@ from typing import Iterator
 from lab.profile import IMAGES_DIR
 from lab.runtime.dockercli import IMAGE_LABEL, docker, image_id, image_labels, stream
 from lab.runtime.image_build import HOST_CA_DIRS  # noqa: F401 -- the CLI names them in its fix
-from lab.runtime.image_build import (ImageBuildError, ImageRecord, Progress, build_lock, current_image, docker_build,
-                                     finish_build, host_ca_certs, records_dir, run_step)
+from lab.runtime.image_build import (ImageBuildError, ImageRecord, Progress, build_lock, check_on_base, current_image,
+                                     docker_build, finish_build, host_ca_certs, records_dir, run_step)
 
 BASE_TAG = "memlab/base:bookworm"
 SUT_RECIPE = IMAGES_DIR / "sut.Dockerfile"
@@ -213,6 +213,8 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
     """The SUT image of a driver folder (built on the base when missing or built on an older base), from
     the lab's recipe or the folder's own Dockerfile (:mod:`lab.runtime.own_image`), with the same context."""
     driver_dir = Path(driver_dir)
+    if recipe != SUT_RECIPE:
+        check_on_base(recipe)
     tag, name = sut_tag(driver_dir, recipe), sut_name(driver_dir)
     base = ensure_base(progress)
     with build_lock(name):

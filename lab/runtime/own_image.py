@@ -19,15 +19,12 @@ the image's own ``USER`` says does not count. Only the entrypoint is the image's
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from lab.profile import Profile
 from lab.runtime import images
 from lab.runtime.dockercli import image_id, image_labels
 from lab.runtime.image_build import ImageBuildError, ImageRecord, Progress
-
-_FROM_BASE = re.compile(r"^\s*FROM\s+\$\{?BASE\}?(\s|$)", re.I | re.M)
 
 
 def recipe(profile: Profile) -> Path | None:
@@ -70,13 +67,11 @@ def ensure(profile: Profile, ca_certs: list[Path] | None, progress: Progress) ->
         present = image_id(profile.image.tag)
         if not present:
             raise ImageBuildError(f"{profile.row}: {missing(profile)}")
-        return ImageRecord(images.sut_name(Path(profile.image.tag.split(":")[0])), profile.image.tag, present,
+        repository = profile.image.tag.split("@")[0].rsplit(":", 1)[0]  # acme/agent of acme/agent:1.4
+        return ImageRecord(images.sut_name(Path(repository)), profile.image.tag, present,
                            labels=image_labels(profile.image.tag))
     dockerfile = recipe(profile)
     assert dockerfile is not None
-    if not _FROM_BASE.search(dockerfile.read_text(encoding="utf-8", errors="replace")):
-        raise ImageBuildError(f"{dockerfile}: an own SUT image is built on the lab's base: its first stage must be "
-                              "'ARG BASE=memlab/base:bookworm' then 'FROM ${BASE}'")
     return images.ensure_sut(profile.driver_dir, ca_certs, progress, recipe=dockerfile)
 
 
