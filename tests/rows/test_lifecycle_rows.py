@@ -7,7 +7,7 @@ harness errors, the erasure-at-rest counts (deleted values still on disk, proven
 attributable, not measured: a raw scan of the real store after each delete), or the SUT's
 installed version differ. Nothing here knows what the results should
 be: the committed rows are the measurement they are compared with. The live position is
-re-measured for every row; the restarted position for every row but those in ``SLOW_RESTARTED``,
+re-measured for every row (on the local runtime, or the one ``RUNTIMES`` names); the restarted position for every row but those in ``SLOW_RESTARTED``,
 whose restarts the fork server (docs/fork-server.md) cannot make cheap: each names why, and the
 seconds of its published run say what re-measuring it would cost CI.
 """
@@ -31,12 +31,16 @@ PUBLISHED = ROOT / "results" / "published"
 ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspeximus-rcpt+dir", "atmem-chain",
         "atmem-chain+checkpoint", "atelya-attest-chain", "atelya-attest-chain+anchor", "memory-blackbox-md",
         "langgraph-sqlite", "langgraph-sqlite+aes", "langgraph-postgres", "langgraph-ledger",
-        "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md")
+        "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md", "openclaw-memory-md")
+#: Rows re-measured on another runtime than the local one (a row with its own image runs on docker only).
+RUNTIMES = {"openclaw-memory-md": "docker"}
 #: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md).
 SLOW_REASONS = {
     "crewai-ltm-lancedb": "CrewAI fixes storage paths at import, so its profile opts out of the fork server",
     "mem0-qdrant-local": "Mem0 reads MEM0_DIR at import, so its profile opts out of the fork server",
     "hermes-memory-md": "Hermes fixes paths at import time, so its profile opts out of the fork server",
+    "openclaw-memory-md": "its own image runs on the docker runtime, where every restart is a new container "
+                          "that loads OpenClaw's Node modules again (no fork server there)",
 }
 
 
@@ -79,7 +83,7 @@ def installed(record: dict) -> str | None:
 def remeasure(row: str, position: str, out: Path) -> dict:
     """Run the row again through the CLI; keep how long it took for the session's timings."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", "local",
+    done = subprocess.run([sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", RUNTIMES.get(row, "local"),
                            "--position", position, "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
                           timeout=900)
     TIMINGS.append(f"{row}@{position} (lifecycle): whole run {time.monotonic() - started:.1f} s")
