@@ -47,6 +47,7 @@ def image():
 def talk(image, tmp_path, requests) -> tuple[list[dict], subprocess.CompletedProcess]:
     """Run the toy driver on the image's Node; send the requests; the answers and the process."""
     (tmp_path / "driver.mjs").write_text(TOY)
+    tmp_path.chmod(0o755)  # pytest makes it 0700: the container's user must read the mounted driver
     lines = "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in requests)
     proc = subprocess.run([binary(), "run", "--rm", "-i", "--network", "none", "--read-only", "--user", "10001:10001",
                            "--mount", f"type=bind,source={tmp_path},target=/opt/memlab/images/toy,readonly",
