@@ -59,6 +59,11 @@ ROWS = {
         "forged or copied entry, a restored older Hermes home and a removed entry brought back are put into "
         "the next session's prompt as the agent's own notes, with no warning (the only check, a "
         "prompt-injection pattern scan, looks for attack phrases, not for changes)."),
+    "openclaw-memory-md": (
+        "Whoever can write a workspace's `MEMORY.md` decides what `memory_get` gives the agent: every edited, "
+        "deleted, reordered, forged or copied line, a restored older workspace and an erased line brought "
+        "back are served as the agent's own memory, with no warning -- OpenClaw reads the Markdown as it is "
+        "on disk and keeps nothing to compare it with."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
@@ -68,8 +73,10 @@ ROWS = {
 #: hermes-memory-md: measured 2026-12-01 the same way (the first local run's prepare_seconds).
 #: langgraph-redis runs on the docker runtime only (its Redis Stack server links OpenSSL 1.1): the
 #: build of its SUT image, memlab/sut-langgraph-redis, on an empty pip cache, 2026-12-01.
+#: openclaw-memory-md: its own image on the docker runtime, `memlab images build sut-openclaw-memory-md` on an
+#: engine holding only the base, 2026-12-01 (load average 11-16 from other work; 283 s at a lower load).
 ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
-             "hermes-memory-md": 42.2, "langgraph-redis": 85.0}
+             "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6}
 
 
 def seconds(run: dict) -> float:
@@ -79,8 +86,8 @@ def seconds(run: dict) -> float:
 
 def main() -> None:
     out = ["# Framework rows: agent memory layers with no integrity claim", "",
-           "Measured on the local runtime (`memlab run --runtime local --sut '<row>'`; a row measured on",
-           "docker says so); each result set is",
+           "Measured on the local runtime (`memlab run --runtime local --sut '<row>'`) unless the row names",
+           "another (langgraph-redis, openclaw-memory-md: the docker runtime); each result set is",
            "committed under `results/published/<row>/` and re-measured by `tests/rows/test_<row>.py`",
            "(`python3 -m pytest tests/rows -q`). Generated from those result sets by",
            "`scripts/framework_rows_doc.py`. REJ refused · REP reported at read · ACC accepted (fail) ·",
@@ -96,12 +103,14 @@ def main() -> None:
         run = json.loads((base / "run.json").read_text())
         version = installed_version(r0)
         profile = base / "observations" / name / "profile.json"
-        driver = json.loads(profile.read_text()).get("driver") if profile.is_file() else None
-        build = ENV_BUILD.get(driver)
-        where = "" if run.get("runtime") == "local" else f" on the {run.get('runtime')} runtime"
+        saved = json.loads(profile.read_text()) if profile.is_file() else {}
+        build, own = ENV_BUILD.get(saved.get("driver")), " (its own image)" if saved.get("image") else ""
         out += [f"{r0['title']}. SUT {r0['sut']['package']} {r0['sut']['version']} (installed: {version}); "
-                f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}{where}; "
-                f"run {seconds(run):.0f} s" + (f", environment build {build:.0f} s on an empty cache" if build else "")
+                f"position: {r0.get('position')}; run {r0.get('run_id')} on {r0.get('date')}; "
+                + (f"runtime {run['runtime']}{own}; " if run.get("runtime") != "local" else "")
+                + f"run {seconds(run):.0f} s"
+                + (f", {'image' if run.get('runtime') == 'docker' else 'environment'} build {build:.0f} s on an empty cache"
+                   if build else "")
                 + ".", "", *matrix(rows)]
         na = sorted({r0["cells"][c].get("reason") for c in CASE_IDS if r0["cells"][c]["verdict"] == "n/a"})
         out += ["", f"**For a user:** {for_user}", ""]

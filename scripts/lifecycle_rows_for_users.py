@@ -79,4 +79,9 @@ ROWS: dict[str, str] = {
         "removed text (not found, not proven gone); a correction made with `add` is one more entry beside "
         "the old value in every later prompt. Hermes's own `replace` overwrites an entry, but addresses it "
         "by its text, so the gate cannot drive it (see How) and it is not measured here."),
+    "openclaw-memory-md": (
+        "The agent's edit tool takes a line out of `MEMORY.md`, so `memory_get` no longer serves it, at once "
+        "and after a restart, and a raw scan of the workspace finds none of the removed text (not found, not "
+        "proven gone); a correction is one more line beside the old value (OpenClaw's memory has no update "
+        "that keeps a line's identity), served by every later `memory_get`; nothing differs across restarts."),
 }

@@ -38,6 +38,7 @@ from lab.report.lifecycle import print_report as print_lifecycle
 from lab.report.terminal import print_matrix, stdout_console
 from lab.resultset.lock import OutRefused
 from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
+from lab.runtime import own_image
 from lab.runtime import runnable as runnable_here
 
 DEFAULT_SUT = "reference-*"
@@ -97,7 +98,9 @@ def list_cmd(profiles_dir: Path) -> None:
             status = f"[yellow]unavailable[/]: {escape(str(prof.unavailable_reason))}"
         else:
             ok, why = runnable_here(runtime, prof)
-            status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {why}"
+            status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {escape(why)}"
+            if ok and prof.image and runtime.name == "docker" and (absent := own_image.missing(prof)):
+                status += f"; {escape(absent)}"
         table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
     stdout_console().print(table)
     if errors:

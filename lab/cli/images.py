@@ -28,7 +28,8 @@ def _engine_or_exit() -> None:
 
 @click.group("images")
 def images() -> None:
-    """Build (missing) and list the lab's images: base, base-bullseye, postgres, redis, redis-stack, lab, sut-<driver>."""
+    """Build (missing) and list the lab's images: base, base-bullseye, postgres, redis, redis-stack, lab,
+    sut-<driver> (a folder of images/ holding a driver.py, built by the lab's recipe, or its own Dockerfile)."""
 
 
 @images.command("build")

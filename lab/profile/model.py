@@ -21,7 +21,7 @@ TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
     "timeouts", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
-    "fork_server",
+    "fork_server", "image",
 }
 POSITIONS = ("stopped", "alive")
 #: The two measurements of the lab: at rest (METHOD.md) and the lifecycle gate (LIFECYCLE.md).
@@ -104,6 +104,19 @@ class ForkServer:
 
 
 @dataclass(frozen=True)
+class OwnImage:
+    """The row's own SUT image: ``dockerfile`` (a file in the driver folder the lab builds on its base)
+    or ``tag`` (an image already on the engine); its entrypoint speaks the driver protocol."""
+
+    dockerfile: str | None = None
+    tag: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result sets."""
+        return {"dockerfile": self.dockerfile} if self.dockerfile else {"tag": self.tag}
+
+
+@dataclass(frozen=True)
 class Profile:
     """A validated SUT profile (one SUT configuration; one row per detection point)."""
 
@@ -129,10 +142,13 @@ class Profile:
     measurements: tuple[str, ...] = ("at_rest",)
     lifecycle: LifecycleSpec | None = None
     fork_server: ForkServer = ForkServer()
+    image: OwnImage | None = None
 
     @property
     def driver_dir(self) -> Path:
-        """The image folder of this profile's driver."""
+        """The image folder of this profile's driver (a row whose own image is named by tag alone has none)."""
+        if not self.driver:
+            raise ValueError(f"{self.row}: no driver folder (its own image {self.image} holds the driver)")
         return driver_dir(str(self.driver), self.path)
 
     def adversary_volumes(self) -> list[str]:
@@ -158,6 +174,7 @@ class Profile:
             **({"measurements": list(self.measurements)} if self.measurements != ("at_rest",) else {}),
             **({"lifecycle": self.lifecycle.to_json()} if self.lifecycle else {}),
             **({"fork_server": self.fork_server.to_json()} if self.fork_server != ForkServer() else {}),
+            **({"image": self.image.to_json()} if self.image else {}),
         }
 
 

@@ -26,6 +26,9 @@ from typing import Any
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,79}")
 MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 SQL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?")
+#: An image reference as the engine spells one: [host[:port]/]path[:tag][@sha256:digest], lower case path.
+IMAGE_REF = re.compile(r"(?:[a-z0-9.-]+(?::[0-9]+)?/)?[a-z0-9]+(?:[._-]+[a-z0-9]+)*(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*"
+                       r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?")
 Problem = tuple[str, str] | None
 
 
@@ -48,6 +51,14 @@ def bad_relative(value: str) -> Problem:
     if ".." in PurePosixPath(value).parts:
         return "the path climbs out with '..'; it must stay inside its volume", "write the path from the volume's top"
     return None
+
+
+def bad_image_ref(value: str) -> Problem:
+    """A name that is no image reference the engine would take (``acme/agent:1.4``, ``name@sha256:...``)."""
+    if IMAGE_REF.fullmatch(value) and len(value) <= 255:
+        return None
+    return (f"{value!r} is not an image reference (lower-case path, optional :tag and @sha256:digest)",
+            "write it as docker images shows it, e.g. tag: acme/agent-memory:1.4")
 
 
 def bad_text(value: str, one_line: bool = False) -> Problem:

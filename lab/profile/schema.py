@@ -93,6 +93,21 @@ class LifecycleDoc(Strict):
     scope: Literal["separate", "folded"] | None = None
 
 
+class ImageDoc(Strict):
+    """The row's own SUT image: a Dockerfile in the driver folder, or an image already on the engine."""
+
+    dockerfile: Annotated[str, _checked(names.bad_relative)] | None = None
+    tag: Annotated[str, _checked(names.bad_image_ref)] | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "ImageDoc":
+        if (self.dockerfile is None) == (self.tag is None):
+            raise PydanticCustomError("profile", "{message}", {
+                "message": "names its image by exactly one of dockerfile and tag",
+                "fix": "image: {dockerfile: Dockerfile} (built by the lab) or image: {tag: acme/agent:1.4} (on the engine)"})
+        return self
+
+
 class ForkServerDoc(Strict):
     enabled: bool = True
     preload: list[Module] = []
@@ -114,6 +129,7 @@ class Document(Strict):
     unavailable_reason: Text | None = None
     sut: Sut = Sut()
     driver: Line | None = None
+    image: ImageDoc | None = None
     volumes: dict[SafeName, Volume] = {}
     services: dict[SafeName, Service] = {}
     store: dict[str, Any] | None = None

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from edits import registry
 from edits.layout import LayoutError, StoreLayout, parse_layout
 from lab.profile import names
-from lab.profile.model import (IMAGES_DIR, SERVICE_EDITORS, Capabilities, ForkServer, LifecycleSpec, Profile,
+from lab.profile.model import (IMAGES_DIR, SERVICE_EDITORS, Capabilities, ForkServer, LifecycleSpec, OwnImage, Profile,
                                ProfileError, ServiceSpec, SignalFilter, driver_dir)
 from lab.profile.schema import Document
 from lab.profile.schema_errors import line_of, to_profile_error
@@ -48,7 +48,7 @@ class Validator:
             return Profile(unavailable_reason=doc.unavailable_reason, **common)
         if not doc.sut.version:
             raise self.fail("sut.version", "missing", 'pin the SUT\'s exact version: sut: {version: "1.2.3"}')
-        self._driver(doc.driver)
+        image = self._image(doc)
         if not doc.volumes:
             raise self.fail("volumes", "no volumes declared", "declare at least the store volume")
         volumes = {name: spec.adversary for name, spec in doc.volumes.items()}
@@ -65,13 +65,30 @@ class Validator:
                        observation_class=doc.observation_class, position=doc.position,
                        services=self._services(doc, volumes, store), measurements=measurements,
                        lifecycle=self._lifecycle(doc, measurements),
-                       fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload)), **common)
+                       fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload)), image=image,
+                       **common)
 
-    def _driver(self, driver: str | None) -> None:
+    def _image(self, doc: Document) -> OwnImage | None:
+        """The driver folder and the row's own image: without ``image`` the folder holds a driver.py (the
+        lab's recipe builds it); with ``image.dockerfile`` it holds that Dockerfile; with ``image.tag`` the
+        image on the engine holds the driver, and a driver folder is optional."""
+        if doc.image is None:
+            self._driver(doc.driver, "driver.py")
+            return None
+        image = OwnImage(dockerfile=doc.image.dockerfile, tag=doc.image.tag)
+        if image.dockerfile:
+            self._driver(doc.driver, image.dockerfile, "image.dockerfile")
+        elif doc.driver:
+            self._driver(doc.driver, None)
+        return image
+
+    def _driver(self, driver: str | None, needs: str | None, needs_field: str = "driver") -> None:
         """A folder under images/ by name, or ./path from the profile (never climbing out with ..), or an
-        absolute path; it holds a driver.py."""
+        absolute path; it holds the file ``needs`` (driver.py, or the own image's Dockerfile)."""
         if not driver:
-            raise self.fail("driver", "missing", "name a folder under images/ (or ./path from this profile)")
+            fix = ("name the folder holding the Dockerfile (a folder under images/, or ./path from this profile)"
+                   if needs_field == "image.dockerfile" else "name a folder under images/ (or ./path from this profile)")
+            raise self.fail("driver", "missing", fix)
         relative = not driver.startswith("/")
         if relative and not driver.startswith("."):
             problem = names.bad_name(driver)
@@ -82,9 +99,15 @@ class Validator:
             raise self.fail("driver", "the path climbs out of the profile's folder with '..'",
                             "put the driver folder beside the profile (driver: ./my-driver) or give an absolute path")
         folder = driver_dir(driver, self.path)
-        if not (folder / "driver.py").is_file():
+        if not folder.is_dir():
+            raise self.fail("driver", f"no folder {folder}", "name a folder under images/ (or ./path from this profile)")
+        if needs == "driver.py" and not (folder / needs).is_file():
             raise self.fail("driver", f"no driver.py in {folder}",
-                            "name a folder under images/ (or ./path from this profile) holding a driver.py")
+                            "name a folder under images/ (or ./path from this profile) holding a driver.py, "
+                            "or give the row its own image (image: {dockerfile: Dockerfile})")
+        if needs and needs != "driver.py" and not (folder / needs).is_file():
+            raise self.fail(needs_field, f"no file {needs} in the driver folder {folder}",
+                            "put the image's Dockerfile in the driver folder and name it relative to it")
 
     def _store(self, doc: Document, volumes: dict[str, bool]) -> tuple[StoreLayout, Capabilities]:
         """The at-rest store layout, where its paths point, and what it can express."""

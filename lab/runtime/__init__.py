@@ -74,6 +74,15 @@ class RuntimeUnavailable(RuntimeError):
 def runnable(runtime: Runtime, profile: Profile) -> tuple[bool, str]:
     """Whether ``profile`` can run on ``runtime`` here, and why not (with the fix)."""
     ok, why = runtime.available()
+    if ok and profile.image and runtime.name == "local":
+        return False, ("its own image (image: in the profile) runs on the docker runtime only: "
+                       "memlab run --runtime docker")
+    if ok and profile.image and profile.image.tag and runtime.name == "docker":
+        from lab.runtime.own_image import missing
+
+        problem = missing(profile)
+        if problem:
+            return False, problem
     if ok and runtime.name == "local":
         from lab.runtime.services import missing_local
 

@@ -1,7 +1,8 @@
 """The Docker runtime: every SUT start is a new, hardened container of the SUT's image.
 
 ``prepare`` ensures ``memlab/sut-<driver>:<digest>`` (built by :mod:`lab.runtime.images`
-from the very driver folder the local runtime runs) and reads the SUT
+from the very driver folder the local runtime runs; a row with its own image, its Dockerfile's
+build or its tagged image: :mod:`lab.runtime.own_image`) and reads the SUT
 environment's exact package list from the image. ``launch`` returns a
 :class:`ContainerClient` whose process is ``docker run -i --rm --init``: the
 driver protocol runs over the container's stdio, its stderr is the SUT's log.
@@ -33,7 +34,7 @@ from pathlib import Path
 
 import structlog
 
-from lab.runtime import images
+from lab.runtime import images, own_image
 from lab.driver import DriverClient
 from lab.runtime.housekeeping import cache_key
 from lab.profile import Profile
@@ -160,18 +161,26 @@ class DockerRuntime:
 
     def prepare(self, profile: Profile) -> Prepared:
         """Ensure the SUT image (and its backend images); read its exact package list from the image."""
-        rec = images.ensure_sut(profile.driver_dir, self.ca_certs, _build_progress)
-        listing = self._listing(rec.id)
+        if profile.image:
+            rec = own_image.ensure(profile, self.ca_certs, _build_progress)
+            found, source = own_image.packages(profile)
+            listing = {"python": "", "packages": found, "requires": None, "packages_from": source}
+        else:
+            rec = images.ensure_sut(profile.driver_dir, self.ca_certs, _build_progress)
+            listing = self._listing(rec.id)
         backends = {name: images.ensure_backend(name, _build_progress).id for name in backends_of(profile)}
         return Prepared(profile=profile, runtime=self.name, python=listing["python"],
                         packages=listing["packages"], detail={
                             "image": rec.tag, "image_id": rec.id, "base_image_id": rec.labels.get("memlab.base"),
                             "debian": {k: v for k, v in rec.labels.items() if k.startswith("memlab.deb.")},
                             "network": "host" if backends else "none", "backends": backends,
-                            "limits": asdict(self.limits), "user": self._user_spec(), "interpreter": CONTAINER_PYTHON,
-                            "requires": listing.get("requires"),
-                            "fork_server": (self.fork_servers.note(profile) if self.use_fork_server
-                                            else {"used": False, "reason": "--no-fork-server"})})
+                             "limits": asdict(self.limits), "user": self._user_spec(),
+                             "interpreter": "the image's entrypoint" if profile.image else CONTAINER_PYTHON,
+                             "requires": listing.get("requires"),
+                             "fork_server": (self.fork_servers.note(profile) if self.use_fork_server
+                                             else {"used": False, "reason": "--no-fork-server"}),
+                             **({"own_image": profile.image.to_json(), "packages_from": listing["packages_from"]}
+                                if profile.image else {})})
 
     def launch(self, prepared: Prepared, volumes: dict[str, Path], scratch: Path, log_path: Path,
                run_id: str) -> DriverClient:

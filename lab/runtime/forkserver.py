@@ -216,6 +216,8 @@ def refusal(profile: Profile) -> str | None:
     setting = getattr(profile, "fork_server", None)
     if setting is not None and not setting.enabled:
         return "the profile opts out (fork_server: {enabled: false})"
+    if getattr(profile, "image", None) is not None:
+        return "the row brings its own image, whose entrypoint is its driver: every start is a new container"
     if not uses_kit(profile.driver_dir / "driver.py"):
         return ("the driver does not import the driver kit (memlab_driver), whose stdio guard a forked "
                 "start takes over: it keeps its own stdio")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -137,3 +138,13 @@ def run_step(cmd: list[str], what: str) -> None:
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise ImageBuildError(f"could not {what} (exit {done.returncode}):\n{done.stderr[-3000:]}")
+
+
+_FROM_BASE = re.compile(r"^\s*FROM\s+\$\{?BASE\}?(\s|$)", re.I | re.M)
+
+
+def check_on_base(recipe: Path) -> None:
+    """An own SUT recipe is built on the lab's base (``FROM ${BASE}``); ImageBuildError naming the fix if not."""
+    if not _FROM_BASE.search(recipe.read_text(encoding="utf-8", errors="replace")):
+        raise ImageBuildError(f"{recipe}: an own SUT image is built on the lab's base: its first stage must be "
+                              "'ARG BASE=memlab/base:bookworm' then 'FROM ${BASE}'")

@@ -44,9 +44,9 @@ from typing import Iterator
 from lab.profile import IMAGES_DIR
 from lab.runtime.dockercli import IMAGE_LABEL, docker, image_id, image_labels, stream
 from lab.runtime.image_build import HOST_CA_DIRS  # noqa: F401 -- the CLI names them in its fix
-from lab.runtime.image_build import (BackendImage, ImageBuildError, ImageRecord, Progress, build_lock, current_image,
-                                     docker_build, download_wheels, finish_build, host_ca_certs, records_dir,
-                                     run_step)
+from lab.runtime.image_build import (BackendImage, ImageBuildError, ImageRecord, Progress, build_lock, check_on_base,
+                                     current_image, docker_build, download_wheels, finish_build, host_ca_certs,
+                                     records_dir, run_step)
 
 BASE_TAG = "memlab/base:bookworm"
 #: base name -> (tag, Debian suite, package list under images/base/)
@@ -54,9 +54,11 @@ BASES = {"base": (BASE_TAG, "bookworm", "packages.txt"),
          "base-bullseye": ("memlab/base:bullseye", "bullseye", "packages-bullseye.txt")}
 SUT_RECIPE = IMAGES_DIR / "sut.Dockerfile"
 LAB_RECIPE = IMAGES_DIR / "lab.Dockerfile"
+OWN_RECIPE = "Dockerfile"  # a driver folder's own recipe, by this name, is what `memlab images build` builds
 LAB_LATEST = "memlab/lab:latest"
 LAB_SOURCES = ("lab", "edits", "images", "sut_profiles", "scenarios", "examples", "pyproject.toml", "README.md")
 KIT_DIR = IMAGES_DIR / "driverkit"
+NODE_KIT_DIR = IMAGES_DIR / "driverkit-node"
 _RECIPES = IMAGES_DIR / "backends"
 #: backend name -> its image (tag, recipe, labelled Debian packages, base, pinned wheels)
 BACKENDS = {
@@ -65,7 +67,7 @@ BACKENDS = {
     "redis-stack": BackendImage("memlab/redis-stack:7.4", _RECIPES / "redis-stack.Dockerfile", ("libssl1.1",),
                                 base="base-bullseye", wheels=_RECIPES / "redis-stack.requirements.txt"),
 }
-_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "node_modules")
 
 
 
@@ -76,8 +78,9 @@ def sut_name(driver_dir: Path) -> str:
 
 
 def sut_drivers() -> dict[str, Path]:
-    """Every SUT driver folder under images/ (``sut-<folder>`` -> folder)."""
-    return {sut_name(p.parent): p.parent for p in sorted(IMAGES_DIR.glob("*/driver.py"))}
+    """Every SUT driver folder under images/ (``sut-<folder>`` -> folder): a driver.py, or an own Dockerfile."""
+    found = {p.parent for pattern in ("*/driver.py", f"*/{OWN_RECIPE}") for p in IMAGES_DIR.glob(pattern)}
+    return {sut_name(folder): folder for folder in sorted(found)}
 
 
 def known_names() -> list[str]:
@@ -103,7 +106,9 @@ def build(names: list[str] | None = None, ca_certs: list[Path] | None = None, fo
             out.append(ensure_lab(ca_certs, progress, force=force))
         elif name != "base":
             folder = drivers.get(name) or drivers[f"sut-{name}"]
-            out.append(ensure_sut(folder, ca_certs, progress, force=force))
+            own = folder / OWN_RECIPE
+            out.append(ensure_sut(folder, ca_certs, progress, force=force,
+                                  recipe=own if own.is_file() and not (folder / "driver.py").is_file() else SUT_RECIPE))
     return out
 
 
@@ -184,15 +189,20 @@ def ensure_backend(name: str, progress: Progress = lambda line: None, force: boo
         return finish_build(name, spec.tag, started, spec.packages, labels, progress)
 
 
-def sut_tag(driver_dir: Path) -> str:
-    """``memlab/sut-<folder>:<digest>``: the digest covers the recipe, the driver folder and the kit."""
-    files = [(f"{root.name}/{path.relative_to(root)}", path) for root in (Path(driver_dir), KIT_DIR)
+def sut_tag(driver_dir: Path, recipe: Path = SUT_RECIPE) -> str:
+    """``memlab/sut-<folder>:<digest>``: the digest covers the recipe, the driver folder and the kits."""
+    files = [(f"{root.name}/{path.relative_to(root)}", path) for root in (Path(driver_dir), *_kits(recipe))
              for path in sorted(_files_under(root))]
-    return f"memlab/{sut_name(driver_dir)}:{_digest(SUT_RECIPE, files)}"
+    return f"memlab/{sut_name(driver_dir)}:{_digest(recipe, files)}"
+
+
+def _kits(recipe: Path) -> tuple[Path, ...]:
+    """The driver kits a recipe's build context holds: the Python kit; an own Dockerfile also gets the Node kit."""
+    return (KIT_DIR,) if recipe == SUT_RECIPE else (KIT_DIR, NODE_KIT_DIR)
 
 
 def _files_under(root: Path) -> list[Path]:
-    return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return [p for p in root.rglob("*") if p.is_file() and not {"__pycache__", "node_modules"} & set(p.parts)]
 
 
 def _digest(recipe: Path, files: list[tuple[str, Path]]) -> str:
@@ -218,10 +228,13 @@ def _context(ca_certs: list[Path] | None, name: str, tag: str, progress: Progres
 
 
 def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: Progress = lambda line: None,
-               force: bool = False) -> ImageRecord:
-    """The SUT image of a driver folder (built on the base when missing or built on an older base)."""
+               force: bool = False, recipe: Path = SUT_RECIPE) -> ImageRecord:
+    """The SUT image of a driver folder (built on the base when missing or built on an older base), from
+    the lab's recipe or the folder's own Dockerfile (:mod:`lab.runtime.own_image`), with the same context."""
     driver_dir = Path(driver_dir)
-    tag, name = sut_tag(driver_dir), sut_name(driver_dir)
+    if recipe != SUT_RECIPE:
+        check_on_base(recipe)
+    tag, name = sut_tag(driver_dir, recipe), sut_name(driver_dir)
     base = ensure_base(progress)
     with build_lock(name):
         if not force and (present := current_image(name, tag, base.id, progress)):
@@ -231,14 +244,16 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
             req = driver_dir / "requirements.txt"
             (ctx / "requirements.txt").write_bytes(req.read_bytes() if req.is_file() else b"")
             shutil.copytree(driver_dir, ctx / "driver", ignore=_IGNORED)
-            shutil.copytree(KIT_DIR, ctx / "driverkit", ignore=_IGNORED)
+            for kit in _kits(recipe):
+                shutil.copytree(kit, ctx / kit.name, ignore=_IGNORED)
             args = {"BASE": BASE_TAG}
             if os.environ.get("PIP_INDEX_URL"):
                 args["PIP_INDEX_URL"] = os.environ["PIP_INDEX_URL"]
-            docker_build(SUT_RECIPE, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
-                                                       "memlab.ca-certs": str(len(list((ctx / "ca").glob("*.crt"))))},
+            docker_build(recipe, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
+                                                  "memlab.recipe": "lab" if recipe == SUT_RECIPE else recipe.name,
+                                                  "memlab.ca-certs": str(len(list((ctx / "ca").glob("*.crt"))))},
                           progress)
-        return finish_build(name, tag, started, ("python3",), {}, progress)
+        return finish_build(name, tag, started, ("python3",) if recipe == SUT_RECIPE else ("base-files",), {}, progress)
 
 
 def lab_tag() -> str:

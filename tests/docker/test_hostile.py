@@ -1,7 +1,9 @@
 """A hostile SUT image is contained: it cannot write outside its volumes, reach the network or
 exhaust the host's processes, and its row is an error row while a reference row in the same
-run still gets its verdicts -- in a container of its own per start (``--no-fork-server``) and
-forked in its row's fork-server container (the default), which is hardened the same way."""
+run still gets its verdicts -- in a container of its own per start (``--no-fork-server``), forked in
+its row's fork-server container (the default), which is hardened the same way, and as a row that
+brings its own image (``image: {dockerfile: own.Dockerfile}``: its own entrypoint, and ``USER root``;
+never fork-served)."""
 
 import json
 import os
@@ -35,15 +37,17 @@ def listener():
     sock.close()
 
 
-@pytest.fixture(scope="module", params=["fork-server", "no-fork-server"])
+@pytest.fixture(scope="module", params=["fork-server", "no-fork-server", "own image"])
 def run(request, tmp_path_factory, cache, listener):
-    """One run: the hostile row and reference-naive side by side (fork-served, or not)."""
+    """One run: the hostile row and reference-naive side by side (fork-served or not, or its own image)."""
     canary = Path(tempfile.mkdtemp(prefix="memlab-hostile-", dir="/var/tmp"))
     canary.chmod(0o777)  # were the SUT to reach it, nothing on the host would stop the write
     profiles = tmp_path_factory.mktemp("profiles")
     data = yaml.safe_load((HOSTILE / "hostile.yaml").read_text())
     data["driver"] = str(HOSTILE)
     data["configuration"].update(host_canary=str(canary / "canary"), port=listener.getsockname()[1])
+    if request.param == "own image":
+        data["image"] = {"dockerfile": "own.Dockerfile"}
     (profiles / "hostile.yaml").write_text(yaml.safe_dump(data))
     shutil.copy(ROOT / "sut_profiles" / "reference-naive.yaml", profiles)
     out = tmp_path_factory.mktemp("out")
@@ -59,7 +63,8 @@ def run(request, tmp_path_factory, cache, listener):
     served = json.loads((out / "observations" / "hostile" / "environment.json").read_text())["detail"]["fork_server"]
     assert served["used"] is (request.param == "fork-server"), served
     yield {"out": out, "rows": rows, "evidence": json.loads(line[len("HOSTILE "):]), "canary": canary,
-           "run_id": json.loads((out / "run.json").read_text())["run_id"]}
+           "run_id": json.loads((out / "run.json").read_text())["run_id"], "image": request.param,
+           "environment": json.loads((out / "observations" / "hostile" / "environment.json").read_text())}
     shutil.rmtree(canary, ignore_errors=True)
 
 
@@ -99,3 +104,13 @@ def test_the_fork_bomb_is_bounded_and_gone_with_its_container(run):
     assert fork["processes seen"] <= Limits().pids
     assert containers(run["run_id"]) == []
     assert run_processes(run["run_id"]) == []
+
+
+def test_the_image_ran_is_the_one_the_row_names(run):
+    detail = run["environment"]["detail"]
+    if run["image"] == "own image":
+        assert detail["own_image"] == {"dockerfile": "own.Dockerfile"}
+        assert detail["interpreter"] == "the image's entrypoint"
+    else:
+        assert "own_image" not in detail and detail["interpreter"] == "/opt/memlab/venv/bin/python"
+    assert detail["network"] == "none" and detail["limits"] == {"memory": "1g", "pids": 256, "tmpfs": "256m"}

@@ -8,7 +8,7 @@ harness errors, the erasure-at-rest counts (deleted values still on disk, proven
 attributable, not measured: a raw scan of the real store after each delete), or the SUT's
 installed version differ. Nothing here knows what the results should
 be: the committed rows are the measurement they are compared with. The live position is
-re-measured for every row; the restarted position for every row but those in ``SLOW_RESTARTED``,
+re-measured for every row (on the local runtime, or the one ``RUNTIMES`` names); the restarted position for every row but those in ``SLOW_RESTARTED``,
 whose restarts the fork server (docs/fork-server.md) cannot make cheap: each names why, and the
 seconds of its published run say what re-measuring it would cost CI.
 """
@@ -32,9 +32,11 @@ PUBLISHED = ROOT / "results" / "published"
 ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspeximus-rcpt+dir", "atmem-chain",
         "atmem-chain+checkpoint", "atelya-attest-chain", "atelya-attest-chain+anchor", "memory-blackbox-md",
         "langgraph-sqlite", "langgraph-sqlite+aes", "langgraph-postgres", "langgraph-ledger",
-        "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md", "langgraph-redis")
+        "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md", "langgraph-redis",
+        "openclaw-memory-md")
 #: Rows re-measured on another runtime than the local one, and why.
-RUNTIMES = {"langgraph-redis": ("docker", "its Redis Stack server links OpenSSL 1.1: the lab's bullseye-based image")}
+RUNTIMES = {"langgraph-redis": ("docker", "its Redis Stack server links OpenSSL 1.1: the lab's bullseye-based image"),
+            "openclaw-memory-md": ("docker", "it brings its own image (a Node driver), which runs on docker only")}
 #: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md),
 #: or starts a container.
 SLOW_REASONS = {
@@ -43,6 +45,8 @@ SLOW_REASONS = {
     "hermes-memory-md": "Hermes fixes paths at import time, so its profile opts out of the fork server",
     "langgraph-redis": "it runs on the docker runtime, which has no fork server: every restart is a new container "
                        "importing LangGraph and redisvl",
+    "openclaw-memory-md": "its own image runs on the docker runtime, where every restart is a new container "
+                          "that loads OpenClaw's Node modules again (no fork server there)",
 }
 
 

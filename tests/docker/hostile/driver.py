@@ -51,7 +51,7 @@ def _write(path: str) -> None:
 def escape_attempts(volumes: dict, config: dict) -> dict:
     """Writes outside the volumes, privilege changes, and (as controls) writes where it may."""
     canary = config.get("host_canary") or "/nonexistent/canary"
-    writes = ["/etc/memlab-hostile", "/memlab-hostile", "/opt/memlab/images/driver/memlab-hostile", canary]
+    writes = ["/etc/memlab-hostile", "/memlab-hostile", str(HERE / "memlab-hostile"), canary]  # HERE: its own code
     out = {f"write {p}": _attempt(lambda p=p: _write(p)) for p in writes}
     out[f"mkdir {Path(canary).parent}"] = _attempt(lambda: os.makedirs(Path(canary).parent, exist_ok=True))
     out["setuid 0"] = _attempt(lambda: os.setuid(0))
