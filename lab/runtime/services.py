@@ -27,6 +27,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,11 +94,22 @@ def redis_url(port: int) -> str:
     return f"redis://127.0.0.1:{port}/0"
 
 
+#: Every port ``free_port`` handed out in this process: services started side by side (trials of one
+#: row, rows of one run) never get one twice, even while a server has not bound its port yet.
+_HANDED: set[int] = set()
+_HANDED_LOCK = threading.Lock()
+
+
 def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free TCP port on 127.0.0.1, never one this process handed out before."""
+    with _HANDED_LOCK:
+        while True:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            if port not in _HANDED:
+                _HANDED.add(port)
+                return port
 
 
 def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str] | None = None) -> RunningService:
