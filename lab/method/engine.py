@@ -31,6 +31,8 @@ log = structlog.get_logger(__name__)
 
 TRIALS_PER_ROW = 3 + len(CASE_IDS)  # seed, C1, C2, T1..T10
 
+__all__ = ["Interrupted", "RunSummary", "TRIALS_PER_ROW", "run_matrix"]
+
 
 @dataclass
 class RunSummary:
