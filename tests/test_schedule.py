@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 
 import pytest
 
@@ -77,5 +78,5 @@ def test_free_port_never_hands_out_a_port_twice(monkeypatch):
             return ("127.0.0.1", self.port)
 
     monkeypatch.setattr(services.socket, "socket", Probe)
-    monkeypatch.setattr(services, "_HANDED", set())
+    monkeypatch.setattr(services, "_HANDED", deque(maxlen=8))
     assert [services.free_port(), services.free_port()] == [40001, 40002]
