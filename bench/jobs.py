@@ -1,4 +1,4 @@
-"""Wall time of the reference rows with --jobs 1 and --jobs 2 (trials side by side), medians of 3.
+"""Wall time of rows (default the reference rows) with --jobs 1 and --jobs 2 (trials side by side), medians of 3.
 
 Runs the matrix on the local runtime, the two settings interleaved (1, 2, 1, 2, ...) so the
 machine's load falls on both alike, and prints each run's seconds, the medians and their ratio;
