@@ -31,6 +31,8 @@ HEADING = "## Benchmarks"
 #: lines README shows, None for all -- the whole output stays in bench/figures/), in README order.
 BENCHES = {
     "per_case": (["bench/per_case.py"], None),
+    "jobs": (["bench/jobs.py"], None),
+    "jobs_one_row": (["bench/jobs.py", "--sut", "reference-sealed-postgres"], None),
     "lifecycle": (["bench/lifecycle.py", "--runs", "3"], None),
     "lifecycle_rows": (["bench/lifecycle.py", "--row", "atmem-chain", "--row", "langgraph-sqlite",
                         "--position", "restarted", "--runs", "3"], None),

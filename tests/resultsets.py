@@ -19,9 +19,10 @@ from lab.judge.scoring import score
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def memlab(*args: str, cache: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run ``memlab ARGS`` as a user would (a new process); a traceback anywhere fails the test."""
-    env = {**os.environ, "MEMLAB_CACHE": str(cache)}
+def memlab(*args: str, cache: Path, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``memlab ARGS`` as a user would (a new process, with ``env`` added to the environment); a
+    traceback anywhere fails the test."""
+    env = {**os.environ, **(env or {}), "MEMLAB_CACHE": str(cache)}
     proc = subprocess.run([sys.executable, "-m", "lab.cli", *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr

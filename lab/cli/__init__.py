@@ -27,6 +27,7 @@ from lab import METHOD_REVISION, __version__
 from lab.cli import progress
 from lab.cli.images import images as images_group
 from lab.cli.lifecycle import lifecycle as lifecycle_group
+from lab.cli.merge import merge_cmd
 from lab.cli.site import site_cmd
 from lab.cli.results import COMMANDS, load_lifecycle, load_set, finish, gate_options, reports_option, sign_key_option
 from lab.cases.seedplan import RECORDS_PER_CONTEXT
@@ -37,6 +38,7 @@ from lab.lifecycle.verify import is_lifecycle
 from lab.report.lifecycle import print_report as print_lifecycle
 from lab.report.terminal import print_matrix, stdout_console
 from lab.resultset.lock import OutRefused
+from lab.resultset.shards import ShardSpecError, check_run_id, parse_spec, shard_record
 from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
 from lab.runtime import own_image
 from lab.runtime import runnable as runnable_here
@@ -107,6 +109,13 @@ def list_cmd(profiles_dir: Path) -> None:
         _fail(f"{len(errors)} invalid profile(s) in {profiles_dir} (each named above with its fix)")
 
 
+def _run_id_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    try:
+        return None if value is None else check_run_id(value)
+    except ShardSpecError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @main.command()
 @click.option("--sut", "patterns", multiple=True, metavar="NAME_OR_GLOB",
               help=f"Rows to run (repeatable; globs allowed). Default: {DEFAULT_SUT!r}, the calibration rows.")
@@ -114,7 +123,8 @@ def list_cmd(profiles_dir: Path) -> None:
               help="Where SUTs run.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Result-set folder. Default: results/<UTC timestamp>/.")
-@click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True, help="Rows run side by side.")
+@click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True,
+              help="Trials run side by side: of one row once it is seeded, and of several rows.")
 @click.option("--nonce", default=None, help="Fix the seed plan's nonce (reproducible seeded texts).")
 @click.option("--records", type=click.IntRange(RECORDS_PER_CONTEXT, 100_000), default=RECORDS_PER_CONTEXT,
               show_default=True, metavar="N",
@@ -127,12 +137,18 @@ def list_cmd(profiles_dir: Path) -> None:
 @click.option("--no-fork-server", is_flag=True,
               help="Start every SUT as a plain new interpreter (local runtime) or a new container (docker), "
                    "not forked from a server that imported it once (docs/fork-server.md).")
+@click.option("--shard", "shard_spec", default=None, metavar="K/N",
+              help="Measure shard K of N: the selected rows, sorted, dealt out round-robin (row i to shard "
+                   "i mod N + 1); `memlab merge` joins the shards' sets (docs/sharding.md). Needs --run-id.")
+@click.option("--run-id", "run_id", default=None, callback=_run_id_option, metavar="ID",
+              help="Name the run in run.json (default: a new id); the shards of one run share it.")
 @sign_key_option
 @reports_option
 @gate_options
 def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None, records: int,
         profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
-        min_level: str | None, no_fork_server: bool = False) -> None:
+        min_level: str | None, no_fork_server: bool = False, shard_spec: str | None = None,
+        run_id: str | None = None) -> None:
     """Run the matrix: every selected row, ten edits, three controls; write a result set.
 
     Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
@@ -141,6 +157,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     interrupted. A row skipped before the run (unavailable, lifecycle-only, or not runnable on this
     runtime, e.g. its server is not installed) is named on stderr, is not in the result set and does
     not change the code; when no selected row can run, the exit is 2."""
+    shard = None
     profiles, errors = _profiles(profiles_dir)
     wanted = list(patterns) or [DEFAULT_SUT]
     chosen = select(profiles, wanted)
@@ -154,6 +171,11 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     for prof in lifecycle_only:
         console.print(f"[yellow]skipped[/] {prof.row}: a lifecycle row (`memlab lifecycle run --sut {prof.row}`)")
     chosen = [p for p in chosen if p not in lifecycle_only]
+    if shard_spec:
+        shard = _shard_of(shard_spec, run_id, [p.row for p in chosen if p.status == "runnable"]
+                          + [file_row(e.path) for e in invalid], nonce, records, no_fork_server)
+        chosen = [p for p in chosen if p.status != "runnable" or p.row in shard["assigned"]]
+        invalid = [e for e in invalid if file_row(e.path) in shard["assigned"]]
     unavailable = [p for p in chosen if p.status != "runnable"]
     for prof in unavailable:
         console.print(f"[yellow]skipped[/] {prof.row}: unavailable: {escape(str(prof.unavailable_reason))}")
@@ -172,6 +194,8 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
             console.print(f"[yellow]skipped[/] {prof.row}: not runnable on the {runtime.name} runtime here: "
                           f"{escape(str(why))}")
             runnable.remove(prof)
+            if shard:  # merge refuses a shard that did not measure a row it was given, and says why
+                shard["skipped"][prof.row] = f"not runnable on the {runtime.name} runtime there: {why}"
     if not runnable and not invalid:
         _fail("none of the selected rows can run here")
     out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -179,7 +203,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     try:
         with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
             summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records, invalid=invalid,
-                                 progress=bar.step)
+                                 progress=bar.step, run_id=run_id, shard=shard)
     except Interrupted as exc:
         console.print(f"[yellow]{escape(str(exc))}[/]; partial result set in {out}")
         sys.exit(130)
@@ -193,6 +217,24 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     print_matrix(summary.rows, stdout_console())
     console.print(f"result set: {out}")
     sys.exit(_outcome(finish(out, sign_key, reports, fail_on, min_level), summary.problems(), allow_errors))
+
+
+def _shard_of(spec: str, run_id: str | None, selection: list[str], nonce: str | None, records: int,
+              no_fork_server: bool) -> dict:
+    """The ``shard`` block of this shard's run.json (lab.resultset.shards), or exit 2 with the fix."""
+    try:
+        index, count = parse_spec(spec)
+    except ShardSpecError as exc:
+        _fail(str(exc))
+    if run_id is None:
+        _fail(f"--shard {spec} needs --run-id ID, the same on every shard (e.g. the CI run's id), so that "
+              "`memlab merge` can tell the shards of one run from those of another")
+    shard = shard_record(index, count, selection, {"nonce": nonce, "records": records,
+                                                   "fork_server": not no_fork_server})
+    if not shard["assigned"]:
+        _fail(f"--shard {spec}: shard {index} has no rows: {count} shards for {len(shard['selection'])} selected "
+              f"row(s); use at most {len(shard['selection'])} shards")
+    return shard
 
 
 def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:
@@ -234,5 +276,6 @@ for _command in COMMANDS:
 main.add_command(images_group)
 main.add_command(lifecycle_group)
 main.add_command(site_cmd)
+main.add_command(merge_cmd)
 
 

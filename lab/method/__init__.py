@@ -1,6 +1,7 @@
 """The method (METHOD.md's procedure): per case a fresh copy of the seeded volumes, the SUT
 stopped, one fault step (an edit by a generic editor, or a restore around the SUT's own
-operation), C3 before the restart, then restart, read and observe; rows side by side.
+operation), C3 before the restart, then restart, read and observe; rows and, once a row is
+seeded, its trials side by side.
 
 It only observes: raw observations are saved as they happen; verdicts are the judge's.
 May import: ``edits``, ``lab.profile``, ``lab.driver``, ``lab.runtime``, ``lab.cases``,

@@ -1,7 +1,8 @@
-"""The matrix runner: rows side by side, each row a short nest of phases.
+"""The matrix runner: rows and their trials side by side, each row a short nest of phases.
 
-prepare the SUT's environment -> save profile and environment -> run the
-procedure (observations saved as they happen) -> derive the rows -> manifest.
+prepare the SUT's environment -> save profile and environment -> seed -> the other trials,
+each a task of its own (observations saved as they happen) -> derive the rows -> manifest
+(:mod:`lab.method.rowwork`, on the run's workers: :mod:`lab.method.schedule`).
 A row that cannot be prepared is recorded as an error row; the rest still runs.
 Ctrl-C kills every SUT process of the run and still writes what was measured.
 """
@@ -9,9 +10,6 @@ Ctrl-C kills every SUT process of the run and still writes what was measured.
 from __future__ import annotations
 
 import threading
-import time
-import traceback
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,19 +20,18 @@ import structlog
 from lab import METHOD_REVISION
 from lab.cases import CASE_IDS
 from lab.runtime.housekeeping import RunRegistry, new_run_id
-from lab.method.procedure import RowProcedure
+from lab.method.rowwork import Interrupted, RowWork
+from lab.method.schedule import Workers
 from lab.profile import Profile, ProfileError, file_row
 from lab.resultset.results import ResultSet, lab_revision, write_json
 from lab.runtime import Runtime
-from lab.cases.seedplan import RECORDS_PER_CONTEXT, SeedPlan, make_plan
+from lab.cases.seedplan import RECORDS_PER_CONTEXT, make_plan
 
 log = structlog.get_logger(__name__)
 
 TRIALS_PER_ROW = 3 + len(CASE_IDS)  # seed, C1, C2, T1..T10
 
-
-class Interrupted(Exception):
-    """The run was cancelled (Ctrl-C); what was measured is kept."""
+__all__ = ["Interrupted", "RunSummary", "TRIALS_PER_ROW", "run_matrix"]
 
 
 @dataclass
@@ -63,83 +60,63 @@ class RunSummary:
 def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int = 1,
                nonce: str | None = None, records: int = RECORDS_PER_CONTEXT,
                progress: Callable[[str, str], None] = lambda row, step: None,
-               invalid: list[ProfileError] = ()) -> RunSummary:
+               invalid: list[ProfileError] = (), run_id: str | None = None,
+               shard: dict[str, Any] | None = None) -> RunSummary:
     """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows.
     Each row is seeded with its own plan of ``records`` per context (run.json states a count other than
-    the method's five)."""
-    run_id = new_run_id()
+    the method's five). ``jobs`` trials run side by side, of one row (after its seeding) or of several.
+    ``run_id`` names the run in run.json (shards of one run share it; default: this process's own id,
+    which also labels what the run starts); ``shard`` is recorded in run.json as it is given."""
+    local_id = new_run_id()
     results = ResultSet(out)
-    run = {"run_id": run_id, "started": _now(), "finished": None, "status": "running",
+    run = {"run_id": run_id or local_id, "started": _now(), "finished": None, "status": "running",
            "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
            **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
+           **({"shard": shard} if shard is not None else {}),
            "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid]}
     write_json(out / "run.json", run)
-    registry = RunRegistry(run_id)
+    registry = RunRegistry(local_id)
     cancel = threading.Event()
     summary = RunSummary(out=out, run=run)
-    log.info("run.start", run_id=run_id, rows=len(profiles), out=str(out), runtime=runtime.name)
+    lock = threading.Lock()
+    log.info("run.start", run_id=run["run_id"], rows=len(profiles), out=str(out), runtime=runtime.name, jobs=jobs)
 
-    def one(profile: Profile) -> list[dict[str, Any]]:
-        return _run_row(profile, runtime, registry, results, run, make_plan(nonce, records), cancel,
-                        lambda step: progress(profile.row, step))
+    def done(rows: list[dict[str, Any]]) -> None:
+        with lock:
+            summary.rows.extend(rows)
 
     for err in invalid:
         summary.rows += _record_invalid(err, results, run)
+    pool = Workers(jobs)
+    works = [RowWork(i, p, runtime, registry, results, run, make_plan(nonce, records), cancel,
+                     lambda step, row=p.row: progress(row, step), done) for i, p in enumerate(profiles)]
     try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="row") as pool:
-            pending = {pool.submit(one, p) for p in profiles}
-            try:
-                while pending:
-                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        summary.rows += fut.result()
-            except KeyboardInterrupt:
-                cancel.set()
-                registry.kill_all()
-                for fut in pending:
-                    fut.cancel()
-                run["status"] = "interrupted"
-                raise Interrupted("interrupted: SUT processes killed, measured trials kept") from None
+        for work in works:
+            work.start(pool)
+        try:
+            pool.wait()
+        except KeyboardInterrupt:
+            cancel.set()
+            pool.cancel()
+            registry.kill_all()
+            pool.drain()
+            run["status"] = "interrupted"
+            raise Interrupted("interrupted: SUT processes killed, measured trials kept") from None
         run["status"] = "completed"
     finally:
+        pool.cancel()
+        pool.drain()
+        for work in works:  # a row cut short (Ctrl-C, a crash of the lab) is derived from what it saved
+            try:
+                work.finish()
+            except Exception as exc:  # never hides what ended the run
+                log.error("row.derive_failed", row=work.profile.row, error=f"{type(exc).__name__}: {exc}")
         run["finished"] = _now()
         write_json(out / "run.json", run)
         results.write_manifest(run)
         registry.close()
-        log.info("run.end", run_id=run_id, status=run["status"], out=str(out))
+        log.info("run.end", run_id=run["run_id"], status=run["status"], out=str(out))
     return summary
-
-
-def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results: ResultSet,
-             run: dict[str, Any], plan: SeedPlan, cancel: threading.Event,
-             progress: Callable[[str], None]) -> list[dict[str, Any]]:
-    save = results.saver(profile.row)
-    save("profile", profile.to_json())
-    started = time.monotonic()
-    try:
-        prepared = runtime.prepare(profile)
-    except Exception as exc:  # an environment that cannot be built is this row's harness error
-        log.error("row.prepare_failed", row=profile.row, error=str(exc))
-        save("environment", {"runtime": runtime.name, "error": str(exc), "traceback": traceback.format_exc()})
-        save("seed", {"case": "seed", "status": "error",
-                      "error": {"stage": "prepare", "message": f"could not prepare the SUT: {exc}"}})
-        progress("prepare-failed")
-        return results.write_rows(profile.row, run)
-    environment = {"runtime": runtime.name, "python": prepared.python, "packages": prepared.packages,
-                   "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)}
-    save("environment", environment)
-
-    def step(name: str) -> None:
-        if cancel.is_set():
-            raise Interrupted(name)
-        progress(name)
-
-    try:
-        RowProcedure(prepared, runtime, registry, plan, save, results.root / "logs" / profile.row, step).run()
-    except Interrupted:
-        pass  # the observations saved so far stay; the rows are still derived from them
-    save("environment", environment)  # again: a runtime may settle its detail at the first start (docker's fork server)
-    return results.write_rows(profile.row, run)
 
 
 def _record_invalid(err: ProfileError, results: ResultSet, run: dict[str, Any]) -> list[dict[str, Any]]:

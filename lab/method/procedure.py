@@ -59,20 +59,36 @@ class RowProcedure:
         self.row = Row(self.profile, plan, bed, Sessions(prepared, runtime, registry, bed, logs_dir))
 
     def run(self) -> None:
-        """Seed, C1, C2, then T1..T10; every trial saved as it ends."""
-        seed = self._trial("seed", lambda obs: seeding.seed(self.row, obs))
-        ok = not seed.get("error")
+        """Seed, C1, C2, then T1..T10 one after the other; every trial saved as it ends."""
+        for _, unit in self.trials(self.seed()):
+            unit()
+
+    def seed(self) -> bool:
+        """The row's first trial: seed the golden volumes through the SUT. True when it held."""
+        return not self._trial("seed", lambda obs: seeding.seed(self.row, obs)).get("error")
+
+    def trials(self, seeded: bool) -> list[tuple[str, Callable[[], None]]]:
+        """C1, C2 and T1..T10 as ``(name, unit)``: after seeding each is independent of the others
+        (its own copy of the seeded volumes, scratch folder, logs and service ports), so the units
+        may run in any order or side by side; each saves its observation when it ends. Without a
+        seeding (``seeded`` False) a unit saves its trial as not measured."""
+        units: list[tuple[str, Callable[[], None]]] = []
         for name, body in (("C1", seeding.c1), ("C2", seeding.c2)):
-            self._trial(name, lambda obs, b=body: b(self.row, obs)) if ok else self._skip(name)
+            units.append((name, (lambda n=name, b=body: self._trial(n, lambda obs: b(self.row, obs))) if seeded
+                          else (lambda n=name: self._skip(n))))
         for case in CASES:
             reason = not_applicable(case, self.profile.capabilities)
             if reason:
-                self.save(case.id, {"case": case.id, "status": "n/a", "na_reason": reason})
-                self.progress(case.id)
-            elif ok:
-                self._trial(case.id, lambda obs, c=case: self._case(c, obs))
+                units.append((case.id, lambda c=case, r=reason: self._not_applicable(c, r)))
+            elif seeded:
+                units.append((case.id, lambda c=case: self._trial(c.id, lambda obs: self._case(c, obs))))
             else:
-                self._skip(case.id)
+                units.append((case.id, lambda c=case: self._skip(c.id)))
+        return units
+
+    def _not_applicable(self, case: Case, reason: str) -> None:
+        self.save(case.id, {"case": case.id, "status": "n/a", "na_reason": reason})
+        self.progress(case.id)
 
     def _trial(self, name: str, body: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         obs: dict[str, Any] = {"case": name, "status": "measured", "sut_stopped_during_edit": True,

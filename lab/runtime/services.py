@@ -28,7 +28,9 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,11 +119,23 @@ def redis_url(port: int) -> str:
     return f"redis://127.0.0.1:{port}/0"
 
 
+#: The ports ``free_port`` handed out last in this process: services started side by side (trials of
+#: one row, rows of one run) never get the same one while a server has not bound its port yet. A port
+#: handed out thousands of starts ago has long been bound or let go, so the memory is bounded.
+_HANDED: deque[int] = deque(maxlen=4096)
+_HANDED_LOCK = threading.Lock()
+
+
 def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free TCP port on 127.0.0.1, none of the last ports this process handed out."""
+    with _HANDED_LOCK:
+        while True:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            if port not in _HANDED:
+                _HANDED.append(port)
+                return port
 
 
 def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str] | None = None) -> RunningService:

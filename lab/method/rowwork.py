@@ -1,0 +1,119 @@
+"""One row's work, as tasks for the run's workers (:mod:`lab.method.schedule`).
+
+The first task saves the profile, prepares the SUT's environment (a row that cannot be prepared
+is an error row) and seeds; it then submits each of the row's other trials as a task of its own
+(:meth:`lab.method.procedure.RowProcedure.trials`). The task that ends the row's last trial
+derives its rows from the saved observations. Every trial saves its observation as it ends, so
+a crash or Ctrl-C keeps what was measured; :meth:`RowWork.finish` derives a row cut short.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from typing import Any, Callable
+
+import structlog
+
+from lab.cases.seedplan import SeedPlan
+from lab.method.procedure import RowProcedure
+from lab.method.schedule import Workers
+from lab.profile import Profile
+from lab.resultset.results import ResultSet
+from lab.runtime import Runtime
+from lab.runtime.housekeeping import RunRegistry
+
+log = structlog.get_logger(__name__)
+
+
+class Interrupted(Exception):
+    """The run was cancelled (Ctrl-C); what was measured is kept."""
+
+
+class RowWork:
+    """The tasks of one row (the ``index``-th of the run): open it (prepare, seed), then its trials."""
+
+    def __init__(self, index: int, profile: Profile, runtime: Runtime, registry: RunRegistry,
+                 results: ResultSet, run: dict[str, Any], plan: SeedPlan, cancel: threading.Event,
+                 progress: Callable[[str], None], done: Callable[[list[dict[str, Any]]], None]):
+        self.index, self.profile, self.runtime, self.registry = index, profile, runtime, registry
+        self.results, self.run, self.plan, self.cancel = results, run, plan, cancel
+        self.progress, self.done = progress, done
+        self._lock = threading.Lock()
+        self._opened = self._finished = False
+        self._left = 0
+        self._environment: dict[str, Any] | None = None
+
+    def start(self, pool: Workers) -> None:
+        """Queue the row's first task (prepare and seed); it queues the rest."""
+        pool.submit((self.index, 0), lambda: self._open(pool))
+
+    def finish(self) -> None:
+        """Derive the row's rows from what is saved, once (a row never opened has nothing to derive)."""
+        with self._lock:
+            if not self._opened or self._finished:
+                return
+            self._finished = True
+        if self._environment is not None:  # again: a runtime may settle its detail at the first start (docker's fork server)
+            self.results.saver(self.profile.row)("environment", self._environment)
+        self.done(self.results.write_rows(self.profile.row, self.run))
+
+    def _open(self, pool: Workers) -> None:
+        if self.cancel.is_set():
+            return
+        with self._lock:
+            self._opened = True
+        procedure = self._prepare()
+        if procedure is None:
+            self.finish()
+            return
+        try:
+            seeded = procedure.seed()
+        except Interrupted:
+            self.finish()
+            return
+        units = procedure.trials(seeded)
+        with self._lock:
+            self._left = len(units)
+        for number, (_, unit) in enumerate(units, 1):
+            if not pool.submit((self.index, number), lambda u=unit: self._trial(u)):
+                break  # cancelled: the row is derived from what was saved (finish, at the run's end)
+
+    def _trial(self, unit: Callable[[], None]) -> None:
+        try:
+            if not self.cancel.is_set():
+                unit()
+        except Interrupted:
+            pass  # the trial's observation is saved; the run's end derives the row
+        finally:
+            with self._lock:
+                self._left -= 1
+                last = self._left == 0
+        if last:
+            self.finish()
+
+    def _prepare(self) -> RowProcedure | None:
+        """Save the profile and the environment; the row's procedure, or None when it cannot be prepared."""
+        profile, save = self.profile, self.results.saver(self.profile.row)
+        save("profile", profile.to_json())
+        started = time.monotonic()
+        try:
+            prepared = self.runtime.prepare(profile)
+        except Exception as exc:  # an environment that cannot be built is this row's harness error
+            log.error("row.prepare_failed", row=profile.row, error=str(exc))
+            save("environment", {"runtime": self.runtime.name, "error": str(exc), "traceback": traceback.format_exc()})
+            save("seed", {"case": "seed", "status": "error",
+                          "error": {"stage": "prepare", "message": f"could not prepare the SUT: {exc}"}})
+            self.progress("prepare-failed")
+            return None
+        self._environment = {"runtime": self.runtime.name, "python": prepared.python, "packages": prepared.packages,
+                             "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)}
+        save("environment", self._environment)
+        return RowProcedure(prepared, self.runtime, self.registry, self.plan, save,
+                            self.results.root / "logs" / profile.row, self._step)
+
+    def _step(self, name: str) -> None:
+        if self.cancel.is_set():
+            raise Interrupted(name)
+        self.progress(name)
