@@ -22,6 +22,8 @@ import structlog
 from lab import METHOD_REVISION
 from lab.cases import CASE_IDS
 from lab.runtime.housekeeping import RunRegistry, new_run_id
+from lab.judge.derive import TRIALS
+from lab.method import resume as resuming
 from lab.method.procedure import RowProcedure
 from lab.profile import Profile, ProfileError, file_row
 from lab.resultset.results import ResultSet, lab_revision, write_json
@@ -63,25 +65,24 @@ class RunSummary:
 def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int = 1,
                nonce: str | None = None, records: int = RECORDS_PER_CONTEXT,
                progress: Callable[[str, str], None] = lambda row, step: None,
-               invalid: list[ProfileError] = ()) -> RunSummary:
+               invalid: list[ProfileError] = (), resume: bool = False) -> RunSummary:
     """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows.
     Each row is seeded with its own plan of ``records`` per context (run.json states a count other than
-    the method's five)."""
-    run_id = new_run_id()
-    results = ResultSet(out)
-    run = {"run_id": run_id, "started": _now(), "finished": None, "status": "running",
-           "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
-           **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
-           "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid]}
-    write_json(out / "run.json", run)
-    registry = RunRegistry(run_id)
+    the method's five). ``resume``: continue the killed run in ``out`` (lab.method.resume): its saved
+    trials are kept, the others measured; ``ResumeRefused`` when this run is not the same run."""
+    results = ResultSet(out, resume=resume)
+    run = _begin(results, profiles, invalid, runtime, nonce, records, resume)
+    registry = RunRegistry(new_run_id())  # this process's run (its processes' mark), the set's id kept
     cancel = threading.Event()
     summary = RunSummary(out=out, run=run)
-    log.info("run.start", run_id=run_id, rows=len(profiles), out=str(out), runtime=runtime.name)
+    log.info("run.start", run_id=run["run_id"], rows=len(profiles), out=str(out), runtime=runtime.name,
+             resumed=resume)
 
     def one(profile: Profile) -> list[dict[str, Any]]:
-        return _run_row(profile, runtime, registry, results, run, make_plan(nonce, records), cancel,
-                        lambda step: progress(profile.row, step))
+        saved = resuming.saved_trials(results.observation_dir(profile.row)) if resume else {}
+        plan = resuming.plan_of(saved) or make_plan(nonce, records)
+        return _run_row(profile, runtime, registry, results, run, plan, cancel,
+                        lambda step: progress(profile.row, step), saved)
 
     for err in invalid:
         summary.rows += _record_invalid(err, results, run)
@@ -106,14 +107,43 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
         write_json(out / "run.json", run)
         results.write_manifest(run)
         registry.close()
-        log.info("run.end", run_id=run_id, status=run["status"], out=str(out))
+        log.info("run.end", run_id=run["run_id"], status=run["status"], out=str(out))
     return summary
+
+
+def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileError], runtime: Runtime,
+           nonce: str | None, records: int, resume: bool) -> dict[str, Any]:
+    """run.json of a new run, or of the killed one this run continues (after proving it the same run)."""
+    ident = resuming.identity(profiles, runtime, nonce, records)
+    if resume:
+        try:
+            run = resuming.recorded(results.root)
+            differ = resuming.refusals(run, ident, profiles, list(invalid), runtime.name, results.root)
+            if differ:
+                raise resuming.ResumeRefused(f"{results.root} was measured by another run than this one:\n  "
+                                             + "\n  ".join(differ))
+        except resuming.ResumeRefused:
+            results.close()
+            raise
+        run.update(status="running", finished=None, resumed=run.get("resumed", []) + [_now()])
+    else:
+        run = {"run_id": new_run_id(), "started": _now(), "finished": None, "status": "running",
+               "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
+               **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
+               "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid], **ident}
+    write_json(results.root / "run.json", run)
+    return run
 
 
 def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results: ResultSet,
              run: dict[str, Any], plan: SeedPlan, cancel: threading.Event,
-             progress: Callable[[str], None]) -> list[dict[str, Any]]:
+             progress: Callable[[str], None], saved: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     save = results.saver(profile.row)
+    kept = results.root / resuming.KEPT / profile.row
+    if set(TRIALS) <= set(saved):  # resumed after its last trial: only its rows are left to write
+        resuming.drop(kept)
+        return results.write_rows(profile.row, run)
+    resuming.set_aside_logs(results.root / "logs" / profile.row, saved)
     save("profile", profile.to_json())
     started = time.monotonic()
     try:
@@ -125,8 +155,12 @@ def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results:
                       "error": {"stage": "prepare", "message": f"could not prepare the SUT: {exc}"}})
         progress("prepare-failed")
         return results.write_rows(profile.row, run)
-    save("environment", {"runtime": runtime.name, "python": prepared.python, "packages": prepared.packages,
-                         "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)})
+    environment = {"runtime": runtime.name, "python": prepared.python, "packages": prepared.packages,
+                   "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)}
+    if saved:  # resumed: the environment the saved trials ran in stays their evidence, and must be this one
+        resuming.check_environment(results.observation_dir(profile.row), environment)
+    else:
+        save("environment", environment)
 
     def step(name: str) -> None:
         if cancel.is_set():
@@ -134,7 +168,8 @@ def _run_row(profile: Profile, runtime: Runtime, registry: RunRegistry, results:
         progress(name)
 
     try:
-        RowProcedure(prepared, runtime, registry, plan, save, results.root / "logs" / profile.row, step).run()
+        RowProcedure(prepared, runtime, registry, plan, save, results.root / "logs" / profile.row, step,
+                     saved, kept).run()
     except Interrupted:
         pass  # the observations saved so far stay; the rows are still derived from them
     return results.write_rows(profile.row, run)

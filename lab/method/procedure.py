@@ -24,12 +24,15 @@ from typing import Any, Callable, Iterator
 
 import structlog
 
+from lab import moments
 from lab.cases import CASES, Case, not_applicable
 from lab.cases.seedplan import SeedPlan
-from lab.method import seeding
+from lab.judge.derive import TRIALS
+from lab.method import resume, seeding
 from lab.method.bed import Bed
 from lab.method.edit_step import EditStep
 from lab.method.restore_step import RestoreStep
+from lab.method.resume import ResumeRefused
 from lab.method.row import Row
 from lab.method.sessions import Session, Sessions, StageError
 from lab.runtime import Prepared, Runtime
@@ -52,27 +55,49 @@ class RowProcedure:
 
     def __init__(self, prepared: Prepared, runtime: Runtime, registry: RunRegistry, plan: SeedPlan,
                  save: Callable[[str, dict[str, Any]], Path], logs_dir: Path,
-                 progress: Progress = lambda step: None):
+                 progress: Progress = lambda step: None, saved: dict[str, dict[str, Any]] | None = None,
+                 kept: Path | None = None):
         self.profile = prepared.profile
         self.save, self.progress = save, progress
+        self.saved = saved or {}  # a resumed run: the trials saved before the kill are not measured again
         bed = Bed(registry.scratch_root / self.profile.row, self.profile.volumes)
-        self.row = Row(self.profile, plan, bed, Sessions(prepared, runtime, registry, bed, logs_dir))
+        self.row = Row(self.profile, plan, bed, Sessions(prepared, runtime, registry, bed, logs_dir), kept)
 
     def run(self) -> None:
-        """Seed, C1, C2, then T1..T10; every trial saved as it ends."""
-        seed = self._trial("seed", lambda obs: seeding.seed(self.row, obs))
-        ok = not seed.get("error")
+        """Seed, C1, C2, then T1..T10; every trial saved as it ends (those ``saved`` already, skipped).
+        The kept seeded volumes go once every trial is saved."""
+        failed = self._seed()
         for name, body in (("C1", seeding.c1), ("C2", seeding.c2)):
-            self._trial(name, lambda obs, b=body: b(self.row, obs)) if ok else self._skip(name)
+            if name not in self.saved:
+                self._trial(name, lambda obs, b=body: b(self.row, obs)) if not failed else self._skip(name, failed)
         for case in CASES:
             reason = not_applicable(case, self.profile.capabilities)
-            if reason:
+            if case.id in self.saved:
+                self.progress(case.id)
+            elif reason:
                 self.save(case.id, {"case": case.id, "status": "n/a", "na_reason": reason})
                 self.progress(case.id)
-            elif ok:
+            elif not failed:
                 self._trial(case.id, lambda obs, c=case: self._case(c, obs))
             else:
-                self._skip(case.id)
+                self._skip(case.id, failed)
+        if self.row.kept is not None:
+            resume.drop(self.row.kept)
+
+    def _seed(self) -> str:
+        """Seed (or, resumed, take the saved seeding and its kept volumes); why the rest cannot be
+        measured, or ''."""
+        seed = self.saved.get("seed")
+        if seed is None:
+            seed = self._trial("seed", lambda obs: seeding.seed(self.row, obs))
+        else:
+            self.progress("seed")
+            if not seed.get("error") and not set(TRIALS) <= set(self.saved):
+                try:
+                    resume.restore(self.row.bed, self.row.kept, seed)
+                except ResumeRefused as exc:
+                    return f"not measured (resume: {exc})"
+        return "not measured (seeding failed)" if seed.get("error") else ""
 
     def _trial(self, name: str, body: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         obs: dict[str, Any] = {"case": name, "status": "measured", "sut_stopped_during_edit": True,
@@ -95,9 +120,8 @@ class RowProcedure:
         self.progress(name)
         return obs
 
-    def _skip(self, name: str) -> None:
-        self.save(name, {"case": name, "status": "error",
-                         "error": {"stage": "seed", "message": "not measured (seeding failed)"}})
+    def _skip(self, name: str, why: str) -> None:
+        self.save(name, {"case": name, "status": "error", "error": {"stage": "seed", "message": why}})
         self.progress(name)
 
     def _case(self, case: Case, obs: dict[str, Any]) -> None:
@@ -108,6 +132,7 @@ class RowProcedure:
             started = time.monotonic()
             step_for(case).apply(self.row, obs, vols, held)
             obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
+            moments.reach("edited", self.profile.row, case.id)
             edited_at = time.monotonic()
             with self.row.sessions.held_or_new(obs, case.id, vols, held) as s:
                 obs["timings"]["restart"] = 0.0 if held is not None else round(time.monotonic() - edited_at, 6)

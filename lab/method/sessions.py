@@ -91,7 +91,8 @@ class Sessions:
                 log_path = self.logs_dir / f"{trial}-{spec.name}-{len(obs['logs'])}.log"
                 obs["logs"].append(log_path.name)
                 try:
-                    svc = self.runtime.start_service(spec, volumes[spec.volume], log_path, self.registry.run_id)
+                    svc = self.runtime.start_service(spec, volumes[spec.volume], log_path, self.registry.run_id,
+                                                     self.registry.track_pid)
                 except ServiceError as exc:
                     raise StageError("service", f"{spec.name} ({spec.kind}): {exc}") from exc
                 running.append(svc)

@@ -189,8 +189,10 @@ class DockerRuntime:
         client.volume_paths = paths
         return client
 
-    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
-        """The service in a container of its backend image (host networking on loopback)."""
+    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str,
+                      on_spawn=None) -> RunningService:
+        """The service in a container of its backend image (host networking on loopback); its container
+        carries the run's label from its creation, so ``gc`` finds it without ``on_spawn``."""
         return start_container(spec, data, log_path, run_id)
 
     # ---- helpers ---------------------------------------------------------------
