@@ -71,8 +71,12 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
     the method's five). ``resume``: continue the killed run in ``out`` (lab.method.resume): its saved
     trials are kept, the others measured; ``ResumeRefused`` when this run is not the same run."""
     results = ResultSet(out, resume=resume)
-    run = _begin(results, profiles, invalid, runtime, nonce, records, resume)
-    registry = RunRegistry(new_run_id())  # this process's run (its processes' mark), the set's id kept
+    registry = RunRegistry(new_run_id())  # marks this process's SUTs; a resume keeps the set's own run id
+    try:
+        run = _begin(results, profiles, invalid, runtime, nonce, records, resume, registry.run_id)
+    except resuming.ResumeRefused:
+        registry.close()
+        raise
     cancel = threading.Event()
     summary = RunSummary(out=out, run=run)
     log.info("run.start", run_id=run["run_id"], rows=len(profiles), out=str(out), runtime=runtime.name,
@@ -112,7 +116,7 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
 
 
 def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileError], runtime: Runtime,
-           nonce: str | None, records: int, resume: bool) -> dict[str, Any]:
+           nonce: str | None, records: int, resume: bool, run_id: str) -> dict[str, Any]:
     """run.json of a new run, or of the killed one this run continues (after proving it the same run)."""
     ident = resuming.identity(profiles, runtime, nonce, records)
     if resume:
@@ -125,9 +129,10 @@ def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileErr
         except resuming.ResumeRefused:
             results.close()
             raise
-        run.update(status="running", finished=None, resumed=run.get("resumed", []) + [_now()])
+        run.update(status="running", finished=None,
+                   resumed=run.get("resumed", []) + [{"at": _now(), "process_run": run_id}])
     else:
-        run = {"run_id": new_run_id(), "started": _now(), "finished": None, "status": "running",
+        run = {"run_id": run_id, "started": _now(), "finished": None, "status": "running",
                "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
                **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
                "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid], **ident}

@@ -4,7 +4,8 @@ What makes a resumed set one measurement, not two spliced ones:
 
 - the same run: the lab's release and commit, the method revision, the runtime, the options that
   change what is measured (``run.json``'s ``options``), the same rows, each with the same profile
-  and the same driver folder (``run.json``'s ``drivers``: a digest of its files, pins included).
+  file (``profiles``: a digest of its bytes) and the same driver folder (``drivers``: a digest of
+  its files, pins included), and the same SUT environment (Python and packages).
   Anything else is refused with what differs and how to resume it (or why it cannot be).
 - the same seeded store: the method copies *one* seeded store per row into every trial, and C3
   (and ``verify``) compare every case's store dump to it. A re-seeding would write other ids and
@@ -49,7 +50,8 @@ def identity(profiles: list[Profile], runtime: Any, nonce: str | None, records: 
     """What ``run.json`` records so that a resume can prove it continues the same run."""
     return {"options": {"nonce": nonce, "records": records,
                         "fork_server": bool(getattr(runtime, "use_fork_server", False))},
-            "drivers": {p.row: driver_digest(p) for p in profiles}}
+            "drivers": {p.row: driver_digest(p) for p in profiles},
+            "profiles": {p.row: "sha256:" + hashlib.sha256(Path(p.path).read_bytes()).hexdigest() for p in profiles}}
 
 
 def driver_digest(profile: Profile) -> str:
@@ -74,7 +76,7 @@ def recorded(out: Path) -> dict[str, Any]:
         raise ResumeRefused(f"{path}: not a run record of memlab (no list of rows)")
     if run.get("status") == "completed" and (Path(out) / "manifest.json").is_file():
         raise ResumeRefused(f"{out} holds a completed result set: nothing to resume (`memlab verify {out}`)")
-    if "options" not in run or "drivers" not in run:
+    if any(key not in run for key in ("options", "drivers", "profiles")):
         raise ResumeRefused(f"{path} records no options or drivers (a run of an older lab): it cannot be "
                             "proved to be the same run; measure it again into a new --out")
     return run
@@ -107,10 +109,10 @@ def refusals(run: dict[str, Any], now: dict[str, Any], profiles: list[Profile], 
         if was is not None and was != now["drivers"].get(profile.row):
             out_lines.append(f"{profile.row}: its driver folder {profile.driver_dir} changed since the run started "
                              "(a digest of its files differs): put it back as it was")
-        saved = _saved(Path(out) / "observations" / profile.row / "profile.json")
-        if saved is not None and saved != json.loads(json.dumps(profile.to_json(), default=str)):
-            out_lines.append(f"{profile.row}: its profile {profile.path} differs from the one the run saved "
-                             f"(observations/{profile.row}/profile.json): put it back as it was")
+        was = (run.get("profiles") or {}).get(profile.row)
+        if was is not None and was != now["profiles"].get(profile.row):
+            out_lines.append(f"{profile.row}: its profile {profile.path} differs from the one the run started "
+                             "with (a digest of the file): put it back as it was")
     return out_lines
 
 

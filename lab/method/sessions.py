@@ -59,6 +59,7 @@ class Sessions:
             obs["logs"].append(log_path.name)
             client = self.runtime.launch(self.prepared, volumes, scratch, log_path, self.registry.run_id)
             client.on_start, client.on_stop = self.registry.track, self.registry.untrack
+            client.limit(**self.profile.limits)
             session = Session(client, self.profile.timeouts, urls)
             extra = {"services": urls} if urls else {}
             try:
