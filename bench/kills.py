@@ -134,6 +134,7 @@ def attempt(moment: str, work: Path, env: dict) -> Attempt:
 def main() -> int:
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     with tempfile.TemporaryDirectory(prefix="memlab-kills-") as tmp:
+        os.chmod(tmp, 0o755)  # PostgreSQL runs as its own user and must reach its data directory
         env = {**os.environ, "MEMLAB_CACHE": f"{tmp}/cache", "MEMLAB_SCRATCH": f"{tmp}/scratch"}
         print(f"{'moment':<46} {'verify':<8} {'gc left':>7} {'resume':>7} {'verified':>9} {'twice/missing':>14}")
         attempts = []

@@ -36,7 +36,9 @@ class Partial:
                "rows without a row file: " + (", ".join(self.rows_without_file) or "none"),
                "trials without an observation: " + (", ".join(self.trials_missing) or "none")]
         out.append("a manifest pins what was measured, and it verifies" if self.pinned
-                   else "no manifest: nothing is pinned yet")
+                   else "no manifest.json: nothing is pinned yet" + (" (the run was killed while writing it, or "
+                                                                     "it was removed)" if self.status == "completed"
+                                                                     else ""))
         out.append(f"complete it with `memlab run --resume {self.root}` (after `memlab gc`)")
         return out
 

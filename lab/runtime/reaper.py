@@ -20,12 +20,13 @@ GONE_SECONDS = 10.0
 
 
 def marked(run_id: str) -> list[int]:
-    """Live processes carrying ``MEMLAB_RUN_ID=run_id`` in their environment."""
+    """Live processes carrying ``MEMLAB_RUN_ID=run_id`` in their environment (never this one)."""
     mark = f"MEMLAB_RUN_ID={run_id}".encode() + b"\0"
     found = []
     for proc in Path("/proc").glob("[0-9]*"):
         try:
-            if mark in (proc / "environ").read_bytes() + b"\0" and running(int(proc.name)):
+            if (b"\0" + mark in b"\0" + (proc / "environ").read_bytes() + b"\0" and running(int(proc.name))
+                    and int(proc.name) != os.getpid()):
                 found.append(int(proc.name))
         except OSError:
             continue
