@@ -7,6 +7,9 @@ killed set PARTIAL (exit 3), `memlab gc` exited 0 leaving no process that carrie
 both runs. tests/test_kill_resume.py asserts the same per moment, and more (docs/resume.md).
 
     python bench/kills.py              # the reference rows reference-naive and reference-naive-postgres
+
+Leave the checkout alone while it runs: a resume refuses a lab commit or tree other than the
+killed run's, as it should.
 """
 
 from __future__ import annotations
@@ -113,6 +116,7 @@ def attempt(moment: str, work: Path, env: dict) -> Attempt:
     """Kill a run at ``moment``, gc, resume; what happened."""
     import json
 
+    from lab.resultset.loading import Unreadable
     from lab.resultset.verify import verify
 
     out, events = work / "out", work / "moments"
@@ -124,8 +128,14 @@ def attempt(moment: str, work: Path, env: dict) -> Attempt:
     result.partial = memlab("verify", out, env=env).returncode == 3
     gc = memlab("gc", env=env)
     result.left_after_gc = len(marked(run_id)) if gc.returncode == 0 else -1
-    result.resumed = memlab("run", "--resume", out, "--runtime", "local", "--no-reports", env=env).returncode == 0
-    result.verified = verify(out).ok
+    resumed = memlab("run", "--resume", out, "--runtime", "local", "--no-reports", env=env)
+    result.resumed = resumed.returncode == 0
+    if not result.resumed:
+        print(f"{moment}: the resume exited {resumed.returncode}: {resumed.stderr.strip()[-600:]}", file=sys.stderr)
+    try:
+        result.verified = verify(out).ok
+    except Unreadable as exc:
+        print(f"{moment}: {exc}", file=sys.stderr)
     done = saves(events)
     result.twice = len({s for s in done if done.count(s) > 1}) + len(set((r, t) for r in ROWS for t in TRIALS) - set(done))
     return result
