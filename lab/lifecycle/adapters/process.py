@@ -129,7 +129,8 @@ class SutProcess:
         for spec in self.profile.services:
             log_path = self.logs_dir / f"{self.profile.row}-{spec.name}-{self.starts}.log"
             try:
-                svc = self.runtime.start_service(spec, self.volumes[spec.volume], log_path, self.registry.run_id)
+                svc = self.runtime.start_service(spec, self.volumes[spec.volume], log_path, self.registry.run_id,
+                                                 self.registry.track_pid)
             except ServiceError as exc:
                 raise AdapterError(f"service {spec.name} ({spec.kind}) did not start: {exc}\n"
                                    f"  service log: {log_path}") from exc
