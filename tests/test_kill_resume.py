@@ -18,6 +18,7 @@ import pytest
 
 from lab.judge.derive import TRIALS
 from lab.resultset.verify import verify
+from lab.runtime.reaper import running
 from processes import run_processes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +63,8 @@ def in_groups(pgids: list[int]) -> set[tuple[int, str]]:
 
 
 def alive(identities: set[tuple[int, str]]) -> list[tuple[int, str]]:
-    return sorted(i for i in identities if identity(i[0]) == i)
+    """Those still running (a zombie has ended: it waits only for its parent, or init, to reap it)."""
+    return sorted(i for i in identities if identity(i[0]) == i and running(i[0]))
 
 
 @pytest.fixture
@@ -75,7 +77,8 @@ def test_a_run_killed_at_a_moment_resumes_to_a_verifying_set(moment, env, cache,
     out, events = tmp_path / "out", tmp_path / "moments"
     proc = start_paused(out, {**env, "MEMLAB_PAUSE_AT": KILLS[moment]}, events)
     run_id = json.loads((out / "run.json").read_text())["run_id"]
-    recorded = in_groups([pid for pids in registry_pids(cache).values() for pid in pids])
+    ours = set(run_processes(run_id))  # a recorded pid the machine gave to another process since is not ours
+    recorded = in_groups([pid for pids in registry_pids(cache).values() for pid in pids if pid in ours])
     kill9(proc)
     before = observation_digests(out)
 

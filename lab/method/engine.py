@@ -122,7 +122,7 @@ def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileErr
     if resume:
         try:
             run = resuming.recorded(results.root)
-            differ = resuming.refusals(run, ident, profiles, list(invalid), runtime.name, results.root)
+            differ = resuming.refusals(run, ident, profiles, list(invalid), runtime.name)
             if differ:
                 raise resuming.ResumeRefused(f"{results.root} was measured by another run than this one:\n  "
                                              + "\n  ".join(differ))

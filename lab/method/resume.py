@@ -83,7 +83,7 @@ def recorded(out: Path) -> dict[str, Any]:
 
 
 def refusals(run: dict[str, Any], now: dict[str, Any], profiles: list[Profile], invalid: list[ProfileError],
-             runtime_name: str, out: Path) -> list[str]:
+             runtime_name: str) -> list[str]:
     """Each way this run differs from the killed one, with the fix; empty when it may resume."""
     out_lines = []
     if run.get("method_revision") != METHOD_REVISION:

@@ -135,7 +135,7 @@ def gc() -> list[str]:
         run_id = stray.name.rsplit("-", 1)[0]
         owner = run_id.rsplit("-", 1)[-1]
         if stray.is_dir() and not (runs / run_id).exists() and not (owner.isdigit() and _alive(int(owner))):
-            removed.append(_remove_scratch(stray))
+            removed.append(_remove_scratch(stray, end_holders=False))  # not provably a run's: nothing is killed
     return removed
 
 
@@ -234,10 +234,12 @@ def _reap(state: Path, run_id: str, keep_scratch: bool) -> list[str]:
     return removed
 
 
-def _remove_scratch(path: Path) -> str:
-    """Remove a scratch folder once no live process works in it (a server on a data directory
-    in it is ended first); one still held is left, and the line says so and by what."""
-    left = reaper.end(reaper.holders(path))
+def _remove_scratch(path: Path, end_holders: bool = True) -> str:
+    """Remove a scratch folder once no live process works in it; one still held is left, and the line
+    says so and by what. ``end_holders``: a dead run's own folder, whose holders (a server on a data
+    directory in it) are ended first; a stray folder's holders are never ended, only named."""
+    holders = reaper.holders(path)
+    left = reaper.end(holders) if end_holders else holders
     if left:
         log.warning("gc.scratch_left", scratch=str(path), processes=[reaper.describe(p) for p in left])
         return (f"{LEFT}scratch {path}: still used by {', '.join(reaper.describe(p) for p in left)}; "
