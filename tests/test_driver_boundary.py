@@ -70,11 +70,11 @@ sys.stdout.flush(); sys.stdin.read()
 '''
 
 
-def client(tmp_path, body):
+def client(tmp_path, body, limits=None):
     script = tmp_path / "driver.py"
     script.write_text(textwrap.dedent(PRELUDE) + textwrap.dedent(body))
-    return DriverClient([sys.executable, "-u", str(script)], {"PATH": "/usr/bin:/bin"}, tmp_path,
-                        tmp_path / "sut.log").start()
+    drv = DriverClient([sys.executable, "-u", str(script)], {"PATH": "/usr/bin:/bin"}, tmp_path, tmp_path / "sut.log")
+    return (drv.limit(*limits) if limits else drv).start()
 
 
 def conversation(drv, ops=2):
@@ -106,6 +106,19 @@ def test_an_endless_line_is_cut_at_the_limit_without_growing_the_lab(tmp_path):
     assert time.monotonic() - started < 10  # at the limit, not at the op timeout
     assert peak < 4 * MAX_LINE_BYTES, f"the lab held {peak} bytes for one line"
     assert "MAX_LINE_BYTES" in str(caught.value) and "SUT log" in str(caught.value)
+
+
+def test_the_profile_sets_the_line_limit(tmp_path):
+    drv = client(tmp_path, ENDLESS, limits=(65536, 65536))
+    with pytest.raises(DriverError, match=r"longer than 65536 bytes \(the profile's limits.line_bytes"):
+        conversation(drv, ops=1)
+
+
+def test_an_answer_over_the_profile_answer_limit_is_refused_not_taken(tmp_path):
+    big = HUGE.replace("20 * 1024 * 1024", "200 * 1024")
+    assert conversation(client(tmp_path, big), ops=1)  # within the default limits: taken
+    with pytest.raises(DriverError, match=r"more than the profile's limits.answer_bytes \(100000\)"):
+        conversation(client(tmp_path, big, limits=(1 << 24, 100_000)), ops=1)
 
 
 def test_a_20_mb_answer_is_refused(tmp_path):

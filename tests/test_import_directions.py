@@ -11,17 +11,18 @@ LAB = Path(__file__).resolve().parent.parent / "lab"
 
 #: role -> the lab roles it may import (``edits`` and the top-level ``lab`` constants always).
 ALLOWED = {
+    "moments": set(),
     "profile": set(),
     "driver": set(),
-    "runtime": {"profile", "driver"},
+    "runtime": {"moments", "profile", "driver"},
     "cases": set(),
     "judge": {"cases"},
-    "resultset": {"profile", "cases", "judge"},
-    "method": {"profile", "driver", "runtime", "cases", "judge", "resultset"},
+    "resultset": {"moments", "profile", "cases", "judge"},
+    "method": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset"},
     "report": {"cases", "judge", "resultset", "lifecycle"},
     "lifecycle": {"profile", "driver", "runtime", "resultset"},
     "testing": {"runtime"},
-    "cli": {"profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle"},
+    "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle"},
 }
 
 

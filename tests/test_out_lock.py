@@ -55,7 +55,7 @@ def test_an_existing_set_given_as_out_is_refused_and_left_as_it_was(done, tmp_pa
     before = snapshot(done)
     proc = memlab(*command, "--out", done, cache=shared_cache(tmp_path_factory))
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "already holds a result set" in said(proc) and "--resume, is not built" in said(proc)
+    assert "already holds a result set" in said(proc) and "memlab run --resume" in said(proc)
     assert snapshot(done) == before and verify(done).ok
 
 

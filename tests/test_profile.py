@@ -79,3 +79,26 @@ def test_shipped_profiles_are_valid_and_selectable():
         "reference-sealed", "reference-sealed-beside", "reference-sealed-postgres"}
     assert {p.row for p in select(profiles, ["reference-naive", "*-redis"])} == {
         "reference-naive", "reference-naive-redis", "langgraph-redis"}
+
+
+def test_driver_boundary_limits_reach_the_profile(tmp_path):
+    assert load_profile(write(tmp_path, GOOD)).limits == {"line_bytes": 1 << 24, "answer_bytes": 1 << 24}
+    prof = load_profile(write(tmp_path, GOOD + "limits: {line_bytes: 65536, answer_bytes: 8192}\n"))
+    assert prof.limits == {"line_bytes": 65536, "answer_bytes": 8192}
+
+
+@pytest.mark.parametrize("limits,field", [
+    ("{line_bytes: 100}", "limits.line_bytes"),
+    ("{line_bytes: 1099511627776}", "limits.line_bytes"),
+    ("{answer_bytes: true}", "limits.answer_bytes"),
+    ("{answer_bytes: 65536.5}", "limits.answer_bytes"),
+    ("{line_bytes: 10000, answer_bytes: 20000}", "limits"),
+    ("{answer: 20000}", "limits.answer"),
+])
+def test_driver_boundary_limits_are_bytes_in_a_range(tmp_path, limits, field):
+    path = write(tmp_path, GOOD + f"limits: {limits}\n")
+    with pytest.raises(ProfileError) as info:
+        load_profile(path)
+    err = info.value
+    assert err.field == field and err.line == GOOD.count("\n") + 1 and err.fix, str(err)
+    assert str(path) in str(err) and "fix:" in str(err)

@@ -214,12 +214,19 @@ def test_rejection_exits_1_and_names_ground_and_file(rs, cache):
     assert json.loads(as_json.stdout)["findings"][0]["ground"] == "row-missing"
 
 
-@pytest.mark.parametrize("damage", ["no-manifest", "garbage-manifest", "not-a-folder", "wrong-schema"])
+def test_a_completed_run_without_its_manifest_is_partial_never_verified(rs, cache):
+    (rs / "manifest.json").unlink()  # what a kill while the manifest is written leaves (or its removal)
+    proc = memlab("verify", rs, cache=cache)
+    assert proc.returncode == 3 and "PARTIAL" in proc.stdout and "no manifest.json" in proc.stdout, proc.stdout
+    assert "trials without an observation: none" in proc.stdout and "memlab run --resume" in proc.stdout
+    as_json = json.loads(memlab("verify", rs, "--json", cache=cache).stdout)
+    assert as_json["partial"] and not as_json["verified"] and not as_json["pinned"]
+
+
+@pytest.mark.parametrize("damage", ["garbage-manifest", "not-a-folder", "wrong-schema"])
 def test_unreadable_input_exits_2_with_a_message(rs, cache, damage):
     target = rs
-    if damage == "no-manifest":
-        (rs / "manifest.json").unlink()
-    elif damage == "garbage-manifest":
+    if damage == "garbage-manifest":
         (rs / "manifest.json").write_text("{not json")
     elif damage == "wrong-schema":
         save(rs / "manifest.json", {"schema": "something/9"})

@@ -32,7 +32,8 @@ from lab.cli.site import site_cmd
 from lab.cli.results import COMMANDS, load_lifecycle, load_set, finish, gate_options, reports_option, sign_key_option
 from lab.cases.seedplan import RECORDS_PER_CONTEXT
 from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
-from lab.runtime.housekeeping import gc as gc_run
+from lab.method.resume import ResumeRefused, recorded as recorded_run
+from lab.runtime.housekeeping import LEFT as GC_LEFT, gc as gc_run
 from lab.profile import PROFILES_DIR, ProfileError, file_row, scan_profiles, select
 from lab.lifecycle.verify import is_lifecycle
 from lab.report.lifecycle import print_report as print_lifecycle
@@ -142,13 +143,17 @@ def _run_id_option(ctx: click.Context, param: click.Parameter, value: str | None
                    "i mod N + 1); `memlab merge` joins the shards' sets (docs/sharding.md). Needs --run-id.")
 @click.option("--run-id", "run_id", default=None, callback=_run_id_option, metavar="ID",
               help="Name the run in run.json (default: a new id); the shards of one run share it.")
+@click.option("--resume", "resume", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Continue the killed run in DIR (its --out; a shard's too, as it was recorded): saved trials "
+                   "are kept, the rest measured; refused when the lab, a profile, a driver or an option differs "
+                   "from the killed run's (docs/resume.md).")
 @sign_key_option
 @reports_option
 @gate_options
 def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None, records: int,
         profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
         min_level: str | None, no_fork_server: bool = False, shard_spec: str | None = None,
-        run_id: str | None = None) -> None:
+        run_id: str | None = None, resume: Path | None = None) -> None:
     """Run the matrix: every selected row, ten edits, three controls; write a result set.
 
     Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
@@ -158,6 +163,13 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     runtime, e.g. its server is not installed) is named on stderr, is not in the result set and does
     not change the code; when no selected row can run, the exit is 2."""
     shard = None
+    if resume is not None:
+        if out is not None and out.resolve() != resume.resolve():
+            _fail(f"--out {out} and --resume {resume} name two folders: a resume writes into the folder it continues")
+        if shard_spec or run_id:
+            _fail("--resume continues the run (or shard) as its run.json recorded it: give --resume DIR without "
+                  "--shard or --run-id")
+        out, patterns = resume, patterns or tuple(_recorded_rows(resume))
     profiles, errors = _profiles(profiles_dir)
     wanted = list(patterns) or [DEFAULT_SUT]
     chosen = select(profiles, wanted)
@@ -203,11 +215,11 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     try:
         with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
             summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records, invalid=invalid,
-                                 progress=bar.step, run_id=run_id, shard=shard)
+                                 progress=bar.step, run_id=run_id, shard=shard, resume=resume is not None)
     except Interrupted as exc:
         console.print(f"[yellow]{escape(str(exc))}[/]; partial result set in {out}")
         sys.exit(130)
-    except OutRefused as exc:  # another run writes --out, or it holds a set: nothing was written
+    except (OutRefused, ResumeRefused) as exc:  # another run writes --out, it holds a set, or not this run's
         _fail(str(exc))
     except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept on disk
         out.mkdir(parents=True, exist_ok=True)
@@ -235,6 +247,13 @@ def _shard_of(spec: str, run_id: str | None, selection: list[str], nonce: str | 
         _fail(f"--shard {spec}: shard {index} has no rows: {count} shards for {len(shard['selection'])} selected "
               f"row(s); use at most {len(shard['selection'])} shards")
     return shard
+def _recorded_rows(folder: Path) -> list[str]:
+    """The rows the killed run in ``folder`` recorded (a resume's default selection)."""
+    try:
+        return [str(name) for name in recorded_run(folder)["rows"]]
+    except ResumeRefused as exc:
+        _fail(str(exc))
+        raise
 
 
 def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:
@@ -264,11 +283,19 @@ def show(result_dir: Path) -> None:
 
 @main.command()
 def gc() -> None:
-    """Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders)."""
-    removed = gc_run()
-    for item in removed:
-        console.print(f"removed {item}")
-    console.print(f"gc: {len(removed)} item(s) removed" if removed else "gc: nothing to remove")
+    """Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders).
+
+    Only runs whose memlab process is gone are touched. A scratch folder a live process still works in
+    (a server on its data directory) is removed only once that process is ended; one that cannot be
+    ended is left, named with the process, and gc exits 1."""
+    done = gc_run()
+    left = [item for item in done if item.startswith(GC_LEFT)]
+    for item in done:
+        console.print(escape(item if item in left else f"removed {item}"))
+    removed = len(done) - len(left)
+    console.print(f"gc: {removed} item(s) removed" if removed else "gc: nothing to remove")
+    if left:
+        _fail(f"gc: {len(left)} folder(s) left because a live process still uses them (named above)", 1)
 
 
 for _command in COMMANDS:

@@ -1,6 +1,6 @@
 """The result-set commands of ``memlab``: verify, sign, keygen, analyze, compare, report, gate.
 
-Exit codes: ``verify`` 0 verified, 1 rejected, 2 unreadable input; ``gate`` (and
+Exit codes: ``verify`` 0 verified, 1 rejected, 2 unreadable input, 3 partial (lab.resultset.partial); ``gate`` (and
 ``run`` with gate options) 0 met, 1 failed, 2 undecided or unreadable; the others 0
 done, 2 bad input. Errors are one message, never a traceback.
 """
@@ -27,6 +27,8 @@ from lab.report.files import DEFAULT_FILES, LIFECYCLE_RENDERERS, RENDERERS, writ
 from lab.report.files import render as render_report
 from lab.report import lifecycle as lifecycle_report
 from lab.report.terminal import print_matrix, stdout_console
+from lab.cli.verification import print_verification, verify_partial
+from lab.resultset.partial import partial
 from lab.resultset.verify import GROUNDS, Verification, verify
 from lab.lifecycle.verify import LIFECYCLE_GROUNDS, is_lifecycle, verify_lifecycle
 
@@ -117,23 +119,9 @@ def verify_any(root: Path, pubkey: Any = None) -> Verification:
     return verify_lifecycle(root, pubkey) if is_lifecycle(root) else verify(root, pubkey)
 
 
-def _print_verification(result: Verification) -> None:
-    if result.ok:
-        signed = f"signed by {result.signed_by}" if result.signed_by else "not signed"
-        click.echo(f"VERIFIED {result.root}: {result.rows} row(s), {result.evidence} evidence file(s), "
-                   f"recount and re-derivation agree, {signed}")
-        return
-    click.echo(f"REJECTED {result.root}: {len(result.findings)} finding(s)")
-    for f in result.findings:
-        click.echo(f"  {f.ground:<24} {f.file}: {f.detail}")
-    if any(f.ground == "verdict-not-derivable" for f in result.findings):
-        lab = (result.manifest.get("lab") or {}).get("commit")
-        click.echo(f"hint: these verdicts were derived by lab commit {lab}; if the classifier changed since, "
-                   f"`memlab analyze {result.root}` derives a new result set from the same observations")
-
-
 @click.command("verify", help="Recompute a result set from its pinned bytes. Exit 0 verified, 1 rejected, "
-                               "2 unreadable input.\n\nRejection grounds: " + ", ".join(GROUNDS) + "; of a lifecycle set: "
+                               "2 unreadable input, 3 partial (a run that did not complete: which rows and trials "
+                               "are missing is said; what a manifest pins is verified).\n\nRejection grounds: " + ", ".join(GROUNDS) + "; of a lifecycle set: "
                                + ", ".join(sorted(set(LIFECYCLE_GROUNDS) - set(GROUNDS))) + ".")
 @click.argument("result_dir", type=click.Path(path_type=Path))
 @click.option("--pubkey", type=click.Path(dir_okay=False, path_type=Path), callback=_public_key,
@@ -141,6 +129,9 @@ def _print_verification(result: Verification) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     """Verify a result set: digests, signature, recount, re-derivation; name each rejection ground."""
+    part = None if is_lifecycle(result_dir) else partial(result_dir)
+    if part is not None:
+        sys.exit(verify_partial(part, pubkey, as_json))
     try:
         result = verify_any(result_dir, pubkey)
     except Unreadable as exc:
@@ -148,7 +139,7 @@ def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
-        _print_verification(result)
+        print_verification(result)
     sys.exit(0 if result.ok else 1)
 
 
@@ -165,7 +156,7 @@ def sign_cmd(result_dir: Path, key: Any) -> None:
     blocking = [f for f in result.findings if f.ground not in SIGNATURE_GROUNDS]
     if blocking:
         result.findings = blocking
-        _print_verification(result)
+        print_verification(result)
         fail("not signed: the result set does not verify", code=1)
     record = signing.sign(result_dir, key)
     click.echo(f"signed {result_dir / 'manifest.json'} with {record['key_id']} -> {signing.SIGNATURE_FILE}")
@@ -285,7 +276,7 @@ def gate_cmd(result_dir: Path, fail_on: str | None, min_level: str | None, pubke
     except Unreadable as exc:
         fail(str(exc))
     if not result.ok:
-        _print_verification(result)
+        print_verification(result)
         fail("gate undecided: the result set does not verify")
     rows, _ = load_set(result_dir)
     sys.exit(run_gate(rows, fail_on, min_level))

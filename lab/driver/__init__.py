@@ -2,8 +2,9 @@
 
 Every answer is checked at the boundary: an answer of the wrong shape, a crash,
 or a timeout raises :class:`DriverError` (a harness error, never a verdict); so do a line
-longer than ``MAX_LINE_BYTES`` (stdout is read in bounded chunks, :mod:`lab.driver.lines`: an
-endless line never grows the lab), JSON a strict reader refuses (NaN, a duplicate key), and
+longer than the profile's ``limits.line_bytes`` (default ``MAX_LINE_BYTES``; stdout is read in
+bounded chunks, :mod:`lab.driver.lines`: an endless line never grows the lab), an answer larger than
+its ``limits.answer_bytes``, JSON a strict reader refuses (NaN, a duplicate key), and
 anything but exactly one answer per request: a line before a request, or after an answer, is
 a protocol fault, found at the next request or at :meth:`DriverClient.finish` at the latest,
 so the trial of a driver that forged an answer is an error and the answer is never scored. Its
@@ -27,7 +28,7 @@ from typing import Any
 
 import structlog
 
-from lab.driver.lines import MAX_LINE_BYTES  # noqa: F401 -- re-exported: the limit a harness error names
+from lab.driver.lines import MAX_LINE_BYTES  # re-exported: the default limit a harness error names
 from lab.driver.lines import LineReader, LineTooLong, parse_answer, wait_reading
 
 log = structlog.get_logger(__name__)
@@ -88,6 +89,13 @@ class DriverClient(SutLog):
         self._last_op = "open"
         #: Volume paths as the SUT sees them (a container runtime maps them).
         self.volume_paths: dict[str, str] = {}
+        #: The boundary's limits (the profile's ``limits``): the longest line read, the largest answer taken.
+        self.line_bytes = self.answer_bytes = MAX_LINE_BYTES
+
+    def limit(self, line_bytes: int, answer_bytes: int) -> "DriverClient":
+        """Set the boundary's limits (before :meth:`start`); an answer is one line, so at most ``line_bytes``."""
+        self.line_bytes, self.answer_bytes = line_bytes, min(answer_bytes, line_bytes)
+        return self
 
     @property
     def pid(self) -> int | None:
@@ -106,7 +114,7 @@ class DriverClient(SutLog):
         finally:
             logfile.close()
         assert self._proc.stdout
-        self._reader = LineReader(self._proc.stdout.fileno())
+        self._reader = LineReader(self._proc.stdout.fileno(), self.line_bytes)
         if self.on_start:
             self.on_start(self)
         return self
@@ -146,6 +154,10 @@ class DriverClient(SutLog):
         if line is None:
             code = self._proc.wait(timeout=5)
             raise self.fault(f"{op}: the SUT process exited with code {code} before answering")
+        if len(line) > self.answer_bytes:
+            self.kill()
+            raise self.fault(f"{op}: the driver answered {len(line)} bytes, more than the profile's "
+                             f"limits.answer_bytes ({self.answer_bytes}); process killed, the answer not taken")
         answer = self._check(op, line)
         if self._reader.pending():  # read together with the answer: a second answer to this request
             self._unasked(op)

@@ -32,8 +32,8 @@ class LineTooLong(Exception):
 class LineReader:
     """The lines of one file descriptor (a driver's stdout), read in bounded chunks."""
 
-    def __init__(self, fd: int):
-        self.fd = fd
+    def __init__(self, fd: int, limit: int = MAX_LINE_BYTES):
+        self.fd, self.limit = fd, limit
         self.buffer = bytearray()
         self.eof = False
 
@@ -45,18 +45,18 @@ class LineReader:
         chunk = os.read(self.fd, CHUNK_BYTES)
         if not chunk:
             self.eof = True
-        elif len(self.buffer) <= MAX_LINE_BYTES:
+        elif len(self.buffer) <= self.limit:
             self.buffer += chunk
         return True
 
     def line(self, deadline: float) -> bytes | None:
         """The next non-blank line (without its newline); None at the end of the output or at ``deadline``
-        (``eof`` tells which). ``LineTooLong`` once a line passes ``MAX_LINE_BYTES``."""
+        (``eof`` tells which). ``LineTooLong`` once a line passes the limit."""
         while True:
             end = self.buffer.find(b"\n")
-            if end > MAX_LINE_BYTES or (end < 0 and len(self.buffer) > MAX_LINE_BYTES):
-                raise LineTooLong(f"a line longer than {MAX_LINE_BYTES} bytes (lab.driver.lines.MAX_LINE_BYTES; "
-                                  "an answer is one line)")
+            if end > self.limit or (end < 0 and len(self.buffer) > self.limit):
+                raise LineTooLong(f"a line longer than {self.limit} bytes (the profile's limits.line_bytes, "
+                                  f"default lab.driver.lines.MAX_LINE_BYTES = {MAX_LINE_BYTES}; an answer is one line)")
             if end >= 0:
                 line = bytes(self.buffer[:end])
                 del self.buffer[:end + 1]
@@ -75,7 +75,7 @@ class LineReader:
         """Read what comes within ``seconds`` (0: what is there now) until the end of the output, or
         until one line's worth is held (more would be dropped: what is held already says enough)."""
         deadline = time.monotonic() + seconds
-        while len(self.buffer) <= MAX_LINE_BYTES and self.fill(max(0.0, deadline - time.monotonic())):
+        while len(self.buffer) <= self.limit and self.fill(max(0.0, deadline - time.monotonic())):
             if seconds and time.monotonic() >= deadline:
                 break
 

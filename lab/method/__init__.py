@@ -5,5 +5,6 @@ seeded, its trials side by side.
 
 It only observes: raw observations are saved as they happen; verdicts are the judge's.
 May import: ``edits``, ``lab.profile``, ``lab.driver``, ``lab.runtime``, ``lab.cases``,
-``lab.judge`` (C3 on the evidence it just took) and ``lab.resultset`` (to write what it saw).
+``lab.judge`` (C3 on the evidence it just took), ``lab.resultset`` (to write what it saw) and
+``lab.moments`` (the named moments of a run). A killed run resumes (:mod:`lab.method.resume`).
 """

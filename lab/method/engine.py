@@ -20,6 +20,7 @@ import structlog
 from lab import METHOD_REVISION
 from lab.cases import CASE_IDS
 from lab.runtime.housekeeping import RunRegistry, new_run_id
+from lab.method import resume as resuming
 from lab.method.rowwork import Interrupted, RowWork
 from lab.method.schedule import Workers
 from lab.profile import Profile, ProfileError, file_row
@@ -61,25 +62,27 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
                nonce: str | None = None, records: int = RECORDS_PER_CONTEXT,
                progress: Callable[[str, str], None] = lambda row, step: None,
                invalid: list[ProfileError] = (), run_id: str | None = None,
-               shard: dict[str, Any] | None = None) -> RunSummary:
+               shard: dict[str, Any] | None = None, resume: bool = False) -> RunSummary:
     """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows.
     Each row is seeded with its own plan of ``records`` per context (run.json states a count other than
     the method's five). ``jobs`` trials run side by side, of one row (after its seeding) or of several.
     ``run_id`` names the run in run.json (shards of one run share it; default: this process's own id,
-    which also labels what the run starts); ``shard`` is recorded in run.json as it is given."""
-    local_id = new_run_id()
-    results = ResultSet(out)
-    run = {"run_id": run_id or local_id, "started": _now(), "finished": None, "status": "running",
-           "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
-           **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
-           **({"shard": shard} if shard is not None else {}),
-           "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid]}
-    write_json(out / "run.json", run)
-    registry = RunRegistry(local_id)
+    which also labels what the run starts); ``shard`` is recorded in run.json as it is given.
+    ``resume``: continue the killed run in ``out`` (lab.method.resume): its saved trials are kept, the
+    others measured; ``ResumeRefused`` when this run is not the same run."""
+    results = ResultSet(out, resume=resume)
+    registry = RunRegistry(new_run_id())  # marks this process's SUTs; a resume keeps the set's own run id
+    try:
+        run = _begin(results, profiles, invalid, runtime, nonce, records, resume, run_id or registry.run_id,
+                     registry.run_id, shard)
+    except resuming.ResumeRefused:
+        registry.close()
+        raise
     cancel = threading.Event()
     summary = RunSummary(out=out, run=run)
     lock = threading.Lock()
-    log.info("run.start", run_id=run["run_id"], rows=len(profiles), out=str(out), runtime=runtime.name, jobs=jobs)
+    log.info("run.start", run_id=run["run_id"], rows=len(profiles), out=str(out), runtime=runtime.name, jobs=jobs,
+             resumed=resume)
 
     def done(rows: list[dict[str, Any]]) -> None:
         with lock:
@@ -88,8 +91,11 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
     for err in invalid:
         summary.rows += _record_invalid(err, results, run)
     pool = Workers(jobs)
-    works = [RowWork(i, p, runtime, registry, results, run, make_plan(nonce, records), cancel,
-                     lambda step, row=p.row: progress(row, step), done) for i, p in enumerate(profiles)]
+    works = []
+    for i, p in enumerate(profiles):
+        saved = resuming.saved_trials(results.observation_dir(p.row)) if resume else {}
+        works.append(RowWork(i, p, runtime, registry, results, run, resuming.plan_of(saved) or make_plan(nonce, records),
+                             cancel, lambda step, row=p.row: progress(row, step), done, saved))
     try:
         for work in works:
             work.start(pool)
@@ -117,6 +123,34 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
         registry.close()
         log.info("run.end", run_id=run["run_id"], status=run["status"], out=str(out))
     return summary
+
+
+def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileError], runtime: Runtime,
+           nonce: str | None, records: int, resume: bool, run_id: str, process_run: str,
+           shard: dict[str, Any] | None) -> dict[str, Any]:
+    """run.json of a new run named ``run_id``, or of the killed one this run continues (after proving it
+    the same run); ``process_run`` is this process's own id, which marks what it starts."""
+    ident = resuming.identity(profiles, runtime, nonce, records)
+    if resume:
+        try:
+            run = resuming.recorded(results.root)
+            differ = resuming.refusals(run, ident, profiles, list(invalid), runtime.name)
+            if differ:
+                raise resuming.ResumeRefused(f"{results.root} was measured by another run than this one:\n  "
+                                             + "\n  ".join(differ))
+        except resuming.ResumeRefused:
+            results.close()
+            raise
+        run.update(status="running", finished=None,
+                   resumed=run.get("resumed", []) + [{"at": _now(), "process_run": process_run}])
+    else:
+        run = {"run_id": run_id, "started": _now(), "finished": None, "status": "running",
+               "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
+               **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
+               **({"shard": shard} if shard is not None else {}),
+               "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid], **ident}
+    write_json(results.root / "run.json", run)
+    return run
 
 
 def _record_invalid(err: ProfileError, results: ResultSet, run: dict[str, Any]) -> list[dict[str, Any]]:

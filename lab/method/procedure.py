@@ -24,12 +24,15 @@ from typing import Any, Callable, Iterator
 
 import structlog
 
+from lab import moments
 from lab.cases import CASES, Case, not_applicable
 from lab.cases.seedplan import SeedPlan
-from lab.method import seeding
+from lab.judge.derive import TRIALS
+from lab.method import resume, seeding
 from lab.method.bed import Bed
 from lab.method.edit_step import EditStep
 from lab.method.restore_step import RestoreStep
+from lab.method.resume import ResumeRefused
 from lab.method.row import Row
 from lab.method.sessions import Session, Sessions, StageError
 from lab.runtime import Prepared, Runtime
@@ -52,38 +55,60 @@ class RowProcedure:
 
     def __init__(self, prepared: Prepared, runtime: Runtime, registry: RunRegistry, plan: SeedPlan,
                  save: Callable[[str, dict[str, Any]], Path], logs_dir: Path,
-                 progress: Progress = lambda step: None):
+                 progress: Progress = lambda step: None, saved: dict[str, dict[str, Any]] | None = None,
+                 kept: Path | None = None):
         self.profile = prepared.profile
         self.save, self.progress = save, progress
+        self.saved = saved or {}  # a resumed run: the trials saved before the kill are not measured again
         bed = Bed(registry.scratch_root / self.profile.row, self.profile.volumes)
-        self.row = Row(self.profile, plan, bed, Sessions(prepared, runtime, registry, bed, logs_dir))
+        self.row = Row(self.profile, plan, bed, Sessions(prepared, runtime, registry, bed, logs_dir), kept)
 
     def run(self) -> None:
-        """Seed, C1, C2, then T1..T10 one after the other; every trial saved as it ends."""
+        """Seed, C1, C2, then T1..T10 one after the other; every trial saved as it ends (those
+        ``saved`` already, skipped). The kept seeded volumes go once every trial is saved."""
         for _, unit in self.trials(self.seed()):
             unit()
+        if self.row.kept is not None:
+            resume.drop(self.row.kept)
 
-    def seed(self) -> bool:
-        """The row's first trial: seed the golden volumes through the SUT. True when it held."""
-        return not self._trial("seed", lambda obs: seeding.seed(self.row, obs)).get("error")
+    def seed(self) -> str:
+        """The row's first trial: seed the golden volumes through the SUT (or, resumed, take the
+        saved seeding and its kept volumes); why the other trials cannot be measured, or ''."""
+        seed = self.saved.get("seed")
+        if seed is None:
+            seed = self._trial("seed", lambda obs: seeding.seed(self.row, obs))
+        else:
+            self.progress("seed")
+            if not seed.get("error") and not set(TRIALS) <= set(self.saved):
+                try:
+                    resume.restore(self.row.bed, self.row.kept, seed)
+                except ResumeRefused as exc:
+                    return f"not measured (resume: {exc})"
+        return "not measured (seeding failed)" if seed.get("error") else ""
 
-    def trials(self, seeded: bool) -> list[tuple[str, Callable[[], None]]]:
+    def trials(self, failed: str = "") -> list[tuple[str, Callable[[], None]]]:
         """C1, C2 and T1..T10 as ``(name, unit)``: after seeding each is independent of the others
         (its own copy of the seeded volumes, scratch folder, logs and service ports), so the units
-        may run in any order or side by side; each saves its observation when it ends. Without a
-        seeding (``seeded`` False) a unit saves its trial as not measured."""
+        may run in any order or side by side; each saves its observation when it ends. A trial saved
+        before a resume only advances the progress; after a failed seeding (``failed``, the reason) a
+        unit saves its trial as not measured."""
         units: list[tuple[str, Callable[[], None]]] = []
         for name, body in (("C1", seeding.c1), ("C2", seeding.c2)):
-            units.append((name, (lambda n=name, b=body: self._trial(n, lambda obs: b(self.row, obs))) if seeded
-                          else (lambda n=name: self._skip(n))))
+            if name in self.saved:
+                units.append((name, lambda n=name: self.progress(n)))
+            else:
+                units.append((name, (lambda n=name, b=body: self._trial(n, lambda obs: b(self.row, obs)))
+                              if not failed else (lambda n=name: self._skip(n, failed))))
         for case in CASES:
             reason = not_applicable(case, self.profile.capabilities)
-            if reason:
+            if case.id in self.saved:
+                units.append((case.id, lambda c=case: self.progress(c.id)))
+            elif reason:
                 units.append((case.id, lambda c=case, r=reason: self._not_applicable(c, r)))
-            elif seeded:
+            elif not failed:
                 units.append((case.id, lambda c=case: self._trial(c.id, lambda obs: self._case(c, obs))))
             else:
-                units.append((case.id, lambda c=case: self._skip(c.id)))
+                units.append((case.id, lambda c=case: self._skip(c.id, failed)))
         return units
 
     def _not_applicable(self, case: Case, reason: str) -> None:
@@ -111,9 +136,8 @@ class RowProcedure:
         self.progress(name)
         return obs
 
-    def _skip(self, name: str) -> None:
-        self.save(name, {"case": name, "status": "error",
-                         "error": {"stage": "seed", "message": "not measured (seeding failed)"}})
+    def _skip(self, name: str, why: str) -> None:
+        self.save(name, {"case": name, "status": "error", "error": {"stage": "seed", "message": why}})
         self.progress(name)
 
     def _case(self, case: Case, obs: dict[str, Any]) -> None:
@@ -124,6 +148,7 @@ class RowProcedure:
             started = time.monotonic()
             step_for(case).apply(self.row, obs, vols, held)
             obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
+            moments.reach("edited", self.profile.row, case.id)
             edited_at = time.monotonic()
             with self.row.sessions.held_or_new(obs, case.id, vols, held) as s:
                 obs["timings"]["restart"] = 0.0 if held is not None else round(time.monotonic() - edited_at, 6)

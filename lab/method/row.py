@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from lab.cases.seedplan import SeedPlan
 from lab.method.bed import Bed
@@ -18,3 +19,5 @@ class Row:
     plan: SeedPlan
     bed: Bed
     sessions: Sessions
+    #: Where the seeded volumes are kept until the row ends, so a killed run resumes from them.
+    kept: Path | None = None

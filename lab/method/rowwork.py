@@ -17,6 +17,8 @@ from typing import Any, Callable
 import structlog
 
 from lab.cases.seedplan import SeedPlan
+from lab.judge.derive import TRIALS
+from lab.method import resume as resuming
 from lab.method.procedure import RowProcedure
 from lab.method.schedule import Workers
 from lab.profile import Profile
@@ -36,8 +38,11 @@ class RowWork:
 
     def __init__(self, index: int, profile: Profile, runtime: Runtime, registry: RunRegistry,
                  results: ResultSet, run: dict[str, Any], plan: SeedPlan, cancel: threading.Event,
-                 progress: Callable[[str], None], done: Callable[[list[dict[str, Any]]], None]):
+                 progress: Callable[[str], None], done: Callable[[list[dict[str, Any]]], None],
+                 saved: dict[str, dict[str, Any]] | None = None):
         self.index, self.profile, self.runtime, self.registry = index, profile, runtime, registry
+        self.saved = saved or {}  # resumed: the trials saved before the kill (not measured again)
+        self.kept = results.root / resuming.KEPT / profile.row  # the seeded volumes, until every trial is saved
         self.results, self.run, self.plan, self.cancel = results, run, plan, cancel
         self.progress, self.done = progress, done
         self._lock = threading.Lock()
@@ -50,11 +55,14 @@ class RowWork:
         pool.submit((self.index, 0), lambda: self._open(pool))
 
     def finish(self) -> None:
-        """Derive the row's rows from what is saved, once (a row never opened has nothing to derive)."""
+        """Derive the row's rows from what is saved, once (a row never opened has nothing to derive);
+        the kept seeded volumes go when every trial is saved (a row cut short keeps them for --resume)."""
         with self._lock:
             if not self._opened or self._finished:
                 return
             self._finished = True
+        if set(TRIALS) <= set(resuming.saved_trials(self.results.observation_dir(self.profile.row))):
+            resuming.drop(self.kept)
         if self._environment is not None:  # again: a runtime may settle its detail at the first start (docker's fork server)
             self.results.saver(self.profile.row)("environment", self._environment)
         self.done(self.results.write_rows(self.profile.row, self.run))
@@ -64,16 +72,20 @@ class RowWork:
             return
         with self._lock:
             self._opened = True
+        if set(TRIALS) <= set(self.saved):  # resumed after its last trial: only its rows are left to write
+            self.finish()
+            return
+        resuming.set_aside_logs(self.results.root / "logs" / self.profile.row, self.saved)
         procedure = self._prepare()
         if procedure is None:
             self.finish()
             return
         try:
-            seeded = procedure.seed()
+            failed = procedure.seed()
         except Interrupted:
             self.finish()
             return
-        units = procedure.trials(seeded)
+        units = procedure.trials(failed)
         with self._lock:
             self._left = len(units)
         for number, (_, unit) in enumerate(units, 1):
@@ -107,11 +119,15 @@ class RowWork:
                           "error": {"stage": "prepare", "message": f"could not prepare the SUT: {exc}"}})
             self.progress("prepare-failed")
             return None
-        self._environment = {"runtime": self.runtime.name, "python": prepared.python, "packages": prepared.packages,
-                             "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)}
-        save("environment", self._environment)
+        environment = {"runtime": self.runtime.name, "python": prepared.python, "packages": prepared.packages,
+                       "detail": prepared.detail, "prepare_seconds": round(time.monotonic() - started, 3)}
+        if self.saved:  # resumed: the environment the saved trials ran in stays their evidence, and must be this one
+            resuming.check_environment(self.results.observation_dir(profile.row), environment)  # else ResumeRefused
+        else:
+            self._environment = environment
+            save("environment", environment)
         return RowProcedure(prepared, self.runtime, self.registry, self.plan, save,
-                            self.results.root / "logs" / profile.row, self._step)
+                            self.results.root / "logs" / profile.row, self._step, self.saved, self.kept)
 
     def _step(self, name: str) -> None:
         if self.cancel.is_set():

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from lab import moments
 from lab.cases.controls import C2
 from lab.cases.seedplan import markers_in
+from lab.method import resume
 from lab.method.row import Row
 
 
@@ -21,7 +23,7 @@ def seed(row: Row, obs: dict[str, Any]) -> None:
     with row.sessions.sut(obs, "seed", vols) as s:
         obs["describe"] = s.call("describe")
         obs["writes"] = []
-        for rec in plan.records:
+        for n, rec in enumerate(plan.records):
             answer = s.call("write", context=plan.contexts[rec.label], text=rec.text, meta=rec.meta)
             if not answer["ok"]:
                 raise s.stage_error("seed", f"the SUT refused a seeding write: {answer.get('error')}")
@@ -29,6 +31,8 @@ def seed(row: Row, obs: dict[str, Any]) -> None:
             if (answer.get("record") or {}).get("version") is not None:
                 bed.seed_versions[str(answer["record"]["version"])] = rec.marker
             obs["writes"].append(answer)
+            if n == 0:
+                moments.reach("seeding", row.profile.row, "seed")
         obs["reads"] = _read_all(row, s)
     obs["seed_ids"] = bed.seed_ids
     if bed.seed_versions:
@@ -40,6 +44,8 @@ def seed(row: Row, obs: dict[str, Any]) -> None:
             served, want = sorted(served), sorted(want)
         if served != want:
             raise s.stage_error("seed", f"after seeding, context {label} served {served}, written {want}")
+    if row.kept is not None:  # before the seed observation is saved: a saved seed always has its store
+        resume.keep(bed, row.kept)
 
 
 def c1(row: Row, obs: dict[str, Any]) -> None:

@@ -59,6 +59,7 @@ class Sessions:
             obs["logs"].append(log_path.name)
             client = self.runtime.launch(self.prepared, volumes, scratch, log_path, self.registry.run_id)
             client.on_start, client.on_stop = self.registry.track, self.registry.untrack
+            client.limit(**self.profile.limits)
             session = Session(client, self.profile.timeouts, urls)
             extra = {"services": urls} if urls else {}
             try:
@@ -91,7 +92,8 @@ class Sessions:
                 log_path = self.logs_dir / f"{trial}-{spec.name}-{len(obs['logs'])}.log"
                 obs["logs"].append(log_path.name)
                 try:
-                    svc = self.runtime.start_service(spec, volumes[spec.volume], log_path, self.registry.run_id)
+                    svc = self.runtime.start_service(spec, volumes[spec.volume], log_path, self.registry.run_id,
+                                                     self.registry.track_pid)
                 except ServiceError as exc:
                     raise StageError("service", f"{spec.name} ({spec.kind}): {exc}") from exc
                 running.append(svc)

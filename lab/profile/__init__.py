@@ -24,6 +24,7 @@ schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profi
     signals: [{channel: log, level: WARNING, pattern: "integrity"}]   # level DEBUG..CRITICAL; pattern a regex
     dut_boundary: what is inside the device under test
     timeouts: {start: 60, op: 60}         # seconds, 0.5 to 3600
+    limits: {line_bytes: 16777216, answer_bytes: 16777216}   # driver boundary, 4096 to 268435456 bytes
     notes: free text
     position: stopped                     # stopped (the metric) | alive: the SUT process runs across
                                           # the edit and is read without a restart (its own row)

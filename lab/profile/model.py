@@ -20,7 +20,7 @@ STATUSES = ("runnable", "unavailable")
 TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
-    "timeouts", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
+    "timeouts", "limits", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
     "fork_server", "image",
 }
 POSITIONS = ("stopped", "alive")
@@ -135,6 +135,8 @@ class Profile:
     signals: tuple[SignalFilter, ...] = (SignalFilter(),)
     dut_boundary: str = ""
     timeouts: dict[str, float] = field(default_factory=lambda: {"start": 60.0, "op": 60.0})
+    #: The driver boundary (bytes): ``line_bytes`` the longest line read, ``answer_bytes`` the largest answer.
+    limits: dict[str, int] = field(default_factory=lambda: {"line_bytes": 1 << 24, "answer_bytes": 1 << 24})
     notes: str = ""
     observation_class: str = "a"
     position: str = "stopped"

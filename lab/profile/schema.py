@@ -41,6 +41,9 @@ Regex = Annotated[Line, _checked(names.bad_regex)]
 Module = Annotated[str, _checked(names.bad_module)]
 Version = Annotated[Line, Field(min_length=1)]
 Seconds = Annotated[float, Field(ge=MIN_SECONDS, le=MAX_SECONDS)]
+#: Bytes a driver-boundary limit may be: room for a real answer, never the lab's memory.
+MIN_BYTES, MAX_BYTES, DEFAULT_BYTES = 4096, 1 << 28, 1 << 24
+Bytes = Annotated[int, Field(ge=MIN_BYTES, le=MAX_BYTES)]
 
 
 def _literal(values: tuple[str, ...]) -> Any:
@@ -86,6 +89,20 @@ class Signal(Strict):
 class Timeouts(Strict):
     start: Seconds = 60.0
     op: Seconds = 60.0
+
+
+class Limits(Strict):
+    """The driver boundary: the longest line the lab reads, the largest answer it takes."""
+
+    line_bytes: Bytes = DEFAULT_BYTES
+    answer_bytes: Bytes = DEFAULT_BYTES
+
+    @model_validator(mode="after")
+    def _answer_is_a_line(self) -> "Limits":
+        if self.answer_bytes > self.line_bytes:
+            raise ValueError(f"answer_bytes {self.answer_bytes} is more than line_bytes {self.line_bytes}: "
+                             "an answer is one line")
+        return self
 
 
 class LifecycleDoc(Strict):
@@ -139,6 +156,7 @@ class Document(Strict):
     signals: list[Signal] | None = None
     dut_boundary: Text = ""
     timeouts: Timeouts = Timeouts()
+    limits: Limits = Limits()
     notes: Text = ""
     observation_class: Literal["a", "c"] = "a"
     position: _literal(POSITIONS) = "stopped"
@@ -151,7 +169,7 @@ class Document(Strict):
     def _empty_sections(cls, data: Any) -> Any:
         """An empty section (``capabilities:`` with nothing under it) is an absent one, as it always was."""
         if isinstance(data, dict):
-            sections = ("sut", "volumes", "services", "capabilities", "configuration", "timeouts", "signals",
+            sections = ("sut", "volumes", "services", "capabilities", "configuration", "timeouts", "limits", "signals",
                         "fork_server")
             return {k: v for k, v in data.items() if not (k in sections and v is None)}
         return data

@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lab.profile.model import ProfileError
-from lab.profile.schema import CHANNELS, LEVELS, MAX_SECONDS, MIN_SECONDS, Document
+from lab.profile.schema import CHANNELS, LEVELS, MAX_BYTES, MAX_SECONDS, MIN_BYTES, MIN_SECONDS, Document
 
 SECONDS = f"a number of seconds from {MIN_SECONDS:g} to {MAX_SECONDS:g}, e.g. timeouts: {{start: 60, op: 30}}"
 #: A field's own fix (``*`` any name or index, an index written ``.0``); the first match wins.
@@ -34,6 +34,8 @@ FIXES = {
     "sut.version": 'pin the exact version as text: version: "0.1.0"',
     "sut.commit": 'write the commit as text: commit: "1a2b3c4" (or null)',
     "timeouts.*": SECONDS,
+    "limits*": f"a whole number of bytes from {MIN_BYTES} to {MAX_BYTES} each, answer_bytes at most line_bytes, "
+              "e.g. limits: {line_bytes: 16777216, answer_bytes: 1048576}",
     "volumes.*.adversary": "write adversary: true (the adversary edits it) or adversary: false",
     "volumes.*": "write volumes.<name>: {adversary: true}",
     "services.*.kind": "use postgres or redis: services.<name>: {kind: postgres, volume: pgdata}",

@@ -62,6 +62,7 @@ class Validator:
                        configuration=dict(self.data.get("configuration") or {}),
                        detection_points=tuple(doc.detection_points), signals=signals,
                        timeouts={"start": doc.timeouts.start, "op": doc.timeouts.op},
+                       limits={"line_bytes": doc.limits.line_bytes, "answer_bytes": doc.limits.answer_bytes},
                        observation_class=doc.observation_class, position=doc.position,
                        services=self._services(doc, volumes, store), measurements=measurements,
                        lifecycle=self._lifecycle(doc, measurements),

@@ -3,5 +3,6 @@
 decision rules, verification, the independent recount, signatures, re-derivation (analyze),
 comparison and the CI gate.
 
-May import: ``lab.profile``, ``lab.cases`` and ``lab.judge`` (rows are derived by the judge).
+May import: ``lab.profile``, ``lab.cases``, ``lab.judge`` (rows are derived by the judge) and
+``lab.moments`` (the named moments of a run).
 """

@@ -9,6 +9,7 @@ Layout of a result set::
                                       method revision, lab release and commit
     manifest.sig                      optional Ed25519 signature of the manifest (lab.resultset.signing)
     run.lock                          held by the run writing the set (lab.resultset.lock); not evidence
+    seeded/<row>/<volume>/            a running row's seeded volumes, kept until it ends (lab.method.resume)
     rows/<row>@<point>.json           one row per SUT configuration and detection point
     observations/<row>/<trial>.json   raw observations: seed, C1, C2, T1..T10, profile, environment
     logs/<row>/<trial>-<n>.log        the SUT's log (stderr) of every start
@@ -25,7 +26,7 @@ from typing import Any
 
 import rfc8785
 
-from lab import METHOD_REVISION, __version__
+from lab import METHOD_REVISION, __version__, moments
 from lab.judge.derive import TRIALS, SavedRow, derive_rows
 from lab.judge.observation import Observation, ShapeError
 from lab.judge.scoring import DECISION_RULES
@@ -82,9 +83,9 @@ class ResultSet:
     """A result-set folder being written, by this run alone (``lab.resultset.lock``: a second run on
     the same folder, or a folder that already holds a set, is refused with ``OutRefused``)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, resume: bool = False):
         self.root = Path(root)
-        self._lock = claim(self.root)  # held while this object lives: the whole run
+        self._lock = claim(self.root, resume)  # held while this object lives: the whole run
 
     def close(self) -> None:
         """Release the folder (the lock also ends with the process)."""
@@ -96,13 +97,18 @@ class ResultSet:
 
     def saver(self, row: str):
         """A callable ``save(trial, data)`` writing one observation file of ``row``."""
-        return lambda trial, data: write_json(self.observation_dir(row) / f"{trial}.json", data)
+        def save(trial: str, data: dict[str, Any]) -> Path:
+            path = write_json(self.observation_dir(row) / f"{trial}.json", data)
+            moments.reach("saved", row, trial)
+            return path
+        return save
 
     def write_rows(self, row: str, run: dict[str, Any]) -> list[dict[str, Any]]:
         """Derive the rows of one SUT configuration from its saved observations and write them."""
         rows = assemble_rows(self.observation_dir(row), run)
         for r in rows:
             write_json(self.root / "rows" / f"{r['row']}@{r['detection_point']}.json", r)
+            moments.reach("rows", r["row"], r["detection_point"])
         return rows
 
     def write_manifest(self, run: dict[str, Any]) -> dict[str, Any]:
@@ -118,6 +124,7 @@ class ResultSet:
                     "decision_rules": DECISION_RULES, "rows": entries,
                     "evidence_digest": "SHA-256 over the bytes of each evidence file (run.json, observations, logs)",
                     "evidence": evidence(self.root)}
+        moments.reach("manifest")
         (self.root / "manifest.sig").unlink(missing_ok=True)  # a signature over the old manifest is void
         write_json(self.root / "manifest.json", manifest)
         return manifest

@@ -8,7 +8,7 @@ it in a hardened container of an image built from the same driver folder. Also h
 backend services (PostgreSQL, Redis) on their volumes, the images built without a registry,
 the lab's own container, and the run registry with ``gc``.
 
-May import: ``lab.profile`` and ``lab.driver``.
+May import: ``lab.profile``, ``lab.driver`` and ``lab.moments`` (the named moments of a run).
 """
 
 from __future__ import annotations
@@ -62,8 +62,10 @@ class Runtime(Protocol):
         ...
 
 
-    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
-        """Start a backend service (PostgreSQL, Redis) on its data volume; loopback only."""
+    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str,
+                      on_spawn=None) -> RunningService:
+        """Start a backend service (PostgreSQL, Redis) on its data volume; loopback only; ``on_spawn``
+        (when given) is told a local server's pid before the server is probed."""
         ...
 
 

@@ -216,8 +216,10 @@ class DockerRuntime:
         """Remove this runtime's fork-server containers (they also go with their run and by ``gc``)."""
         self.fork_servers.close()
 
-    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
-        """The service in a container of its backend image (host networking on loopback)."""
+    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str,
+                      on_spawn=None) -> RunningService:
+        """The service in a container of its backend image (host networking on loopback); its container
+        carries the run's label from its creation, so ``gc`` finds it without ``on_spawn``."""
         return start_container(spec, data, log_path, run_id)
 
     # ---- helpers ---------------------------------------------------------------

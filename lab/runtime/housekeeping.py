@@ -24,7 +24,12 @@ from pathlib import Path
 
 import structlog
 
+from lab.runtime import reaper
+
 log = structlog.get_logger(__name__)
+
+#: How ``gc`` names a folder it did not remove (a live process still used it).
+LEFT = "left "
 
 
 def cache_dir() -> Path:
@@ -76,6 +81,10 @@ class RunRegistry:
             log_path = getattr(client, "log_path", None)
             (self.dir / "containers" / client.container).write_text(
                 f"{log_path}\n{getattr(client, '_log_start', 0)}" if log_path else "")
+
+    def track_pid(self, pid: int) -> None:
+        """Record a process by pid alone, as soon as it exists (a service's server before it is probed)."""
+        (self.dir / "pids" / str(pid)).touch()
 
     def untrack(self, client) -> None:
         """Forget a stopped SUT process."""
@@ -136,8 +145,7 @@ def gc() -> list[str]:
         run_id = stray.name.rsplit("-", 1)[0]
         owner = run_id.rsplit("-", 1)[-1]
         if stray.is_dir() and not (runs / run_id).exists() and not (owner.isdigit() and _alive(int(owner))):
-            shutil.rmtree(stray, ignore_errors=True)
-            removed.append(f"scratch {stray}")
+            removed.append(_remove_scratch(stray, end_holders=False))  # not provably a run's: nothing is killed
     return removed
 
 
@@ -217,6 +225,9 @@ MOUNT_LINKS = Path("/tmp/memlab-mounts")
 
 def _reap(state: Path, run_id: str, keep_scratch: bool) -> list[str]:
     removed = _kill_tracked(state, run_id)
+    marked = reaper.marked(run_id)  # what left the tracked sessions (setsid) still carries the run's mark
+    left = reaper.end(marked)
+    removed += [f"process {pid} (marked by the run)" for pid in marked if pid not in left]
     links = MOUNT_LINKS / run_id
     if links.is_dir() and not keep_scratch:
         shutil.rmtree(links, ignore_errors=True)
@@ -225,13 +236,26 @@ def _reap(state: Path, run_id: str, keep_scratch: bool) -> list[str]:
     if scratch.is_file() and not keep_scratch:
         path = Path(scratch.read_text().strip())
         if path.exists():
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(f"scratch {path}")
+            removed.append(_remove_scratch(path))
     shutil.rmtree(state, ignore_errors=True)
     removed.append(f"run {run_id}")
     if removed[:-1]:
         log.info("gc.removed", run=run_id, items=removed[:-1])
     return removed
+
+
+def _remove_scratch(path: Path, end_holders: bool = True) -> str:
+    """Remove a scratch folder once no live process works in it; one still held is left, and the line
+    says so and by what. ``end_holders``: a dead run's own folder, whose holders (a server on a data
+    directory in it) are ended first; a stray folder's holders are never ended, only named."""
+    holders = reaper.holders(path)
+    left = reaper.end(holders) if end_holders else holders
+    if left:
+        log.warning("gc.scratch_left", scratch=str(path), processes=[reaper.describe(p) for p in left])
+        return (f"{LEFT}scratch {path}: still used by {', '.join(reaper.describe(p) for p in left)}; "
+                "stop that process, then run `memlab gc` again")
+    shutil.rmtree(path, ignore_errors=True)
+    return f"scratch {path}"
 
 
 def _identity(pid: int) -> str:

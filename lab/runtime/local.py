@@ -33,7 +33,7 @@ from lab.runtime.forkserver import ForkServers
 from lab.runtime.housekeeping import cache_dir
 from lab.profile import IMAGES_DIR, Profile
 from lab.runtime import LIST_PACKAGES, Prepared
-from lab.runtime.services import RunningService, ServiceSpec, start_local
+from lab.runtime.services import RunningService, ServiceSpec, Spawned, start_local
 
 log = structlog.get_logger(__name__)
 
@@ -99,9 +99,11 @@ class LocalRuntime:
         """Stop this runtime's fork servers (they also end with their run and with memlab)."""
         self.fork_servers.close()
 
-    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
-        """The service as a local server process (Debian's PostgreSQL 15 or Redis)."""
-        return start_local(spec, data, log_path, {"MEMLAB_RUN_ID": run_id})
+    def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str,
+                      on_spawn: Spawned | None = None) -> RunningService:
+        """The service as a local server process (Debian's PostgreSQL 15 or Redis); ``on_spawn`` is
+        told its pid before it is probed."""
+        return start_local(spec, data, log_path, {"MEMLAB_RUN_ID": run_id}, on_spawn)
 
 
 def _env(scratch: Path | None, run_id: str | None) -> dict[str, str]:

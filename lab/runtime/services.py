@@ -33,9 +33,11 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import structlog
 
+from lab import moments
 from lab.profile.model import SERVICE_KINDS, ServiceSpec
 
 log = structlog.get_logger(__name__)
@@ -138,14 +140,20 @@ def free_port() -> int:
                 return port
 
 
-def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str] | None = None) -> RunningService:
-    """Start ``spec`` as a local process on ``data``; confirm it is ours."""
+Spawned = Callable[[int], None]
+
+
+def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str] | None = None,
+                on_spawn: Spawned | None = None) -> RunningService:
+    """Start ``spec`` as a local process on ``data``; confirm it is ours. ``on_spawn`` is told the
+    server's pid as soon as it exists (the run registry records it before the server is probed,
+    so a run killed while a server starts leaves nothing ``gc`` cannot find)."""
     why = missing_local(spec.kind)
     if why:
         raise ServiceError(why)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    starter = _postgres if spec.kind == "postgres" else _redis
-    return starter(spec, Path(data).resolve(), log_path, {**os.environ, **(env or {})})
+    starter = _postgres if spec.kind == "postgres" else _redis  # redis and redis-stack
+    return starter(spec, Path(data).resolve(), log_path, {**os.environ, **(env or {})}, on_spawn or _ignore)
 
 
 INITDB_ARGS = ("-U", "memlab", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
@@ -182,7 +190,18 @@ def _postgres_user() -> dict:
     return {"user": "postgres", "group": "postgres", "extra_groups": []} if os.geteuid() == 0 else {}
 
 
-def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -> RunningService:
+def spawned(spec: ServiceSpec, proc: subprocess.Popen, on_spawn: Spawned) -> subprocess.Popen:
+    """Tell ``on_spawn`` of a just spawned server (then the moment ``service-start``)."""
+    on_spawn(proc.pid)
+    moments.reach("service-start", spec.name, spec.kind)
+    return proc
+
+
+def _ignore(pid: int) -> None:
+    return None
+
+
+def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str], on_spawn: Spawned) -> RunningService:
     data.mkdir(parents=True, exist_ok=True)
     if os.geteuid() == 0:
         subprocess.run(["chown", "-R", "postgres:postgres", str(data)], check=True)
@@ -194,6 +213,7 @@ def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]
         proc = subprocess.Popen([str(PG_BIN / "postgres"), *postgres_args(str(data), port)],
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 cwd=data, **_postgres_user())
+    spawned(spec, proc, on_spawn)
     log.debug("service.starting", kind="postgres", port=port, data=str(data))
     return RunningService(spec, *ready("postgres", proc, port, str(data), log_path), proc)
 
@@ -209,12 +229,13 @@ def pg_query(url: str, sql: str) -> str:
         raise ConnectionError(str(exc)) from exc
 
 
-def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]) -> RunningService:
+def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str], on_spawn: Spawned) -> RunningService:
     data.mkdir(parents=True, exist_ok=True)
     port = free_port()
     with open(log_path, "ab") as out:
         proc = subprocess.Popen(redis_command(spec.kind, str(data), port),
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    spawned(spec, proc, on_spawn)
     return RunningService(spec, *ready(spec.kind, proc, port, str(data), log_path), proc)
 
 

@@ -170,6 +170,10 @@ BROKEN = textwrap.dedent('''
             return []
         def open(self, volumes, config):
             self.config_break = config.pop("break")
+            if self.config_break == "extra":  # one line more than the requests asked for, at exit
+                import atexit
+                atexit.register(lambda: (kit._PROTOCOL_OUT.write('{{"id": 99, "ok": true}}\\n'),
+                                         kit._PROTOCOL_OUT.flush()))
             super().open(volumes, config)
 
     kit.serve(Broken)
@@ -244,3 +248,13 @@ def test_lifecycle_strict_in_a_container(start):
     sut.restart()  # a new container on the same volume
     assert served(sut) == ["Porto"]
     assert sut.delete(ALICE, "office").ok and served(sut) == []
+
+
+def test_a_line_beyond_the_answers_is_found_when_the_sut_stops(broken, registry):
+    with DriverAdapter(broken("extra"), get_runtime("local"), registry) as sut:
+        sut.begin("t")
+        sut.write(ALICE, "office", "Lisbon", None)
+        with pytest.raises(AdapterError, match="no request asked for") as err:
+            sut.close()  # the kit's finish path, not a bare stop
+        assert sut.sut.client is None and sut.sut.services == []
+    assert "exactly one answer per request" in str(err.value)

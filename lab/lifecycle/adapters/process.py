@@ -64,6 +64,7 @@ class SutProcess:
         client = self.runtime.launch(self.prepared, self.volumes, self.work / f"scratch-{self.starts}",
                                      self.log_path, self.registry.run_id)
         client.on_start, client.on_stop = self.registry.track, self.registry.untrack
+        client.limit(**self.profile.limits)
         try:
             self.client = client.start()
         except DriverError as exc:
@@ -106,20 +107,30 @@ class SutProcess:
         return {"stop": round(stopped - began, 6), "start": round(time.monotonic() - resumed, 6)}
 
     def stop(self) -> None:
-        """Stop the driver process, then its services."""
+        """Stop the driver process through the kit's finish path, then its services. A line beyond
+        one answer per request (found at the finish) is an AdapterError, after both are stopped."""
+        fault = None
         if self.client is not None:
-            self.client.stop()
-            self.client = None
+            try:
+                self.client.finish()
+            except DriverError as exc:
+                fault = exc
+            finally:
+                self.client.stop()
+                self.client = None
         for svc in reversed(self.services):
             svc.stop()
             self.registry.untrack(svc)
         self.services = []
+        if fault is not None:
+            raise AdapterError(f"{self.profile.row}: {fault}{self.log_note(fault.log_tail)}")
 
     def _start_services(self) -> dict[str, str]:
         for spec in self.profile.services:
             log_path = self.logs_dir / f"{self.profile.row}-{spec.name}-{self.starts}.log"
             try:
-                svc = self.runtime.start_service(spec, self.volumes[spec.volume], log_path, self.registry.run_id)
+                svc = self.runtime.start_service(spec, self.volumes[spec.volume], log_path, self.registry.run_id,
+                                                 self.registry.track_pid)
             except ServiceError as exc:
                 raise AdapterError(f"service {spec.name} ({spec.kind}) did not start: {exc}\n"
                                    f"  service log: {log_path}") from exc

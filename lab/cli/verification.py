@@ -1,0 +1,59 @@
+"""How ``memlab verify`` says what it found: VERIFIED, REJECTED with every finding, or PARTIAL.
+
+A partial set (lab.resultset.partial) is never called complete: exit 3 when what a manifest pins
+holds (or nothing is pinned yet), 1 when the pinned part does not verify.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from lab.resultset.loading import Unreadable
+from lab.resultset.partial import Partial
+from lab.resultset.verify import Verification, verify
+
+#: ``memlab verify``'s exit code for a partial set (never 0: a partial set is never complete).
+PARTIAL_EXIT = 3
+
+
+def print_verification(result: Verification) -> None:
+    """VERIFIED with what was checked, or REJECTED with every finding (and a hint for a changed classifier)."""
+    if result.ok:
+        signed = f"signed by {result.signed_by}" if result.signed_by else "not signed"
+        click.echo(f"VERIFIED {result.root}: {result.rows} row(s), {result.evidence} evidence file(s), "
+                   f"recount and re-derivation agree, {signed}")
+        return
+    click.echo(f"REJECTED {result.root}: {len(result.findings)} finding(s)")
+    for f in result.findings:
+        click.echo(f"  {f.ground:<24} {f.file}: {f.detail}")
+    if any(f.ground == "verdict-not-derivable" for f in result.findings):
+        lab = (result.manifest.get("lab") or {}).get("commit")
+        click.echo(f"hint: these verdicts were derived by lab commit {lab}; if the classifier changed since, "
+                   f"`memlab analyze {result.root}` derives a new result set from the same observations")
+
+
+def verify_partial(part: Partial, pubkey: Any, as_json: bool) -> int:
+    """A partial set: 3 when what a manifest pins holds (or nothing is pinned yet), 1 when it does not."""
+    if part.pinned:
+        try:
+            result = verify(part.root, pubkey)
+        except Unreadable as exc:
+            click.echo(f"memlab: {exc}", err=True)
+            sys.exit(2)
+        if any(f.ground != "run-incomplete" for f in result.findings):  # the pinned part does not hold
+            if as_json:
+                click.echo(json.dumps({**result.to_json(), "partial": True}, indent=2))
+            else:
+                print_verification(result)
+            return 1
+    if as_json:
+        click.echo(json.dumps(part.to_json(), indent=2))
+    else:
+        click.echo(f"PARTIAL {part.root}: not a complete result set")
+        for line in part.lines():
+            click.echo(f"  {line}")
+    return PARTIAL_EXIT
