@@ -61,7 +61,7 @@ def backends_of(profile: Profile) -> list[str]:
     The hook for service backends: their images are ensured at ``prepare`` and
     the SUT then gets ``--network host`` to reach them on loopback.
     """
-    return [spec.kind for spec in profile.services if spec.kind in images.BACKENDS]
+    return [images.backend_for(spec) for spec in profile.services if images.backend_for(spec) in images.BACKENDS]
 
 
 def _build_progress(line: str) -> None:
@@ -155,7 +155,7 @@ class DockerRuntime:
         """Ensure the SUT image (and its backend images); read its exact package list from the image."""
         rec = images.ensure_sut(profile.driver_dir, self.ca_certs, _build_progress)
         listing = self._listing(rec.id)
-        backends = {name: images.ensure_backend(name, _build_progress).id for name in backends_of(profile)}
+        backends = {name: images.ensure_backend(name, _build_progress, ca_certs=self.ca_certs).id for name in backends_of(profile)}
         return Prepared(profile=profile, runtime=self.name, python=listing["python"],
                         packages=listing["packages"], detail={
                             "image": rec.tag, "image_id": rec.id, "base_image_id": rec.labels.get("memlab.base"),

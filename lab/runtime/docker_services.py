@@ -1,7 +1,8 @@
 """Backend services (PostgreSQL, Redis) as containers of the lab's backend images.
 
 The same servers as :mod:`lab.runtime.services`, from Debian's packages in
-``memlab/postgres:15`` and ``memlab/redis:7``: host networking on a loopback
+``memlab/postgres:15`` and ``memlab/redis:7`` (and ``memlab/postgres-pgvector:18`` for a
+service with ``extensions: [vector]``, :mod:`lab.runtime.pgvector`): host networking on a loopback
 port the lab picks (never a bridge), the data directory bind-mounted at
 ``/vol/data`` and owned by the image's server user, every capability dropped.
 Confirmed to be *our* server (it reports ``/vol/data``) before use; stopped
@@ -22,7 +23,8 @@ import structlog
 from lab.runtime import images
 from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
-from lab.runtime.services import INITDB_ARGS, RunningService, ServiceSpec, free_port, postgres_args, ready, redis_args
+from lab.runtime.services import (INITDB_ARGS, RunningService, ServiceSpec, free_port, postgres_args, ready,
+                                  redis_args, with_extensions)
 
 DATA = "/vol/data"
 log = structlog.get_logger(__name__)
@@ -46,7 +48,7 @@ def _command(kind: str, port: int) -> list[str]:
 
 def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
     """Start ``spec`` in a container of its backend image on the host folder ``data``."""
-    image = images.ensure_backend(spec.kind).id
+    image = images.ensure_backend(images.backend_for(spec)).id
     user = _image_user(image)
     data.mkdir(parents=True, exist_ok=True)
     if os.geteuid() == 0:
@@ -64,4 +66,6 @@ def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) 
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=environment(),
                                 start_new_session=True)
     url, version = ready(spec.kind, proc, port, DATA, log_path)
+    if spec.extensions:
+        version = with_extensions(spec, url, version, proc)
     return RunningService(spec, url, version, proc, container=name)

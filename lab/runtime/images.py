@@ -6,6 +6,8 @@ name       tag                         recipe
 base       memlab/base:bookworm        mmdebstrap/debootstrap minbase -> ``docker import``
                                        (or ``images/base/registry.Dockerfile``)
 postgres   memlab/postgres:15          ``images/backends/postgres.Dockerfile``
+postgres-  memlab/postgres-pgvector:18 ``images/backends/postgres-pgvector.Dockerfile``: PostgreSQL 18
+pgvector                               with pgvector from a pinned PyPI wheel (:mod:`lab.runtime.pgvector`)
 redis      memlab/redis:7              ``images/backends/redis.Dockerfile``
 sut-<d>    memlab/sut-<d>:<digest>     ``images/sut.Dockerfile`` with the driver folder
 lab        memlab/lab:<digest>,        ``images/lab.Dockerfile`` with the lab's source tree
@@ -53,7 +55,17 @@ KIT_DIR = IMAGES_DIR / "driverkit"
 BACKENDS = {
     "postgres": ("memlab/postgres:15", IMAGES_DIR / "backends" / "postgres.Dockerfile", ("postgresql-15",)),
     "redis": ("memlab/redis:7", IMAGES_DIR / "backends" / "redis.Dockerfile", ("redis-server",)),
+    "postgres-pgvector": ("memlab/postgres-pgvector:18", IMAGES_DIR / "backends" / "postgres-pgvector.Dockerfile",
+                          ("libc6", "zlib1g")),
 }
+
+
+def backend_for(spec) -> str:
+    """The backend image a declared service runs from: its kind's, or PostgreSQL with pgvector when it
+    declares ``extensions: [vector]``."""
+    return "postgres-pgvector" if spec.kind == "postgres" and "vector" in spec.extensions else spec.kind
+
+
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 
 
@@ -85,7 +97,7 @@ def build(names: list[str] | None = None, ca_certs: list[Path] | None = None, fo
     out = [ensure_base(progress, force=force and "base" in names, base_from=base_from)]
     for name in names:
         if name in BACKENDS:
-            out.append(ensure_backend(name, progress, force=force))
+            out.append(ensure_backend(name, progress, force=force, ca_certs=ca_certs))
         elif name == "lab":
             out.append(ensure_lab(ca_certs, progress, force=force))
         elif name != "base":
@@ -152,17 +164,30 @@ def _bootstrap(packages: list[str], progress: Progress) -> str:
 
 
 # ---- backends and SUTs -------------------------------------------------------------
-def ensure_backend(name: str, progress: Progress = lambda line: None, force: bool = False) -> ImageRecord:
-    """A backend image (postgres, redis) from Debian's packages on the base; kept if present."""
+def ensure_backend(name: str, progress: Progress = lambda line: None, force: bool = False,
+                   ca_certs: list[Path] | None = None) -> ImageRecord:
+    """A backend image (postgres, redis, postgres-pgvector) on the base; kept if present. Its context
+    holds ``ca/`` and the files of ``images/backends/`` (a recipe that fetches from PyPI needs both)."""
     tag, recipe, packages = BACKENDS[name]
     base = ensure_base(progress)
     with build_lock(name):
         if not force and (present := current_image(name, tag, base.id, progress)):
             return present
         started = time.monotonic()
-        progress(f"{name}: building {tag}")
-        docker_build(recipe, recipe.parent, tag, {"BASE": BASE_TAG}, {"memlab.base": base.id}, progress)
+        with _context(ca_certs, name, tag, progress) as ctx:
+            for path in recipe.parent.iterdir():
+                if path.is_file():
+                    shutil.copyfile(path, ctx / path.name)
+            docker_build(recipe, ctx, tag, _build_args(), {"memlab.base": base.id}, progress)
         return finish_build(name, tag, started, packages, {}, progress)
+
+
+def _build_args() -> dict[str, str]:
+    """The build arguments of every recipe on the base: the base, and the package index if one is set."""
+    args = {"BASE": BASE_TAG}
+    if os.environ.get("PIP_INDEX_URL"):
+        args["PIP_INDEX_URL"] = os.environ["PIP_INDEX_URL"]
+    return args
 
 
 def sut_tag(driver_dir: Path) -> str:
@@ -213,10 +238,7 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
             (ctx / "requirements.txt").write_bytes(req.read_bytes() if req.is_file() else b"")
             shutil.copytree(driver_dir, ctx / "driver", ignore=_IGNORED)
             shutil.copytree(KIT_DIR, ctx / "driverkit", ignore=_IGNORED)
-            args = {"BASE": BASE_TAG}
-            if os.environ.get("PIP_INDEX_URL"):
-                args["PIP_INDEX_URL"] = os.environ["PIP_INDEX_URL"]
-            docker_build(SUT_RECIPE, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
+            docker_build(SUT_RECIPE, ctx, tag, _build_args(), {"memlab.base": base.id, "memlab.driver": driver_dir.name,
                                                        "memlab.ca-certs": str(len(list((ctx / "ca").glob("*.crt"))))},
                           progress)
         return finish_build(name, tag, started, ("python3",), {}, progress)
