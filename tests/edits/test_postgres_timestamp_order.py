@@ -1,0 +1,33 @@
+"""A PostgreSQL table ordered by a timestamp column (Letta's block list: created_at, then id): the
+editor reorders (T4) and appends (T5) with date-time values the server takes, the other edits as usual."""
+
+import psycopg
+import pytest
+from edit_stores import check, seed, specs
+
+from edits.base import editor_for
+from edits.layout import parse_layout
+
+LAYOUT = parse_layout({"backend": "postgres", "volume": "pgdata", "service": "db", "table": "blocks",
+                       "context": "label", "identity": ["id"], "order": "created_at", "payload": "value",
+                       "metadata": {"owner": "owner"}})
+
+
+def fill(url):
+    with psycopg.connect(url) as conn:
+        conn.execute("DROP TABLE IF EXISTS blocks")
+        conn.execute("CREATE TABLE blocks (id text PRIMARY KEY, label text NOT NULL, value text NOT NULL, "
+                     "owner text, created_at timestamptz DEFAULT now())")
+        for r in seed():
+            conn.execute("INSERT INTO blocks VALUES (%s, %s, %s, %s, %s)",
+                         (f"block-{r['uid']}", r["ctx"], r["text"], r["owner"], r["ts"]))
+
+
+@pytest.mark.parametrize("case", ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"))
+def test_edits_land_on_a_table_ordered_by_a_timestamp(postgres, case):
+    fill(postgres)
+    editor = editor_for(LAYOUT, {}, {"db": postgres})
+    before = editor.records()
+    editor.apply(specs("owner")[case])
+    after = editor_for(LAYOUT, {}, {"db": postgres}).records()
+    check(case, LAYOUT, specs("owner")[case], before, after)
