@@ -58,6 +58,7 @@ class PostgresEditor(SqlEditor):
     backend = "postgres"
     PARAM = "%s"
     ROW_ID = "ctid"
+    json_columns: frozenset[str] | set[str] = frozenset()  # set by records()
 
     def __init__(self, layout: StoreLayout, url: str):
         self.layout, self.url = layout, url
@@ -81,13 +82,14 @@ class PostgresEditor(SqlEditor):
         lay = self.layout
         with self._connect() as conn:
             cols = conn.execute(
-                "SELECT column_name, is_generated FROM information_schema.columns "
+                "SELECT column_name, is_generated, data_type FROM information_schema.columns "
                 "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
                 (self.schema, self.table)).fetchall()
             if not cols:
                 raise EditError(f"no table {lay.table!r} in schema {self.schema!r}")
             self.columns = [c[0] for c in cols]
             self.readonly = {c[0] for c in cols if c[1] == "ALWAYS"}
+            self.json_columns = {c[0] for c in cols if c[2] in ("json", "jsonb")}
             self.pk = [r[0] for r in conn.execute(_PK_SQL, (self._table(),)).fetchall()]
             rows = conn.execute(f"SELECT ctid::text, * FROM {self._table()}").fetchall()
         missing = [c for c in [lay.context, *lay.identity, lay.payload.field, lay.order, *lay.metadata.values()]
@@ -95,6 +97,14 @@ class PostgresEditor(SqlEditor):
         if missing:
             raise EditError(f"table {lay.table!r} has no column(s) {missing} named by the layout")
         return sort_records(self._record(row[0], dict(zip(self.columns, row[1:]))) for row in rows)
+
+    def _param(self, column: str, value: Any) -> Any:
+        """A json/jsonb column's value (psycopg reads it as dict or list) goes back as JSON."""
+        if column in self.json_columns and value is not None and not isinstance(value, str):
+            from psycopg.types.json import Json
+
+            return Json(value)
+        return value
 
     def _table(self) -> str:
         """``schema.table`` as SQL."""

@@ -1,5 +1,6 @@
-"""A PostgreSQL table ordered by a timestamp column (Letta's block list: created_at, then id): the
-editor reorders (T4) and appends (T5) with date-time values the server takes, the other edits as usual."""
+"""A PostgreSQL table like Letta's block table: ordered by a timestamp column (created_at), with a json
+column (metadata_) psycopg reads as a dict. The editor reorders (T4) and appends (T5) with date-time values
+the server takes, and writes a copied or forged row's json back as JSON (T5-T7), the other edits as usual."""
 
 import psycopg
 import pytest
@@ -17,10 +18,11 @@ def fill(url):
     with psycopg.connect(url) as conn:
         conn.execute("DROP TABLE IF EXISTS blocks")
         conn.execute("CREATE TABLE blocks (id text PRIMARY KEY, label text NOT NULL, value text NOT NULL, "
-                     "owner text, created_at timestamptz DEFAULT now())")
+                     "owner text, created_at timestamptz DEFAULT now(), metadata_ json, tags jsonb)")
         for r in seed():
-            conn.execute("INSERT INTO blocks VALUES (%s, %s, %s, %s, %s)",
-                         (f"block-{r['uid']}", r["ctx"], r["text"], r["owner"], r["ts"]))
+            conn.execute("INSERT INTO blocks VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                         (f"block-{r['uid']}", r["ctx"], r["text"], r["owner"], r["ts"],
+                          f'{{"role": "{r["role"]}", "source": "{r["source"]}"}}', '["x", {"n": 1}]'))
 
 
 @pytest.mark.parametrize("case", ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"))
@@ -31,3 +33,6 @@ def test_edits_land_on_a_table_ordered_by_a_timestamp(postgres, case):
     editor.apply(specs("owner")[case])
     after = editor_for(LAYOUT, {}, {"db": postgres}).records()
     check(case, LAYOUT, specs("owner")[case], before, after)
+    with psycopg.connect(postgres) as conn:  # every row's json still JSON of the same shape
+        for meta, tags in conn.execute("SELECT metadata_, tags FROM blocks"):
+            assert set(meta) == {"role", "source"} and tags == ["x", {"n": 1}]
