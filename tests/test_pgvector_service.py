@@ -2,11 +2,8 @@
 started on its volume, the extension created and named in its version, refused with the fix where the
 server is not installed; the profile field checked strictly."""
 
-import shutil
 import stat
-import tempfile
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -14,16 +11,9 @@ from lab.profile import ProfileError, load_profile, load_profiles
 from lab.runtime import images, pgvector, runnable, services
 from lab.runtime.local import LocalRuntime
 from lab.runtime.services import ServiceSpec, start_local
+from test_services import data  # noqa: F401  (the fixture: a data folder the postgres user can reach)
 
 VECTOR = ServiceSpec("db", "postgres", "pgdata", ("vector",))
-
-
-@pytest.fixture
-def data():
-    root = Path(tempfile.mkdtemp(prefix="memlab-test-pgv-"))  # PostgreSQL runs as its own user: not under 0700
-    root.chmod(0o711)
-    yield root / "data"
-    shutil.rmtree(root, ignore_errors=True)
 
 
 def test_a_vector_service_serves_pgvector_and_keeps_vectors_across_restarts(data):
