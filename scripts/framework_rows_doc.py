@@ -53,6 +53,11 @@ ROWS = {
         "forged or copied entry, a restored older Hermes home and a removed entry brought back are put into "
         "the next session's prompt as the agent's own notes, with no warning (the only check, a "
         "prompt-injection pattern scan, looks for attack phrases, not for changes)."),
+    "letta-block-history": (
+        "Whoever can write Letta's PostgreSQL database decides what its memory blocks say: every edited, "
+        "deleted, reordered, forged, copied or relabelled block, a restored older data directory and a "
+        "deleted block brought back are served by `BlockManager` as genuine, with no warning -- and the "
+        "block's checkpoint history, which still holds the genuine values, is never compared with it."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
@@ -60,8 +65,10 @@ ROWS = {
 #: langgraph-postgres row; rebuilt 2026-11-30 under the same conditions in 39.5 s (was 73.8 s).
 #: crewai: measured 2026-11-30 the same way (about 1 GB installed).
 #: hermes-memory-md: measured 2026-12-01 the same way (the first local run's prepare_seconds).
+#: letta: measured 2026-12-01 the same way (the first local run's prepare_seconds, about 1 GB installed)
+#: while the machine was loaded (load average 20-50), pip's cache holding part of the set.
 ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
-             "hermes-memory-md": 42.2}
+             "hermes-memory-md": 42.2, "letta": 347.8}
 
 
 def seconds(run: dict) -> float:
