@@ -114,7 +114,6 @@ class ForkServerDoc(Strict):
     preload: list[Module] = []
 
 
-
 class Document(Strict):
     """A profile file's data, shape-checked (see the package docstring for each field)."""
 

@@ -36,7 +36,7 @@ FIXES = {
     "timeouts.*": SECONDS,
     "volumes.*.adversary": "write adversary: true (the adversary edits it) or adversary: false",
     "volumes.*": "write volumes.<name>: {adversary: true}",
-    "services.*.extensions*": "e.g. services.db: {kind: postgres, volume: pgdata, extensions: [vector]} (known: vector)",
+    "services.*.extensions*": "e.g. services.db: {kind: postgres, volume: pgdata, extensions: [vector]} (vector)",
     "services.*.kind": "use postgres or redis: services.<name>: {kind: postgres, volume: pgdata}",
     "services.*": "write services.<name>: {kind: postgres, volume: pgdata}",
     "signals.*.level": f"use one of {list(LEVELS)}",

@@ -155,7 +155,8 @@ class DockerRuntime:
         """Ensure the SUT image (and its backend images); read its exact package list from the image."""
         rec = images.ensure_sut(profile.driver_dir, self.ca_certs, _build_progress)
         listing = self._listing(rec.id)
-        backends = {name: images.ensure_backend(name, _build_progress, ca_certs=self.ca_certs).id for name in backends_of(profile)}
+        backends = {name: images.ensure_backend(name, _build_progress, ca_certs=self.ca_certs).id
+                    for name in backends_of(profile)}
         return Prepared(profile=profile, runtime=self.name, python=listing["python"],
                         packages=listing["packages"], detail={
                             "image": rec.tag, "image_id": rec.id, "base_image_id": rec.labels.get("memlab.base"),
