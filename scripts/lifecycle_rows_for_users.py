@@ -75,4 +75,10 @@ ROWS: dict[str, str] = {
         "removed text (not found, not proven gone); a correction made with `add` is one more entry beside "
         "the old value in every later prompt. Hermes's own `replace` overwrites an entry, but addresses it "
         "by its text, so the gate cannot drive it (see How) and it is not measured here."),
+    "letta-block-history": (
+        "Letta's own `update_block_async` and `delete_block_async` change what `get_blocks_async` serves at "
+        "once and after a restart, with no leak across users or tenants (one label per user); a value "
+        "rewritten with a second write is one more block beside the old one (stale reuse in "
+        "`ttl-then-rewrite`), and every deleted value stays readable in the PostgreSQL data directory "
+        "(the WAL live; the table files once the server was stopped)."),
 }

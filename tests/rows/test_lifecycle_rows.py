@@ -31,12 +31,13 @@ PUBLISHED = ROOT / "results" / "published"
 ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspeximus-rcpt+dir", "atmem-chain",
         "atmem-chain+checkpoint", "atelya-attest-chain", "atelya-attest-chain+anchor", "memory-blackbox-md",
         "langgraph-sqlite", "langgraph-sqlite+aes", "langgraph-postgres", "langgraph-ledger",
-        "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md")
+        "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md", "letta-block-history")
 #: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md).
 SLOW_REASONS = {
     "crewai-ltm-lancedb": "CrewAI fixes storage paths at import, so its profile opts out of the fork server",
     "mem0-qdrant-local": "Mem0 reads MEM0_DIR at import, so its profile opts out of the fork server",
     "hermes-memory-md": "Hermes fixes paths at import time, so its profile opts out of the fork server",
+    "letta-block-history": "Letta reads its database settings at import, so its profile opts out of the fork server",
 }
 
 
