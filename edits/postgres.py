@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from edits.layout import StoreLayout
 from edits.lists import ListRecords
 from edits.model import EditError, Record
-from edits.records import decode_payload, sort_records
+from edits.records import decode_payload, read_metadata, sort_records
 from edits.registry import SERVICE, Backend, Field, register
 from edits.sql import SqlEditor, _q
 
@@ -58,6 +58,7 @@ class PostgresEditor(SqlEditor):
     backend = "postgres"
     PARAM = "%s"
     ROW_ID = "ctid"
+    json_columns: frozenset[str] | set[str] = frozenset()  # set by records()
 
     def __init__(self, layout: StoreLayout, url: str):
         self.layout, self.url = layout, url
@@ -81,20 +82,32 @@ class PostgresEditor(SqlEditor):
         lay = self.layout
         with self._connect() as conn:
             cols = conn.execute(
-                "SELECT column_name, is_generated FROM information_schema.columns "
+                "SELECT column_name, is_generated, data_type FROM information_schema.columns "
                 "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
                 (self.schema, self.table)).fetchall()
             if not cols:
                 raise EditError(f"no table {lay.table!r} in schema {self.schema!r}")
             self.columns = [c[0] for c in cols]
             self.readonly = {c[0] for c in cols if c[1] == "ALWAYS"}
+            self.json_columns = {c[0] for c in cols if c[2] in ("json", "jsonb")}
             self.pk = [r[0] for r in conn.execute(_PK_SQL, (self._table(),)).fetchall()]
             rows = conn.execute(f"SELECT ctid::text, * FROM {self._table()}").fetchall()
-        missing = [c for c in [lay.context, *lay.identity, lay.payload.field, lay.order, *lay.metadata.values()]
-                   if c not in self.columns]
+        fields_named = [*([lay.context_ref.field] if lay.context_ref else [lay.context]),
+                        *self._plain(lay.identity), *(r.field for r in self._slot_refs()), lay.payload.field,
+                        lay.order, *(r.field for refs in lay.meta_refs.values() for r in refs),
+                        *(c for n, c in lay.metadata.items() if not lay.meta_refs.get(n))]
+        missing = sorted({c for c in fields_named if c not in self.columns})
         if missing:
             raise EditError(f"table {lay.table!r} has no column(s) {missing} named by the layout")
         return sort_records(self._record(row[0], dict(zip(self.columns, row[1:]))) for row in rows)
+
+    def _param(self, column: str, value: Any) -> Any:
+        """A json/jsonb column's value (psycopg reads it as dict or list) goes back as JSON."""
+        if column in self.json_columns and value is not None and not isinstance(value, str):
+            from psycopg.types.json import Json
+
+            return Json(value)
+        return value
 
     def _table(self) -> str:
         """``schema.table`` as SQL."""
@@ -104,9 +117,9 @@ class PostgresEditor(SqlEditor):
         lay = self.layout
         where = {"pk": {c: fields[c] for c in self.pk}} if self.pk else {"ctid": ctid}
         fields = {k: bytes(v) if isinstance(v, memoryview) else v for k, v in fields.items()}
-        return Record(context=str(fields[lay.context]), identity=tuple(fields[c] for c in lay.identity) or (ctid,),
+        return Record(context=str(self._context_of(fields)), identity=self._identity_of(fields) or (ctid,),
                       order=fields[lay.order], payload=decode_payload(fields[lay.payload.field], lay.payload),
-                      metadata={n: fields[c] for n, c in lay.metadata.items()}, fields=fields,
+                      metadata=read_metadata(lay, fields), fields=fields,
                       locator={"table": f"{self.schema}.{self.table}", **where})
 
     def _fetch_table(self, table: str) -> tuple[list[str], list[tuple[dict[str, Any], dict[str, Any]]]]:
@@ -154,5 +167,5 @@ class PostgresListEditor(ListRecords, PostgresEditor):
 
 
 BACKEND = register(Backend(
-    "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor,
+    "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor, field_paths=True,
     fields=(Field("table", required=True, fix="name the table that holds the records (schema.table allowed)"),)))

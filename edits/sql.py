@@ -93,10 +93,15 @@ class SqlEditor(SlotRefs, EditorBase):
         """Every row of ``table`` (any table of the store): (columns, [(address, fields)])."""
         raise NotImplementedError
 
+    def _param(self, column: str, value: Any) -> Any:
+        """A value as a statement parameter for ``column`` (a dialect adapts what its driver cannot)."""
+        return value
+
     def _update(self, rec: Record, values: dict[str, Any]) -> tuple[str, list[Any]]:
         where, args = self._where(rec)
         sets = ", ".join(f"{_q(c)} = {self.PARAM}" for c in values)
-        return f"UPDATE {self._table()} SET {sets} WHERE {where}", [*values.values(), *args]
+        params = [self._param(c, v) for c, v in values.items()]
+        return f"UPDATE {self._table()} SET {sets} WHERE {where}", [*params, *args]
 
     def _kept(self) -> set[str]:
         """Columns that stay with a row's slot: identity, primary key, context, order."""
@@ -157,7 +162,7 @@ class SqlEditor(SlotRefs, EditorBase):
         cols = [c for c in self.columns if c not in self.readonly]
         sql = (f"INSERT INTO {_q(lay.table)} ({', '.join(map(_q, cols))}) "
                f"VALUES ({', '.join(self.PARAM for _ in cols)})")
-        stmts, rowid = self._run([(sql, [new[c] for c in cols])])
+        stmts, rowid = self._run([(sql, [self._param(c, new[c]) for c in cols])])
         key = "|".join(str(v) for v in self._identity_of(new)) if lay.identity else str(rowid)
         return Outcome(stmts, [key], {"template": p.target.key(), "new": key})
 

@@ -119,14 +119,17 @@ def next_order(existing: Iterable[Any]) -> Any:
     """An order value after every value in ``existing`` (T5; also a T4 temporary).
 
     numbers -> max + 1; integer strings -> max + 1 with the same padding; ISO
-    date-times -> latest + 1 second (+1 day for bare dates); other strings ->
-    the greatest one with "~" appended (sorts after it).
+    date-times -> latest + 1 second (+1 day for bare dates); date-time values (a
+    PostgreSQL timestamp column) -> latest + 1 second; other strings -> the
+    greatest one with "~" appended (sorts after it).
     """
     values = [v for v in existing if v is not None]
     if not values:
         return 0
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         return max(values) + 1
+    if all(isinstance(v, datetime) for v in values):
+        return max(values) + timedelta(seconds=1)
     if all(isinstance(v, str) for v in values):
         if all(_INT_TEXT.match(v) for v in values):
             top = max(values, key=int)

@@ -6,6 +6,7 @@
 #   driverkit/        images/driverkit/
 # so the container runs the very files the local runtime runs. Layers are ordered
 # for the cache: CA, user, Python packages, then the (small, often edited) code.
+# A requirements.txt that pins pip (a line pip==X) is installed by that pip, as on the local runtime.
 # The kit is on PYTHONPATH (as the local runtime puts it), not pip-installed: a driver
 # from any folder imports memlab_driver, and the image's package listing stays the SUT's.
 ARG BASE=memlab/base:bookworm
@@ -19,6 +20,9 @@ ARG PIP_INDEX_URL=https://pypi.org/simple
 COPY requirements.txt /opt/memlab/requirements.txt
 RUN if grep -qvE '^[[:space:]]*(#|$)' /opt/memlab/requirements.txt; then \
       python3 -m venv /opt/memlab/venv \
+      && own_pip=$(grep -xE 'pip==[0-9][0-9A-Za-z.]*' /opt/memlab/requirements.txt | head -n 1) \
+      && if [ -n "$own_pip" ]; then PIP_CERT=/etc/ssl/certs/ca-certificates.crt /opt/memlab/venv/bin/pip install \
+           --no-cache-dir --disable-pip-version-check -q "$own_pip"; fi \
       && PIP_CERT=/etc/ssl/certs/ca-certificates.crt /opt/memlab/venv/bin/pip install --no-cache-dir \
            --disable-pip-version-check -q -r /opt/memlab/requirements.txt; \
     else python3 -m venv --without-pip /opt/memlab/venv; fi

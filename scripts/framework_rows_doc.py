@@ -64,6 +64,11 @@ ROWS = {
         "deleted, reordered, forged or copied line, a restored older workspace and an erased line brought "
         "back are served as the agent's own memory, with no warning -- OpenClaw reads the Markdown as it is "
         "on disk and keeps nothing to compare it with."),
+    "letta-block-history": (
+        "Whoever can write Letta's PostgreSQL database decides what its memory blocks say: every edited, "
+        "deleted, reordered, forged, copied or relabelled block, a restored older data directory and a "
+        "deleted block brought back are served by `BlockManager` as genuine, with no warning -- and the "
+        "block's checkpoint history, which still holds the genuine values, is never compared with it."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
@@ -75,8 +80,10 @@ ROWS = {
 #: build of its SUT image, memlab/sut-langgraph-redis, on an empty pip cache, 2026-12-01.
 #: openclaw-memory-md: its own image on the docker runtime, `memlab images build sut-openclaw-memory-md` on an
 #: engine holding only the base, 2026-12-01 (load average 11-16 from other work; 283 s at a lower load).
+#: letta: measured 2026-12-01 the same way (the first local run's prepare_seconds, about 1 GB installed)
+#: while the machine was loaded (load average 20-50), pip's cache holding part of the set.
 ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
-             "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6}
+             "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6, "letta": 347.8}
 
 
 def seconds(run: dict) -> float:

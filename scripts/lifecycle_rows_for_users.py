@@ -84,4 +84,10 @@ ROWS: dict[str, str] = {
         "and after a restart, and a raw scan of the workspace finds none of the removed text (not found, not "
         "proven gone); a correction is one more line beside the old value (OpenClaw's memory has no update "
         "that keeps a line's identity), served by every later `memory_get`; nothing differs across restarts."),
+    "letta-block-history": (
+        "Letta's own `update_block_async` and `delete_block_async` change what `get_blocks_async` serves at "
+        "once and after a restart, with no leak across users or tenants (one label per user); a value "
+        "rewritten with a second write is one more block beside the old one (stale reuse in "
+        "`ttl-then-rewrite`), and every deleted value stays readable in the PostgreSQL data directory "
+        "(the WAL live; the table files once the server was stopped)."),
 }

@@ -30,6 +30,7 @@ EXPECTED = {  # the calibration the reference SUTs exist for (issue: the lab eng
     "reference-sealed-beside": ["REJECTED"] * 8 + ["ACCEPTED"] * 2,
     "reference-audit": ["REPORTED"] * 8 + ["ACCEPTED"] * 2,
     "reference-naive-postgres": ["ACCEPTED"] * 10,
+    "reference-naive-pgvector": ["ACCEPTED"] * 10,
     "reference-sealed-postgres": ["REJECTED"] * 10,
     "reference-naive-redis": ["ACCEPTED"] * 10,
 }

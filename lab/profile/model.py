@@ -35,6 +35,8 @@ LIFECYCLE_CAPABILITIES = ("ttl", "tenants", "update", "erase")
 SERVICE_KINDS = ("postgres", "redis", "redis-stack")
 #: service kind -> the backend whose editor speaks its protocol (Redis Stack is Redis with modules)
 SERVICE_EDITORS = {"postgres": "postgres", "redis": "redis", "redis-stack": "redis"}
+#: PostgreSQL extensions a ``postgres`` service may declare (the runtime serves a server that has them).
+SERVICE_EXTENSIONS = ("vector",)
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,12 @@ class ServiceSpec:
     name: str
     kind: str
     volume: str
+    extensions: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The service as plain data (``extensions`` only when declared, so earlier sets read the same)."""
+        return {"name": self.name, "kind": self.kind, "volume": self.volume,
+                **({"extensions": list(self.extensions)} if self.extensions else {})}
 
 
 class ProfileError(ValueError):
@@ -171,7 +179,7 @@ class Profile:
             "signals": [s.__dict__.copy() for s in self.signals],
             "dut_boundary": self.dut_boundary, "notes": self.notes,
             "observation_class": self.observation_class, "position": self.position,
-            "services": [{"name": sv.name, "kind": sv.kind, "volume": sv.volume} for sv in self.services],
+            "services": [sv.to_json() for sv in self.services],
             # only where they differ from the at-rest default, so earlier result sets read the same
             **({"measurements": list(self.measurements)} if self.measurements != ("at_rest",) else {}),
             **({"lifecycle": self.lifecycle.to_json()} if self.lifecycle else {}),

@@ -16,7 +16,7 @@ from pydantic_core import PydanticCustomError
 
 from lab.profile import names
 from lab.profile.model import (DETECTION_POINTS, ERASURE, LIFECYCLE_CAPABILITIES, MEASUREMENTS, POSITIONS,
-                               SERVICE_KINDS, STATUSES)
+                               SERVICE_EXTENSIONS, SERVICE_KINDS, STATUSES)
 
 #: Seconds a timeout may be: long enough for a real op, short enough to end a run.
 MIN_SECONDS, MAX_SECONDS = 0.5, 3600.0
@@ -66,9 +66,25 @@ class Volume(Strict):
     adversary: bool
 
 
+def _unique(values: list[str]) -> list[str]:
+    if len(set(values)) != len(values):
+        raise PydanticCustomError("profile", "{message}", {"message": "names an entry twice",
+                                                           "fix": "list each entry once"})
+    return values
+
+
 class Service(Strict):
     kind: _literal(SERVICE_KINDS)
     volume: SafeName
+    extensions: Annotated[list[_literal(SERVICE_EXTENSIONS)], AfterValidator(_unique)] = []
+
+    @model_validator(mode="after")
+    def _extensions_are_postgres(self) -> "Service":
+        if self.extensions and self.kind != "postgres":
+            raise PydanticCustomError("profile", "{message}", {
+                "message": f"a {self.kind} service has no extensions",
+                "fix": "declare extensions only on a postgres service, or remove them"})
+        return self
 
 
 class CapabilitiesDoc(Strict):
@@ -128,13 +144,6 @@ class ImageDoc(Strict):
 class ForkServerDoc(Strict):
     enabled: bool = True
     preload: list[Module] = []
-
-
-def _unique(values: list[str]) -> list[str]:
-    if len(set(values)) != len(values):
-        raise PydanticCustomError("profile", "{message}", {"message": "names an entry twice",
-                                                           "fix": "list each entry once"})
-    return values
 
 
 class Document(Strict):

@@ -38,6 +38,7 @@ FIXES = {
               "e.g. limits: {line_bytes: 16777216, answer_bytes: 1048576}",
     "volumes.*.adversary": "write adversary: true (the adversary edits it) or adversary: false",
     "volumes.*": "write volumes.<name>: {adversary: true}",
+    "services.*.extensions*": "e.g. services.db: {kind: postgres, volume: pgdata, extensions: [vector]} (vector)",
     "services.*.kind": "use postgres or redis: services.<name>: {kind: postgres, volume: pgdata}",
     "services.*": "write services.<name>: {kind: postgres, volume: pgdata}",
     "signals.*.level": f"use one of {list(LEVELS)}",

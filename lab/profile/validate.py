@@ -160,7 +160,7 @@ class Validator:
             if spec.volume not in volumes:
                 raise self.fail(f"services.{name}.volume", f"volume {spec.volume!r} is not declared",
                                 "declare the service's data volume under volumes:")
-            out.append(ServiceSpec(name, spec.kind, spec.volume))
+            out.append(ServiceSpec(name, spec.kind, spec.volume, tuple(spec.extensions)))
         kinds = {sv.name: sv.kind for sv in out}
         if store and store.service and store.service not in kinds:
             raise self.fail("store.service", f"no service {store.service!r} declared",

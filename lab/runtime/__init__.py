@@ -89,7 +89,7 @@ def runnable(runtime: Runtime, profile: Profile) -> tuple[bool, str]:
         from lab.runtime.services import missing_local
 
         for spec in profile.services:
-            missing = missing_local(spec.kind)
+            missing = missing_local(spec)
             if missing:
                 return False, f"service {spec.name}: {missing}"
     return ok, why

@@ -66,7 +66,7 @@ def backends_of(profile: Profile) -> list[str]:
     The hook for service backends: their images are ensured at ``prepare`` and
     the SUT then gets ``--network host`` to reach them on loopback.
     """
-    return [spec.kind for spec in profile.services if spec.kind in images.BACKENDS]
+    return [images.backend_for(spec) for spec in profile.services if images.backend_for(spec) in images.BACKENDS]
 
 
 def _build_progress(line: str) -> None:

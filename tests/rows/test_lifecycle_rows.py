@@ -33,7 +33,7 @@ ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspex
         "atmem-chain+checkpoint", "atelya-attest-chain", "atelya-attest-chain+anchor", "memory-blackbox-md",
         "langgraph-sqlite", "langgraph-sqlite+aes", "langgraph-postgres", "langgraph-ledger",
         "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md", "langgraph-redis",
-        "openclaw-memory-md")
+        "openclaw-memory-md", "letta-block-history")
 #: Rows re-measured on another runtime than the local one, and why.
 RUNTIMES = {"langgraph-redis": ("docker", "its Redis Stack server links OpenSSL 1.1: the lab's bullseye-based image"),
             "openclaw-memory-md": ("docker", "it brings its own image (a Node driver), which runs on docker only")}
@@ -47,6 +47,7 @@ SLOW_REASONS = {
                        "importing LangGraph and redisvl",
     "openclaw-memory-md": "its own image runs on the docker runtime, where every restart is a new container "
                           "that loads OpenClaw's Node modules again (no fork server there)",
+    "letta-block-history": "Letta reads its database settings at import, so its profile opts out of the fork server",
 }
 
 
