@@ -65,7 +65,8 @@ class Validator:
                        observation_class=doc.observation_class, position=doc.position,
                        services=self._services(doc, volumes, store), measurements=measurements,
                        lifecycle=self._lifecycle(doc, measurements),
-                       fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload)), **common)
+                       fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload),
+                                              tuple(doc.fork_server.per_start)), **common)
 
     def _driver(self, driver: str | None) -> None:
         """A folder under images/ by name, or ./path from the profile (never climbing out with ..), or an

@@ -45,10 +45,12 @@ class ForkServer:
     """One fork server process: start it, ask whether it serves, build launcher argv, stop it."""
 
     def __init__(self, python: str, driver: Path, env: dict[str, str], modules: list[str], timeout: float,
-                 optional: list[str] = ()):
+                 optional: list[str] = (), per_start: list[str] = ()):
         self.python, self.driver, self.env, self.timeout = python, driver, env, timeout
         #: Modules to preload: named in the profile (a failure refuses) and recorded (skipped on failure).
         self.modules, self.optional = list(modules), list(optional)
+        #: Distributions whose modules each start imports itself (they read the trial's environment at import).
+        self.per_start = list(per_start)
         self.folder = Path(tempfile.mkdtemp(prefix=f"forkserver-{os.getpid()}-", dir=scratch_base()))
         self.socket = self.folder / "server.sock"
         self.log_path = self.folder / "server.log"
@@ -66,7 +68,8 @@ class ForkServer:
         env = {**self.env, "HOME": str(self.folder / "home"), "XDG_CONFIG_HOME": str(self.folder / "config"),
                "TMPDIR": str(self.folder / "tmp")}
         spec = {"socket": str(self.socket), "driver": str(self.driver), "modules": self.modules,
-                "optional": self.optional, "idle": IDLE_SECONDS}
+                "optional": self.optional, "per_start": self.per_start, "private": str(self.folder),
+                "idle": IDLE_SECONDS}
         read, write = os.pipe()
         began = time.monotonic()
         with open(self.log_path, "ab") as logfile:
@@ -154,7 +157,8 @@ class ForkServers:
             return {"used": False, "reason": server.status.get("refused")}
         return {"used": True, "preloaded_modules": server.status.get("modules"),
                 "preload_seconds": server.status.get("seconds"), "preload": list(_preload(profile)),
-                "skipped": server.status.get("skipped", [])}
+                "skipped": server.status.get("skipped", []),
+                **({"per_start": list(_per_start(profile))} if _per_start(profile) else {})}
 
     def launcher(self, profile: Profile, venv: Path, plain: list[str], run_id: str) -> list[str] | None:
         """The launcher's argv for a start through the environment's server, or None (plain path)."""
@@ -193,8 +197,8 @@ class ForkServers:
         if old is not None:
             old.stop()
         server = self._server(profile, python, env, venv)
-        cut = server.status.get("thread_after")
-        if cut:  # a recorded module starts a thread: preload only what was loaded before it, from now on
+        cut = server.status.get("cut_at")
+        if cut:  # a recorded module starts a thread or imports a per-start one: preload only what came before it
             _recorded_path(profile, venv).with_suffix(".cut").write_text(cut)
             server = self._server(profile, python, env, venv)
         self._servers[key] = server
@@ -204,13 +208,14 @@ class ForkServers:
     @staticmethod
     def _server(profile: Profile, python: str, env: dict[str, str], venv: Path) -> ForkServer:
         server = ForkServer(python, profile.driver_dir / "driver.py", env, list(_preload(profile)),
-                            float(profile.timeouts.get("start", 60.0)), _recorded(profile, venv))
+                            float(profile.timeouts.get("start", 60.0)), _recorded(profile, venv),
+                            list(_per_start(profile)))
         server.start()
         return server
 
     @staticmethod
     def _key(profile: Profile, venv: Path) -> tuple:
-        return (str(venv), str(profile.driver_dir), _preload(profile))
+        return (str(venv), str(profile.driver_dir), _preload(profile), _per_start(profile))
 
 
 def uses_kit(driver: Path) -> bool:
@@ -232,6 +237,11 @@ def uses_kit(driver: Path) -> bool:
 def _preload(profile: Profile) -> tuple[str, ...]:
     setting = getattr(profile, "fork_server", None)
     return tuple(getattr(setting, "preload", ()) or ())
+
+
+def _per_start(profile: Profile) -> tuple[str, ...]:
+    setting = getattr(profile, "fork_server", None)
+    return tuple(getattr(setting, "per_start", ()) or ())
 
 
 def _recorded_path(profile: Profile, venv: Path) -> Path:
