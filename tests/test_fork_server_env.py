@@ -94,3 +94,9 @@ def test_a_per_start_sut_is_imported_by_every_start_under_its_own_home(runtime, 
     [recorded] = tmp_path.glob(".memlab-modules-*.json")  # what the first start loaded: fs_sut among them
     assert "fs_sut" in json.loads(recorded.read_text())
     assert len(set(homes)) == 2
+
+
+def test_a_global_the_profile_names_unused_does_not_refuse(runtime, tmp_path):
+    prof = profile(sut_driver(tmp_path / "drv", top="import fs_sut"))
+    prof.fork_server.unused_paths = ("fs_sut.HOME",)  # say: read at import, never used after it
+    assert prepared(runtime, prof, tmp_path).detail["fork_server"]["used"] is True

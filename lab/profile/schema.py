@@ -104,6 +104,7 @@ class ForkServerDoc(Strict):
     enabled: bool = True
     preload: list[Module] = []
     per_start: Annotated[list[SafeName], AfterValidator(_unique)] = []
+    unused_paths: Annotated[list[Module], AfterValidator(_unique)] = []
 
 
 class Document(Strict):

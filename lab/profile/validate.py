@@ -66,7 +66,8 @@ class Validator:
                        services=self._services(doc, volumes, store), measurements=measurements,
                        lifecycle=self._lifecycle(doc, measurements),
                        fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload),
-                                              tuple(doc.fork_server.per_start)), **common)
+                                              tuple(doc.fork_server.per_start),
+                                              tuple(doc.fork_server.unused_paths)), **common)
 
     def _driver(self, driver: str | None) -> None:
         """A folder under images/ by name, or ./path from the profile (never climbing out with ..), or an

@@ -45,12 +45,14 @@ class ForkServer:
     """One fork server process: start it, ask whether it serves, build launcher argv, stop it."""
 
     def __init__(self, python: str, driver: Path, env: dict[str, str], modules: list[str], timeout: float,
-                 optional: list[str] = (), per_start: list[str] = ()):
+                 optional: list[str] = (), per_start: list[str] = (), unused_paths: list[str] = ()):
         self.python, self.driver, self.env, self.timeout = python, driver, env, timeout
         #: Modules to preload: named in the profile (a failure refuses) and recorded (skipped on failure).
         self.modules, self.optional = list(modules), list(optional)
         #: Distributions whose modules each start imports itself (they read the trial's environment at import).
         self.per_start = list(per_start)
+        #: Module globals the profile says keep the server's path from import unused (not a refusal).
+        self.unused_paths = list(unused_paths)
         self.folder = Path(tempfile.mkdtemp(prefix=f"forkserver-{os.getpid()}-", dir=scratch_base()))
         self.socket = self.folder / "server.sock"
         self.log_path = self.folder / "server.log"
@@ -69,6 +71,7 @@ class ForkServer:
                "TMPDIR": str(self.folder / "tmp")}
         spec = {"socket": str(self.socket), "driver": str(self.driver), "modules": self.modules,
                 "optional": self.optional, "per_start": self.per_start, "private": str(self.folder),
+                "unused_paths": self.unused_paths,
                 "idle": IDLE_SECONDS}
         read, write = os.pipe()
         began = time.monotonic()
@@ -209,13 +212,14 @@ class ForkServers:
     def _server(profile: Profile, python: str, env: dict[str, str], venv: Path) -> ForkServer:
         server = ForkServer(python, profile.driver_dir / "driver.py", env, list(_preload(profile)),
                             float(profile.timeouts.get("start", 60.0)), _recorded(profile, venv),
-                            list(_per_start(profile)))
+                            list(_per_start(profile)), list(_setting(profile, "unused_paths")))
         server.start()
         return server
 
     @staticmethod
     def _key(profile: Profile, venv: Path) -> tuple:
-        return (str(venv), str(profile.driver_dir), _preload(profile), _per_start(profile))
+        return (str(venv), str(profile.driver_dir), _preload(profile), _per_start(profile),
+                _setting(profile, "unused_paths"))
 
 
 def uses_kit(driver: Path) -> bool:
@@ -234,14 +238,17 @@ def uses_kit(driver: Path) -> bool:
     return False
 
 
+def _setting(profile: Profile, name: str) -> tuple[str, ...]:
+    """One list of the profile's ``fork_server`` setting (empty when absent)."""
+    return tuple(getattr(getattr(profile, "fork_server", None), name, ()) or ())
+
+
 def _preload(profile: Profile) -> tuple[str, ...]:
-    setting = getattr(profile, "fork_server", None)
-    return tuple(getattr(setting, "preload", ()) or ())
+    return _setting(profile, "preload")
 
 
 def _per_start(profile: Profile) -> tuple[str, ...]:
-    setting = getattr(profile, "fork_server", None)
-    return tuple(getattr(setting, "per_start", ()) or ())
+    return _setting(profile, "per_start")
 
 
 def _recorded_path(profile: Profile, venv: Path) -> Path:

@@ -16,12 +16,12 @@ from memlab_driver.fork_leaks import held_paths, is_per_start, loaded_per_start,
 
 
 def preload(driver: str, modules: list[str], optional: list[str] = (), per_start: list[str] = (),
-            private: str = "") -> dict:
+            private: str = "", unused: list[str] = ()) -> dict:
     """Run the driver's top level (not as ``__main__``), import ``modules`` (the profile's: one
     that fails is a refusal) and ``optional`` (recorded by an earlier start: one that fails is
     skipped), never a module of the ``per_start`` distributions; what was loaded, or why the
-    server refuses (``fork_leaks``: a per-start module imported anyway, a module holding a path
-    under the server's ``private`` folder)."""
+    server refuses (``fork_leaks``: a per-start module imported anyway, a module global holding a
+    path under the server's ``private`` folder, but those the profile names ``unused``)."""
     began = time.monotonic()
     tops, problem = per_start_modules(list(per_start))
     if problem:
@@ -41,7 +41,7 @@ def preload(driver: str, modules: list[str], optional: list[str] = (), per_start
     if not _settled():
         return {"refused": f"{thread_count()} threads run after preloading (forking would copy a "
                            "half-held lock); the plain path is used"}
-    unsafe = _unsafe(tops, private, "preloading")
+    unsafe = _unsafe(tops, private, unused, "preloading")
     if unsafe:
         return {"refused": unsafe}
     skipped = []
@@ -55,24 +55,25 @@ def preload(driver: str, modules: list[str], optional: list[str] = (), per_start
         if thread_count() > 1 + pool_threads() and not _settled():
             return {"refused": f"importing the recorded module {name} started a thread", "cut_at": name}
         if loaded_per_start(tops):
-            return {"refused": _unsafe(tops, "", f"importing the recorded module {name}"), "cut_at": name}
-    unsafe = _unsafe(tops, private, "importing the recorded modules")
+            return {"refused": _unsafe(tops, "", (), f"importing the recorded module {name}"), "cut_at": name}
+    unsafe = _unsafe(tops, private, unused, "importing the recorded modules")
     if unsafe:
         return {"refused": unsafe}
     return {"ready": True, "modules": len(sys.modules), "skipped": skipped, "pool_threads": pool_threads(),
             "seconds": round(time.monotonic() - began, 3)}
 
 
-def _unsafe(tops: set[str], private: str, what: str) -> str | None:
+def _unsafe(tops: set[str], private: str, unused: list[str], what: str) -> str | None:
     """Why forking now would hand a child the server's environment (``fork_leaks``), or None."""
     pulled = loaded_per_start(tops)
     if pulled:
         return (f"{what} imported {', '.join(pulled[:3])}, of a distribution the profile imports per start "
                 "(fork_server.per_start)")
-    held = held_paths(private)
+    held = [name for name in held_paths(private) if name not in unused]
     if held:
         return (f"{what} left the server's own paths in {', '.join(held[:3])} (read from its environment at "
-                "import): name the distribution in the profile's fork_server.per_start")
+                "import): name the distribution in the profile's fork_server.per_start (or the global in "
+                "unused_paths, if it is never used after the import)")
     return None
 
 

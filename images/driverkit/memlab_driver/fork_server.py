@@ -172,7 +172,7 @@ class Server:
 def main(spec: dict, status_fd: int) -> dict | None:
     """Preload, report on ``status_fd``, serve; returns a request only in a forked child."""
     status = preload(spec["driver"], spec.get("modules", []), spec.get("optional", []),
-                     spec.get("per_start", []), spec.get("private", ""))
+                     spec.get("per_start", []), spec.get("private", ""), spec.get("unused_paths", []))
     if status.get("ready"):
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(spec["socket"])
