@@ -73,10 +73,12 @@ class ForkServer:
                 "optional": self.optional, "per_start": self.per_start, "private": str(self.folder),
                 "unused_paths": self.unused_paths,
                 "idle": IDLE_SECONDS}
+        spec_path = self.folder / "spec.json"  # not an argument: a recorded module list outgrows one (128 KiB)
+        spec_path.write_text(json.dumps(spec))
         read, write = os.pipe()
         began = time.monotonic()
         with open(self.log_path, "ab") as logfile:
-            self.proc = subprocess.Popen([self.python, "-u", "-m", "memlab_driver.fork_server", json.dumps(spec),
+            self.proc = subprocess.Popen([self.python, "-u", "-m", "memlab_driver.fork_server", str(spec_path),
                                           str(write)], cwd=self.driver.parent, env=env, stdin=subprocess.DEVNULL,
                                          stdout=logfile, stderr=logfile, pass_fds=(write,), start_new_session=True)
         os.close(write)
