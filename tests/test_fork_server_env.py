@@ -54,8 +54,8 @@ def sut_driver(folder: Path, top: str = "") -> Path:
 
 def server_files(rt) -> list[str]:
     """Every file under the servers' own HOME, XDG_CONFIG_HOME and TMPDIR."""
-    return [str(p) for server in rt.fork_servers._servers.values()
-            for sub in ("home", "config", "tmp") for p in (server.folder / sub).rglob("*")]
+    return [str(p) for folder in rt.fork_servers.folders() for sub in ("home", "config", "tmp")
+            for p in (folder / sub).rglob("*")]
 
 
 def test_a_preloaded_module_holding_the_servers_home_refuses(runtime, tmp_path):

@@ -185,6 +185,11 @@ class ForkServers:
                 record = _recorded_path(profile, venv)
         return server.launcher(plain, run_id, record)
 
+    def folders(self) -> list[Path]:
+        """The folders of this runtime's servers (their own HOME, XDG_CONFIG_HOME and TMPDIR inside)."""
+        with self._lock:
+            return [server.folder for server in self._servers.values()]
+
     def close(self) -> None:
         """Stop every server of this runtime."""
         with self._lock:
