@@ -32,11 +32,13 @@ ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspex
         "atmem-chain+checkpoint", "atelya-attest-chain", "atelya-attest-chain+anchor", "memory-blackbox-md",
         "langgraph-sqlite", "langgraph-sqlite+aes", "langgraph-postgres", "langgraph-ledger",
         "openai-agents-sqlite-session", "llamaindex-memory-sqlite", "hermes-memory-md")
-#: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md).
+#: Rows whose restarted run is not re-measured here: every restart imports the SUT itself, as it reads
+#: its paths at import (fork_server.per_start, docs/fork-server.md), and that alone is too slow for CI.
 SLOW_REASONS = {
-    "crewai-ltm-lancedb": "CrewAI fixes storage paths at import, so its profile opts out of the fork server",
-    "mem0-qdrant-local": "Mem0 reads MEM0_DIR at import, so its profile opts out of the fork server",
-    "hermes-memory-md": "Hermes fixes paths at import time, so its profile opts out of the fork server",
+    "crewai-ltm-lancedb": "every start imports CrewAI, pyarrow and lancedb (storage paths read at import; "
+                          "pyarrow starts a thread at import, so the fork server cannot preload it)",
+    "hermes-memory-md": "every start imports Hermes (HERMES_HOME read at import), and every read builds "
+                        "an agent session",
 }
 
 
