@@ -93,6 +93,7 @@ def test_a_per_start_sut_is_imported_by_every_start_under_its_own_home(runtime, 
         assert (Path(seen["home"]) / "sut-was-here").is_file()
     [recorded] = tmp_path.glob(".memlab-modules-*.json")  # what the first start loaded: fs_sut among them
     assert "fs_sut" in json.loads(recorded.read_text())
+    assert not list(tmp_path.glob(".memlab-modules-*.cut"))  # left out of the preload, not cut after importing it
     assert len(set(homes)) == 2
 
 
