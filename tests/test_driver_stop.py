@@ -9,6 +9,7 @@ buffered file the SUT never closed) does not, unless ``MEMLAB_DRIVER_TEARDOWN=1`
 from __future__ import annotations
 
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,7 @@ class D(kit.Driver):
         return {{"id": "1"}}
 
     def close(self):
+        time.sleep(float(os.environ.get("SLOW_CLOSE", "0")))
         mark("closed")
 
 
@@ -92,3 +94,18 @@ def test_memlab_driver_teardown_keeps_the_interpreters_teardown(tmp_path, monkey
     assert rc == 0
     assert {"closed", "atexit", "thread", "finalized"} <= set(marks)
     assert marks["unclosed"] == "record-1"
+
+
+def test_a_sigterm_while_the_sut_closes_does_not_cut_its_close_short(tmp_path, monkeypatch):
+    monkeypatch.setenv("SLOW_CLOSE", "1")
+    out = tmp_path / "out"
+    out.mkdir()
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER.format(kit=str(KIT), out=str(out)))
+    drv = DriverProcess(script, tmp_path)
+    assert drv("open", volumes={}, config={})["ok"]
+    drv.proc.stdin.close()  # the stop: the SUT's close begins (and takes a second)
+    time.sleep(0.4)
+    drv.proc.send_signal(signal.SIGTERM)  # the lab's SIGTERM of a process that lingers
+    assert drv.proc.wait(timeout=20) == 128 + signal.SIGTERM
+    assert (out / "closed").read_text() == "closed"

@@ -45,16 +45,22 @@ def serve(driver_class: type[Driver]) -> None:
                     answer = session.answer(line)
                 _write(answer)
         finally:
-            session.close()
-    except SystemExit as exc:  # SIGTERM, or the driver exited: the SUT has closed all the same
+            _SIGTERM["serving"] = False  # from here a SIGTERM is noted, never cuts the SUT's close short
+    except SystemExit as exc:  # SIGTERM while serving, or the driver exited
         code = exc.code
+    except BaseException:
+        _SIGTERM["serving"] = False
+        session.close()
+        raise
+    _SIGTERM["serving"] = False
+    session.close()
     finish(code)
 
 
 def finish(code: Any = 0) -> None:
     """End the driver process after ``Driver.close()`` (see the module docstring); never returns."""
     if os.environ.get("MEMLAB_DRIVER_TEARDOWN") == "1":
-        sys.exit(code)
+        sys.exit(128 + _signal.SIGTERM if _SIGTERM["received"] and not code else code)
     shutdown = getattr(threading, "_shutdown", None)
     if shutdown is not None:  # the interpreter's first exit step: its exit hooks, its non-daemon threads joined
         shutdown()
@@ -65,6 +71,8 @@ def finish(code: Any = 0) -> None:
                 stream.flush()
         except (OSError, ValueError):  # closed, or its reader is gone: nothing left to flush
             pass
+    if _SIGTERM["received"] and not code:  # it came while the SUT closed, or in here
+        code = 128 + _signal.SIGTERM
     os._exit(_exit_code(code))
 
 
@@ -85,5 +93,13 @@ def _write(answer: dict) -> None:
     guard.PROTOCOL_OUT.flush()
 
 
+#: Whether the loop still serves (a SIGTERM then ends it) and whether a SIGTERM came.
+_SIGTERM = {"serving": True, "received": False}
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
-    raise SystemExit(128 + signum)
+    """While serving: end the loop (exit 143, after the SUT's close); after it: noted only."""
+    first = not _SIGTERM["received"]
+    _SIGTERM["received"] = True
+    if first and _SIGTERM["serving"]:
+        raise SystemExit(128 + signum)
