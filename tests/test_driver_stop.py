@@ -62,14 +62,20 @@ if __name__ == "__main__":
 """
 
 
-def run_and_stop(tmp_path: Path, how: str) -> tuple[int, dict[str, str]]:
-    """Start the driver, write once, stop it ``how`` (stdin closed or SIGTERM); its exit code and marks."""
+def opened(tmp_path: Path) -> tuple[DriverProcess, Path]:
+    """The driver started and opened; the folder it marks what ran in."""
     out = tmp_path / "out"
     out.mkdir()
     script = tmp_path / "driver.py"
     script.write_text(DRIVER.format(kit=str(KIT), out=str(out)))
     drv = DriverProcess(script, tmp_path)
     assert drv("open", volumes={}, config={})["ok"]
+    return drv, out
+
+
+def run_and_stop(tmp_path: Path, how: str) -> tuple[int, dict[str, str]]:
+    """Start the driver, write once, stop it ``how`` (stdin closed or SIGTERM); its exit code and marks."""
+    drv, out = opened(tmp_path)
     assert drv("write", context="A", text="record-1", meta={})["ok"]
     if how == "sigterm":
         drv.proc.send_signal(signal.SIGTERM)
@@ -98,12 +104,7 @@ def test_memlab_driver_teardown_keeps_the_interpreters_teardown(tmp_path, monkey
 
 def test_a_sigterm_while_the_sut_closes_does_not_cut_its_close_short(tmp_path, monkeypatch):
     monkeypatch.setenv("SLOW_CLOSE", "1")
-    out = tmp_path / "out"
-    out.mkdir()
-    script = tmp_path / "driver.py"
-    script.write_text(DRIVER.format(kit=str(KIT), out=str(out)))
-    drv = DriverProcess(script, tmp_path)
-    assert drv("open", volumes={}, config={})["ok"]
+    drv, out = opened(tmp_path)
     drv.proc.stdin.close()  # the stop: the SUT's close begins (and takes a second)
     time.sleep(0.4)
     drv.proc.send_signal(signal.SIGTERM)  # the lab's SIGTERM of a process that lingers
