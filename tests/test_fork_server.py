@@ -64,10 +64,11 @@ def make_driver(folder: Path, top: str = "", sut: str = SUT) -> Path:
     return folder
 
 
-def profile(folder: Path, enabled: bool = True, preload: tuple[str, ...] = ()) -> SimpleNamespace:
+def profile(folder: Path, enabled: bool = True, preload: tuple[str, ...] = (),
+            per_start: tuple[str, ...] = ()) -> SimpleNamespace:
     """What the runtime reads of a profile (lab.profile's Profile has these fields)."""
     return SimpleNamespace(row="fs-test", driver_dir=folder, timeouts={"start": 30.0, "op": 30.0},
-                           fork_server=SimpleNamespace(enabled=enabled, preload=preload))
+                           fork_server=SimpleNamespace(enabled=enabled, preload=preload, per_start=per_start))
 
 
 @pytest.fixture

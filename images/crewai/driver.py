@@ -5,8 +5,11 @@ storage=LanceDBStorage(path=store/memory))``: the LanceDB database is the folder
 volume ``store`` (table ``memories``). ``CREWAI_TRACING_ENABLED=false`` (else every write waits
 on the tracing client), ``CREWAI_DISABLE_TELEMETRY=true`` and ``OTEL_SDK_DISABLED=true`` (else the
 anonymous telemetry tries an OTLP export at exit, and every stop waits about 10 s on it),
-``CREWAI_STORAGE_DIR`` inside the volume, a dummy ``OPENAI_API_KEY``.
-CrewAI is imported in ``open``, after those are set. Every ``remember`` gives scope,
+a dummy ``OPENAI_API_KEY``: set at the top level (the same for every start, so a fork server's
+preload sees them too). ``CREWAI_STORAGE_DIR`` inside the volume, set in ``open``; CrewAI is
+imported there, after it: CrewAI resolves its storage paths and ``~`` at import
+(``crewai.rag.*.constants``, ``crewai_core.settings``), so the profile names crewai and
+crewai-core in ``fork_server.per_start``. Every ``remember`` gives scope,
 categories and importance, so CrewAI's encoding flow needs no LLM analysis (and the hash
 embedder keeps distinct texts far below the consolidation threshold): the stand-in LLM raises
 if it is ever called, so a call would show up as a refused write, never as a network call.
@@ -32,6 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
+os.environ["CREWAI_TRACING_ENABLED"] = "false"
+os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # else every exit waits ~10 s on an OTLP export
+os.environ["OTEL_SDK_DISABLED"] = "true"
+os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"
+
 DIMS = 64
 
 
@@ -53,11 +61,7 @@ class CrewAIDriver(kit.Driver):
     def open(self, volumes, config):
         """Build Memory on LanceDBStorage in the volume."""
         root = volumes["store"]
-        os.environ["CREWAI_TRACING_ENABLED"] = "false"
-        os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # else every exit waits ~10 s on an OTLP export
-        os.environ["OTEL_SDK_DISABLED"] = "true"
         os.environ["CREWAI_STORAGE_DIR"] = str(root / "crewai")
-        os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"
         from crewai.memory.storage.lancedb_storage import LanceDBStorage
         from crewai.memory.unified_memory import Memory
 

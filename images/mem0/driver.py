@@ -4,7 +4,10 @@
 folder ``qdrant`` in volume ``store``), the ``openai`` embedder built with a dummy key whose
 ``embed`` is then replaced by a deterministic hash embedder (never a network call), the
 SQLite history at ``store/history.db`` and ``MEM0_DIR`` at ``store/mem0``;
-``MEM0_TELEMETRY=False`` and a dummy ``OPENAI_API_KEY`` (the LLM client is built, never called). Mem0 is imported in ``open``, after those are set.
+``MEM0_TELEMETRY=False`` and a dummy ``OPENAI_API_KEY`` (the LLM client is built, never called),
+set at the top level (the same for every start, so a fork server's preload sees them too).
+Mem0 is imported in ``open``, after ``MEM0_DIR`` is set: it reads it at import
+(``mem0.memory.setup.mem0_dir``), so the profile names mem0ai in ``fork_server.per_start``.
 
 - Write: ``add([{"role": role, "content": text}], user_id=context, infer=False,
   metadata={"source": ...})`` -- stored verbatim, one memory per message.
@@ -24,6 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
+os.environ["MEM0_TELEMETRY"] = "False"
+os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"  # add() builds the LLM client even with infer off
+
 COLLECTION = "memlab"
 DIMS = 64
 
@@ -39,9 +45,7 @@ class Mem0Driver(kit.Driver):
     def open(self, volumes, config):
         """Build Memory.from_config on the volume, then swap in the hash embedder."""
         root = volumes["store"]
-        os.environ["MEM0_TELEMETRY"] = "False"
         os.environ["MEM0_DIR"] = str(root / "mem0")
-        os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"  # add() builds the LLM client even with infer off
         from mem0 import Memory
 
         self.memory = Memory.from_config({

@@ -35,9 +35,13 @@ schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profi
                                           # tenant and user kept apart (else scope: folded into
                                           # one context "tenant/user"), the SUT's own update,
                                           # erase: one record erased by the SUT (else deletes are NOT TESTED)
-    fork_server: {enabled: true, preload: [sqlite3]}
+    fork_server: {enabled: true, preload: [sqlite3], per_start: [my-sut], unused_paths: [m.CONF_DIR]}
                                           # start the driver from a pre-imported, forked server (default
-                                          # on), importing these modules first (default none)
+                                          # on), importing these modules first (default none); the
+                                          # distributions in per_start read the trial's environment at
+                                          # import: never preloaded, each start imports them itself;
+                                          # unused_paths: module globals that keep the server's path
+                                          # from import and are never used after it (say why)
 """
 
 from __future__ import annotations

@@ -105,10 +105,17 @@ class ForkServer:
 
     enabled: bool = True
     preload: tuple[str, ...] = ()
+    #: Distributions whose modules read the trial's environment at import: never preloaded,
+    #: each start imports them itself (docs/fork-server.md).
+    per_start: tuple[str, ...] = ()
+    #: Module globals that keep a path of the server's from import and are never used after it.
+    unused_paths: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for result sets."""
-        return {"enabled": self.enabled, "preload": list(self.preload)}
+        return {"enabled": self.enabled, "preload": list(self.preload),
+                **({"per_start": list(self.per_start)} if self.per_start else {}),
+                **({"unused_paths": list(self.unused_paths)} if self.unused_paths else {})}
 
 
 @dataclass(frozen=True)

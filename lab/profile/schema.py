@@ -141,9 +141,18 @@ class ImageDoc(Strict):
         return self
 
 
+def _unique(values: list[str]) -> list[str]:
+    if len(set(values)) != len(values):
+        raise PydanticCustomError("profile", "{message}", {"message": "names an entry twice",
+                                                           "fix": "list each entry once"})
+    return values
+
+
 class ForkServerDoc(Strict):
     enabled: bool = True
     preload: list[Module] = []
+    per_start: Annotated[list[SafeName], AfterValidator(_unique)] = []
+    unused_paths: Annotated[list[Module], AfterValidator(_unique)] = []
 
 
 class Document(Strict):

@@ -49,6 +49,8 @@ FIXES = {
     "measurements*": "e.g. measurements: [at_rest, lifecycle]",
     "lifecycle.capabilities*": "e.g. capabilities: [ttl, tenants, erase] (erase: per-record erasure)",
     "fork_server.preload*": "e.g. preload: [sqlite3, json]",
+    "fork_server.per_start*": "distribution names, each once, e.g. per_start: [mem0ai]",
+    "fork_server.unused_paths*": "module globals, each once, e.g. unused_paths: [fsspec.config.conf_dir]",
     "capabilities.erasure": "use one of record, context, none",
 }
 _PARENT = re.compile(r"(\.[^.\[\]]*|\[\d+\])$")

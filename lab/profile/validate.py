@@ -66,8 +66,9 @@ class Validator:
                        observation_class=doc.observation_class, position=doc.position,
                        services=self._services(doc, volumes, store), measurements=measurements,
                        lifecycle=self._lifecycle(doc, measurements),
-                       fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload)), image=image,
-                       **common)
+                       fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload),
+                                              tuple(doc.fork_server.per_start),
+                                              tuple(doc.fork_server.unused_paths)), image=image, **common)
 
     def _image(self, doc: Document) -> OwnImage | None:
         """The driver folder and the row's own image: without ``image`` the folder holds a driver.py (the

@@ -45,10 +45,14 @@ class ForkServer:
     """One fork server process: start it, ask whether it serves, build launcher argv, stop it."""
 
     def __init__(self, python: str, driver: Path, env: dict[str, str], modules: list[str], timeout: float,
-                 optional: list[str] = ()):
+                 optional: list[str] = (), per_start: list[str] = (), unused_paths: list[str] = ()):
         self.python, self.driver, self.env, self.timeout = python, driver, env, timeout
         #: Modules to preload: named in the profile (a failure refuses) and recorded (skipped on failure).
         self.modules, self.optional = list(modules), list(optional)
+        #: Distributions whose modules each start imports itself (they read the trial's environment at import).
+        self.per_start = list(per_start)
+        #: Module globals the profile says keep the server's path from import unused (not a refusal).
+        self.unused_paths = list(unused_paths)
         self.folder = Path(tempfile.mkdtemp(prefix=f"forkserver-{os.getpid()}-", dir=scratch_base()))
         self.socket = self.folder / "server.sock"
         self.log_path = self.folder / "server.log"
@@ -66,11 +70,15 @@ class ForkServer:
         env = {**self.env, "HOME": str(self.folder / "home"), "XDG_CONFIG_HOME": str(self.folder / "config"),
                "TMPDIR": str(self.folder / "tmp")}
         spec = {"socket": str(self.socket), "driver": str(self.driver), "modules": self.modules,
-                "optional": self.optional, "idle": IDLE_SECONDS}
+                "optional": self.optional, "per_start": self.per_start, "private": str(self.folder),
+                "unused_paths": self.unused_paths,
+                "idle": IDLE_SECONDS}
+        spec_path = self.folder / "spec.json"  # not an argument: a recorded module list outgrows one (128 KiB)
+        spec_path.write_text(json.dumps(spec))
         read, write = os.pipe()
         began = time.monotonic()
         with open(self.log_path, "ab") as logfile:
-            self.proc = subprocess.Popen([self.python, "-u", "-m", "memlab_driver.fork_server", json.dumps(spec),
+            self.proc = subprocess.Popen([self.python, "-u", "-m", "memlab_driver.fork_server", str(spec_path),
                                           str(write)], cwd=self.driver.parent, env=env, stdin=subprocess.DEVNULL,
                                          stdout=logfile, stderr=logfile, pass_fds=(write,), start_new_session=True)
         os.close(write)
@@ -151,7 +159,8 @@ class ForkServers:
             return {"used": False, "reason": server.status.get("refused")}
         return {"used": True, "preloaded_modules": server.status.get("modules"),
                 "preload_seconds": server.status.get("seconds"), "preload": list(_preload(profile)),
-                "skipped": server.status.get("skipped", [])}
+                "skipped": server.status.get("skipped", []),
+                **({"per_start": list(_per_start(profile))} if _per_start(profile) else {})}
 
     def launcher(self, profile: Profile, venv: Path, plain: list[str], run_id: str) -> list[str] | None:
         """The launcher's argv for a start through the environment's server, or None (plain path)."""
@@ -173,6 +182,11 @@ class ForkServers:
                 record = _recorded_path(profile, venv)
         return server.launcher(plain, run_id, record)
 
+    def folders(self) -> list[Path]:
+        """The folders of this runtime's servers (their own HOME, XDG_CONFIG_HOME and TMPDIR inside)."""
+        with self._lock:
+            return [server.folder for server in self._servers.values()]
+
     def close(self) -> None:
         """Stop every server of this runtime."""
         with self._lock:
@@ -190,8 +204,8 @@ class ForkServers:
         if old is not None:
             old.stop()
         server = self._server(profile, python, env, venv)
-        cut = server.status.get("thread_after")
-        if cut:  # a recorded module starts a thread: preload only what was loaded before it, from now on
+        cut = server.status.get("cut_at")
+        if cut:  # a recorded module starts a thread or imports a per-start one: preload only what came before it
             _recorded_path(profile, venv).with_suffix(".cut").write_text(cut)
             server = self._server(profile, python, env, venv)
         self._servers[key] = server
@@ -201,13 +215,15 @@ class ForkServers:
     @staticmethod
     def _server(profile: Profile, python: str, env: dict[str, str], venv: Path) -> ForkServer:
         server = ForkServer(python, profile.driver_dir / "driver.py", env, list(_preload(profile)),
-                            float(profile.timeouts.get("start", 60.0)), _recorded(profile, venv))
+                            float(profile.timeouts.get("start", 60.0)), _recorded(profile, venv),
+                            list(_per_start(profile)), list(_setting(profile, "unused_paths")))
         server.start()
         return server
 
     @staticmethod
     def _key(profile: Profile, venv: Path) -> tuple:
-        return (str(venv), str(profile.driver_dir), _preload(profile))
+        return (str(venv), str(profile.driver_dir), _preload(profile), _per_start(profile),
+                _setting(profile, "unused_paths"))
 
 
 def refusal(profile: Profile) -> str | None:
@@ -240,9 +256,17 @@ def uses_kit(driver: Path) -> bool:
     return False
 
 
+def _setting(profile: Profile, name: str) -> tuple[str, ...]:
+    """One list of the profile's ``fork_server`` setting (empty when absent)."""
+    return tuple(getattr(getattr(profile, "fork_server", None), name, ()) or ())
+
+
 def _preload(profile: Profile) -> tuple[str, ...]:
-    setting = getattr(profile, "fork_server", None)
-    return tuple(getattr(setting, "preload", ()) or ())
+    return _setting(profile, "preload")
+
+
+def _per_start(profile: Profile) -> tuple[str, ...]:
+    return _setting(profile, "per_start")
 
 
 def _recorded_path(profile: Profile, venv: Path) -> Path:

@@ -37,16 +37,18 @@ ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspex
 #: Rows re-measured on another runtime than the local one, and why.
 RUNTIMES = {"langgraph-redis": ("docker", "its Redis Stack server links OpenSSL 1.1: the lab's bullseye-based image"),
             "openclaw-memory-md": ("docker", "it brings its own image (a Node driver), which runs on docker only")}
-#: Rows whose restarted run is not re-measured here: every restart re-imports the SUT (docs/fork-server.md),
-#: or starts a container.
+#: Rows whose restarted run is not re-measured here: every restart imports the SUT itself (it reads
+#: its paths at import: fork_server.per_start, docs/fork-server.md, or it opts out), or starts a
+#: container, and that alone is too slow for CI.
 SLOW_REASONS = {
-    "crewai-ltm-lancedb": "CrewAI fixes storage paths at import, so its profile opts out of the fork server",
-    "mem0-qdrant-local": "Mem0 reads MEM0_DIR at import, so its profile opts out of the fork server",
-    "hermes-memory-md": "Hermes fixes paths at import time, so its profile opts out of the fork server",
-    "langgraph-redis": "it runs on the docker runtime, which has no fork server: every restart is a new container "
-                       "importing LangGraph and redisvl",
+    "crewai-ltm-lancedb": "every start imports CrewAI, pyarrow and lancedb (storage paths read at import; "
+                          "pyarrow starts a thread at import, so the fork server cannot preload it)",
+    "hermes-memory-md": "every start imports Hermes (HERMES_HOME read at import), and every read builds "
+                        "an agent session",
+    "langgraph-redis": "it runs on the docker runtime; its restarted run took 743 s when published (a new "
+                       "container importing LangGraph and redisvl per restart), before the docker fork server",
     "openclaw-memory-md": "its own image runs on the docker runtime, where every restart is a new container "
-                          "that loads OpenClaw's Node modules again (no fork server there)",
+                          "that loads OpenClaw's Node modules again (no fork server for a Node driver)",
     "letta-block-history": "Letta reads its database settings at import, so its profile opts out of the fork server",
 }
 

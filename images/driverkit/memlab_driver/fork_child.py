@@ -4,7 +4,8 @@ In order, before any of the driver's code runs: its own session (so a stop reach
 death with the server, default signal handlers, the trial's environment in place of the
 server's (wholesale), the launcher's stdin/stdout/stderr on fd 0/1/2, the kit's stdio guard
 taken anew on them, the trial's working folder, state that must not be shared between starts
-(``tempfile``'s cached folder, numpy's global random state) made fresh; then ``driver.py`` runs
+(``tempfile``'s cached folder, the user site folders of ``site`` and ``sysconfig``, numpy's
+global random state) made fresh; then ``driver.py`` runs
 as ``__main__`` with ``sys.argv`` and ``sys.path[0]`` as ``python driver.py`` has them.
 Imports only the standard library.
 """
@@ -83,6 +84,11 @@ def _fresh_state() -> None:
     """What a preloaded module cached that a plain start would have computed anew."""
     if "tempfile" in sys.modules:
         sys.modules["tempfile"].tempdir = None  # gettempdir() reads the trial's TMPDIR again
+    if "site" in sys.modules:  # the user site folders were computed from the server's HOME
+        sys.modules["site"].USER_BASE = sys.modules["site"].USER_SITE = None  # recomputed from the trial's
+    config = getattr(sys.modules.get("sysconfig"), "_CONFIG_VARS", None)
+    if isinstance(config, dict) and "userbase" in config:  # sysconfig's cached copy of the same
+        config["userbase"] = sys.modules["sysconfig"]._getuserbase()
     if "numpy.random" in sys.modules:  # the global RandomState was seeded once, in the server
         try:
             sys.modules["numpy.random"].seed()

@@ -12,12 +12,20 @@ import runpy
 import sys
 import time
 
+from memlab_driver.fork_leaks import held_paths, is_per_start, loaded_per_start, per_start_modules
 
-def preload(driver: str, modules: list[str], optional: list[str] = ()) -> dict:
+
+def preload(driver: str, modules: list[str], optional: list[str] = (), per_start: list[str] = (),
+            private: str = "", unused: list[str] = ()) -> dict:
     """Run the driver's top level (not as ``__main__``), import ``modules`` (the profile's: one
     that fails is a refusal) and ``optional`` (recorded by an earlier start: one that fails is
-    skipped); what was loaded, or why the server refuses."""
+    skipped), never a module of the ``per_start`` distributions; what was loaded, or why the
+    server refuses (``fork_leaks``: a per-start module imported anyway, a module global holding a
+    path under the server's ``private`` folder, but those the profile names ``unused``)."""
     began = time.monotonic()
+    tops, problem = per_start_modules(list(per_start))
+    if problem:
+        return {"refused": problem}
     path = list(sys.path)
     try:
         runpy.run_path(driver, run_name="__memlab_preload__")
@@ -33,18 +41,40 @@ def preload(driver: str, modules: list[str], optional: list[str] = ()) -> dict:
     if not _settled():
         return {"refused": f"{thread_count()} threads run after preloading (forking would copy a "
                            "half-held lock); the plain path is used"}
+    unsafe = _unsafe(tops, private, unused, "preloading")
+    if unsafe:
+        return {"refused": unsafe}
     skipped = []
     for name in optional:
-        if name in sys.modules:
+        if name in sys.modules or is_per_start(name, tops):
             continue
         try:
             __import__(name)
         except BaseException as exc:  # noqa: BLE001
             skipped.append(f"{name}: {type(exc).__name__}")
         if thread_count() > 1 + pool_threads() and not _settled():
-            return {"refused": f"importing the recorded module {name} started a thread", "thread_after": name}
+            return {"refused": f"importing the recorded module {name} started a thread", "cut_at": name}
+        if loaded_per_start(tops):
+            return {"refused": _unsafe(tops, "", (), f"importing the recorded module {name}"), "cut_at": name}
+    unsafe = _unsafe(tops, private, unused, "importing the recorded modules")
+    if unsafe:
+        return {"refused": unsafe}
     return {"ready": True, "modules": len(sys.modules), "skipped": skipped, "pool_threads": pool_threads(),
             "seconds": round(time.monotonic() - began, 3)}
+
+
+def _unsafe(tops: set[str], private: str, unused: list[str], what: str) -> str | None:
+    """Why forking now would hand a child the server's environment (``fork_leaks``), or None."""
+    pulled = loaded_per_start(tops)
+    if pulled:
+        return (f"{what} imported {', '.join(pulled[:3])}, of a distribution the profile imports per start "
+                "(fork_server.per_start)")
+    held = [name for name in held_paths(private) if name not in unused]
+    if held:
+        return (f"{what} left the server's own paths in {', '.join(held[:3])} (read from its environment at "
+                "import): name the distribution in the profile's fork_server.per_start (or the global in "
+                "unused_paths, if it is never used after the import)")
+    return None
 
 
 def _settled() -> bool:

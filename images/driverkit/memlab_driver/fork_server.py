@@ -1,7 +1,8 @@
 """The fork server: one process that has imported a SUT once and forks a fresh driver per start.
 
 Started by the lab's local runtime (``lab/runtime/forkserver.py``) in the SUT's environment as
-``python -u -m memlab_driver.fork_server SPEC_JSON STATUS_FD``, in the driver's folder (so
+``python -u -m memlab_driver.fork_server SPEC_FILE STATUS_FD`` (the spec a JSON file: a recorded
+module list outgrows one command-line argument, 128 KiB), in the driver's folder (so
 ``sys.path[0]`` is the driver's folder, as for ``python driver.py``). It imports the kit (as
 every driver does first), then *preloads*: it runs ``driver.py``'s top level under another
 name than ``__main__`` (the driver's imports and environment defaults, no ``serve``), then
@@ -177,7 +178,8 @@ class Server:
 
 def main(spec: dict, status_fd: int) -> dict | None:
     """Preload, report on ``status_fd``, serve; returns a request only in a forked child."""
-    status = preload(spec["driver"], spec.get("modules", []), spec.get("optional", []))
+    status = preload(spec["driver"], spec.get("modules", []), spec.get("optional", []),
+                     spec.get("per_start", []), spec.get("private", ""), spec.get("unused_paths", []))
     if status.get("ready"):
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(spec["socket"])
@@ -235,7 +237,8 @@ def _note(message: str) -> None:
 
 
 if __name__ == "__main__":
-    _job = main(json.loads(sys.argv[1]), int(sys.argv[2]))
+    with open(sys.argv[1], encoding="utf-8") as _spec:
+        _job = main(json.load(_spec), int(sys.argv[2]))
     if _job is None:
         sys.exit(0)
     fork_child.run(_job)
