@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lab.profile import load_profiles, select
 from resultsets import memlab, shared_cache
 
 NONCE = "sidebyside"
+#: The row files a run of the default rows (``reference-*``) writes: one per row and detection point.
+REFERENCE_ROWS = [f"{p.row}@{point}.json" for p in select(load_profiles(), ["reference-*"]) for point in p.detection_points]
 #: What differs between any two runs of the same rows, however they ran: when (run id, date),
 #: how long (every timing), and the statements an edit ran, which carry the record ids and
 #: timestamps the SUT chose at seeding (as does the ``record`` an intended erasure names).

@@ -84,10 +84,11 @@ class RunningService:
                     subprocess.run(["docker", "rm", "-f", self.container], capture_output=True, timeout=60)
 
 
-def missing_local(spec: ServiceSpec) -> str | None:
-    """Why the local service ``spec`` cannot run here (and how to fix it), or None."""
-    kind = spec.kind
-    if kind == "postgres" and spec.extensions:
+def missing_local(spec: ServiceSpec | str) -> str | None:
+    """Why the local service ``spec`` (or a service of that kind, with no extensions) cannot run here
+    (and how to fix it), or None."""
+    kind, extensions = (spec, ()) if isinstance(spec, str) else (spec.kind, spec.extensions)
+    if kind == "postgres" and extensions:
         from lab.runtime import pgvector  # here, so ``python -m lab.runtime.pgvector`` runs it unimported
 
         return pgvector.missing()
