@@ -32,8 +32,8 @@ from lab.driver import DriverClient
 from lab.profile import Profile
 from lab.runtime import Prepared
 from lab.runtime.dockercli import RUN_LABEL, DockerError, docker, remove
-from lab.runtime.forkserver import IDLE_SECONDS, KIT, MAX_SOCKET_PATH, ForkServer, ForkServers, _preload, \
-    _recorded, _recorded_path, refusal
+from lab.runtime.forkserver import IDLE_SECONDS, KIT, MAX_SOCKET_PATH, ForkServer, ForkServers, _per_start, _preload, \
+    _recorded, _recorded_path, _setting, refusal
 from lab.runtime.housekeeping import cache_dir, scratch_base, track_container
 
 log = structlog.get_logger(__name__)
@@ -51,8 +51,10 @@ class ContainerForkServer(ForkServer):
     """A fork server in a container of ``image`` that sees ``root`` (see the module)."""
 
     def __init__(self, image: str, root: Path, flags: list[str], env: dict[str, str], modules: list[str],
-                 optional: list[str], timeout: float, keep_record: Path, hand_over: HandOver):
-        super().__init__(sys.executable, Path(CONTAINER_DRIVER), env, modules, timeout, optional)
+                 optional: list[str], timeout: float, keep_record: Path, hand_over: HandOver,
+                 per_start: list[str] = (), unused_paths: list[str] = ()):
+        super().__init__(sys.executable, Path(CONTAINER_DRIVER), env, modules, timeout, optional, per_start,
+                         unused_paths)
         self.image, self.root, self.flags, self.hand_over = image, root, flags, hand_over
         row, suffix = re.sub(r"[^a-zA-Z0-9_.-]", "_", root.name), self.folder.name.rsplit("-", 1)[-1]
         self.name = f"memlab-{env.get('MEMLAB_RUN_ID', 'norun')}-{row}-forkserver-{suffix}"
@@ -97,7 +99,11 @@ class ContainerForkServer(ForkServer):
     def _run_args(self, status: Path) -> list[str]:
         """``docker run`` of the server: detached, the runtime's flags, two mounts, status on fd 3."""
         spec = {"socket": str(self.socket), "driver": CONTAINER_DRIVER, "modules": self.modules,
-                "optional": self.optional, "idle": IDLE_SECONDS}
+                "optional": self.optional, "per_start": self.per_start, "private": str(self.folder),
+                "unused_paths": self.unused_paths, "idle": IDLE_SECONDS}
+        spec_path = self.folder / "spec.json"  # a file, as on the local runtime: a recorded list outgrows an argument
+        spec_path.write_text(json.dumps(spec))
+        spec_path.chmod(0o644)
         env = {**self.env, "HOME": str(self.folder / "home"), "XDG_CONFIG_HOME": str(self.folder / "config"),
                "TMPDIR": str(self.folder / "tmp")}
         return ["run", "-d", "--rm", "--init", "--name", self.name, *self.flags,
@@ -106,7 +112,7 @@ class ContainerForkServer(ForkServer):
                 *[arg for key, value in env.items() for arg in ("-e", f"{key}={value}")],
                 "--entrypoint", "/bin/sh", self.image, "-c",
                 'exec "$0" -u -m memlab_driver.fork_server "$1" 3 3>"$2" 2>>"$3" 1>&2',
-                CONTAINER_PYTHON, json.dumps(spec), str(status), str(self.log_path)]
+                CONTAINER_PYTHON, str(spec_path), str(status), str(self.log_path)]
 
     def alive(self) -> bool:
         """Whether the server's container still runs (the server ends it when idle): its init's pid
@@ -234,7 +240,7 @@ class ContainerForkServers(ForkServers):
                                      {"MEMLAB_RUN_ID": run_id, "MEMLAB_RUNTIME": "docker"},
                                      list(_preload(profile)), _recorded(profile, records),
                                      float(profile.timeouts.get("start", 60.0)), _recorded_path(profile, records),
-                                     self.hand_over)
+                                     self.hand_over, list(_per_start(profile)), list(_setting(profile, "unused_paths")))
         server.start()
         return server
 

@@ -33,8 +33,9 @@ PROBE = ROOT / "tests" / "docker" / "forkprobe"
 
 def probe(enabled: bool = True, preload: tuple[str, ...] = ()) -> SimpleNamespace:
     """What the docker runtime reads of a profile (lab.profile's Profile has these fields)."""
-    return SimpleNamespace(row="forkprobe", driver_dir=PROBE, services=[], timeouts={"start": 60.0, "op": 30.0},
-                           fork_server=SimpleNamespace(enabled=enabled, preload=preload))
+    return SimpleNamespace(row="forkprobe", driver="forkprobe", driver_dir=PROBE, image=None, services=[],
+                           timeouts={"start": 60.0, "op": 30.0}, limits={"line_bytes": 1 << 24, "answer_bytes": 1 << 24},
+                           fork_server=SimpleNamespace(enabled=enabled, preload=preload, per_start=(), unused_paths=()))
 
 
 @pytest.fixture
