@@ -17,11 +17,16 @@ from sharding import REFERENCE_ROWS, baseline, outcomes, run_set
 
 
 class CountingRuntime(LocalRuntime):
-    """The local runtime, counting how many SUT processes of each row are up at once."""
+    """The local runtime, counting how many SUT processes of each row are up at once. A start after
+    the row's first (its seeding) waits up to ``WAIT`` seconds for another to be up beside it, until
+    one has been: trials that run side by side meet there at once, trials run one after the other
+    never do (so the count does not hang on how fast a trial happens to be)."""
+
+    WAIT = 10.0
 
     def __init__(self):
         super().__init__()
-        self.lock, self.up, self.most = threading.Lock(), {}, {}
+        self.lock, self.up, self.most, self.starts = threading.Condition(), {}, {}, {}
 
     def launch(self, prepared, volumes, scratch, log_path, run_id):
         client = super().launch(prepared, volumes, scratch, log_path, run_id)
@@ -30,7 +35,12 @@ class CountingRuntime(LocalRuntime):
         def started(*a, **k):
             with self.lock:
                 self.up[row] = self.up.get(row, 0) + 1
+                self.starts[row] = self.starts.get(row, 0) + 1
                 self.most[row] = max(self.most.get(row, 0), self.up[row])
+                self.lock.notify_all()
+                if self.starts[row] > 1 and self.most[row] < 2:
+                    self.lock.wait_for(lambda: self.up[row] >= 2, timeout=self.WAIT)
+                    self.most[row] = max(self.most[row], self.up[row])
             return start(*a, **k)
 
         def stopped(*a, **k):
@@ -39,6 +49,7 @@ class CountingRuntime(LocalRuntime):
             finally:
                 with self.lock:
                     self.up[row] -= 1
+                    self.lock.notify_all()
 
         client.start, client.stop = started, stopped
         return client
