@@ -28,18 +28,18 @@ from lab.cli import progress
 from lab.cli.images import images as images_group
 from lab.cli.lifecycle import lifecycle as lifecycle_group
 from lab.cli.merge import merge_cmd
+from lab.cli.run_options import OptionRefused, recorded_rows, run_id_option, shard_of
 from lab.cli.site import site_cmd
 from lab.cli.results import COMMANDS, load_lifecycle, load_set, finish, gate_options, reports_option, sign_key_option
 from lab.cases.seedplan import RECORDS_PER_CONTEXT
 from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
-from lab.method.resume import ResumeRefused, recorded as recorded_run
+from lab.method.resume import ResumeRefused
 from lab.runtime.housekeeping import LEFT as GC_LEFT, gc as gc_run
 from lab.profile import PROFILES_DIR, ProfileError, file_row, scan_profiles, select
 from lab.lifecycle.verify import is_lifecycle
 from lab.report.lifecycle import print_report as print_lifecycle
 from lab.report.terminal import print_matrix, stdout_console
 from lab.resultset.lock import OutRefused
-from lab.resultset.shards import ShardSpecError, check_run_id, parse_spec, shard_record
 from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
 from lab.runtime import own_image
 from lab.runtime import runnable as runnable_here
@@ -110,13 +110,6 @@ def list_cmd(profiles_dir: Path) -> None:
         _fail(f"{len(errors)} invalid profile(s) in {profiles_dir} (each named above with its fix)")
 
 
-def _run_id_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    try:
-        return None if value is None else check_run_id(value)
-    except ShardSpecError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
 @main.command()
 @click.option("--sut", "patterns", multiple=True, metavar="NAME_OR_GLOB",
               help=f"Rows to run (repeatable; globs allowed). Default: {DEFAULT_SUT!r}, the calibration rows.")
@@ -141,7 +134,7 @@ def _run_id_option(ctx: click.Context, param: click.Parameter, value: str | None
 @click.option("--shard", "shard_spec", default=None, metavar="K/N",
               help="Measure shard K of N: the selected rows, sorted, dealt out round-robin (row i to shard "
                    "i mod N + 1); `memlab merge` joins the shards' sets (docs/sharding.md). Needs --run-id.")
-@click.option("--run-id", "run_id", default=None, callback=_run_id_option, metavar="ID",
+@click.option("--run-id", "run_id", default=None, callback=run_id_option, metavar="ID",
               help="Name the run in run.json (default: a new id); the shards of one run share it.")
 @click.option("--resume", "resume", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Continue the killed run in DIR (its --out; a shard's too, as it was recorded): saved trials "
@@ -169,7 +162,10 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         if shard_spec or run_id:
             _fail("--resume continues the run (or shard) as its run.json recorded it: give --resume DIR without "
                   "--shard or --run-id")
-        out, patterns = resume, patterns or tuple(_recorded_rows(resume))
+        try:
+            out, patterns = resume, patterns or tuple(recorded_rows(resume))
+        except OptionRefused as exc:
+            _fail(str(exc))
     profiles, errors = _profiles(profiles_dir)
     wanted = list(patterns) or [DEFAULT_SUT]
     chosen = select(profiles, wanted)
@@ -184,8 +180,11 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         console.print(f"[yellow]skipped[/] {prof.row}: a lifecycle row (`memlab lifecycle run --sut {prof.row}`)")
     chosen = [p for p in chosen if p not in lifecycle_only]
     if shard_spec:
-        shard = _shard_of(shard_spec, run_id, [p.row for p in chosen if p.status == "runnable"]
-                          + [file_row(e.path) for e in invalid], nonce, records, no_fork_server)
+        try:
+            shard = shard_of(shard_spec, run_id, [p.row for p in chosen if p.status == "runnable"]
+                             + [file_row(e.path) for e in invalid], nonce, records, no_fork_server)
+        except OptionRefused as exc:
+            _fail(str(exc))
         chosen = [p for p in chosen if p.status != "runnable" or p.row in shard["assigned"]]
         invalid = [e for e in invalid if file_row(e.path) in shard["assigned"]]
     unavailable = [p for p in chosen if p.status != "runnable"]
@@ -229,31 +228,6 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     print_matrix(summary.rows, stdout_console())
     console.print(f"result set: {out}")
     sys.exit(_outcome(finish(out, sign_key, reports, fail_on, min_level), summary.problems(), allow_errors))
-
-
-def _shard_of(spec: str, run_id: str | None, selection: list[str], nonce: str | None, records: int,
-              no_fork_server: bool) -> dict:
-    """The ``shard`` block of this shard's run.json (lab.resultset.shards), or exit 2 with the fix."""
-    try:
-        index, count = parse_spec(spec)
-    except ShardSpecError as exc:
-        _fail(str(exc))
-    if run_id is None:
-        _fail(f"--shard {spec} needs --run-id ID, the same on every shard (e.g. the CI run's id), so that "
-              "`memlab merge` can tell the shards of one run from those of another")
-    shard = shard_record(index, count, selection, {"nonce": nonce, "records": records,
-                                                   "fork_server": not no_fork_server})
-    if not shard["assigned"]:
-        _fail(f"--shard {spec}: shard {index} has no rows: {count} shards for {len(shard['selection'])} selected "
-              f"row(s); use at most {len(shard['selection'])} shards")
-    return shard
-def _recorded_rows(folder: Path) -> list[str]:
-    """The rows the killed run in ``folder`` recorded (a resume's default selection)."""
-    try:
-        return [str(name) for name in recorded_run(folder)["rows"]]
-    except ResumeRefused as exc:
-        _fail(str(exc))
-        raise
 
 
 def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:

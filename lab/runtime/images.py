@@ -32,10 +32,8 @@ recorded in ``$MEMLAB_CACHE/images/<name>.json`` (id, seconds). Example::
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -49,18 +47,15 @@ from lab.runtime.image_build import HOST_CA_DIRS  # noqa: F401 -- the CLI names 
 from lab.runtime.image_build import (BackendImage, ImageBuildError, ImageRecord, Progress, build_lock, check_on_base,
                                      current_image, docker_build, download_wheels, finish_build, host_ca_certs,
                                      records_dir, run_step)
+from lab.runtime.image_tags import (KIT_DIR, LAB_RECIPE, LAB_SOURCES, NODE_KIT_DIR, SUT_RECIPE,  # noqa: F401
+                                    _kits, _lab_files, lab_tag, sut_name, sut_tag)
 
 BASE_TAG = "memlab/base:bookworm"
 #: base name -> (tag, Debian suite, package list under images/base/)
 BASES = {"base": (BASE_TAG, "bookworm", "packages.txt"),
          "base-bullseye": ("memlab/base:bullseye", "bullseye", "packages-bullseye.txt")}
-SUT_RECIPE = IMAGES_DIR / "sut.Dockerfile"
-LAB_RECIPE = IMAGES_DIR / "lab.Dockerfile"
 OWN_RECIPE = "Dockerfile"  # a driver folder's own recipe, by this name, is what `memlab images build` builds
 LAB_LATEST = "memlab/lab:latest"
-LAB_SOURCES = ("lab", "edits", "images", "sut_profiles", "scenarios", "examples", "pyproject.toml", "README.md")
-KIT_DIR = IMAGES_DIR / "driverkit"
-NODE_KIT_DIR = IMAGES_DIR / "driverkit-node"
 _RECIPES = IMAGES_DIR / "backends"
 #: backend name -> its image (tag, recipe, labelled Debian packages, base, pinned wheels)
 BACKENDS = {
@@ -84,11 +79,6 @@ _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "node
 
 
 # ---- names -------------------------------------------------------------------
-def sut_name(driver_dir: Path) -> str:
-    """``sut-<folder>``, in the characters an image name may use."""
-    return "sut-" + re.sub(r"[^a-z0-9._-]+", "-", Path(driver_dir).name.lower())
-
-
 def sut_drivers() -> dict[str, Path]:
     """Every SUT driver folder under images/ (``sut-<folder>`` -> folder): a driver.py, or an own Dockerfile."""
     found = {p.parent for pattern in ("*/driver.py", f"*/{OWN_RECIPE}") for p in IMAGES_DIR.glob(pattern)}
@@ -201,30 +191,6 @@ def ensure_backend(name: str, progress: Progress = lambda line: None, force: boo
         return finish_build(name, spec.tag, started, spec.packages, labels, progress)
 
 
-def sut_tag(driver_dir: Path, recipe: Path = SUT_RECIPE) -> str:
-    """``memlab/sut-<folder>:<digest>``: the digest covers the recipe, the driver folder and the kits."""
-    files = [(f"{root.name}/{path.relative_to(root)}", path) for root in (Path(driver_dir), *_kits(recipe))
-             for path in sorted(_files_under(root))]
-    return f"memlab/{sut_name(driver_dir)}:{_digest(recipe, files)}"
-
-
-def _kits(recipe: Path) -> tuple[Path, ...]:
-    """The driver kits a recipe's build context holds: the Python kit; an own Dockerfile also gets the Node kit."""
-    return (KIT_DIR,) if recipe == SUT_RECIPE else (KIT_DIR, NODE_KIT_DIR)
-
-
-def _files_under(root: Path) -> list[Path]:
-    return [p for p in root.rglob("*") if p.is_file() and not {"__pycache__", "node_modules"} & set(p.parts)]
-
-
-def _digest(recipe: Path, files: list[tuple[str, Path]]) -> str:
-    """12 hex digits of SHA-256 over a recipe and named files (the name, then the bytes, of each)."""
-    h = hashlib.sha256(recipe.read_bytes())
-    for name, path in files:
-        h.update(f"\0{name}\0".encode() + path.read_bytes())
-    return h.hexdigest()[:12]
-
-
 @contextmanager
 def _context(ca_certs: list[Path] | None, name: str, tag: str, progress: Progress) -> Iterator[Path]:
     """A temporary build context holding ``ca/`` with the extra CA certificates (announced)."""
@@ -266,21 +232,6 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
                                                   "memlab.ca-certs": str(len(list((ctx / "ca").glob("*.crt"))))},
                           progress)
         return finish_build(name, tag, started, ("python3",) if recipe == SUT_RECIPE else ("base-files",), {}, progress)
-
-
-def lab_tag() -> str:
-    """``memlab/lab:<digest>``: the digest covers the recipe and the lab's source tree."""
-    root = IMAGES_DIR.parent
-    files = [(str(path.relative_to(root)), path) for path in sorted(_lab_files(root))]
-    return f"memlab/lab:{_digest(LAB_RECIPE, files)}"
-
-
-def _lab_files(root: Path) -> list[Path]:
-    out = []
-    for name in LAB_SOURCES:
-        top = root / name
-        out += [top] if top.is_file() else _files_under(top)
-    return out
 
 
 def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda line: None,
