@@ -76,6 +76,11 @@ class EditSpec:
     ``unit`` is ``record`` (the above) or ``state``: on a store whose records sit
     inside an opaque payload (ciphertext), the edit acts on whole *version rows*
     of a context's state instead -- see ``edits.version_rows`` for what each case does.
+
+    ``variant`` names one other expression of the case that the editor offers for this
+    store (``Editor.variants``): None is the editor's default expression; a name such as
+    ``place=body`` (T1/T8 in one place of several) is the editor's own, and an editor
+    refuses a name it did not offer (EditError).
     """
 
     case: str
@@ -88,10 +93,18 @@ class EditSpec:
     meta_field: str | None = None
     meta_value: Any = None
     unit: str = "record"
+    variant: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-safe view (``unit`` only when it is not the default ``record``)."""
-        return {k: _jsonable(v) for k, v in self.__dict__.items() if k != "unit" or v != "record"}
+        """A JSON-safe view (``unit`` only when it is not the default ``record``, ``variant`` only when set)."""
+        return {k: _jsonable(v) for k, v in self.__dict__.items()
+                if (k != "unit" or v != "record") and (k != "variant" or v is not None)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "EditSpec":
+        """The spec ``to_json`` gave (the fields this class has; a missing one takes its default)."""
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +130,18 @@ class EditorBase:
         """The files an edit may write, for the changed-bytes count."""
         raise NotImplementedError
 
+    def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
+        """The names of the other expressions of ``spec`` this store allows (``EditSpec.variant``),
+        besides the default one; none unless a backend offers them."""
+        return []
+
     def apply(self, spec: EditSpec) -> AppliedEdit:
         """Apply exactly one edit (T1..T8) and return what was actually done."""
-        p = plan(spec, self.records(), self.layout.metadata)
+        records = self.records()
+        if spec.variant is not None and spec.variant not in self.variants(replace(spec, variant=None), records):
+            raise EditError(f"{spec.case}: the {self.backend} editor offers no variant {spec.variant!r} for this "
+                            f"store (it offers {self.variants(replace(spec, variant=None), records) or 'none'})")
+        p = plan(spec, records, self.layout.metadata)
         hook = {"T1": self._replace, "T2": self._delete, "T3": self._delete, "T4": self._swap,
                 "T5": self._forge, "T6": self._transplant, "T7": self._transplant,
                 "T8": self._set_meta}[spec.case]
