@@ -30,6 +30,9 @@ class Editor(Protocol):
         """Apply exactly one edit and return what was actually done."""
         ...
 
+    # Optional: ``variants(spec, records) -> list[str]``, the names of the other expressions of
+    # ``spec`` this store allows (``EditSpec.variant``); an editor without it offers none.
+
 
 def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str, str] | None = None,
                versions: dict[str, str] | None = None) -> Editor:

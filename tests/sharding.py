@@ -15,15 +15,17 @@ NONCE = "sidebyside"
 REFERENCE_ROWS = [f"{p.row}@{point}.json" for p in select(load_profiles(), ["reference-*"]) for point in p.detection_points]
 #: What differs between any two runs of the same rows, however they ran: when (run id, date),
 #: how long (every timing), and the statements an edit ran, which carry the record ids and
-#: timestamps the SUT chose at seeding (as does the ``record`` an intended erasure names).
+#: timestamps the SUT chose at seeding (as does the ``record`` an intended erasure names, and
+#: the detail of an effect check, which quotes a served timestamp before and after T8 moved it).
 VARYING = frozenset({"run_id", "date", "timings", "interval_s", "prepare_seconds", "preload_seconds", "statements"})
 
 
 def comparable(data: Any, parent: str = "") -> Any:
-    """``data`` without the fields in VARYING (and ``intended.record``), at any depth."""
+    """``data`` without the fields in VARYING (and ``intended.record``, ``effect.detail``), at any depth."""
     if isinstance(data, dict):
         return {k: comparable(v, k) for k, v in data.items()
-                if k not in VARYING and not (parent == "intended" and k == "record")}
+                if k not in VARYING and not (parent == "intended" and k == "record")
+                and not (parent == "effect" and k == "detail")}
     if isinstance(data, list):
         return [comparable(v, parent) for v in data]
     return data

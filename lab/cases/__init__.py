@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from lab.cases.case import Case, CaseError, SutOp, not_applicable
 from lab.cases.controls import C2_EXTRA_OFFSET
-from lab.cases.registry import BY_ID, CASE_IDS, CASES, CONTROLS, GROUPS, spec_for
+from lab.cases.registry import BY_ID, CASE_IDS, CASES, CONTROLS, GROUPS, spec_for, specs_for
 from lab.cases.t9 import T9_EXTRA_OFFSET
 
 __all__ = ["BY_ID", "C2_EXTRA_OFFSET", "CASES", "CASE_IDS", "CONTROLS", "GROUPS", "T9_EXTRA_OFFSET",
-           "Case", "CaseError", "SutOp", "not_applicable", "spec_for"]
+           "Case", "CaseError", "SutOp", "not_applicable", "spec_for", "specs_for"]

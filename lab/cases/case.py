@@ -13,7 +13,10 @@ own pieces of the method as plain functions:
 - ``effect(spec, served) -> (visible, detail)`` -- does the read show the edit
   (:class:`lab.cases.evidence.Served`);
 - ``sut_op(plan, seed_ids, capabilities) -> SutOp`` -- a restore case's fault step: the
-  SUT's own operation between the copy of the store and putting the copy back.
+  SUT's own operation between the copy of the store and putting the copy back;
+- ``alternatives(plan, layout) -> [EditSpec]`` -- the other specs of the case the store allows
+  (T8: each other declared metadata field), each measured as a variant of its own
+  (:mod:`lab.cases.variants`).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class Case:
     state_rule: Callable[..., list[str]] | None = field(default=None, repr=False, compare=False)
     effect: Callable[..., tuple[bool, str]] | None = field(default=None, repr=False, compare=False)
     sut_op: Callable[..., SutOp] | None = field(default=None, repr=False, compare=False)
+    alternatives: Callable[..., list[EditSpec]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def restores(self) -> bool:

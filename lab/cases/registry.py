@@ -34,7 +34,17 @@ def spec_for(case: Case, plan: SeedPlan, layout: StoreLayout) -> EditSpec:
     """
     if case.build is None:
         raise ValueError(f"{case.id} is not a storage edit")
-    spec = case.build(plan, layout)
+    return _unit(case.build(plan, layout), layout)
+
+
+def specs_for(case: Case, plan: SeedPlan, layout: StoreLayout) -> list[EditSpec]:
+    """The case's own spec (:func:`spec_for`) first, then the other specs it offers on this layout
+    (``Case.alternatives``), each a variant of its own (:mod:`lab.cases.variants`)."""
+    others = case.alternatives(plan, layout) if case.alternatives else []
+    return [spec_for(case, plan, layout), *(_unit(s, layout) for s in others)]
+
+
+def _unit(spec: EditSpec, layout: StoreLayout) -> EditSpec:
     if layout.payload.format == "opaque":  # whole version rows of a sealed state (see edits.version_rows)
-        spec = replace(spec, unit="state")
+        return replace(spec, unit="state")
     return spec

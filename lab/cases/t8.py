@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from edits.model import EditSpec
@@ -10,10 +11,19 @@ from lab.cases.evidence import find_two, same_elsewhere
 from lab.cases.seedplan import FACT_INDEX, markers_in
 
 
+FIELDS = ("role", "owner", "source", "timestamp")
+
+
 def build(plan, layout) -> EditSpec:
     """The first metadata field the layout declares (role, owner, source, timestamp) of A's fact record."""
-    field = next((name for name in ("role", "owner", "source", "timestamp") if name in layout.metadata), None)
+    field = next((name for name in FIELDS if name in layout.metadata), None)
     return EditSpec("T8", plan.contexts["A"], plan.of("A")[FACT_INDEX].marker, meta_field=field)
+
+
+def alternatives(plan, layout) -> list[EditSpec]:
+    """Each other declared metadata field of the same record, a variant of its own."""
+    base = build(plan, layout)
+    return [replace(base, meta_field=name) for name in FIELDS if name in layout.metadata and name != base.meta_field]
 
 
 def rule(view, spec, before, after) -> list[str]:
@@ -55,4 +65,4 @@ def _meta_of(records: list[dict[str, Any]], marker: str) -> dict[str, Any] | Non
 
 CASE = Case("T8", "metadata tamper", "edit", "A", "T6-T8",
             "one record's metadata field changed, content untouched", ("metadata", "record"), level="L3",
-            build=build, rule=rule, effect=effect)
+            build=build, rule=rule, effect=effect, alternatives=alternatives)

@@ -22,6 +22,8 @@ import structlog
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from lab.cases.variants import is_variant
+
 #: Log events that are a long step, and how the bar words them (from the event's fields).
 ACTIVITIES = {
     "venv.build": lambda ev: f"building the environment of driver {_driver(ev.get('venv'))} (pip; once, then cached)",
@@ -112,10 +114,14 @@ class RunProgress:
             self._bar.stop()
 
     def step(self, row: str, step: str, advance: int = 1) -> None:
-        """One step of ``row`` is done (``advance=0``: said, not counted)."""
+        """One step of ``row`` is done (``advance=0``: said, not counted). A case's variant trial
+        (``T1.v2``: how many a case has is known only once its base trial read the store) adds
+        itself to the total as it is counted."""
         with self._lock:
             self._last_step = self.description = f"{row} {step}"
             if self._bar:
+                if advance and is_variant(step):
+                    self._bar.update(self._task, total=self._bar.tasks[0].total + advance)
                 self._bar.update(self._task, advance=advance, description=self.description)
 
     def doing(self, text: str) -> None:

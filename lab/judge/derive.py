@@ -15,20 +15,33 @@ from typing import Any
 
 from lab import METHOD_REVISION
 from lab.cases import CASE_IDS
+from lab.cases.variants import DEFAULT, case_of, is_variant, variant_trials
 from lab.judge.c3 import C3Result, check_edit, check_restore
 from lab.judge.observation import Cell, CellEvidence, ControlResult, EditsLanded, Json, Observation, TrialError
 from lab.judge.scoring import score
 from lab.judge.verdicts import judge_c1, judge_c2, judge_cell
+from lab.judge.weakest import weakest
 
 ROW_SCHEMA = "memlab.row/1"
 #: Every trial a row's observation folder may hold, besides profile.json and environment.json.
 TRIALS = ("seed", "C1", "C2", *CASE_IDS)
 
 
+def trials_of(saved: dict[str, Any]) -> list[str]:
+    """Every trial a row holds once complete: :data:`TRIALS`, and after each case's base trial the
+    variant trials it lists (``saved``: trial -> saved JSON, as far as saved)."""
+    out: list[str] = []
+    for trial in TRIALS:
+        out.append(trial)
+        out += variant_trials(saved.get(trial))
+    return out
+
+
 @dataclass(frozen=True)
 class SavedRow:
     """What one row is derived from: the saved profile and environment, and each trial's
-    observation (None where its file is absent)."""
+    observation (None where its file is absent): seed, C1, C2, each case's base trial and the
+    variant trials its base trial lists."""
 
     profile: Json
     environment: Json | None
@@ -51,8 +64,12 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
     observations = {cid: trials.get(cid) for cid in CASE_IDS}
     landed = [cid for cid, o in observations.items() if o and o.c3 and o.c3.ok]
     not_landed = [cid for cid, o in observations.items() if o and o.c3 and not o.c3.ok]
+    extra = {t: o for t, o in trials.items() if is_variant(t)}
     row_controls = {**{k: v.to_json() for k, v in controls.items()},
-                    "C3": EditsLanded(ok=not not_landed, landed=landed, not_landed=not_landed).to_json()}
+                    "C3": EditsLanded(ok=not not_landed, landed=landed, not_landed=not_landed,
+                                      variants_landed=[t for t, o in extra.items() if o and o.c3 and o.c3.ok],
+                                      variants_not_landed=[t for t, o in extra.items() if o and o.c3 and not o.c3.ok]
+                                      ).to_json()}
     reason = None if evaluable else (f"seeding failed: {seed_error}" if seed_error else "; ".join(
         f"{k}: {v.reason}" for k, v in controls.items() if not v.ok))
     position = _position(profile, observations)
@@ -62,8 +79,12 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
         for cid, obs in observations.items():
             obs = obs or Observation(case=cid, status="error", error=TrialError(
                 stage="seed" if seed_error else "harness", message=missing))
-            cell = judge_cell(obs, c1, point, filters, profile.get("observation_class", "a"))
-            cells[cid] = _with_evidence(obs, cell).to_json()
+            judged = [(DEFAULT, cid, obs)] + [(entry["name"], entry["trial"], trials.get(entry["trial"]) or Observation(
+                case=cid, variant=entry["name"], status="error", error=TrialError(stage="harness", message=missing)))
+                for entry in obs.variants or []]
+            cells[cid] = weakest([(name, trial, _with_evidence(o, judge_cell(
+                o, c1, point, filters, profile.get("observation_class", "a")), trial))
+                for name, trial, o in judged]).to_json()
         rows.append({
             "schema": ROW_SCHEMA, "row": profile["row"], "detection_point": point,
             "title": profile.get("title"),
@@ -88,7 +109,7 @@ def _position(profile: Json, observations: dict[str, Observation | None]) -> str
     return profile.get("position") or "stopped"
 
 
-def _with_evidence(obs: Observation, cell: Cell) -> Cell:
+def _with_evidence(obs: Observation, cell: Cell, trial: str) -> Cell:
     """The cell plus the evidence a reader needs (edit, C3, served, signals)."""
     read, opened = obs.read, obs.open
     c3 = obs.c3.to_json() if obs.c3 else {}
@@ -98,7 +119,7 @@ def _with_evidence(obs: Observation, cell: Cell) -> Cell:
         served=[r.get("text") for r in read.records or []] if read and read.ok else None,
         refusal=(read.error if read else None) or (opened.error if opened else None),
         signals=((read.signals if read else None) or []) + ((opened.signals if opened else None) or []),
-        timings=obs.timings, observation=f"{obs.case}.json")
+        timings=obs.timings, observation=f"{trial}.json")
     return cell.model_copy(update={"evidence": evidence})
 
 
@@ -126,7 +147,7 @@ def c3_outcomes(obs: Observation, layout: Json) -> list[C3Result]:
 def c3_disagreements(saved: SavedRow) -> list[tuple[str, str]]:
     """``(case, what differs)`` for every case whose saved C3 result C3 does not give again."""
     layout, out = saved.profile.get("store") or {}, []
-    for cid in CASE_IDS:
+    for cid in (t for t in saved.trials if case_of(t) in CASE_IDS):
         obs = saved.trials.get(cid)
         if obs is None or obs.c3 is None:
             continue

@@ -129,10 +129,13 @@ class C3Record(_Model):
 
 
 class Observation(_Model):
-    """One trial's saved JSON (``observations/<row>/<trial>.json``): seed, C1, C2 or a case.
-    Which keys each trial writes is in docs/results.md ("The observation")."""
+    """One trial's saved JSON (``observations/<row>/<trial>.json``): seed, C1, C2, a case's base
+    trial (which lists its ``variants``) or one of its variant trials (``T1.v2``, with its
+    ``variant`` name). Which keys each trial writes is in docs/results.md ("The observation")."""
 
     case: str | None = None
+    variant: str | None = None
+    variants: list[Json] | None = None
     status: Literal["measured", "error", "n/a"] | None = None
     na_reason: str | None = None
     error: TrialError | None = None
@@ -166,8 +169,12 @@ class Observation(_Model):
         if isinstance(data, dict) and data.get("schema", OBSERVATION_SCHEMA) != OBSERVATION_SCHEMA:
             raise ShapeError(f"{source}: field schema: {data['schema']!r}, this lab reads {OBSERVATION_SCHEMA!r}")
         obs = cls.from_json(data, source)
-        if obs.case != trial:
-            raise ShapeError(f"{source}: field case: {obs.case!r}, the file is the observation of {trial!r}")
+        case = trial.split(".v", 1)[0]  # a variant trial (T1.v2) observes its case (T1)
+        if obs.case != case:
+            raise ShapeError(f"{source}: field case: {obs.case!r}, the file is the observation of {case!r}")
+        if (obs.variant is None) != (case == trial):
+            raise ShapeError(f"{source}: field variant: {obs.variant!r} in the observation of trial {trial!r} "
+                             "(a variant trial names its variant, a case's base trial none)")
         if obs.status is None:
             raise ShapeError(f"{source}: field status: missing")
         return obs
@@ -189,7 +196,8 @@ class CellEvidence(_Model):
 
 class Cell(_Model):
     """One case at one detection point: the verdict, its observation class and reason, and
-    (where they apply) the signals, the effect check, the audit call and the evidence."""
+    (where they apply) the signals, the effect check, the audit call and the evidence; the
+    variant that decided it and every variant with its verdict (:mod:`lab.judge.weakest`)."""
 
     case: str
     detection_point: str
@@ -200,6 +208,8 @@ class Cell(_Model):
     effect: Json | None = None
     audit: Json | None = None
     evidence: CellEvidence | None = None
+    decided_by: str | None = None
+    variants: list[Json] | None = None
 
 
 class ControlResult(_Model):
@@ -210,8 +220,11 @@ class ControlResult(_Model):
 
 
 class EditsLanded(_Model):
-    """C3 as a row states it: which cases' edits landed and which did not."""
+    """C3 as a row states it: which cases' edits landed and which did not (their base trials; ``ok``
+    is theirs), and which variant trials' edits landed and which did not (errors of their own)."""
 
     ok: bool
     landed: list[str]
     not_landed: list[str]
+    variants_landed: list[str] = []
+    variants_not_landed: list[str] = []

@@ -2,7 +2,9 @@
 C3 over the records read before and after it and the raw digests of every volume.
 
 Jepsen's nemesis in small: the step is given the case, applies its edit and saves both the
-intended edit and the one the editor reports it actually applied.
+intended edit and the one the editor reports it actually applied. The step of a case's base
+trial also lists the case's variants on this store (:mod:`lab.cases.variants`), read from the
+same records before its edit; a variant's step is given its spec.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from edits.model import EditError
-from lab.cases import Case, spec_for
+from edits.model import EditSpec
+from lab.cases import Case, specs_for
+from lab.cases.variants import enumerate_variants
 from lab.judge.c3 import check_edit
 from lab.method.bed import merge_diffs
 from lab.method.row import Row
@@ -21,18 +25,21 @@ from lab.method.sessions import Session, StageError, records
 class EditStep:
     """Applies one case's storage edit and its C3 to a trial's volumes."""
 
-    def __init__(self, case: Case):
-        self.case = case
+    def __init__(self, case: Case, spec: EditSpec | None = None, trial: str | None = None):
+        self.case, self.spec, self.trial = case, spec, trial or case.id
 
     def apply(self, row: Row, obs: dict[str, Any], vols: dict[str, Path], held: Session | None = None) -> None:
         """Edit and C3; the raw digests are taken with every server stopped (or the ``held`` SUT's
         server up, in the process-alive position)."""
         case = self.case
         digests = row.bed.digests(vols, True), row.bed.digests(vols, False)
-        spec = spec_for(case, row.plan, row.profile.store)
+        specs = specs_for(case, row.plan, row.profile.store) if self.spec is None else [self.spec]
+        spec = specs[0]
         obs["intended"] = spec.to_json()
-        with row.sessions.store(obs, case.id, vols, held) as editor:
+        with row.sessions.store(obs, self.trial, vols, held) as editor:
             before = records(editor)
+            if self.spec is None:
+                obs["variants"] = _variants(case, specs, editor)
             try:
                 applied = editor.apply(spec)
             except EditError as exc:
@@ -44,3 +51,11 @@ class EditStep:
         result = check_edit(obs["intended"], row.profile.store.to_json(), before, after, files, untouched)
         obs["c3"] = {**result.to_json(), "files": files, "untouched_volumes": untouched,
                      "records_before": before, "records_after": after}
+
+
+def _variants(case: Case, specs: list[EditSpec], editor) -> list[dict[str, Any]]:
+    """The case's variants on this store (read before the edit); a read failure is a StageError."""
+    try:
+        return enumerate_variants(case.id, specs, editor, editor.records())
+    except (EditError, OSError, ValueError) as exc:
+        raise StageError("variants", f"{case.id}: the generic editor could not list the variants: {exc}") from exc

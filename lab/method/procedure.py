@@ -26,8 +26,10 @@ import structlog
 
 from lab import moments
 from lab.cases import CASES, Case, not_applicable
+from edits.model import EditSpec
+from lab.cases import variants
 from lab.cases.seedplan import SeedPlan
-from lab.judge.derive import TRIALS
+from lab.judge.derive import trials_of
 from lab.method import resume, seeding
 from lab.method.bed import Bed
 from lab.method.edit_step import EditStep
@@ -79,7 +81,7 @@ class RowProcedure:
             seed = self._trial("seed", lambda obs: seeding.seed(self.row, obs))
         else:
             self.progress("seed")
-            if not seed.get("error") and not set(TRIALS) <= set(self.saved):
+            if not seed.get("error") and not set(trials_of(self.saved)) <= set(self.saved):
                 try:
                     resume.restore(self.row.bed, self.row.kept, seed)
                 except ResumeRefused as exc:
@@ -101,22 +103,38 @@ class RowProcedure:
                               if not failed else (lambda n=name: self._skip(n, failed))))
         for case in CASES:
             reason = not_applicable(case, self.profile.capabilities)
-            if case.id in self.saved:
+            if case.id in self.saved and not failed:
+                units.append((case.id, lambda c=case: self._variants(c, self.saved[c.id])))
+            elif case.id in self.saved:
                 units.append((case.id, lambda c=case: self.progress(c.id)))
             elif reason:
                 units.append((case.id, lambda c=case, r=reason: self._not_applicable(c, r)))
             elif not failed:
-                units.append((case.id, lambda c=case: self._trial(c.id, lambda obs: self._case(c, obs))))
+                units.append((case.id, lambda c=case: self._variants(
+                    c, self._trial(c.id, lambda obs: self._case(c, obs)))))
             else:
                 units.append((case.id, lambda c=case: self._skip(c.id, failed)))
         return units
+
+    def _variants(self, case: Case, base: dict[str, Any]) -> None:
+        """The case's variant trials its base trial listed, one after the other (those saved
+        before a resume skipped): each on a fresh copy with exactly the listed edit."""
+        for entry in base.get("variants") or []:
+            trial = entry["trial"]
+            if trial in self.saved:
+                continue
+            spec = variants.spec_of(entry)
+            self._trial(trial, lambda obs, t=trial, s=spec: self._case(case, obs, t, s),
+                        {"case": case.id, "variant": entry["name"]})
 
     def _not_applicable(self, case: Case, reason: str) -> None:
         self.save(case.id, {"case": case.id, "status": "n/a", "na_reason": reason})
         self.progress(case.id)
 
-    def _trial(self, name: str, body: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-        obs: dict[str, Any] = {"case": name, "status": "measured", "sut_stopped_during_edit": True,
+    def _trial(self, name: str, body: Callable[[dict[str, Any]], None],
+               head: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run one trial (``head``: its first keys, a variant's case and name) and save its observation."""
+        obs: dict[str, Any] = {**(head or {"case": name}), "status": "measured", "sut_stopped_during_edit": True,
                                "timings": {}, "logs": []}
         started = time.monotonic()
         try:
@@ -140,17 +158,19 @@ class RowProcedure:
         self.save(name, {"case": name, "status": "error", "error": {"stage": "seed", "message": why}})
         self.progress(name)
 
-    def _case(self, case: Case, obs: dict[str, Any]) -> None:
-        """Fresh copy -> fault step (C3 included) -> read by a restarted SUT, or by the held one."""
+    def _case(self, case: Case, obs: dict[str, Any], trial: str | None = None, spec: EditSpec | None = None) -> None:
+        """Fresh copy -> fault step (C3 included) -> read by a restarted SUT, or by the held one.
+        ``trial`` and ``spec``: a variant's trial and edit (else the case's base trial)."""
+        trial = trial or case.id
         obs["read_label"] = case.read_label
-        vols = self.row.bed.fresh(obs, case.id)
-        with self._held(obs, case.id, vols) as held:
+        vols = self.row.bed.fresh(obs, trial)
+        with self._held(obs, trial, vols) as held:
             started = time.monotonic()
-            step_for(case).apply(self.row, obs, vols, held)
+            (EditStep(case, spec, trial) if spec is not None else step_for(case)).apply(self.row, obs, vols, held)
             obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
-            moments.reach("edited", self.profile.row, case.id)
+            moments.reach("edited", self.profile.row, trial)
             edited_at = time.monotonic()
-            with self.row.sessions.held_or_new(obs, case.id, vols, held) as s:
+            with self.row.sessions.held_or_new(obs, trial, vols, held) as s:
                 obs["timings"]["restart"] = 0.0 if held is not None else round(time.monotonic() - edited_at, 6)
                 self._read(case, obs, s, vols, edited_at)
 

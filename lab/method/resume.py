@@ -32,6 +32,7 @@ from typing import Any
 from edits import volumes as vol
 from lab import METHOD_REVISION
 from lab.cases.seedplan import SeedPlan
+from lab.cases.variants import is_variant, variant_trials
 from lab.judge.derive import TRIALS
 from lab.method.bed import Bed
 from lab.profile import Profile, ProfileError, file_row
@@ -131,11 +132,15 @@ def check_environment(obs_dir: Path, environment: dict[str, Any]) -> None:
 
 def saved_trials(obs_dir: Path) -> dict[str, dict[str, Any]]:
     """Trial -> observation for every trial of a row whose observation was saved."""
-    found = {}
+    found: dict[str, dict[str, Any]] = {}
     for trial in TRIALS:
         data = _saved(Path(obs_dir) / f"{trial}.json")
         if data is not None:
             found[trial] = data
+            for variant in variant_trials(data):
+                more = _saved(Path(obs_dir) / f"{variant}.json")
+                if more is not None:
+                    found[variant] = more
     return found
 
 
@@ -180,7 +185,8 @@ def set_aside_logs(logs_dir: Path, saved: dict[str, Any]) -> list[str]:
     """Move the logs of trials without a saved observation to ``logs_dir/killed/``; their names."""
     moved = []
     for path in sorted(logs_dir.glob("*.log")) if logs_dir.is_dir() else []:
-        trial = next((t for t in TRIALS if path.name.startswith(f"{t}-")), None)
+        trial = path.name.split("-", 1)[0]  # <trial>-<n>.log, <trial>-op-<n>.log
+        trial = trial if trial in TRIALS or is_variant(trial) else None
         if trial is not None and trial not in saved:
             target = logs_dir / "killed" / path.name
             n = 1

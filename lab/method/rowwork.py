@@ -17,7 +17,7 @@ from typing import Any, Callable
 import structlog
 
 from lab.cases.seedplan import SeedPlan
-from lab.judge.derive import TRIALS
+from lab.judge.derive import trials_of
 from lab.method import resume as resuming
 from lab.method.procedure import RowProcedure
 from lab.method.schedule import Workers
@@ -61,7 +61,8 @@ class RowWork:
             if not self._opened or self._finished:
                 return
             self._finished = True
-        if set(TRIALS) <= set(resuming.saved_trials(self.results.observation_dir(self.profile.row))):
+        saved = resuming.saved_trials(self.results.observation_dir(self.profile.row))
+        if set(trials_of(saved)) <= set(saved):
             resuming.drop(self.kept)
         if self._environment is not None:  # again: a runtime may settle its detail at the first start (docker's fork server)
             self.results.saver(self.profile.row)("environment", self._environment)
@@ -72,7 +73,7 @@ class RowWork:
             return
         with self._lock:
             self._opened = True
-        if set(TRIALS) <= set(self.saved):  # resumed after its last trial: only its rows are left to write
+        if set(trials_of(self.saved)) <= set(self.saved):  # resumed after its last trial: only its rows are left to write
             self.finish()
             return
         resuming.set_aside_logs(self.results.root / "logs" / self.profile.row, self.saved)

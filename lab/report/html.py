@@ -25,7 +25,7 @@ from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, c
                                cell_label, levels, metric_text, rate_groups, row_key, run_facts)
 from lab.report.html_filters import filter_bar, filter_css, row_classes
 from lab.report.html_evidence import (COLOURS, c3_block, chip, code, flat, kv, none, observation, served_block,
-                                     signals_block, text, timings_text)
+                                     signals_block, text, timings_text, variants_block)
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
@@ -215,6 +215,7 @@ def cell_panel(anchor: str, title: str, case_text: str, row: dict[str, Any], cid
     audit = cell.get("audit")
     if audit:
         right += f"<h4>Audit call</h4>{kv(audit) if isinstance(audit, dict) else escape(text(audit))}"
+    right += variants_block(cell)
     foot = " · ".join(x for x in (timings_text(ev.get("timings")), f"observation: {where}") if x)
     return (f'<section class="detail" id="{anchor}"><a class="close" href="#matrix">close ✕</a>'
             f"<h3>{escape(title)} — {chip(label)}</h3><p class=\"muted\">{escape(case_text)}</p>"

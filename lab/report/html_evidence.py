@@ -247,3 +247,22 @@ def timings_text(timings: Any) -> str:
     return " · ".join(f"{names.get(k, k)} {float(v) * 1000:.1f} ms" for k, v in timings.items()
                       if isinstance(v, (int, float)))
 
+
+
+def variants_block(cell: dict[str, Any]) -> str:
+    """Every variant the cell was taken over (its trial, verdict, reason, the statements it ran), the
+    one that decided it marked; nothing for a cell of one expression."""
+    listing = cell.get("variants") or []
+    if len(listing) < 2:
+        return ""
+    rows = []
+    for v in listing:
+        decided = " (decided the cell)" if v.get("variant") == cell.get("decided_by") else ""
+        statements = ((v.get("evidence") or {}).get("statements")) or []
+        rows.append(f"<tr><td><b>{escape(str(v.get('variant')))}</b>{escape(decided)}<br>"
+                    f"<span class=\"muted\">{escape(str(v.get('trial')))}</span></td>"
+                    f"<td>{escape(str(v.get('verdict')))}</td><td>{escape(str(v.get('reason') or ''))}</td>"
+                    f"<td>{code(statements) if statements else none()}</td></tr>")
+    return (f"<h4>Variants ({len(listing)}): the cell is the weakest for the SUT</h4>"
+            "<table><tr><th>variant</th><th>verdict</th><th>reason</th><th>statements</th></tr>"
+            + "".join(rows) + "</table>")

@@ -36,9 +36,19 @@ def _row_section(row: dict[str, Any]) -> list[str]:
         out.append(f"- **not evaluable**: {row.get('not_evaluable_reason')}")
     out.append("")
     cells = [[case_title(cid), row["cells"][cid].get("verdict"), row["cells"][cid].get("observation_class") or "—",
-              row["cells"][cid].get("reason") or ""] for cid in CASE_IDS]
-    out += _table(["case", "verdict", "class", "reason"], cells)
+              _variants(row["cells"][cid]), row["cells"][cid].get("reason") or ""] for cid in CASE_IDS]
+    out += _table(["case", "verdict", "class", "variants (decided by)", "reason"], cells)
     return out + [""]
+
+
+def _variants(cell: dict[str, Any]) -> str:
+    """The variants a cell was taken over, the one that decided it first: ``3: place=body ACCEPTED; ...``."""
+    listing = cell.get("variants") or []
+    if len(listing) < 2:
+        return "—"
+    decided = cell.get("decided_by")
+    ordered = sorted(listing, key=lambda v: v.get("variant") != decided)
+    return f"{len(listing)}: " + "; ".join(f"{v.get('variant')} {v.get('verdict')}" for v in ordered)
 
 
 def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:

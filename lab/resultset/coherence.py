@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lab.judge.derive import TRIALS
+from lab.judge.derive import TRIALS, trials_of
+from lab.resultset.loading import JSONProblem, read_strict
 
 
 def run_findings(manifest: dict[str, Any], run: Any, row_names: set[str]) -> list[tuple[str, str, str]]:
@@ -40,9 +41,21 @@ def run_findings(manifest: dict[str, Any], run: Any, row_names: set[str]) -> lis
     return out
 
 
+def expected_trials(root: Path, name: str) -> list[str]:
+    """Every trial row ``name`` holds once complete: seed, C1, C2, T1..T10 and the variant trials
+    their saved base trials list (a base trial that cannot be read lists none: verify says why)."""
+    folder, saved = Path(root) / "observations" / name, {}
+    for trial in TRIALS:
+        try:
+            saved[trial] = read_strict(folder / f"{trial}.json")
+        except (OSError, JSONProblem):
+            continue
+    return trials_of({t: d for t, d in saved.items() if isinstance(d, dict)})
+
+
 def missing_trials(root: Path, names: set[str]) -> list[str]:
-    """``<row>/<trial>`` for every trial of a row (seed, C1, C2, T1..T10) with no observation file."""
-    return [f"{name}/{trial}" for name in sorted(names) for trial in TRIALS
+    """``<row>/<trial>`` for every trial of a row (:func:`expected_trials`) with no observation file."""
+    return [f"{name}/{trial}" for name in sorted(names) for trial in expected_trials(root, name)
             if not (Path(root) / "observations" / name / f"{trial}.json").is_file()]
 
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lab.judge.derive import TRIALS
-from lab.resultset.coherence import missing_trials
+from lab.resultset.coherence import expected_trials, missing_trials
 from lab.resultset.loading import JSONProblem, read_strict
 
 
@@ -27,10 +26,11 @@ class Partial:
     trials_missing: list[str] = field(default_factory=list)
     trials_saved: int = 0
     pinned: bool = False
+    trials_expected: int = 0
 
     def lines(self) -> list[str]:
         """What to print, one fact a line."""
-        total = len(self.rows) * len(TRIALS)
+        total = self.trials_expected
         out = [f"status {self.status!r}: the run did not complete; {self.trials_saved} of {total} trial(s) of "
                f"{len(self.rows)} row(s) saved",
                "rows without a row file: " + (", ".join(self.rows_without_file) or "none"),
@@ -65,6 +65,7 @@ def partial(root: Path) -> Partial | None:
     if not isinstance(rows, list) or not all(isinstance(name, str) and "/" not in name for name in rows):
         return None
     missing = missing_trials(root, set(rows))
+    expected = sum(len(expected_trials(root, name)) for name in set(rows))
     have = {f.name.split("@", 1)[0] for f in (root / "rows").glob("*.json")} if (root / "rows").is_dir() else set()
     return Partial(root, str(run.get("status")), sorted(rows), sorted(set(rows) - have), missing,
-                   len(rows) * len(TRIALS) - len(missing), (root / "manifest.json").is_file())
+                   expected - len(missing), (root / "manifest.json").is_file(), expected)

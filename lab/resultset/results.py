@@ -27,6 +27,7 @@ from typing import Any
 import rfc8785
 
 from lab import METHOD_REVISION, __version__, moments
+from lab.cases.variants import variant_trials
 from lab.judge.derive import TRIALS, SavedRow, derive_rows
 from lab.judge.observation import Observation, ShapeError
 from lab.judge.scoring import DECISION_RULES
@@ -132,16 +133,20 @@ class ResultSet:
 
 def load_saved(obs_dir: Path) -> SavedRow:
     """A row's observation folder, read and checked: ``ShapeError`` names the file and the field of
-    the first observation (or profile) that lacks its type's shape; absent trials are None."""
+    the first observation (or profile) that lacks its type's shape; absent trials are None (a
+    variant trial is read where its case's base trial lists it)."""
     obs_dir = Path(obs_dir)
     where = f"{obs_dir.parent.name}/{obs_dir.name}"
     profile = read_json(obs_dir / "profile.json")
     if not isinstance(profile, dict) or not isinstance(profile.get("row"), str):
         raise ShapeError(f"{where}/profile.json: field row: missing or not a string")
-    trials = {}
+    trials: dict[str, Observation | None] = {}
     for trial in TRIALS:
         data = _maybe(obs_dir / f"{trial}.json")
         trials[trial] = None if data is None else Observation.load(data, f"{where}/{trial}.json", trial)
+        for variant in variant_trials(data if isinstance(data, dict) else None):
+            more = _maybe(obs_dir / f"{variant}.json")
+            trials[variant] = None if more is None else Observation.load(more, f"{where}/{variant}.json", variant)
     return SavedRow(profile, _maybe(obs_dir / "environment.json"), trials)
 
 

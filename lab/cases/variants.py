@@ -1,0 +1,96 @@
+"""The variants of a case: every expression of its edit the store allows, each its own trial.
+
+A case's base trial (``T1``) makes the case's own spec (:func:`lab.cases.registry.spec_for`).
+Its variants are the other specs of the same case: those the case offers itself
+(``Case.alternatives``: T8's other declared metadata fields) and, for each of them and the
+base spec, every expression the generic editor offers on this store
+(``Editor.variants``: one place of several, element vs whole version rows, another form the
+reader accepts). Each variant is a trial of its own (``T1.v1``, ``T1.v2``, ...): a fresh copy
+of the seeded volumes, exactly one edit, its own C3, effect check and observation. The base
+trial saves the list (``variants``: trial, name, intended spec), so the variant trials, a
+resumed run and ``verify`` all read the same list.
+
+Example::
+
+    >>> from edits.model import EditSpec
+    >>> base = EditSpec("T8", "A", "mA3-x", meta_field="role")
+    >>> name_of(base, EditSpec("T8", "A", "mA3-x", meta_field="owner", variant="place=data.owner"))
+    'meta_field=owner; place=data.owner'
+    >>> trial_name("T8", 2), case_of("T8.v2"), case_of("T8")
+    ('T8.v2', 'T8', 'T8')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Iterable
+
+from edits.model import EditSpec, Record
+
+#: The name a cell gives its base trial's expression.
+DEFAULT = "default"
+_TRIAL = re.compile(r"^(T\d+)\.v([1-9]\d{0,3})$")
+
+
+def trial_name(case_id: str, k: int) -> str:
+    """The trial of a case's ``k``-th variant (1-based)."""
+    return f"{case_id}.v{k}"
+
+
+def case_of(trial: str) -> str:
+    """The case a trial measures: ``T8`` for ``T8`` and ``T8.v2``."""
+    m = _TRIAL.match(trial)
+    return m.group(1) if m else trial
+
+
+def is_variant(trial: str) -> bool:
+    """True for a variant trial's name (``T1.v3``)."""
+    return _TRIAL.match(trial) is not None
+
+
+def name_of(base: EditSpec, spec: EditSpec) -> str:
+    """What a reader of the cell is told a variant edited: the fields in which its spec differs
+    from the base spec, then the editor's own variant name."""
+    parts = [f"{k}={v}" for k, v in spec.to_json().items()
+             if k not in ("variant", "case") and base.to_json().get(k) != v]
+    return "; ".join(parts + ([spec.variant] if spec.variant else []))
+
+
+def enumerate_variants(case_id: str, specs: list[EditSpec], editor, records: list[Record]) -> list[dict[str, Any]]:
+    """Every variant of a case on this store besides its base spec (``specs[0]``; the rest are the
+    case's alternatives, :func:`lab.cases.registry.specs_for`): ``{"trial", "name", "intended"}``."""
+    base, out = specs[0], []
+    offered = getattr(editor, "variants", None)  # an editor that offers no variants may lack the method
+    for spec in specs:
+        if spec != base:
+            out.append(spec)
+        out += [replace(spec, variant=v) for v in (offered(spec, records) if offered else [])]
+    return [{"trial": trial_name(case_id, k), "name": name_of(base, spec), "intended": spec.to_json()}
+            for k, spec in enumerate(_unique(out), start=1)]
+
+
+def variant_trials(base_obs: dict[str, Any] | None) -> list[str]:
+    """The variant trials a saved base trial lists (none when it lists none, or is absent)."""
+    listed = (base_obs or {}).get("variants") or []
+    return [v["trial"] for v in listed if isinstance(v, dict) and isinstance(v.get("trial"), str)]
+
+
+def listed(base_obs: dict[str, Any] | None, trial: str) -> dict[str, Any] | None:
+    """The entry of ``trial`` in a base trial's variant list."""
+    return next((v for v in (base_obs or {}).get("variants") or [] if v.get("trial") == trial), None)
+
+
+def spec_of(entry: dict[str, Any]) -> EditSpec:
+    """The edit a listed variant makes."""
+    return EditSpec.from_json(entry["intended"])
+
+
+def _unique(specs: Iterable[EditSpec]) -> list[EditSpec]:
+    seen, out = set(), []
+    for spec in specs:
+        key = repr(sorted(spec.to_json().items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(spec)
+    return out
