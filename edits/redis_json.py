@@ -16,8 +16,8 @@ whole versions). Two optional Redis fields say how a store keeps its index keys:
 Element edits rewrite the member with ``JSON.SET key $["member"] value``; T2 deletes
 documents, their cascade keys and re-points ``latest``; a new version document (variant
 ``version=new``) is the current one's copy under the key with the new version as ``{id}``, and
-``latest`` points at it: one MULTI/EXEC, every command returned. A search index over the documents (RediSearch) follows the edits by itself.
-LangGraph's RedisSaver keeps memory this way.
+``latest`` points at it: one MULTI/EXEC, every command returned. A search index over the
+documents (RediSearch) follows the edits by itself. LangGraph's RedisSaver keeps memory this way.
 
 Example (``redis_url``: a Redis server with the JSON module; ``tests/edits/test_redis_json.py`` gives one)::
 

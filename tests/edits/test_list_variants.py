@@ -12,7 +12,7 @@ from edit_stores import marker, specs
 from langgraph_store import PROFILE, build, checkpoint_id, layout, table
 
 from edits.base import editor_for
-from edits.layout import parse_layout
+from edits.layout import LayoutError, parse_layout
 from edits.model import EditError, EditSpec
 from edits.msgpack import unpack
 from edits.values import next_version
@@ -208,3 +208,15 @@ def test_each_variant_lands_on_redis_json_documents(redis_stack_url, case):
         assert client.json().get("cp:A:ns:00000018") == genuine  # the genuine newest untouched
     else:
         assert client.get("cp_latest:A:ns") == "cp:A:ns:00000018"
+
+
+def test_a_parent_that_is_no_column_name_is_a_layout_error_and_a_missing_column_an_edit_error(tmp_path):
+    store = yaml.safe_load(PROFILE.read_text())["store"]
+    store["records"]["parent"] = ["parent_checkpoint_id"]
+    with pytest.raises(LayoutError) as err:
+        parse_layout(store)
+    assert err.value.field == "store.records.parent"
+    store["records"]["parent"] = "parent_id"
+    versions = build(tmp_path)
+    with pytest.raises(EditError, match=r"no column\(s\) \['parent_id'\]"):
+        open_editor(tmp_path, versions, parse_layout(store)).records()
