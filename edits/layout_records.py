@@ -6,7 +6,10 @@ of the table is one *version* of a context's state, the row with the greatest
 ``version`` is current, and every element of the list at ``payload.path`` in
 the current row is one record. ``records.text``, ``records.identity`` and
 ``records.metadata`` are paths inside one element; ``cascade`` names rows of
-other tables that belong to a version row and go with it when it is deleted::
+other tables that belong to a version row and go with it when it is deleted;
+``parent`` (optional) the column linking a version row to the one it follows, set
+on a new version row of the adversary's authorship (``version=new``, :mod:`edits.lists`)
+and shown in each record's locator::
 
     store:
       backend: sqlite
@@ -21,6 +24,7 @@ other tables that belong to a version row and go with it when it is deleted::
         identity: [[2, id]]              # kept on T6/T7, fresh on T5
         metadata: {role: [2, type]}
         version: checkpoint_id           # the newest version row of a context is current
+        parent: parent_checkpoint_id     # optional: the column linking a version row to the one before
         cascade: [{table: writes, key: [thread_id, checkpoint_ns, checkpoint_id]}]
 
 The list may sit in a row of *another* table, found from the version row
@@ -100,6 +104,7 @@ class ElementRecords:
     metadata: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cascade: tuple[Cascade, ...] = ()
     payload_row: PayloadRow | None = None
+    parent: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for result rows."""
@@ -107,15 +112,18 @@ class ElementRecords:
                 "identity": [list(p) for p in self.identity],
                 "metadata": {k: list(v) for k, v in self.metadata.items()},
                 "cascade": [{"table": c.table, "key": list(c.key)} for c in self.cascade],
-                **({"payload_row": self.payload_row.to_json()} if self.payload_row else {})}
+                **({"payload_row": self.payload_row.to_json()} if self.payload_row else {}),
+                **({"parent": self.parent} if self.parent else {})}
 
 
 def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSpec) -> ElementRecords:
     """``records:``: elements of a list inside the payload of each context's current version row
     (the backend's editor reads them: :func:`edits.layout.parse_layout` checks that)."""
     raw = data["records"]
-    if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "cascade", "payload_row"}:
-        raise LayoutError("records", "must be a mapping of text, identity, metadata, version, cascade, payload_row",
+    if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "parent", "cascade",
+                                                "payload_row"}:
+        raise LayoutError("records", "must be a mapping of text, identity, metadata, version, parent, cascade, "
+                          "payload_row",
                           "e.g. records: {text: [2, content], version: checkpoint_id}")
     if identity or metadata:
         raise LayoutError("records", "identity and metadata of list elements go inside records:",
@@ -129,6 +137,9 @@ def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSp
                           "e.g. payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}")
     if not isinstance(raw.get("version"), str) or not raw["version"]:
         raise LayoutError("records.version", "missing", "name the column that orders a context's version rows")
+    if raw.get("parent") is not None and (not isinstance(raw["parent"], str) or not raw["parent"]):
+        raise LayoutError("records.parent", "must name the column (or member) holding the parent version",
+                          "e.g. parent: parent_checkpoint_id, or leave it out")
     ident = raw.get("identity", [])
     if not isinstance(ident, list):
         raise LayoutError("records.identity", "must be a list of paths", "e.g. identity: [[2, id]]")
@@ -145,7 +156,8 @@ def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSp
     return ElementRecords(text=path_of("records.text", raw.get("text")), version=raw["version"],
                           identity=tuple(path_of(f"records.identity[{i}]", p) for i, p in enumerate(ident)),
                           metadata={str(k): path_of(f"records.metadata.{k}", v) for k, v in meta.items()},
-                          cascade=tuple(cascade), payload_row=_payload_row(raw.get("payload_row")))
+                          cascade=tuple(cascade), payload_row=_payload_row(raw.get("payload_row")),
+                          parent=raw.get("parent"))
 
 
 def _payload_row(raw: Any) -> PayloadRow | None:

@@ -23,6 +23,22 @@ has the length of what it replaces, so T1 changes only those bytes):
 - T2 deletes the version rows newer than the state before the target's write
   (:mod:`edits.version_rows`, which also edits opaque payloads, whole rows only).
 
+The other expressions a readable payload allows (``EditSpec.variant``, offered by ``variants``):
+
+- T2 ``element``: the newest element removed inside the current version row, which stays current;
+- T3 and T5 ``version=new``: the element removed (T3) or the forged one appended (T5) in a *new*
+  newest version row of the adversary's authorship -- a copy of the current row with a fresh
+  version value (counted up from the newest, also where the payload holds the old one), its parent
+  link (``records.parent``) to the genuine newest -- the genuine rows untouched. Not offered where
+  the list sits in another table's row (``records.payload_row``) or on PostgreSQL;
+- T4 ``swap=contents``: the texts (``records.text``) of the two elements exchanged, each keeping its
+  identity and metadata in its place (the default exchanges the whole elements).
+
+A middle deletion (T3) cannot be expressed by removing whole version rows: a context's list only
+grows, so every genuine version lacking the middle record lacks the later ones too (that is T2's
+rollback). Nor can re-pointing parent links reorder records (T4): they order the versions, and
+the newest version's list is served whatever its parents are.
+
 Example::
 
     >>> import sqlite3, tempfile, pathlib
@@ -53,11 +69,16 @@ import copy
 from typing import Any
 
 from edits import msgpack, paths
-from edits.model import EditError, Record
+from edits.model import EditError, EditSpec, Record
 from edits.plan import Outcome, Plan
 from edits.records import sort_records
 from edits.values import fresh_identity
 from edits.version_rows import VersionRows, _at
+
+
+LAST_ELEMENT = "element"  # T2: the newest element removed inside the newest version row
+NEW_VERSION = "version=new"  # T3, T5: the edit in a new newest version row, the genuine ones untouched
+SWAP_CONTENTS = "swap=contents"  # T4: the texts exchanged, each element's identity and metadata kept
 
 
 class ListRecords(VersionRows):
@@ -65,6 +86,14 @@ class ListRecords(VersionRows):
 
     A mixin over a SQL dialect editor (see :class:`edits.version_rows.VersionRows`).
     """
+
+    def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
+        """The other expressions of a case on a readable payload (see the module): T2 ``element``,
+        T3 and T5 ``version=new`` (where a version row can be added), T4 ``swap=contents``."""
+        if self.opaque or spec.unit == "state":
+            return []
+        new = [NEW_VERSION] if self.adds_versions() else []
+        return {"T2": [LAST_ELEMENT], "T3": new, "T4": [SWAP_CONTENTS], "T5": new}.get(spec.case, [])
 
     def records(self) -> list[Record]:
         """Elements of every context's current row; for an opaque payload, every version row."""
@@ -101,13 +130,15 @@ class ListRecords(VersionRows):
                       payload="" if text in (None, paths.MISSING) else str(text),
                       metadata={n: _plain(paths.get_path(element, p)) for n, p in spec.metadata.items()},
                       fields={k: _plain(v) for k, v in paths.flatten(element).items()},
-                      locator={"file": lay.file, "table": lay.table, **row["addr"],
-                               "version": row["version"], "index": index})
+                      locator={"file": lay.file, "table": lay.table, **row["addr"], "version": row["version"],
+                               **({"parent": row["fields"].get(spec.parent)} if spec.parent else {}),
+                               "index": index})
 
     # -- applying ---------------------------------------------------------
 
-    def _rewrite(self, row: dict[str, Any], change) -> tuple[list[str], dict[str, Any]]:
-        """Decode the row's payload, let ``change(list)`` edit its list, re-encode and store it."""
+    def _rewrite(self, row: dict[str, Any], change, variant: str | None = None) -> tuple[list[str], dict[str, Any]]:
+        """Decode the row's payload, let ``change(list)`` edit its list, re-encode and store it (variant
+        ``version=new``: in a new newest version row instead, the genuine row untouched)."""
         raw = self._raw(row)
         fmt = self.layout.payload.format
         if fmt == "msgpack" and not msgpack.roundtrips(raw):
@@ -117,6 +148,8 @@ class ListRecords(VersionRows):
         items = list(self._elements(row, tree))
         operation = change(items)
         path = self.layout.payload.path
+        if variant == NEW_VERSION:
+            return self._add_version(row, paths.set_path(tree, path, items), operation)
         new = paths.write(raw, path, items, fmt) if path else paths.encode_like(raw, items, fmt)
         statements = self._run_steps([self._set_payload(row, new)])
         held = {"payload_row": {"table": row["payload"]["table"], **row["payload"]["addr"]}} if self.spec.payload_row else {}
@@ -138,20 +171,25 @@ class ListRecords(VersionRows):
         return Outcome(stmts, [p.target.key()], detail)
 
     def _delete(self, p: Plan) -> Outcome:
-        if p.spec.case == "T2":
+        if p.spec.case == "T2" and p.spec.variant != LAST_ELEMENT:
             return self._roll_back(p.target)
         i = p.target.order
 
         def change(items):
             del items[i]
             return f"remove element {i} of {self._list_name()}"
-        stmts, detail = self._rewrite(self._row_of(p.target), change)
+        stmts, detail = self._rewrite(self._row_of(p.target), change, p.spec.variant)
         return Outcome(stmts, [p.target.key()], detail)
 
     def _swap(self, p: Plan) -> Outcome:
         i, j = p.target.order, p.other.order
+        text = self.spec.text
 
         def change(items):
+            if p.spec.variant == SWAP_CONTENTS:
+                a, b = paths.get_path(items[i], text), paths.get_path(items[j], text)
+                items[i], items[j] = paths.set_path(items[i], text, b), paths.set_path(items[j], text, a)
+                return f"exchange the {'.'.join(text)} of elements {i} and {j} of {self._list_name()}"
             items[i], items[j] = items[j], items[i]
             return f"exchange elements {i} and {j} of {self._list_name()}"
         stmts, detail = self._rewrite(self._row_of(p.target), change)
@@ -171,7 +209,7 @@ class ListRecords(VersionRows):
                 new = paths.set_path(new, path, value)
             items.append(new)
             return f"append a copy of element {p.target.order} with fresh identity {key} to {self._list_name()}"
-        stmts, detail = self._rewrite(row, change)
+        stmts, detail = self._rewrite(row, change, p.spec.variant)
         return Outcome(stmts, [key], {**detail, "template": p.target.key(), "new": key})
 
     def _transplant(self, p: Plan) -> Outcome:
@@ -211,12 +249,4 @@ def _plain(value: Any) -> Any:
 
 def _replace_strings(value: Any, find: str, replace: str) -> Any:
     """A deep copy of ``value`` with ``find`` replaced in every string (keys kept)."""
-    if isinstance(value, str):
-        return value.replace(find, replace)
-    if isinstance(value, list):
-        return [_replace_strings(v, find, replace) for v in value]
-    if isinstance(value, dict):
-        return {k: _replace_strings(v, find, replace) for k, v in value.items()}
-    if isinstance(value, msgpack.Ext) and value.nested:
-        return msgpack.Ext(value.code, b"", _replace_strings(value.value, find, replace))
-    return copy.deepcopy(value)
+    return paths.map_strings(value, lambda text: text.replace(find, replace))

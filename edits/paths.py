@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 import json
 from json.decoder import scanstring
-from typing import Any
+from typing import Any, Callable
 
 from edits import msgpack
 from edits.model import EditError
@@ -190,6 +190,20 @@ def _member(text: str, i: int, step: str) -> int:
             i = _skip(text, i + 1)
         n += 1
     raise EditError(f"no member {step!r} in the JSON value")
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """A deep copy of a parsed structure with ``change`` applied to every string value (keys kept;
+    inside MessagePack extensions that hold a structure too)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [map_strings(v, change) for v in value]
+    if isinstance(value, dict):
+        return {k: map_strings(v, change) for k, v in value.items()}
+    if isinstance(value, msgpack.Ext) and value.nested:
+        return msgpack.Ext(value.code, b"", map_strings(value.value, change))
+    return copy.deepcopy(value)
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

@@ -14,9 +14,10 @@ whole versions). Two optional Redis fields say how a store keeps its index keys:
   with it on T2.
 
 Element edits rewrite the member with ``JSON.SET key $["member"] value``; T2 deletes
-documents, their cascade keys and re-points ``latest``: one MULTI/EXEC, every command
-returned. A search index over the documents (RediSearch) follows the edits by itself.
-LangGraph's RedisSaver keeps memory this way.
+documents, their cascade keys and re-points ``latest``; a new version document (variant
+``version=new``) is the current one's copy under the key with the new version as ``{id}``, and
+``latest`` points at it: one MULTI/EXEC, every command returned. A search index over the
+documents (RediSearch) follows the edits by itself. LangGraph's RedisSaver keeps memory this way.
 
 Example (``redis_url``: a Redis server with the JSON module; ``tests/edits/test_redis_json.py`` gives one)::
 
@@ -112,6 +113,22 @@ class RedisJsonListEditor(ListRecords, EditorBase):
         """The JSON.SET that stores ``value`` (JSON text) as the payload member of a version document."""
         self._raw(row)
         return ("JSON.SET", row["addr"]["key"], f"$[{json.dumps(self.layout.payload.field)}]", value)
+
+    def _insert_version(self, row: dict[str, Any], fields: dict[str, Any]) -> list[tuple[str, ...]]:
+        """The JSON.SET of a new version document (the current one's key with the new version as its
+        ``{id}``, members in the current one's order) and, with ``latest``, the pointer set to it."""
+        old_key, field = row["addr"]["key"], self.layout.payload.field
+        match = self.key_re.match(old_key)
+        if match is None or "id" not in match.groupdict() or match["id"] != str(row["version"]):
+            raise EditError(f"JSON document {old_key}: its key's {{id}} is not its version "
+                            f"{row['version']!r}; no key to give a new version")
+        key = old_key[:match.start("id")] + str(fields[self.spec.version]) + old_key[match.end("id"):]
+        doc = self.client.json().get(old_key)
+        new = {k: json.loads(fields[k]) if k == field else fields.get(k, v) for k, v in {**doc, **fields}.items()}
+        steps = [("JSON.SET", key, "$", json.dumps(new))]
+        if self.latest:
+            steps.append(("SET", self.latest.replace("{context}", row["context"]), key))
+        return steps
 
     def _run_steps(self, steps: list[tuple[str, ...]]) -> list[str]:
         """Send the commands in one MULTI/EXEC; return them as redis-cli would show them."""

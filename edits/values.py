@@ -1,6 +1,6 @@
 """Values an editor has to invent: a tampered metadata value (T8), a fresh
 identity and the next order value (T5), a temporary order value (T4 under a
-UNIQUE constraint).
+UNIQUE constraint), the version value of a new newest version row (T5 ``version=new``).
 
 Every function keeps the type and the textual shape of the values it is given
 (an ISO-8601 string stays an ISO-8601 string in the same format, a dashed UUID
@@ -19,6 +19,11 @@ Example::
     'msg-0011'
     >>> next_order(["2024-01-01 10:00:00.250"])
     '2024-01-01 10:00:01.250'
+    >>> from edits.values import next_version
+    >>> next_version("1f1ec7da-02e2-60c1-800d-2e4e1eb743ef", [])
+    '1f1ec7da-02e2-60c1-800d-2e4e1eb743f0'
+    >>> next_version("00000018", ["00000019"])
+    '00000020'
 """
 
 from __future__ import annotations
@@ -139,6 +144,38 @@ def next_order(existing: Iterable[Any]) -> Any:
             return shift_iso(top, 1 if _parse_iso(top)[1] is not None else DAY)
         return max(values) + "~"
     raise ValueError(f"cannot order after values of types {sorted({type(v).__name__ for v in values})}")
+
+
+def next_version(newest: Any, taken: list[Any]) -> Any:
+    """A version value after ``newest`` of its kind and not in ``taken``: an integer + 1; a string of
+    digits + 1 (its width kept); any other string counted up in its last hex digits (a UUID's node
+    part, so a time-ordered UUID stays one), dashes and other characters kept."""
+    value = newest
+    while value == newest or value in taken:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value += 1
+        elif isinstance(value, str) and value.isdigit():
+            value = f"{int(value) + 1:0{len(value)}d}"
+        elif isinstance(value, str):
+            value = _count_up(value)
+        else:
+            raise ValueError(f"cannot count a version value of type {type(value).__name__} up")
+    return value
+
+
+def _count_up(text: str) -> str:
+    """``text`` + 1 in its hex digits (in its own case), from the end; '~' appended when all are f."""
+    chars = list(text)
+    digits = "0123456789ABCDEF" if any(c in "ABCDEF" for c in text) and not any(c in "abcdef" for c in text) \
+        else "0123456789abcdef"
+    for i in range(len(chars) - 1, -1, -1):
+        if chars[i] not in digits:
+            continue
+        k = digits.index(chars[i])
+        chars[i] = digits[(k + 1) % 16]
+        if k < 15:
+            return "".join(chars)
+    return text + "~"
 
 
 def _parse_iso(text: str) -> tuple[datetime, str | None, str | None, str] | None:

@@ -65,6 +65,7 @@ from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.plan import Outcome
 from edits.records import changed_bytes_in, find_one, read_files
 from edits.sql import _q
+from edits.values import next_version
 
 
 class VersionRows:
@@ -87,7 +88,8 @@ class VersionRows:
         lay, spec = self.layout, self.spec
         self.columns, raw = self._fetch_table(lay.table)
         own = [] if spec.payload_row else [lay.payload.field]
-        missing = [c for c in (lay.context, *own, spec.version) if c not in self.columns]
+        missing = [c for c in (lay.context, *own, spec.version, *([spec.parent] if spec.parent else []))
+                   if c not in self.columns]
         if missing:
             raise EditError(f"table {lay.table!r} has no column(s) {missing} named by the layout")
         payloads = self._fetch_table(spec.payload_row.table)[1] if spec.payload_row else None
@@ -147,6 +149,40 @@ class VersionRows:
         where, args = self._where_addr(row["payload"]["addr"])
         return (f"UPDATE {_sql_name(row['payload']['table'])} SET {_q(self.layout.payload.field)} = {self.PARAM} "
                 f"WHERE {where}", [value, *args], True)
+
+    def adds_versions(self) -> bool:
+        """Whether a new version row can be written here: a readable payload in the version row itself
+        (a payload in another table's row, ``payload_row``, would need a new row there and the key that
+        names it rewritten; PostgreSQL's JSON columns need their adapter: neither is built)."""
+        return not self.opaque and self.spec.payload_row is None and self.backend != "postgres"
+
+    def _add_version(self, row: dict[str, Any], tree: Any, operation: str) -> tuple[list[str], dict[str, Any]]:
+        """A new newest version row of ``row``'s context, of the adversary's authorship: a copy of ``row``
+        with a fresh version value (greater than every version of the context, and put wherever the
+        payload held the old one), the parent link (``records.parent``) to ``row``, the payload ``tree``."""
+        if not self.adds_versions():
+            raise EditError(f"{self.backend}: no new version row can be written for this layout")
+        taken = [r["version"] for r in self.rows() if r["context"] == row["context"]]
+        try:
+            old, new = row["version"], next_version(max(taken, key=_rank), taken)
+        except ValueError as exc:
+            raise EditError(f"{self.layout.table} {_at(row)}: {exc}") from None
+        if isinstance(old, str):
+            tree = paths.map_strings(tree, lambda s: new if s == old else s)
+        fields = {**row["fields"], self.spec.version: new,
+                  self.layout.payload.field: paths.encode_like(self._raw(row), tree, self.layout.payload.format)}
+        if self.spec.parent:
+            fields[self.spec.parent] = old
+        statements = self._run_steps(self._insert_version(row, fields))
+        return statements, {"row": {**row["addr"], "version": old}, "new_version": new,
+                            **({"parent": old} if self.spec.parent else {}),
+                            "operation": f"{operation}, in a new version row {new} after {old}"}
+
+    def _insert_version(self, row: dict[str, Any], fields: dict[str, Any]) -> list[tuple[str, list[Any], bool]]:
+        """The INSERT of a new version row holding ``fields``."""
+        cols = list(fields)
+        return [(f"INSERT INTO {_sql_name(self.layout.table)} ({', '.join(map(_q, cols))}) "
+                 f"VALUES ({', '.join(self.PARAM for _ in cols)})", [fields[c] for c in cols], True)]
 
     def _roll_back(self, target: Record) -> Outcome:
         """T2: delete every version row of the context newer than the row current after the

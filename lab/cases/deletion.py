@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from lab.cases.evidence import find_marked, same_elsewhere
+from typing import Callable
+
+from lab.cases.evidence import Rec, find_marked, same_elsewhere
 
 
-def deleted(position: str):
+def deleted(position: str, variants: dict[str, Callable[[list[Rec], list[Rec], str], list[str]]] | None = None):
     """C3: the record carrying the target, at ``position`` (``last`` | ``middle``) of its
-    context, is absent; nothing else changed."""
+    context, is absent; nothing else changed. ``variants``: for a spec of that variant, a check
+    ``(before, after, context) -> problems`` of where the deletion landed, added when the rest holds."""
     def rule(view, spec, before, after) -> list[str]:
         p: list[str] = []
         victim = find_marked(view, before, spec["target"], "before", p)
@@ -23,7 +26,9 @@ def deleted(position: str):
             p.append("the record is still present")
         if len(after) != len(before) - 1:
             p.append(f"expected one record fewer, found {len(before)} -> {len(after)}")
-        return p + same_elsewhere(view, before, after, {spec["target"]})
+        p += same_elsewhere(view, before, after, {spec["target"]})
+        where = (variants or {}).get(spec.get("variant"))
+        return p + where(before, after, victim["context"]) if where and not p else p
     return rule
 
 

@@ -1,8 +1,18 @@
-"""T3 middle deletion: delete a record that is neither first nor last."""
+"""T3 middle deletion: delete a record that is neither first nor last.
+
+On list-element records the element is removed inside the current version row (default) or, variant
+``version=new``, in a new newest version row of the adversary's authorship whose list lacks it (the
+genuine rows untouched). Removing whole version rows cannot express a middle deletion: the list of a
+context only grows from version to version, so every genuine version that lacks the middle record
+also lacks every record written after it; making one of them current is T2's rollback, a tail
+truncation, not a middle deletion.
+"""
 
 from __future__ import annotations
 
+from edits.lists import NEW_VERSION
 from edits.model import EditSpec
+from lab.cases import versions as v
 from lab.cases.case import Case
 from lab.cases.deletion import absent, deleted
 from lab.cases.seedplan import FACT_INDEX
@@ -15,4 +25,4 @@ def build(plan, layout) -> EditSpec:
 
 CASE = Case("T3", "middle deletion", "edit", "A", "T1-T5",
             "a record that is neither first nor last absent, nothing else", ("record",), level="L1",
-            build=build, rule=deleted("middle"), effect=absent)
+            build=build, rule=deleted("middle", {NEW_VERSION: v.in_new_version}), effect=absent)

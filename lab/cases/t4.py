@@ -1,7 +1,15 @@
-"""T4 reordering: swap the position of two records (order keys, timestamps, parent links)."""
+"""T4 reordering: swap the position of two records (order keys, timestamps, parent links).
+
+Variant ``swap=contents`` (list-element records): the two records' texts are exchanged and each
+keeps its identity and everything else in its place, so the order by identity is unchanged while
+the order served is swapped. Re-pointing parent links cannot reorder list elements: the parent
+links of version rows order the versions of a context's state, not the records inside one, and
+the read serves the list of the newest version whatever its parents say.
+"""
 
 from __future__ import annotations
 
+from edits.lists import SWAP_CONTENTS
 from edits.model import EditSpec
 from lab.cases.case import Case
 from lab.cases.evidence import find_marked, same_elsewhere
@@ -31,7 +39,16 @@ def rule(view, spec, before, after) -> list[str]:
         p.append(f"order after the edit is {seq_a}, expected {want}")
     if sorted(r["payload"] for r in before) != sorted(r["payload"] for r in after):
         p.append("payloads changed beyond an exchange of positions")
+    if spec.get("variant") == SWAP_CONTENTS:
+        p += _identities_kept(view.sequence(before, ctx), view.sequence(after, ctx), (i, j))
     return p + same_elsewhere(view, before, after, {spec["target"], spec["second"]})
+
+
+def _identities_kept(before: list, after: list, places: tuple[int, int]) -> list[str]:
+    """``swap=contents``: the records at the two places keep their identities (only contents moved)."""
+    if len(before) != len(after) or any(before[k].get("identity") != after[k].get("identity") for k in places):
+        return ["the identities moved with the records: not an exchange of contents"]
+    return []
 
 
 def effect(spec, served) -> tuple[bool, str]:

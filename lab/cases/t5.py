@@ -1,8 +1,16 @@
-"""T5 forged insertion: insert a new record of the adversary's authorship in the SUT's own format."""
+"""T5 forged insertion: insert a new record of the adversary's authorship in the SUT's own format.
+
+On list-element records the forged element is appended inside the current version row (default) or,
+variant ``version=new``, in a new newest version row of the adversary's authorship on top of the
+genuine ones: a copy of the newest row with a fresh version value, its parent link (where the layout
+names one) to the genuine newest, the forged element appended; the genuine rows stay as they were.
+"""
 
 from __future__ import annotations
 
+from edits.lists import NEW_VERSION
 from edits.model import EditSpec
+from lab.cases import versions as v
 from lab.cases.case import Case
 from lab.cases.evidence import find_two, same_elsewhere
 
@@ -27,7 +35,10 @@ def rule(view, spec, before, after) -> list[str]:
         p.append("the forged record is not the most recent of its context")
     if view.identity and forged["identity"] == template["identity"]:
         p.append("the forged record reuses the template's identity")
-    return p + same_elsewhere(view, before, after, {spec["replace"]})
+    p += same_elsewhere(view, before, after, {spec["replace"]})
+    if spec.get("variant") == NEW_VERSION and not p:
+        p += v.in_new_version(before, after, forged["context"])
+    return p
 
 
 def effect(spec, served) -> tuple[bool, str]:

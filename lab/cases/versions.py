@@ -4,6 +4,11 @@ The records are version rows (identity = the version), labelled with the marker 
 write made each one current; the newest row of a context is its current state. T1 tampers the
 current row's payload in place, T2 rolls a context back to an earlier state, T6/T7 copy another
 version row's payload over the current one.
+
+On a readable payload the records are list elements, each naming the version row that holds it
+(``locator.version``, and ``locator.parent`` where the layout declares the parent link): the
+variants' rules check in which version row an edit landed (:func:`same_version`,
+:func:`in_new_version`).
 """
 
 from __future__ import annotations
@@ -65,3 +70,31 @@ def same_key(recs: list[Rec], rec: Rec | None) -> Rec | None:
     """The one row of ``recs`` with ``rec``'s key, or None."""
     hits = [r for r in recs if rec is not None and rkey(r) == rkey(rec)]
     return hits[0] if len(hits) == 1 else None
+
+
+def held_in(recs: list[Rec], context: str) -> list[Any]:
+    """The version rows (``locator.version``) that hold the records of a context, in record order."""
+    return list(dict.fromkeys(r.get("locator", {}).get("version") for r in recs if r["context"] == context))
+
+
+def same_version(before: list[Rec], after: list[Rec], context: str) -> list[str]:
+    """A problem unless the context's records sit in the same one version row before and after."""
+    old, new = held_in(before, context), held_in(after, context)
+    if len(old) != 1 or old != new:
+        return [f"the records of the context moved from version row(s) {old} to {new}: not an edit "
+                "inside the current version"]
+    return []
+
+
+def in_new_version(before: list[Rec], after: list[Rec], context: str) -> list[str]:
+    """A problem unless the context's records sit, after the edit, in one new version row ranked after
+    the one current before (and linked to it as its parent, where the records name a parent)."""
+    old, new = held_in(before, context), held_in(after, context)
+    if len(old) != 1 or len(new) != 1:
+        return [f"the records of the context are not in one version row each before and after ({old} -> {new})"]
+    if new[0] == old[0] or rank(new[0]) <= rank(old[0]):
+        return [f"the records sit in version row {new[0]!r}, not in a new one after {old[0]!r}"]
+    parents = {r["locator"]["parent"] for r in after if r["context"] == context and "parent" in r.get("locator", {})}
+    if parents and parents != {old[0]}:
+        return [f"the new version row's parent is {sorted(map(str, parents))}, not the genuine newest {old[0]!r}"]
+    return []
