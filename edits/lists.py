@@ -69,7 +69,7 @@ class ListRecords(VersionRows):
     def records(self) -> list[Record]:
         """Elements of every context's current row; for an opaque payload, every version row."""
         if self.opaque:
-            return self.row_records()
+            return self.sealed_records()  # forms: a row in a form the reader accepts reads as its records
         out = []
         for row in self.current_rows().values():
             for i, element in enumerate(self._elements(row)):

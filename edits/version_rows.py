@@ -59,6 +59,7 @@ from __future__ import annotations
 from typing import Any
 
 from edits import paths
+from edits.forms import FormRows  # forms: the other forms an opaque payload's reader accepts
 from edits.layout import StoreLayout
 from edits.layout_records import PayloadRow
 from edits.model import AppliedEdit, EditError, EditSpec, Record
@@ -67,7 +68,7 @@ from edits.records import changed_bytes_in, find_one, read_files
 from edits.sql import _q
 
 
-class VersionRows:
+class VersionRows(FormRows):  # forms: reading a row in a form, the form=<name> variants (edits.forms)
     """The version rows of a SQL table, and the edits of whole rows (see the module).
 
     A mixin over a SQL dialect editor, which supplies ``_fetch_table``, ``_where_addr``,
@@ -127,6 +128,8 @@ class VersionRows:
 
     def apply(self, spec: EditSpec) -> AppliedEdit:
         """Apply one edit: element edits on a readable payload, version-row edits on an opaque one."""
+        if self.opaque and (spec.variant or "").startswith("form="):  # forms: a form the reader accepts
+            return self.apply_form(spec)
         if self.opaque or spec.unit == "state":
             if not self.opaque or spec.unit != "state":
                 raise EditError(f"{spec.case}: unit {spec.unit!r} does not fit a "
