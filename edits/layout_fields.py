@@ -126,8 +126,8 @@ def forms_of(raw: Any, fmt: str, payload_field: str) -> tuple[PayloadForm, ...]:
             raise LayoutError(f"{at}.format", f"unknown format {item['format']!r}", f"use one of {list(PATH_FORMATS)}")
         sets = item["set"]
         if not isinstance(sets, dict) or not sets or not all(
-                isinstance(c, str) and c and c != payload_field and isinstance(v, (str, int)) and not isinstance(v, bool)
-                for c, v in sets.items()):
+                isinstance(c, str) and c and c != payload_field and isinstance(v, (str, int))
+                and not isinstance(v, bool) for c, v in sets.items()):
             raise LayoutError(f"{at}.set", "must map the columns that mark a row as in this form (not the payload "
                               "field) to a string or integer value", "e.g. set: {type: msgpack}")
         if not isinstance(item["template"], str) or not FORM_NAME.match(item["template"]) \

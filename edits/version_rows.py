@@ -28,7 +28,9 @@ label). Only whole-payload edits of version rows exist (``EditSpec.unit ==
   donor marker over the current row of the context -- identifiers stay.
 
 T3, T4, T5 and T8 need a record inside the payload and raise EditError there
-(profiles declare ``capabilities.sealed: true``, which makes them n/a).
+(profiles declare ``capabilities.sealed: true``, which makes them n/a) -- unless the layout
+declares another form the reader accepts (``payload.forms``): then each has a variant
+``form=<name>`` that writes the context's plaintext in that form (:mod:`edits.forms`).
 
 Example (two threads of ciphertext checkpoints; the SUT reported which seeding write made
 which checkpoint current)::

@@ -1,7 +1,8 @@
 """T1 content tamper: change the fact inside one existing record, in place.
 
 On a sealed state the unit is the version row: its ciphertext is tampered in place (no token
-to replace), and any change of what is served shows the edit.
+to replace), and any change of what is served shows the edit; its ``form=<name>`` variant writes
+the plaintext in another form the reader accepts, the fact replaced (:mod:`lab.cases.forms`).
 """
 
 from __future__ import annotations
