@@ -31,6 +31,10 @@ sets a metadata path of the target -- and the current version row of the target'
 gets the encoded form in its payload field and the form's ``set`` values in its columns, in
 one UPDATE. Every other row and column stays.
 
+T3, T4, T5 and T8 have no expression on the sealed form, so the lab makes the first form their
+own spec and the editor offers the others (:func:`lab.cases.forms.authoring`); T1 keeps its
+bit flip and is offered every form.
+
 **Reading**: a version row in a form (its columns hold the form's ``set`` values) is read as
 that form's records, list elements with ``locator.form`` naming the form; the other rows stay
 opaque version rows (:mod:`edits.version_rows`). :func:`genuine_view` gives the records a row
@@ -182,10 +186,11 @@ class FormRows:
     a form as its records, the ``form=<name>`` variants and their edit)."""
 
     def form_variants(self, spec: EditSpec) -> list[str]:
-        """``form=<name>`` for each declared form, for a record-level case whose seeded texts are known."""
+        """``form=<name>`` for each declared form (but the one ``spec`` is already written in), for a
+        record-level case whose seeded texts are known."""
         if spec.case not in CASES or not spec.seeded or self.layout.payload.format != "opaque":
             return []
-        return [PREFIX + f.name for f in self.layout.payload.forms]
+        return [PREFIX + f.name for f in self.layout.payload.forms if PREFIX + f.name != spec.variant]
 
     def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
         """The other expressions of ``spec``: the backend's, then one per form the reader accepts."""

@@ -15,10 +15,11 @@ lab seeded them (``EditSpec.seeded``), with the case's edit made on them. C3 of 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from edits import forms
-from edits.model import EditError
+from edits.model import EditError, EditSpec
 from lab.cases import versions as v
 from lab.cases.evidence import Rec, RecordView, find_marked
 
@@ -34,6 +35,16 @@ def seeded_texts(plan, context: str) -> tuple[str, ...]:
     """The texts the lab seeded into ``context``, in write order (what a form variant authors)."""
     label = next((k for k, c in plan.contexts.items() if c == context), None)
     return tuple(r.text for r in plan.of(label)) if label else ()
+
+
+def authoring(case, spec: EditSpec, plan, layout) -> EditSpec:
+    """``spec`` on a layout that declares forms: it carries the seeded texts of its context; a case
+    that edits one record inside the payload (needs ``record``: T3, T4, T5, T8) has no expression
+    on the sealed form, so its own spec is the first form's variant (the editor offers the others)."""
+    spec = replace(spec, seeded=seeded_texts(plan, spec.context))
+    if "record" in case.needs and spec.unit == "state" and spec.variant is None:
+        spec = replace(spec, variant=forms.PREFIX + layout.payload.forms[0].name)
+    return spec
 
 
 def on_sealed_state(element_rule: Rule, sealed_rule: Rule | None = None) -> Rule:

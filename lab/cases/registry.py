@@ -14,7 +14,7 @@ from edits.layout import StoreLayout
 from edits.model import EditSpec
 from lab.cases import controls, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10
 from lab.cases.case import Case
-from lab.cases.forms import seeded_texts
+from lab.cases.forms import authoring
 from lab.cases.seedplan import SeedPlan
 
 MODULES = (t1, t2, t3, t4, t5, t6, t7, t8, t9, t10)
@@ -38,6 +38,6 @@ def spec_for(case: Case, plan: SeedPlan, layout: StoreLayout) -> EditSpec:
     spec = case.build(plan, layout)
     if layout.payload.format == "opaque":  # whole version rows of a sealed state (see edits.version_rows)
         spec = replace(spec, unit="state")
-    if layout.payload.forms:  # what a form variant authors: the context's seeded texts (lab.cases.forms)
-        spec = replace(spec, seeded=seeded_texts(plan, spec.context))
+    if layout.payload.forms:  # a form the reader accepts: what its variants author (lab.cases.forms)
+        spec = authoring(case, spec, plan, layout)
     return spec

@@ -18,13 +18,17 @@ from lab.profile.model import Capabilities
 FORM_CASES = ("T1", "T3", "T4", "T5", "T8")
 
 
-def test_the_variants_offered_are_the_forms_of_the_record_cases(tmp_path):
+def test_the_form_is_t1s_variant_and_the_own_spec_of_the_cases_with_no_sealed_expression(tmp_path):
     layout, vol, plan, versions = seeded(tmp_path)
     editor = editor_for(layout, {"store": vol}, versions=versions)
     recs = editor.records()
-    offered = {c: editor.variants(spec_for(BY_ID[c], plan, layout), recs) for c in BY_ID if BY_ID[c].build}
-    assert offered == {c: (["form=plain-msgpack"] if c in FORM_CASES else []) for c in offered}
-    bare = replace(spec_for(BY_ID["T3"], plan, layout), seeded=None)
+    specs = {c: spec_for(BY_ID[c], plan, layout) for c in BY_ID if BY_ID[c].build}
+    assert {c: s.variant for c, s in specs.items()} == {c: ("form=plain-msgpack" if c in FORM_CASES[1:] else None)
+                                                         for c in specs}
+    offered = {c: editor.variants(s, recs) for c, s in specs.items()}
+    assert offered == {c: (["form=plain-msgpack"] if c == "T1" else []) for c in offered}
+    assert editor.variants(replace(specs["T3"], variant=None), recs) == ["form=plain-msgpack"]
+    bare = replace(specs["T3"], seeded=None, variant=None)
     assert editor.variants(bare, recs) == []  # nothing known to author
 
 
@@ -103,12 +107,13 @@ def test_a_form_written_over_an_older_row_fails_c3(tmp_path):
     assert not result.ok and any("outside the current version row" in r for r in result.reasons), result.reasons
 
 
-def test_the_default_expression_of_a_record_case_on_a_sealed_state_has_no_rule(tmp_path):
+def test_a_record_case_on_a_sealed_state_has_no_expression_but_its_forms(tmp_path):
     layout, vol, plan, versions = seeded(tmp_path)
     editor = editor_for(layout, {"store": vol}, versions=versions)
+    sealed = replace(spec_for(BY_ID["T3"], plan, layout), variant=None)
     with pytest.raises(EditError, match="opaque payload"):
-        editor.apply(spec_for(BY_ID["T3"], plan, layout))
-    assert BY_ID["T3"].state_rule(None, spec_for(BY_ID["T3"], plan, layout).to_json(), [], [])
+        editor.apply(sealed)
+    assert "no default expression" in BY_ID["T3"].state_rule(None, sealed.to_json(), [], [])[0]
 
 
 def test_a_variant_not_offered_is_refused(tmp_path):
