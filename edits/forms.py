@@ -192,6 +192,10 @@ class FormRows:
             return []
         return [PREFIX + f.name for f in self.layout.payload.forms if PREFIX + f.name != spec.variant]
 
+    def is_form_variant(self, spec: EditSpec) -> bool:
+        """True when ``spec`` names a ``form=<name>`` variant (offered or not: :meth:`apply_form` checks)."""
+        return (spec.variant or "").startswith(PREFIX)
+
     def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
         """The other expressions of ``spec``: the backend's, then one per form the reader accepts."""
         return [*super().variants(spec, records), *self.form_variants(spec)]

@@ -130,7 +130,7 @@ class VersionRows(FormRows):  # forms: reading a row in a form, the form=<name> 
 
     def apply(self, spec: EditSpec) -> AppliedEdit:
         """Apply one edit: element edits on a readable payload, version-row edits on an opaque one."""
-        if self.opaque and (spec.variant or "").startswith("form="):  # forms: a form the reader accepts
+        if self.opaque and self.is_form_variant(spec):  # forms: a form the reader accepts (edits.forms)
             return self.apply_form(spec)
         if self.opaque or spec.unit == "state":
             if not self.opaque or spec.unit != "state":
