@@ -5,13 +5,17 @@ See :mod:`edits.layout` for the whole ``store:`` schema.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 PAYLOAD_FORMATS = ("text", "json", "msgpack", "opaque")
 PATH_FORMATS = ("json", "msgpack")
 POSITION = "@position"
 METADATA_NAMES = ("owner", "role", "source", "timestamp")
+TEMPLATES = Path(__file__).with_name("templates")  # the committed structures of payload forms (edits.forms)
+FORM_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{0,39}$")
 
 
 class LayoutError(ValueError):
@@ -25,12 +29,33 @@ class LayoutError(ValueError):
 
 
 @dataclass(frozen=True)
+class PayloadForm:
+    """``payload.forms[i]``: another form the SUT's reader accepts in the field of an opaque
+    payload -- its ``format`` and the ``path`` of the record list in it, the columns of the
+    row that say a row is in this form (``set``: column -> value), and the committed
+    ``template`` its structure comes from (:mod:`edits.forms`)."""
+
+    name: str
+    format: str
+    path: tuple[str, ...]
+    set: tuple[tuple[str, Any], ...]
+    template: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result rows."""
+        return {"name": self.name, "format": self.format, "path": list(self.path),
+                "set": dict(self.set), "template": self.template}
+
+
+@dataclass(frozen=True)
 class PayloadSpec:
-    """Where the served text sits: a field, its format, and a path inside it."""
+    """Where the served text sits: a field, its format, and a path inside it; an opaque payload's
+    other forms its reader accepts (``forms``)."""
 
     field: str
     format: str = "text"
     path: tuple[str, ...] = ()
+    forms: tuple[PayloadForm, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,8 +95,53 @@ def payload_spec(value: Any) -> PayloadSpec:
             path = [path]
         if not isinstance(value.get("field"), str):
             raise LayoutError("payload.field", "missing", "name the field that holds the payload")
-        return PayloadSpec(field=value["field"], format=fmt, path=tuple(str(p) for p in path))
+        forms = forms_of(value.get("forms"), fmt, value["field"])
+        return PayloadSpec(field=value["field"], format=fmt, path=tuple(str(p) for p in path), forms=forms)
     raise LayoutError("payload", "missing", "name the field that holds the served text")
+
+
+def forms_of(raw: Any, fmt: str, payload_field: str) -> tuple[PayloadForm, ...]:
+    """``payload.forms``: the other forms an opaque payload's reader accepts (none when absent)."""
+    if raw is None:
+        return ()
+    fix = ("e.g. forms: [{name: plain-msgpack, format: msgpack, path: [channel_values, messages], "
+           "set: {type: msgpack}, template: langgraph-checkpoint-v4}]")
+    if fmt != "opaque":
+        raise LayoutError("payload.forms", f"a {fmt} payload is read as it is; forms are other forms of an "
+                          "opaque payload", "drop forms:, or declare format: opaque")
+    if not isinstance(raw, list) or not raw:
+        raise LayoutError("payload.forms", "must be a non-empty list of forms", fix)
+    out: list[PayloadForm] = []
+    for i, item in enumerate(raw):
+        at = f"payload.forms[{i}]"
+        keys = {"name", "format", "path", "set", "template"}
+        if not isinstance(item, dict) or set(item) != keys:
+            got = sorted(item) if isinstance(item, dict) else type(item).__name__
+            raise LayoutError(at, f"a form is exactly {{{', '.join(sorted(keys))}}}, found {got}", fix)
+        name = item["name"]
+        if not isinstance(name, str) or not FORM_NAME.match(name) or name in {f.name for f in out}:
+            raise LayoutError(f"{at}.name", f"{name!r} is not a unique short name (a-z, 0-9, '.', '-')",
+                              "e.g. name: plain-msgpack")
+        if item["format"] not in PATH_FORMATS:
+            raise LayoutError(f"{at}.format", f"unknown format {item['format']!r}", f"use one of {list(PATH_FORMATS)}")
+        sets = item["set"]
+        if not isinstance(sets, dict) or not sets or not all(
+                isinstance(c, str) and c and c != payload_field and isinstance(v, (str, int))
+                and not isinstance(v, bool) for c, v in sets.items()):
+            raise LayoutError(f"{at}.set", "must map the columns that mark a row as in this form (not the payload "
+                              "field) to a string or integer value", "e.g. set: {type: msgpack}")
+        if not isinstance(item["template"], str) or not FORM_NAME.match(item["template"]) \
+                or not (TEMPLATES / f"{item['template']}.json").is_file():
+            known = sorted(p.stem for p in TEMPLATES.glob("*.json"))
+            raise LayoutError(f"{at}.template", f"{item['template']!r} names no template of edits/templates/",
+                              f"use one of {known}, or commit the form's structure there as data")
+        path = item["path"] if isinstance(item["path"], list) else None
+        if path is None or not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in path):
+            raise LayoutError(f"{at}.path", "must be the path of the record list in the form (a list; [] = the "
+                              "whole value)", "e.g. path: [channel_values, messages]")
+        out.append(PayloadForm(name=name, format=item["format"], path=tuple(str(p) for p in path),
+                               set=tuple(sorted(sets.items())), template=item["template"]))
+    return tuple(out)
 
 
 def path_of(where: str, value: Any) -> tuple[str, ...]:

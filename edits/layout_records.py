@@ -59,7 +59,8 @@ matches no payload row holds no records; more than one matching row is an error.
 ``format: opaque`` (with ``records:``) declares a payload the adversary cannot
 read (ciphertext): only whole-payload edits of version rows can be expressed,
 addressed through the versions the SUT reported when the lab seeded it (see
-:mod:`edits.version_rows`).
+:mod:`edits.version_rows`), and -- where ``payload.forms`` declares another form the reader
+accepts -- a whole row written in that form (:mod:`edits.forms`).
 """
 
 from __future__ import annotations

@@ -91,14 +91,14 @@ class ListRecords(VersionRows):
         """The other expressions of a case on a readable payload (see the module): T2 ``element``,
         T3 and T5 ``version=new`` (where a version row can be added), T4 ``swap=contents``."""
         if self.opaque or spec.unit == "state":
-            return []
+            return super().variants(spec, records)  # a sealed payload's: the forms its reader accepts
         new = [NEW_VERSION] if self.adds_versions() else []
         return {"T2": [LAST_ELEMENT], "T3": new, "T4": [SWAP_CONTENTS], "T5": new}.get(spec.case, [])
 
     def records(self) -> list[Record]:
         """Elements of every context's current row; for an opaque payload, every version row."""
         if self.opaque:
-            return self.row_records()
+            return self.sealed_records()  # forms: a row in a form the reader accepts reads as its records
         out = []
         for row in self.current_rows().values():
             for i, element in enumerate(self._elements(row)):

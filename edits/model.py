@@ -81,6 +81,11 @@ class EditSpec:
     store (``Editor.variants``): None is the editor's default expression; a name such as
     ``place=body`` (T1/T8 in one place of several) is the editor's own, and an editor
     refuses a name it did not offer (EditError).
+
+    ``seeded`` is what the adversary knows of the target context without the SUT's keys: the
+    texts the lab seeded into it, in write order (set only on a layout whose opaque payload
+    declares other forms its reader accepts; a ``form=<name>`` variant writes them in that
+    form, see ``edits.forms``).
     """
 
     case: str
@@ -94,11 +99,13 @@ class EditSpec:
     meta_value: Any = None
     unit: str = "record"
     variant: str | None = None
+    seeded: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-safe view (``unit`` only when it is not the default ``record``, ``variant`` only when set)."""
+        """A JSON-safe view (``unit`` only when it is not the default ``record``, ``variant`` and
+        ``seeded`` only when set)."""
         return {k: _jsonable(v) for k, v in self.__dict__.items()
-                if (k != "unit" or v != "record") and (k != "variant" or v is not None)}
+                if (k != "unit" or v != "record") and (k not in ("variant", "seeded") or v is not None)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "EditSpec":

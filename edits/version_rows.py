@@ -28,7 +28,9 @@ label). Only whole-payload edits of version rows exist (``EditSpec.unit ==
   donor marker over the current row of the context -- identifiers stay.
 
 T3, T4, T5 and T8 need a record inside the payload and raise EditError there
-(profiles declare ``capabilities.sealed: true``, which makes them n/a).
+(profiles declare ``capabilities.sealed: true``, which makes them n/a) -- unless the layout
+declares another form the reader accepts (``payload.forms``): then each has a variant
+``form=<name>`` that writes the context's plaintext in that form (:mod:`edits.forms`).
 
 Example (two threads of ciphertext checkpoints; the SUT reported which seeding write made
 which checkpoint current)::
@@ -59,6 +61,7 @@ from __future__ import annotations
 from typing import Any
 
 from edits import paths
+from edits.forms import FormRows  # forms: the other forms an opaque payload's reader accepts
 from edits.layout import StoreLayout
 from edits.layout_records import PayloadRow
 from edits.model import AppliedEdit, EditError, EditSpec, Record
@@ -68,7 +71,7 @@ from edits.sql import _q
 from edits.values import next_version
 
 
-class VersionRows:
+class VersionRows(FormRows):  # forms: reading a row in a form, the form=<name> variants (edits.forms)
     """The version rows of a SQL table, and the edits of whole rows (see the module).
 
     A mixin over a SQL dialect editor, which supplies ``_fetch_table``, ``_where_addr``,
@@ -129,6 +132,8 @@ class VersionRows:
 
     def apply(self, spec: EditSpec) -> AppliedEdit:
         """Apply one edit: element edits on a readable payload, version-row edits on an opaque one."""
+        if self.opaque and self.is_form_variant(spec):  # forms: a form the reader accepts (edits.forms)
+            return self.apply_form(spec)
         if self.opaque or spec.unit == "state":
             if not self.opaque or spec.unit != "state":
                 raise EditError(f"{spec.case}: unit {spec.unit!r} does not fit a "

@@ -19,9 +19,9 @@ KIT = ROOT / "images" / "driverkit"
 class DriverProcess:
     """A driver process and the JSON-lines conversation with it."""
 
-    def __init__(self, script: Path, tmp: Path):
+    def __init__(self, script: Path, tmp: Path, python: str = sys.executable):
         self.log = (tmp / f"stderr-{time.monotonic_ns()}.log").open("wb")
-        self.proc = subprocess.Popen([sys.executable, "-u", str(script)], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([python, "-u", str(script)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.log, bufsize=0)
         self.buffer = b""
         self.next_id = 0
@@ -66,9 +66,9 @@ class DriverProcess:
         return rc
 
 
-def start(tmp_path, volumes, config, script=REFERENCE) -> DriverProcess:
-    """Start a driver and open it on the volumes; the open must succeed."""
-    drv = DriverProcess(script, tmp_path)
+def start(tmp_path, volumes, config, script=REFERENCE, python: str = sys.executable) -> DriverProcess:
+    """Start a driver (under ``python``) and open it on the volumes; the open must succeed."""
+    drv = DriverProcess(script, tmp_path, python)
     answer = drv("open", volumes={k: str(v) for k, v in volumes.items()}, config=config)
     assert answer["ok"], answer
     return drv

@@ -80,7 +80,8 @@ def not_applicable(case: Case, capabilities) -> str | None:
         return "the store cannot be copied and restored as a unit"
     if "erasure" in case.needs and capabilities.erasure == "none":
         return "the SUT offers no erasure operation"
-    if "record" in case.needs and getattr(capabilities, "sealed", False):
+    if "record" in case.needs and getattr(capabilities, "sealed", False) and not getattr(capabilities, "forms", ()):
         return ("the records sit inside an encrypted payload the adversary cannot read: no keyless edit "
-                "deletes, reorders, forges or relabels one record inside it")
+                "deletes, reorders, forges or relabels one record inside it (forms tried: none; the layout "
+                "declares no other form the reader accepts)")
     return None

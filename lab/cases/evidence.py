@@ -22,6 +22,7 @@ class RecordView:
     """Record comparisons that ignore what a position-ordered store renumbers."""
 
     def __init__(self, layout: dict[str, Any]):
+        self.layout = layout
         self.positional = layout.get("order") == "@position"
         self.order_field = None if self.positional else layout.get("order")
         self.identity = tuple(layout.get("identity") or ())

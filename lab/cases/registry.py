@@ -14,6 +14,7 @@ from edits.layout import StoreLayout
 from edits.model import EditSpec
 from lab.cases import controls, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10
 from lab.cases.case import Case
+from lab.cases.forms import authoring
 from lab.cases.seedplan import SeedPlan
 
 MODULES = (t1, t2, t3, t4, t5, t6, t7, t8, t9, t10)
@@ -34,17 +35,21 @@ def spec_for(case: Case, plan: SeedPlan, layout: StoreLayout) -> EditSpec:
     """
     if case.build is None:
         raise ValueError(f"{case.id} is not a storage edit")
-    return _unit(case.build(plan, layout), layout)
+    return _unit(case, case.build(plan, layout), plan, layout)
 
 
 def specs_for(case: Case, plan: SeedPlan, layout: StoreLayout) -> list[EditSpec]:
     """The case's own spec (:func:`spec_for`) first, then the other specs it offers on this layout
     (``Case.alternatives``), each a variant of its own (:mod:`lab.cases.variants`)."""
     others = case.alternatives(plan, layout) if case.alternatives else []
-    return [spec_for(case, plan, layout), *(_unit(s, layout) for s in others)]
+    return [spec_for(case, plan, layout), *(_unit(case, s, plan, layout) for s in others)]
 
 
-def _unit(spec: EditSpec, layout: StoreLayout) -> EditSpec:
+def _unit(case: Case, spec: EditSpec, plan: SeedPlan, layout: StoreLayout) -> EditSpec:
+    """``spec`` as the layout takes it: whole version rows of a sealed state, and the seeded texts a
+    declared form's variants author."""
     if layout.payload.format == "opaque":  # whole version rows of a sealed state (see edits.version_rows)
-        return replace(spec, unit="state")
+        spec = replace(spec, unit="state")
+    if layout.payload.forms:  # a form the reader accepts: what its variants author (lab.cases.forms)
+        spec = authoring(case, spec, plan, layout)
     return spec

@@ -1,7 +1,8 @@
 """T1 content tamper: change the fact inside one existing record, in place.
 
 On a sealed state the unit is the version row: its ciphertext is tampered in place (no token
-to replace), and any change of what is served shows the edit.
+to replace), and any change of what is served shows the edit; its ``form=<name>`` variant writes
+the plaintext in another form the reader accepts, the fact replaced (:mod:`lab.cases.forms`).
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from edits.model import EditSpec
 from lab.cases import versions as v
 from lab.cases.case import Case
 from lab.cases.evidence import find_marked, find_two, replaced, same_elsewhere
+from lab.cases.forms import is_form, on_sealed_state
 from lab.cases.seedplan import FACT_INDEX
 
 
 def build(plan, layout) -> EditSpec:
-    """The fact record of A, its fact replaced by the tampered one (sealed: no token)."""
+    """The fact record of A, its fact replaced by the tampered one (sealed: no token, unless the
+    layout declares another form its reader accepts, which the token is replaced in)."""
     fact = plan.of("A")[FACT_INDEX]
-    if layout.payload.format == "opaque":
+    if layout.payload.format == "opaque" and not layout.payload.forms:
         return EditSpec("T1", plan.contexts["A"], fact.marker)
     return EditSpec("T1", plan.contexts["A"], fact.marker, find=plan.facts["A"], replace=plan.tampered_fact)
 
@@ -59,7 +62,7 @@ def state_rule(view, spec, before, after) -> list[str]:
 
 def effect(spec, served) -> tuple[bool, str]:
     """The tampered fact is served (sealed: what is served differs from the untouched store's)."""
-    if spec.get("unit") == "state":
+    if spec.get("unit") == "state" and not is_form(spec):
         was = [str(r.get("text", "")) for r in served.baseline]
         now = [str(r.get("text", "")) for r in served.records]
         return now != was, f"served texts differ from the untouched store's: {now != was}"
@@ -69,4 +72,4 @@ def effect(spec, served) -> tuple[bool, str]:
 
 CASE = Case("T1", "content tamper", "edit", "A", "T1-T5",
             "one record's payload changed (the fact token replaced), nothing else", level="L1",
-            build=build, rule=rule, state_rule=state_rule, effect=effect)
+            build=build, rule=rule, state_rule=on_sealed_state(rule, state_rule), effect=effect)

@@ -13,6 +13,7 @@ from edits.lists import SWAP_CONTENTS
 from edits.model import EditSpec
 from lab.cases.case import Case
 from lab.cases.evidence import find_marked, same_elsewhere
+from lab.cases.forms import on_sealed_state
 
 
 def build(plan, layout) -> EditSpec:
@@ -62,4 +63,4 @@ def effect(spec, served) -> tuple[bool, str]:
 
 CASE = Case("T4", "reordering", "edit", "A", "T1-T5",
             "two distinct records exchanged in order, nothing else", ("order", "record"), level="L2",
-            build=build, rule=rule, effect=effect)
+            build=build, rule=rule, state_rule=on_sealed_state(rule), effect=effect)

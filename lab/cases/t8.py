@@ -8,6 +8,7 @@ from typing import Any
 from edits.model import EditSpec
 from lab.cases.case import Case
 from lab.cases.evidence import find_two, same_elsewhere
+from lab.cases.forms import on_sealed_state
 from lab.cases.seedplan import FACT_INDEX, markers_in
 
 
@@ -65,4 +66,4 @@ def _meta_of(records: list[dict[str, Any]], marker: str) -> dict[str, Any] | Non
 
 CASE = Case("T8", "metadata tamper", "edit", "A", "T6-T8",
             "one record's metadata field changed, content untouched", ("metadata", "record"), level="L3",
-            build=build, rule=rule, effect=effect, alternatives=alternatives)
+            build=build, rule=rule, state_rule=on_sealed_state(rule), effect=effect, alternatives=alternatives)

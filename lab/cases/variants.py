@@ -28,7 +28,8 @@ from typing import Any, Iterable
 
 from edits.model import EditSpec, Record
 
-#: The name a cell gives its base trial's expression.
+#: The name a cell gives its base trial's expression (unless its spec names a variant: a record case
+#: on a sealed payload, whose own spec is a form the reader accepts).
 DEFAULT = "default"
 _TRIAL = re.compile(r"^(T\d+)\.v([1-9]\d{0,3})$")
 

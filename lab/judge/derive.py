@@ -79,7 +79,7 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
         for cid, obs in observations.items():
             obs = obs or Observation(case=cid, status="error", error=TrialError(
                 stage="seed" if seed_error else "harness", message=missing))
-            judged = [(DEFAULT, cid, obs)] + [(entry["name"], entry["trial"], trials.get(entry["trial"]) or Observation(
+            judged = [((obs.intended or {}).get("variant") or DEFAULT, cid, obs)] + [(entry["name"], entry["trial"], trials.get(entry["trial"]) or Observation(
                 case=cid, variant=entry["name"], status="error", error=TrialError(stage="harness", message=missing)))
                 for entry in obs.variants or []]
             cells[cid] = weakest([(name, trial, _with_evidence(o, judge_cell(

@@ -78,13 +78,20 @@ class SignalFilter:
 class Capabilities:
     """What the store can express: erasure kind, order, metadata layer, whole-store copy, and
     ``sealed``: the records sit inside a payload the adversary cannot read (ciphertext), so no
-    keyless edit addresses one record inside it (the layout's payload is ``format: opaque``)."""
+    keyless edit addresses one record inside it (the layout's payload is ``format: opaque``);
+    ``forms``: the names of the other forms its reader accepts, which a keyless edit can write
+    (``store.payload.forms``, see edits.forms)."""
 
     erasure: str = "none"
     order: bool = True
     metadata: bool = True
     snapshot: bool = True
     sealed: bool = False
+    forms: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result rows (``forms`` only when the layout declares some)."""
+        return {k: (list(v) if k == "forms" else v) for k, v in self.__dict__.items() if k != "forms" or v}
 
 
 @dataclass(frozen=True)
@@ -180,7 +187,7 @@ class Profile:
             "driver": self.driver,
             "volumes": {n: {"adversary": a} for n, a in self.volumes.items()},
             "store": self.store.to_json() if self.store else None,
-            "capabilities": self.capabilities.__dict__.copy(),
+            "capabilities": self.capabilities.to_json(),
             "configuration": self.configuration,
             "detection_points": list(self.detection_points),
             "signals": [s.__dict__.copy() for s in self.signals],

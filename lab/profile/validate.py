@@ -131,7 +131,8 @@ class Validator:
             self._checked("store.collection", names.bad_name(store.collection))
         if store.record_pattern:
             self._checked("store.record_pattern", names.bad_regex(store.record_pattern))
-        capabilities = Capabilities(**doc.capabilities.model_dump())
+        forms = tuple(f.name for f in store.payload.forms)  # other forms the reader accepts (edits.forms)
+        capabilities = Capabilities(**doc.capabilities.model_dump(), forms=forms)
         if capabilities.sealed != (store.payload.format == "opaque"):
             raise self.fail("capabilities.sealed", "sealed records go with an opaque payload and back",
                             "set capabilities.sealed: true exactly when store.payload.format is opaque")

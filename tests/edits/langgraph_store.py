@@ -41,10 +41,13 @@ def message(ctx: str, i: int) -> Ext:
 
 
 def layout(parent: bool = True) -> StoreLayout:
-    """The profile's own store layout; ``parent`` adds ``records.parent: parent_checkpoint_id``."""
+    """The profile's own store layout (which names ``records.parent: parent_checkpoint_id``); without
+    ``parent``, the same layout with no parent column."""
     store = yaml.safe_load(PROFILE.read_text())["store"]
     if parent:
         store["records"]["parent"] = "parent_checkpoint_id"
+    else:
+        store["records"].pop("parent", None)
     return parse_layout(store)
 
 
