@@ -159,6 +159,7 @@ class PlaceVariants:
     """
 
     layout: StoreLayout
+    unordered_fields = False  # True: the store keeps no order of a record's fields; variants by field name
 
     def _token_skip(self) -> set[str]:
         """Fields that never count as a place of the token."""
@@ -179,6 +180,8 @@ class PlaceVariants:
             except EditError:
                 return []
             places = token_places(target.fields, spec.find, self._token_skip())
+            if self.unordered_fields:
+                places.sort(key=lambda place: place.field)
             return [p.name() for p in places] if len(places) > 1 else []
         if spec.case == "T8" and spec.meta_field in self.layout.metadata:
             return meta_variants(self._meta_places(spec.meta_field))

@@ -11,9 +11,8 @@ from typing import Any
 from edits import paths
 from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
-from edits.places import PlaceVariants, meta_refs_of
+from edits.places import PlaceVariants, meta_refs_of, places_in, replace_at
 from edits.plan import EditorBase, Outcome, Plan
-from edits.records import contains, replace_same_length
 from edits.values import fresh_identity, next_order
 
 
@@ -119,9 +118,8 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         return {*self._plain(self.layout.identity), *self._plain([self.layout.context])} | self.readonly
 
     def _rewritten(self, fields: dict[str, Any], find: str, replace: str) -> dict[str, Any]:
-        skip = self._token_skip()
-        out = {c: replace_same_length(v, find, replace) for c, v in fields.items()
-               if c not in skip and contains(v, find)}
+        skip = self._token_skip()  # a json/jsonb column (read as an object) too: the token in its strings
+        out = {c: replace_at(v, (), find, replace) for c, v in fields.items() if c not in skip and places_in(v, find)}
         if self.layout.payload.field not in out:
             raise EditError(f"{find!r} is in the decoded payload but not in the stored column "
                             f"{self.layout.payload.field!r} (escaped or encoded?)")

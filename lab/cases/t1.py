@@ -8,6 +8,7 @@ may then be unchanged, every other field must be.
 
 from __future__ import annotations
 
+from edits import paths
 from edits.model import EditSpec
 from edits.places import replace_at, token_places
 from lab.cases import versions as v
@@ -53,9 +54,14 @@ def _one_place(old, new, spec) -> list[str]:
     if place is None:
         return [f"{name}: no such place of the record holds the fact token before the edit"]
     p = []
-    if now.get(place.field) == was[place.field]:
+    held, holds = (paths.read(f.get(place.field), place.path) for f in (was, now))
+    if now.get(place.field) == replace_at(was[place.field], place.path, find, repl):
+        pass
+    elif holds == held:
         p.append(f"the fact token was not replaced at {name}")
-    elif now.get(place.field) != replace_at(was[place.field], place.path, find, repl):
+        if now.get(place.field) != was[place.field]:
+            p.append(f"field {place.field!r} changed elsewhere than {name}")
+    else:
         p.append(f"{name} changed beyond the fact token")
     if others := changed_fields(old, new, place.field):
         p.append(f"field(s) {others} changed too: {name} changes one place only")

@@ -55,20 +55,22 @@ def jsonl_places(vol: Path):
 JSONL_T1 = ["place=text", "place=meta", "place=raw.text", "place=raw.copy.text"]
 
 
-def c3_of(layout, vol: Path, claimed, done):
+def c3_of(layout, vol: Path, claimed, done, opener=None):
     """Apply the spec ``done`` (None: no edit) and run C3 on the spec ``claimed``, as the procedure
-    does: (C3 result, the applied edit)."""
-    editor = open_editor(layout, vol)
-    before, digests = [r.to_json() for r in editor.records()], digest_tree(vol)
+    does: (C3 result, the applied edit). ``opener()`` opens a service's editor; its server owns
+    the files, so the volume diff C3 also reads is then a stand-in that says one changed."""
+    opener = opener or (lambda: open_editor(layout, vol))
+    editor = opener()
+    before, digests = [r.to_json() for r in editor.records()], digest_tree(vol) if vol else None
     applied = editor.apply(done) if done is not None else None
-    after = [r.to_json() for r in open_editor(layout, vol).records()]
-    return check_edit(claimed.to_json(), layout.to_json(), before, after, diff_digests(digests, digest_tree(vol))), \
-        applied
+    after = [r.to_json() for r in opener().records()]
+    files = diff_digests(digests, digest_tree(vol)) if vol else {"changed": ["(the server's files)"]}
+    return check_edit(claimed.to_json(), layout.to_json(), before, after, files), applied
 
 
-def measure(layout, vol: Path, spec):
+def measure(layout, vol: Path, spec, opener=None):
     """C3 of ``spec`` applied: (C3 result, the applied edit)."""
-    return c3_of(layout, vol, spec, spec)
+    return c3_of(layout, vol, spec, spec, opener)
 
 
 def t1(variant: str | None = None):
@@ -79,3 +81,35 @@ def t1(variant: str | None = None):
 def t8(variant: str | None = None):
     """The lab's T8 spec of the role on the fixture stores, with ``variant``."""
     return replace(specs("role")["T8"], variant=variant)
+
+
+def json_places(vol: Path):
+    """A JSON document: the text in ``text`` (the payload), in ``summary`` and at two paths of the
+    object ``doc``."""
+    records = {r["uid"]: {"ctx": r["ctx"], "seq": r["i"], "text": r["text"], "summary": r["text"], "doc": _doc(r)}
+               for r in seed()}
+    (vol / "store.json").write_text(json.dumps(records, indent=2))
+    return parse_layout({"backend": "json", "volume": "store", "file": "store.json", "context": "ctx",
+                         "identity": ["@key"], "order": "seq", "payload": "text"})
+
+
+JSON_T1 = ["place=text", "place=summary", "place=doc.text", "place=doc.copy.text"]
+
+
+def qdrant_places(vol: Path):
+    """Qdrant points as Mem0 writes them: the text in ``data`` (the payload) and in ``text_lemmatized``."""
+    from qdrant_client import QdrantClient, models
+
+    client = QdrantClient(path=str(vol / "qdrant"))
+    client.create_collection("mem", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
+    client.upsert("mem", points=[models.PointStruct(
+        id=r["uid"], vector=[1.0, float(r["i"]), 0.5, float(r["ctx"] == "A")],
+        payload={"data": r["text"], "text_lemmatized": r["text"], "user_id": r["ctx"], "role": r["role"],
+                 "created_at": r["ts"]}) for r in seed()])
+    client.close()
+    return parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
+                         "context": "user_id", "order": "created_at", "payload": "data",
+                         "metadata": {"role": "role"}})
+
+
+QDRANT_T1 = ["place=data", "place=text_lemmatized"]
