@@ -7,7 +7,8 @@ A backend subclass reads the records and says how to express three calls in its 
 one session and returns them as text (the edit's statements). ``_context_of`` reads the lab's
 context out of a stored one (``layout.context_pattern``). Everything else is here:
 
-- T1 replaces the token in every string field that holds it (never the context or identity);
+- T1 replaces the token in every field that holds it (a string, or the strings of a nested
+  object; never the context or identity);
   where several fields (or paths inside one) hold it, each is a variant of its own
   (``place=<field>``, :mod:`edits.places`);
 - T2/T3 remove the record; T4 exchanges the order field of two records;
@@ -25,7 +26,7 @@ from typing import Any
 
 from edits.layout_fields import LayoutError
 from edits.model import EditError, Record
-from edits.places import PlaceVariants
+from edits.places import PlaceVariants, places_in, replace_at
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, replace_same_length
 from edits.registry import Field
@@ -82,8 +83,8 @@ class FieldStoreEditor(PlaceVariants, EditorBase):
             new = self._variant_values(p.target, p.spec)
             return Outcome(self._run([self._set(p.target, new)]), [p.target.key()],
                            {"fields": sorted(new), "place": p.spec.variant})
-        new = {k: replace_same_length(v, p.spec.find, p.spec.replace) for k, v in p.target.fields.items()
-               if k not in self._token_skip() and contains(v, p.spec.find)}
+        new = {k: replace_at(v, (), p.spec.find, p.spec.replace) for k, v in p.target.fields.items()
+               if k not in self._token_skip() and places_in(v, p.spec.find)}
         if self.layout.payload.field not in new:
             raise EditError(f"{p.spec.find!r} is not in the payload field {self.layout.payload.field!r}")
         return Outcome(self._run([self._set(p.target, new)]), [p.target.key()], {"fields": sorted(new)})

@@ -113,3 +113,21 @@ def qdrant_places(vol: Path):
 
 
 QDRANT_T1 = ["place=data", "place=text_lemmatized"]
+
+
+def qdrant_nested(vol: Path):
+    """Qdrant points whose text sits in ``data`` (the payload) and in a nested object ``meta``."""
+    from qdrant_client import QdrantClient, models
+
+    client = QdrantClient(path=str(vol / "qdrant"))
+    client.create_collection("mem", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
+    client.upsert("mem", points=[models.PointStruct(
+        id=r["uid"], vector=[1.0, float(r["i"]), 0.5, float(r["ctx"] == "A")],
+        payload={"data": r["text"], "meta": {"copy": r["text"], "n": r["i"]}, "user_id": r["ctx"],
+                 "created_at": r["ts"]}) for r in seed()])
+    client.close()
+    return parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
+                         "context": "user_id", "order": "created_at", "payload": "data"})
+
+
+QDRANT_NESTED_T1 = ["place=data", "place=meta"]

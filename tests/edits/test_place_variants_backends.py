@@ -10,12 +10,14 @@ import psycopg
 import pytest
 import redis
 from edit_stores import FACTS, TAMPERED, open_editor, seed, specs
-from place_stores import JSON_T1, QDRANT_T1, ROLE_PLACES, c3_of, json_places, measure, qdrant_places, t1, t8
+from place_stores import (JSON_T1, QDRANT_NESTED_T1, QDRANT_T1, ROLE_PLACES, c3_of, json_places, measure,
+                          qdrant_nested, qdrant_places, t1, t8)
 
 from edits.base import editor_for
 from edits.layout import parse_layout
 
-FILE_STORES = {"json": (json_places, JSON_T1), "qdrant": (qdrant_places, QDRANT_T1)}
+FILE_STORES = {"json": (json_places, JSON_T1), "qdrant": (qdrant_places, QDRANT_T1),
+               "qdrant-nested": (qdrant_nested, QDRANT_NESTED_T1)}
 
 PG_LAYOUT = parse_layout({"backend": "postgres", "volume": "pgdata", "service": "db", "table": "place_notes",
                           "context": "session", "identity": ["id"], "order": "seq", "payload": "body",
