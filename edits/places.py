@@ -117,7 +117,8 @@ def _replaced_everywhere(value: Any, find: str, replace: str) -> Any:
     if isinstance(value, str):
         return value.replace(find, replace)
     if isinstance(value, dict):
-        return {_replaced_everywhere(k, find, replace): _replaced_everywhere(v, find, replace) for k, v in value.items()}
+        return {_replaced_everywhere(k, find, replace): _replaced_everywhere(v, find, replace)
+                for k, v in value.items()}
     if isinstance(value, list):
         return [_replaced_everywhere(v, find, replace) for v in value]
     return value
