@@ -9,7 +9,7 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
-from edit_stores import open_editor, seed, specs
+from edit_stores import open_editor, qdrant_points, seed, specs
 
 from edits.layout import parse_layout
 from edits.volumes import diff_digests, digest_tree
@@ -96,20 +96,15 @@ def json_places(vol: Path):
 JSON_T1 = ["place=text", "place=summary", "place=doc.text", "place=doc.copy.text"]
 
 
+QDRANT_LAYOUT = {"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
+                 "context": "user_id", "order": "created_at", "payload": "data"}
+
+
 def qdrant_places(vol: Path):
     """Qdrant points as Mem0 writes them: the text in ``data`` (the payload) and in ``text_lemmatized``."""
-    from qdrant_client import QdrantClient, models
-
-    client = QdrantClient(path=str(vol / "qdrant"))
-    client.create_collection("mem", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
-    client.upsert("mem", points=[models.PointStruct(
-        id=r["uid"], vector=[1.0, float(r["i"]), 0.5, float(r["ctx"] == "A")],
-        payload={"data": r["text"], "text_lemmatized": r["text"], "user_id": r["ctx"], "role": r["role"],
-                 "created_at": r["ts"]}) for r in seed()])
-    client.close()
-    return parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
-                         "context": "user_id", "order": "created_at", "payload": "data",
-                         "metadata": {"role": "role"}})
+    qdrant_points(vol, lambda r: {"data": r["text"], "text_lemmatized": r["text"], "user_id": r["ctx"],
+                                  "role": r["role"], "created_at": r["ts"]})
+    return parse_layout({**QDRANT_LAYOUT, "metadata": {"role": "role"}})
 
 
 QDRANT_T1 = ["place=data", "place=text_lemmatized"]
@@ -117,17 +112,9 @@ QDRANT_T1 = ["place=data", "place=text_lemmatized"]
 
 def qdrant_nested(vol: Path):
     """Qdrant points whose text sits in ``data`` (the payload) and in a nested object ``meta``."""
-    from qdrant_client import QdrantClient, models
-
-    client = QdrantClient(path=str(vol / "qdrant"))
-    client.create_collection("mem", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
-    client.upsert("mem", points=[models.PointStruct(
-        id=r["uid"], vector=[1.0, float(r["i"]), 0.5, float(r["ctx"] == "A")],
-        payload={"data": r["text"], "meta": {"copy": r["text"], "n": r["i"]}, "user_id": r["ctx"],
-                 "created_at": r["ts"]}) for r in seed()])
-    client.close()
-    return parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
-                         "context": "user_id", "order": "created_at", "payload": "data"})
+    qdrant_points(vol, lambda r: {"data": r["text"], "meta": {"copy": r["text"], "n": r["i"]}, "user_id": r["ctx"],
+                                  "created_at": r["ts"]})
+    return parse_layout(QDRANT_LAYOUT)
 
 
 QDRANT_NESTED_T1 = ["place=data", "place=meta"]
