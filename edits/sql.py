@@ -56,7 +56,7 @@ class SlotRefs:
 class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     """Edit hooks over one SQL table; subclasses set ``PARAM``, ``ROW_ID`` and implement ``_run``.
 
-    T1 replaces the token in every text/BLOB column that holds it; its variants
+    T1 replaces the token in every text/BLOB/JSON column that holds it; its variants
     (:mod:`edits.places`) replace it in one column, or at one path of a JSON column that holds
     it at several. T8 writes every declared place of the field; its variants one place each.
 

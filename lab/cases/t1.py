@@ -54,15 +54,14 @@ def _one_place(old, new, spec) -> list[str]:
     if place is None:
         return [f"{name}: no such place of the record holds the fact token before the edit"]
     p = []
-    held, holds = (paths.read(f.get(place.field), place.path) for f in (was, now))
-    if now.get(place.field) == replace_at(was[place.field], place.path, find, repl):
-        pass
-    elif holds == held:
-        p.append(f"the fact token was not replaced at {name}")
-        if now.get(place.field) != was[place.field]:
-            p.append(f"field {place.field!r} changed elsewhere than {name}")
-    else:
-        p.append(f"{name} changed beyond the fact token")
+    if now.get(place.field) != replace_at(was[place.field], place.path, find, repl):
+        held, holds = (paths.read(f.get(place.field), place.path) for f in (was, now))
+        if holds != held:
+            p.append(f"{name} changed beyond the fact token")
+        else:
+            p.append(f"the fact token was not replaced at {name}")
+            if now.get(place.field) != was[place.field]:
+                p.append(f"field {place.field!r} changed elsewhere than {name}")
     if others := changed_fields(old, new, place.field):
         p.append(f"field(s) {others} changed too: {name} changes one place only")
     if new["payload"] not in (old["payload"], old["payload"].replace(find, repl)):
