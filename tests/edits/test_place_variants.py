@@ -2,6 +2,7 @@
 JSON-lines stores: the editor offers one variant per place, each changes exactly its place
 and passes C3; an edit of another place, of every place, or of none fails that C3."""
 
+import json
 import sqlite3
 
 import pytest
@@ -9,6 +10,7 @@ from edit_stores import FACTS, TAMPERED, jsonl_store, open_editor, specs, sqlite
 from place_stores import JSONL_T1, SQLITE_T1, c3_of, jsonl_places, measure, sqlite_places, t1, t8
 
 from edits.model import EditError
+from lab.judge.c3 import check_edit
 
 STORES = {"sqlite": (sqlite_places, SQLITE_T1), "jsonl": (jsonl_places, JSONL_T1)}
 PAYLOAD_PLACE = {"sqlite": "place=body", "jsonl": "place=text"}
@@ -136,3 +138,31 @@ def test_the_default_t8_still_sets_every_declared_place(tmp_path):
     after = fact_record(layout, vol)
     assert result.ok, result.reasons
     assert after.fields["role"] != before.fields["role"] and after.fields["doc"] != before.fields["doc"]
+
+
+def _view(doc, role="user", body="mA3-1398b3 the code is FACT-A-7Q2X"):
+    return {"context": "A", "identity": [1], "order": 1, "payload": body, "metadata": {"role": role},
+            "fields": {"id": 1, "body": body, "doc": doc, "role": role}}
+
+
+def test_c3_of_a_place_variant_names_what_went_wrong():
+    layout = {"identity": ["id"], "order": "seq", "payload": {"field": "body"}, "metadata": {"role": "role"},
+              "metadata_refs": {"role": [{"field": "doc", "path": ["role"], "format": "json"},
+                                         {"field": "role", "path": [], "format": "json"}]}}
+    doc = {"role": "user", "text": FACTS["A"], "copy": FACTS["A"]}
+    before = [_view(json.dumps(doc))]
+    files = {"changed": ["memory.db"]}
+
+    def c3(spec, new_doc, **kw):
+        return check_edit(spec.to_json(), layout, before, [_view(json.dumps(new_doc), **kw)], files).reasons
+    assert c3(t1("place=doc.text"), {**doc, "text": TAMPERED}) == []
+    assert c3(t1("place=doc.text"), {**doc, "text": "FACT-A-1111"}) == ["place=doc.text changed beyond the fact token"]
+    assert c3(t1("place=doc.nope"), doc) == ["place=doc.nope: no such place of the record holds the fact token "
+                                             "before the edit"]
+    assert c3(t8("place=doc.role"), {**doc, "role": "assistant"}) == []
+    assert c3(t8("place=doc.role"), {**doc, "role": "assistant", "copy": "x"}) == \
+        ["field 'doc' changed beyond place=doc.role"]
+    assert c3(t8("place=role"), doc, role="assistant") == []
+    assert c3(t8("place=role"), doc, role="user") == ["metadata 'role' did not change at place=role"]
+    assert c3(t8("place=owner"), doc, role="assistant") == \
+        ["place=owner: the layout declares no such place of metadata 'role'"]
