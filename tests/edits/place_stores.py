@@ -118,3 +118,19 @@ def qdrant_nested(vol: Path):
 
 
 QDRANT_NESTED_T1 = ["place=data", "place=meta"]
+
+
+def lancedb_places(vol: Path):
+    """LanceDB rows as CrewAI writes them, the text in ``content`` (the payload) and in ``summary``."""
+    import lancedb
+
+    lancedb.connect(str(vol / "memory")).create_table("memories", data=[
+        {"id": r["uid"], "content": r["text"], "summary": r["text"], "scope": f"/{r['ctx']}",
+         "created_at": r["ts"].rstrip("Z"), "vector": [1.0, float(r["i"]), 0.5, float(r["ctx"] == "A")]}
+        for r in seed()])
+    return parse_layout({"backend": "lancedb", "volume": "store", "file": "memory", "table": "memories",
+                         "context": "scope", "context_pattern": "/{context}", "identity": ["id"],
+                         "order": "created_at", "payload": "content"})
+
+
+LANCEDB_T1 = ["place=content", "place=summary"]

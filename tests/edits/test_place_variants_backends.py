@@ -1,5 +1,5 @@
 """``place=`` variants (edits.places) on the other record editors: a JSON document, Qdrant
-points, PostgreSQL rows (text and jsonb columns) and Redis hashes, each on a real store. Every
+points, LanceDB rows, PostgreSQL rows (text and jsonb columns) and Redis hashes, each on a real store. Every
 variant offered changes its place only and passes C3; the default still edits every place; an
 edit of another place fails the variant's C3; T8 on PostgreSQL has a variant per declared place."""
 
@@ -10,14 +10,14 @@ import psycopg
 import pytest
 import redis
 from edit_stores import FACTS, TAMPERED, open_editor, seed, specs
-from place_stores import (JSON_T1, QDRANT_NESTED_T1, QDRANT_T1, ROLE_PLACES, c3_of, json_places, measure,
-                          qdrant_nested, qdrant_places, t1, t8)
+from place_stores import (JSON_T1, LANCEDB_T1, QDRANT_NESTED_T1, QDRANT_T1, ROLE_PLACES, c3_of, json_places,
+                          lancedb_places, measure, qdrant_nested, qdrant_places, t1, t8)
 
 from edits.base import editor_for
 from edits.layout import parse_layout
 
 FILE_STORES = {"json": (json_places, JSON_T1), "qdrant": (qdrant_places, QDRANT_T1),
-               "qdrant-nested": (qdrant_nested, QDRANT_NESTED_T1)}
+               "qdrant-nested": (qdrant_nested, QDRANT_NESTED_T1), "lancedb": (lancedb_places, LANCEDB_T1)}
 
 PG_LAYOUT = parse_layout({"backend": "postgres", "volume": "pgdata", "service": "db", "table": "place_notes",
                           "context": "session", "identity": ["id"], "order": "seq", "payload": "body",
