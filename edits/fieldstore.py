@@ -7,12 +7,16 @@ A backend subclass reads the records and says how to express three calls in its 
 one session and returns them as text (the edit's statements). ``_context_of`` reads the lab's
 context out of a stored one (``layout.context_pattern``). Everything else is here:
 
-- T1 replaces the token in every string field that holds it (never the context or identity);
+- T1 replaces the token in every field that holds it (a string, or the strings of a nested
+  object; never the context or identity);
+  where several fields (or paths inside one) hold it, each is a variant of its own
+  (``place=<field>``, :mod:`edits.places`);
 - T2/T3 remove the record; T4 exchanges the order field of two records;
 - T5 upserts a copy of the template (its vector too) under a fresh id, marker replaced, with
   the context's next order value;
 - T6/T7 upsert the donor's fields and vector at the victim's id, keeping the victim's context,
-  identity and order fields; T8 sets one metadata field.
+  identity and order fields; T8 sets one metadata field (one place: a metadata field is one
+  payload field here, so no variant).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 from edits.layout_fields import LayoutError
 from edits.model import EditError, Record
+from edits.places import PlaceVariants, places_in, replace_at
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, replace_same_length
 from edits.registry import Field
@@ -41,7 +46,7 @@ CONTEXT_PATTERN = Field("context_pattern", default="{context}", parse=_context_p
 scopes); a field of the backends built on this module."""
 
 
-class FieldStoreEditor(EditorBase):
+class FieldStoreEditor(PlaceVariants, EditorBase):
     """Shared hooks over ``_set``, ``_remove``, ``_upsert`` and ``_run`` (see the module)."""
 
     def _set(self, rec: Record, values: dict[str, Any]) -> Call:
@@ -69,10 +74,17 @@ class FieldStoreEditor(EditorBase):
         """Fields that stay with a record's slot: context, identity, order."""
         return {self.layout.context, self.layout.order, *self.layout.identity}
 
+    def _token_skip(self) -> set[str]:
+        """The context and identity fields never count as a place of the token."""
+        return {self.layout.context, *self.layout.identity}
+
     def _replace(self, p: Plan) -> Outcome:
-        skip = {self.layout.context, *self.layout.identity}
-        new = {k: replace_same_length(v, p.spec.find, p.spec.replace) for k, v in p.target.fields.items()
-               if k not in skip and contains(v, p.spec.find)}
+        if p.spec.variant:
+            new = self._variant_values(p.target, p.spec)
+            return Outcome(self._run([self._set(p.target, new)]), [p.target.key()],
+                           {"fields": sorted(new), "place": p.spec.variant})
+        new = {k: replace_at(v, (), p.spec.find, p.spec.replace) for k, v in p.target.fields.items()
+               if k not in self._token_skip() and places_in(v, p.spec.find)}
         if self.layout.payload.field not in new:
             raise EditError(f"{p.spec.find!r} is not in the payload field {self.layout.payload.field!r}")
         return Outcome(self._run([self._set(p.target, new)]), [p.target.key()], {"fields": sorted(new)})

@@ -6,6 +6,9 @@ as the record's identity (kept on T6/T7, fresh on T5); ``order: "@position"`` is
 place in the document. An edit parses the document, changes exactly one record (or the place of
 two), and writes the document back with the indentation it had (2 spaces when it was indented,
 compact otherwise) and key order kept, in the same file (inode, owner and mode kept).
+T1 replaces the token anywhere in the record object; where it sits in several places (fields,
+or paths inside one), each is a variant of its own (``place=<field>``, ``place=<field>.<path>``:
+:mod:`edits.places`). T8 has one place per metadata field (a top-level name), so no variant.
 
 Example::
 
@@ -33,6 +36,7 @@ from typing import Any
 
 from edits.layout import StoreLayout
 from edits.model import EditError, Record
+from edits.places import PlaceVariants
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import decode_payload, replace_same_length, sort_records
 from edits.registry import FILE, Backend, register
@@ -41,7 +45,7 @@ from edits.values import fresh_identity, next_order
 KEY = "@key"
 
 
-class JsonDocEditor(EditorBase):
+class JsonDocEditor(PlaceVariants, EditorBase):
     """Edits the records of the JSON document ``layout.file`` of one volume."""
 
     backend = "json"
@@ -106,10 +110,14 @@ class JsonDocEditor(EditorBase):
     def _replace(self, p: Plan) -> Outcome:
         doc, key = self._load(), p.target.locator["key"]
         old = doc[key]
-        new = json.loads(replace_same_length(json.dumps(old, ensure_ascii=False), p.spec.find, p.spec.replace))
+        if p.spec.variant:
+            new = {**old, **self._variant_values(p.target, p.spec)}
+        else:
+            new = json.loads(replace_same_length(json.dumps(old, ensure_ascii=False), p.spec.find, p.spec.replace))
         doc[key] = new
         self._save(doc)
-        return Outcome([self._op("replace", key, new)], [p.target.key()])
+        return Outcome([self._op("replace", key, new)], [p.target.key()],
+                       {"place": p.spec.variant} if p.spec.variant else {})
 
     def _delete(self, p: Plan) -> Outcome:
         doc, key = self._load(), p.target.locator["key"]

@@ -6,7 +6,10 @@ kept untouched. The order is a field or ``@position`` (the line's place in the
 file; contexts may interleave). With no identity fields a record's identity is
 (context, index in the context). Edits rewrite only the bytes of the field
 values they change, so the rest of the line keeps its exact formatting.
-T1 replaces the token wherever it sits in the record's line; T5 appends the
+T1 replaces the token wherever it sits in the record's line; where the line holds it in
+several places (two fields, or two paths of one), each place is a variant of its own
+(``place=<field>``, ``place=<field>.<path>``: :mod:`edits.places`). T8 has one place per
+field (a top-level name), so no variant. T5 appends the
 forged line after the context's last line (``@position``) or at the end of the
 file (order field).
 
@@ -35,6 +38,7 @@ from typing import Any
 
 from edits.lines import LineEditor, LineFile
 from edits.model import EditError, Record
+from edits.places import Place, PlaceVariants, chosen, replace_at, token_places
 from edits.plan import Outcome, Plan
 from edits.records import decode_payload, sort_records
 from edits.registry import FILE, Backend, register
@@ -85,7 +89,7 @@ def set_fields(line: str, tokens: dict[str, str]) -> str:
     return line
 
 
-class JsonlEditor(LineEditor):
+class JsonlEditor(PlaceVariants, LineEditor):
     """Edits the JSON-lines file ``layout.file`` of one volume."""
 
     backend = "jsonl"
@@ -130,6 +134,29 @@ class JsonlEditor(LineEditor):
 
     def _dump(self, value: Any, like: str) -> str:
         return json.dumps(value, ensure_ascii=like.isascii())
+
+    def _replace(self, p: Plan) -> Outcome:
+        """T1; a variant replaces the token at its one place of the line, every other byte kept."""
+        if p.spec.variant is None:
+            return super()._replace(p)
+        f, i = self._line(p.target)
+        body = f.bodies[i]
+        for place in chosen(token_places(p.target.fields, p.spec.find), p.spec.variant):
+            body = self._replaced_at(body, place, p.spec.find, p.spec.replace)
+        f.replace(i, body)
+        return self._done(f, [p.target.key()], place=p.spec.variant)
+
+    def _replaced_at(self, body: str, place: Place, find: str, replace: str) -> str:
+        """The line with ``find`` replaced at ``place`` only (inside a field that holds JSON
+        text, the text is re-encoded, and only when that gives back its exact characters)."""
+        value = json.loads(body)[place.field]
+        if not (place.path and isinstance(value, str)):
+            return replace_at(body, (place.field, *place.path), find, replace)
+        start, end = field_spans(body)[place.field]
+        if self._dump(value, body) != body[start:end]:
+            raise EditError(f"{place.name()}: the JSON text in field {place.field!r} does not re-encode "
+                            "to its own characters; refusing to rewrite it")
+        return body[:start] + self._dump(replace_at(value, place.path, find, replace), body) + body[end:]
 
     def _swap(self, p: Plan) -> Outcome:
         lay = self.layout

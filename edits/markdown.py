@@ -8,7 +8,9 @@ groups. Every other line (headings, blank lines, prose) is kept untouched.
 Order and identity are the position: identity is (context, index of the record
 in its file). T4 swaps two lines, T5 inserts the forged line after the last
 record line of the context's file, T6/T7 put the donor's line in the victim's
-place, T8 rewrites only the metadata group's characters.
+place, T8 rewrites only the metadata group's characters. No variants
+(:mod:`edits.places`): a record is one line, the token sits in its payload group and a metadata
+field is one group of it, so T1 and T8 each have one place.
 
 ``layout.record_separator`` (optional) is a line that stands between two records, as
 Hermes's ``§`` does: such lines are never records, T2/T3 delete the record's line with one

@@ -5,9 +5,10 @@ stopped; the editor connects over loopback, reads the table, and runs each edit
 as one transaction. The statements returned are exactly what the server
 received, parameters inlined by psycopg's client-side binding. Rows are
 addressed by primary key (``ctid`` when the table has none). The SQL of the
-edits themselves is shared with SQLite (:mod:`edits.sql`), and so are records that
-are elements of a list inside a stored value (``records:``, :class:`PostgresListEditor`,
-the logic in :mod:`edits.lists`).
+edits themselves is shared with SQLite (:mod:`edits.sql`), the ``place=`` variants of
+T1 and T8 included (a json/jsonb column, read as an object, holds the token in its
+strings), and so are records that are elements of a list inside a stored value
+(``records:``, :class:`PostgresListEditor`, the logic in :mod:`edits.lists`).
 
 Example (``postgres_url``: a running server -- the lab starts one on the SUT's data volume;
 ``tests/edits/test_doctests.py`` gives one)::

@@ -3,9 +3,11 @@ elements of a list inside RedisJSON documents, ``records:``, are :mod:`edits.red
 
 The layout's ``key`` names a record's key with ``{context}`` and ``{id}``
 (``mem:{context}:rec:{id}``); the hash fields hold the payload, the order and the
-metadata. The editor speaks Redis's own protocol (redis-py) to a server the lab
-started on the SUT's data volume while the SUT is stopped, and returns every
-command it sent.
+metadata. T1 replaces the token in every field that holds it; where several fields (or
+several paths of the JSON text in one) hold it, each is a variant of its own (``place=<field>``,
+:mod:`edits.places`). T8 has one place per metadata field (a hash field), so no variant. The
+editor speaks Redis's own protocol (redis-py) to a server the lab started on the SUT's
+data volume while the SUT is stopped, and returns every command it sent.
 
 Example (``redis_url``: a running server -- the lab starts one on the SUT's data volume;
 ``tests/edits/test_doctests.py`` gives one)::
@@ -34,6 +36,7 @@ from typing import Any
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
 from edits.model import EditError, Record
+from edits.places import PlaceVariants
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, decode_payload, replace_same_length, sort_records
 from edits.redis_json import RedisJsonListEditor, cascade_patterns, key_regex, latest_pattern, send
@@ -41,10 +44,11 @@ from edits.registry import SERVICE, Backend, Field, register
 from edits.values import fresh_identity, next_order
 
 
-class RedisEditor(EditorBase):
+class RedisEditor(PlaceVariants, EditorBase):
     """Edits the hashes matching ``layout.key`` on one Redis server."""
 
     backend = "redis"
+    unordered_fields = True  # a hash's field order is the server's (its encoding), not the writer's
 
     def __init__(self, layout: StoreLayout, url: str):
         import redis  # here, not above: finding the backends imports this module, not the client
@@ -97,10 +101,11 @@ class RedisEditor(EditorBase):
         return {*self.layout.identity, self.layout.order} | ({ctx} if not ctx.startswith("{") else set())
 
     def _replace(self, p: Plan) -> Outcome:
-        values = {f: replace_same_length(v, p.spec.find, p.spec.replace)
-                  for f, v in p.target.fields.items() if contains(v, p.spec.find)}
+        values = self._variant_values(p.target, p.spec) if p.spec.variant else {
+            f: replace_same_length(v, p.spec.find, p.spec.replace) for f, v in p.target.fields.items()
+            if contains(v, p.spec.find)}
         return Outcome(self._send([self._hset(p.target.locator["key"], values)]), [p.target.key()],
-                       {"fields": sorted(values)})
+                       {"fields": sorted(values), **({"place": p.spec.variant} if p.spec.variant else {})})
 
     def _delete(self, p: Plan) -> Outcome:
         return Outcome(self._send([("DEL", p.target.locator["key"])]), [p.target.key()])

@@ -11,8 +11,8 @@ from typing import Any
 from edits import paths
 from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
+from edits.places import PlaceVariants, meta_refs_of, places_in, replace_at
 from edits.plan import EditorBase, Outcome, Plan
-from edits.records import contains, replace_same_length
 from edits.values import fresh_identity, next_order
 
 
@@ -53,8 +53,12 @@ class SlotRefs:
         return values
 
 
-class SqlEditor(SlotRefs, EditorBase):
+class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     """Edit hooks over one SQL table; subclasses set ``PARAM``, ``ROW_ID`` and implement ``_run``.
+
+    T1 replaces the token in every text/BLOB/JSON column that holds it; its variants
+    (:mod:`edits.places`) replace it in one column, or at one path of a JSON column that holds
+    it at several. T8 writes every declared place of the field; its variants one place each.
 
     A subclass's ``records()`` sets ``columns`` (in table order), ``pk`` (primary-key
     columns) and ``readonly`` (generated columns), and gives each Record a
@@ -109,10 +113,13 @@ class SqlEditor(SlotRefs, EditorBase):
         return {*self._plain(lay.identity), *self.pk, *self._plain([lay.context]),
                 *([] if self.position else [lay.order])} | self.readonly
 
+    def _token_skip(self) -> set[str]:
+        """Identity, context and generated columns never count as a place of the token."""
+        return {*self._plain(self.layout.identity), *self._plain([self.layout.context])} | self.readonly
+
     def _rewritten(self, fields: dict[str, Any], find: str, replace: str) -> dict[str, Any]:
-        skip = {*self._plain(self.layout.identity), *self._plain([self.layout.context])}
-        out = {c: replace_same_length(v, find, replace) for c, v in fields.items()
-               if c not in skip and c not in self.readonly and contains(v, find)}
+        skip = self._token_skip()  # a json/jsonb column (read as an object) too: the token in its strings
+        out = {c: replace_at(v, (), find, replace) for c, v in fields.items() if c not in skip and places_in(v, find)}
         if self.layout.payload.field not in out:
             raise EditError(f"{find!r} is in the decoded payload but not in the stored column "
                             f"{self.layout.payload.field!r} (escaped or encoded?)")
@@ -121,9 +128,13 @@ class SqlEditor(SlotRefs, EditorBase):
     # -- hooks ------------------------------------------------------------
 
     def _replace(self, p: Plan) -> Outcome:
-        values = self._rewritten(p.target.fields, p.spec.find, p.spec.replace)
+        if p.spec.variant is None:
+            values = self._rewritten(p.target.fields, p.spec.find, p.spec.replace)
+        else:
+            values = self._variant_values(p.target, p.spec)
         stmts, _ = self._run([self._update(p.target, values)])
-        return Outcome(stmts, [p.target.key()], {"columns": sorted(values)})
+        return Outcome(stmts, [p.target.key()], {"columns": sorted(values),
+                                                  **({"place": p.spec.variant} if p.spec.variant else {})})
 
     def _delete(self, p: Plan) -> Outcome:
         where, args = self._where(p.target)
@@ -174,7 +185,7 @@ class SqlEditor(SlotRefs, EditorBase):
 
     def _set_meta(self, p: Plan) -> Outcome:
         name = p.spec.meta_field
-        refs = self.layout.meta_refs.get(name) or (FieldRef(self.layout.metadata[name]),)
+        refs = meta_refs_of(self._meta_places(name), p.spec.variant)
         values: dict[str, Any] = {}
         for ref in refs:  # every place that holds the value; a path writes inside its field
             current = values.get(ref.field, p.target.fields.get(ref.field))

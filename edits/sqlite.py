@@ -8,7 +8,9 @@ Rows are addressed by ``rowid`` (by primary key for WITHOUT ROWID tables).
 Primary-key columns count as identity even when the layout does not list them:
 T4/T6/T7 never copy them and T5 gives them fresh values. T1 replaces the token
 in every text/BLOB column of the row that holds it (bytes for BLOBs, raw JSON
-text for JSON columns), the payload column included.
+text for JSON columns), the payload column included; where it sits in several places, each
+is a variant (``place=<column>``, ``place=<column>.<path>``), and so is each declared place of
+a T8 metadata field (:mod:`edits.places`, the hooks in :mod:`edits.sql`).
 
 Example::
 

@@ -28,6 +28,7 @@ class RecordView:
         self.identity = tuple(layout.get("identity") or ())
         self.payload_field = (layout.get("payload") or {}).get("field")
         self.meta_fields = dict(layout.get("metadata") or {})
+        self.meta_refs = dict(layout.get("metadata_refs") or {})  # name -> [{field, path, format}], when declared
 
     def marker(self, rec: Rec) -> str | None:
         """The seeded marker a record carries (an opaque record: the label the lab gave it)."""
@@ -86,6 +87,18 @@ def find_two(view: RecordView, first: tuple[list[Rec], str, str], second: tuple[
     a = find_marked(view, first[0], first[1], first[2], problems)
     b = find_marked(view, second[0], second[1], second[2], problems)
     return a, b, problems
+
+
+def stored_fields(rec: Rec) -> dict[str, Any]:
+    """A record view's fields as the store holds them (bytes shown as hex back to bytes)."""
+    return {k: bytes.fromhex(v["hex"]) if isinstance(v, dict) and set(v) == {"hex"} else v
+            for k, v in rec.get("fields", {}).items()}
+
+
+def changed_fields(old: Rec, new: Rec, but: str) -> list[str]:
+    """The fields, other than ``but``, that differ between two views of a record."""
+    a, b = old.get("fields", {}), new.get("fields", {})
+    return sorted(k for k in set(a) | set(b) if k != but and a.get(k) != b.get(k))
 
 
 def same_elsewhere(view: RecordView, before: list[Rec], after: list[Rec], skip: set[str]) -> list[str]:

@@ -149,6 +149,18 @@ def markdown_store(vol: Path):
                          "metadata": {"role": "role", "timestamp": "timestamp"}, "record_pattern": MD_PATTERN})
 
 
+def qdrant_points(vol: Path, payload_of) -> None:
+    """The ten seed records as points of collection ``mem`` in a Qdrant local-mode folder
+    ``qdrant``: ``payload_of(seed record)`` their payload, a 4-dim vector each."""
+    from qdrant_client import QdrantClient, models
+
+    client = QdrantClient(path=str(vol / "qdrant"))
+    client.create_collection("mem", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
+    client.upsert("mem", points=[models.PointStruct(
+        id=r["uid"], vector=[1.0, float(r["i"]), 0.5, float(r["ctx"] == "A")], payload=payload_of(r)) for r in seed()])
+    client.close()
+
+
 def open_editor(layout, vol: Path):
     """The editor for a fixture layout, through the public registry."""
     return editor_for(layout, {"store": vol})

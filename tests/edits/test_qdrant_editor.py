@@ -2,8 +2,8 @@
 every edit T1..T8 changes exactly what it should, checked like the other backends."""
 
 import pytest
-from edit_stores import check, seed, specs
-from qdrant_client import QdrantClient, models
+from edit_stores import check, qdrant_points, specs
+from qdrant_client import QdrantClient
 
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
@@ -17,13 +17,8 @@ LAYOUT = parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant",
 
 def build(vol):
     """The ten seed records as points (payload fields as Mem0 writes them, a 4-dim vector each)."""
-    client = QdrantClient(path=str(vol / "qdrant"))
-    client.create_collection("mem", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE))
-    client.upsert("mem", points=[models.PointStruct(
-        id=r["uid"], vector=[1.0, float(r["i"]), 0.5, float(r["ctx"] == "A")],
-        payload={"data": r["text"], "user_id": r["ctx"], "role": r["role"], "source": r["source"],
-                 "created_at": r["ts"]}) for r in seed()])
-    client.close()
+    qdrant_points(vol, lambda r: {"data": r["text"], "user_id": r["ctx"], "role": r["role"], "source": r["source"],
+                                  "created_at": r["ts"]})
 
 
 @pytest.mark.parametrize("case", CASES)
