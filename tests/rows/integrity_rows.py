@@ -1,7 +1,7 @@
 """Re-measure a published integrity row and compare it with the committed result set.
 
-A row test fails when any cell verdict (per detection point), C1/C2, the row's position, or the
-SUT's installed version differs from ``results/published/<row>/``. Nothing here knows what the
+A row test fails when any cell verdict (per detection point), any variant's verdict within a cell,
+C1/C2, the row's position, or the SUT's installed version differs from ``results/published/<row>/``. Nothing here knows what the
 verdicts should be: the committed rows are the measurement they are compared with.
 """
 
@@ -26,6 +26,8 @@ TIMINGS: list[str] = []
 def summary(row: dict) -> dict:
     """What must not change between two measurements of a row."""
     return {"cells": {c: row["cells"][c]["verdict"] for c in CASE_IDS},
+            "variants": {c: [(v["variant"], v["verdict"]) for v in row["cells"][c].get("variants") or []]
+                         for c in CASE_IDS},
             "C1": row["controls"]["C1"]["ok"], "C2": row["controls"]["C2"]["ok"],
             "position": row.get("position")}
 
