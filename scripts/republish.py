@@ -2,12 +2,13 @@
 
 Each row runs on the runtime its published set ran on (run.json's ``runtime``) into a scratch
 folder; only a set that completed and verifies replaces the published one, whose lifecycle set
-(``lifecycle/``) is kept as it is. ``--before DIR`` first copies every old row file there, for
-``scripts/variant_changes_doc.py`` to list what changed. A row that fails leaves its published
-set untouched and the script exits 1 at the end, naming it.
+(``lifecycle/``) is kept as it is (``scripts/variant_changes_doc.py`` then lists what changed
+against the sets of an earlier commit). A row that fails leaves its published
+set untouched, its scratch set is kept (the path is printed) and the script exits 1 at the end,
+naming it.
 
     python scripts/republish.py                      # every row under results/published/
-    python scripts/republish.py langgraph-sqlite --before /tmp/old-rows
+    python scripts/republish.py langgraph-sqlite
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ def put_in_place(row: str, new: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", nargs="*", help="rows to re-measure (default: every published row)")
-    parser.add_argument("--before", type=Path, help="copy the old row files here first")
     args = parser.parse_args(argv)
     rows = args.rows or sorted(p.name for p in PUBLISHED.iterdir() if (p / "run.json").is_file())
     unknown = [r for r in rows if not (PUBLISHED / r / "run.json").is_file()]
@@ -67,24 +67,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"republish: no published set for {', '.join(unknown)} under {PUBLISHED}", file=sys.stderr)
         return 2
     failed = []
-    with tempfile.TemporaryDirectory(prefix="memlab-republish-") as tmp:
-        for n, row in enumerate(rows, 1):
-            if args.before:
-                (args.before / row).mkdir(parents=True, exist_ok=True)
-                for f in (PUBLISHED / row / "rows").glob("*.json"):
-                    shutil.copy2(f, args.before / row / f.name)
-            started = time.monotonic()
-            new, why = measure(row, Path(tmp))
-            if new is None:
-                failed.append(row)
-                print(f"[{n}/{len(rows)}] {row}: NOT republished: {why}", flush=True)
-                continue
-            put_in_place(row, new)
-            print(f"[{n}/{len(rows)}] {row} ({runtime_of(row)}): republished in {time.monotonic() - started:.1f} s",
-                  flush=True)
+    tmp = tempfile.mkdtemp(prefix="memlab-republish-")
+    for n, row in enumerate(rows, 1):
+        started = time.monotonic()
+        new, why = measure(row, Path(tmp))
+        if new is None:
+            failed.append(row)
+            print(f"[{n}/{len(rows)}] {row}: NOT republished (its set: {Path(tmp) / row}): {why}", flush=True)
+            continue
+        put_in_place(row, new)
+        shutil.rmtree(new)
+        print(f"[{n}/{len(rows)}] {row} ({runtime_of(row)}): republished in {time.monotonic() - started:.1f} s",
+              flush=True)
     if failed:
-        print(f"republish: {len(failed)} row(s) not republished: {', '.join(failed)}", file=sys.stderr)
+        print(f"republish: {len(failed)} row(s) not republished: {', '.join(failed)} (their sets under {tmp})",
+              file=sys.stderr)
         return 1
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
