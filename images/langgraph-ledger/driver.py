@@ -48,7 +48,8 @@ class LedgerDriver(kit.Driver):
     def open(self, volumes, config):
         """checkpoints.db in volume store; trace/ beside it or in volume trace (config.trace)."""
         self.placement = self.choice("trace", ("beside", "off"), "beside")
-        trace_volume = self.need_volumes("trace", why="config.trace: off")[0] if self.placement == "off" else volumes["store"]
+        trace_volume = (self.need_volumes("trace", why="config.trace: off")[0] if self.placement == "off"
+                        else volumes["store"])
         self.conn = sqlite3.connect(str(volumes["store"] / "checkpoints.db"), check_same_thread=False)
         self.trace_root = trace_volume / "trace"
         self.saver = TracingCheckpointSaver(SqliteSaver(self.conn), trace_root=self.trace_root)
