@@ -20,9 +20,10 @@ through their own CLI entry points (``amem_attest.main``, ``amem_anchor.main``, 
 - update (lifecycle): append amem's ``{"op": "update", "id", "text"}`` event (the op-log format's own
   update, which ``replay`` applies to the record in place), then re-attest and re-anchor; a record
   already superseded is left as it is.
-- audit: ``atelya-attest verify CHAIN``; ``atelya-attest attest OPLOG --out <fresh>`` and
-  ``root`` of both (the op-log must still be what the stored chain attests); with the anchor,
-  ``atelya-anchor check CHAIN --ledger L --require-anchor``.
+- audit (``open.config.audit``): ``chain`` is the README's check, ``atelya-attest verify CHAIN``
+  (with the anchor also ``atelya-anchor check CHAIN --ledger L --require-anchor``); ``chain+oplog``
+  (the default) adds what no atelya command does: ``atelya-attest attest OPLOG --out <fresh>`` and
+  ``root`` of both, so the op-log must still be what the stored chain attests.
 HMAC keys (``attest.key``, ``anchor.key``) are made on first use in volume ``keys``.
 """
 
@@ -64,6 +65,7 @@ class AtelyaDriver(kit.Driver):
         self.key = _keyfile(volumes["keys"] / "attest.key")
         self.akey = _keyfile(volumes["keys"] / "anchor.key")
         self.ledger = volumes["anchor"] / "ledger.jsonl" if self.mode == "external" else None
+        self.audit_kind = self.choice("audit", ("chain", "chain+oplog"), "chain+oplog")
         self.oplog.touch()
 
     def describe(self):
@@ -74,7 +76,7 @@ class AtelyaDriver(kit.Driver):
                 "libraries": {"python": platform.python_version()},
                 "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
                                  "lifecycle": ["update", "erase"]},
-                "configuration": {"anchor": self.mode, "erase": "hard"}}
+                "configuration": {"anchor": self.mode, "erase": "hard", "audit": self.audit_kind}}
 
     def write(self, context, text, meta):
         """Append an add event to the op-log, re-attest it, re-anchor it when configured."""
@@ -127,20 +129,14 @@ class AtelyaDriver(kit.Driver):
         return erased
 
     def audit(self, context):
-        """verify CHAIN; attest OPLOG afresh and compare roots; check CHAIN against the ledger."""
+        """verify CHAIN; the op-log re-attested and its root compared (audit: chain+oplog); the anchor check."""
         problems, calls = [], []
         code, out = _run(amem_attest.main, ["verify", str(self.chain), "--keyfile", str(self.key)])
         calls.append(f"atelya-attest verify {self.chain} --keyfile {self.key}")
         if code not in (0, None):
             problems.append(f"verify: {out.strip()}")
-        with tempfile.TemporaryDirectory() as tmp:
-            fresh = Path(tmp) / "fresh.attest.jsonl"
-            _run(amem_attest.main, ["attest", str(self.oplog), "--out", str(fresh), "--keyfile", str(self.key)])
-            calls.append(f"atelya-attest attest {self.oplog} --out <fresh> --keyfile {self.key}; root of both")
-            now = _run(amem_attest.main, ["root", str(fresh)])[1].strip()
-            then = _run(amem_attest.main, ["root", str(self.chain)])[1].strip()
-            if now != then:
-                problems.append(f"the op-log no longer matches its attested chain: root {now[:16]} != {then[:16]}")
+        if self.audit_kind == "chain+oplog":
+            problems += self._oplog_problems(calls)
         if self.ledger is not None:
             code, out = _run(amem_anchor.main, ["check", str(self.chain), "--ledger", str(self.ledger),
                                                 "--label", LABEL, "--keyfile", str(self.akey),
@@ -149,6 +145,18 @@ class AtelyaDriver(kit.Driver):
             if code not in (0, None):
                 problems.append(f"check: {out.strip()}")
         return {"ok": not problems, "problems": problems, "call": "; ".join(calls)}
+
+    def _oplog_problems(self, calls):
+        """Attest the op-log afresh and compare its root with the stored chain's (no atelya command does this)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            fresh = Path(tmp) / "fresh.attest.jsonl"
+            _run(amem_attest.main, ["attest", str(self.oplog), "--out", str(fresh), "--keyfile", str(self.key)])
+            calls.append(f"atelya-attest attest {self.oplog} --out <fresh> --keyfile {self.key}; root of both")
+            now = _run(amem_attest.main, ["root", str(fresh)])[1].strip()
+            then = _run(amem_attest.main, ["root", str(self.chain)])[1].strip()
+        if now != then:
+            return [f"the op-log no longer matches its attested chain: root {now[:16]} != {then[:16]}"]
+        return []
 
     def _attest_and_anchor(self):
         code, out = _run(amem_attest.main, ["attest", str(self.oplog), "--out", str(self.chain),

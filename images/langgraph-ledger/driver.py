@@ -2,9 +2,12 @@
 
 The SUT is a compiled LangGraph graph (one ``messages`` channel with ``add_messages``, one no-op
 node: the graph an application builds around a chat model, with the model left out) whose
-checkpointer is ``TracingCheckpointSaver(SqliteSaver(conn), trace_root=<store>/trace)``: every
+checkpointer is ``TracingCheckpointSaver(SqliteSaver(conn), trace_root=<volume>/trace)``: every
 checkpoint goes to ``checkpoints.db`` as usual, and its round-trip-normalised SHA-256 is chained
-into ``trace/<thread>.jsonl`` beside it (volume ``store``; the adversary holds both).
+into ``trace/<thread>.jsonl``. Where the trace folder lives is the user's choice (``trace_root``
+is a required argument): ``open.config.trace`` ``beside`` (the default: volume ``store``, with
+``checkpoints.db``, as the README's ``./traces`` beside the application) or ``off`` (volume
+``trace``, which a profile may declare the adversary does not hold).
 
 - write: ``graph.invoke({"messages": [HumanMessage(text)]}, thread_id=context)``; answers the
   message id and the checkpoint id now current (``version``, which the lab uses to name states).
@@ -43,9 +46,12 @@ class LedgerDriver(kit.Driver):
     """A checkpointed graph whose saver is wrapped by langgraph-ledger's TracingCheckpointSaver."""
 
     def open(self, volumes, config):
-        """checkpoints.db and trace/ in volume store."""
+        """checkpoints.db in volume store; trace/ beside it or in volume trace (config.trace)."""
+        self.placement = self.choice("trace", ("beside", "off"), "beside")
+        trace_volume = (self.need_volumes("trace", why="config.trace: off")[0] if self.placement == "off"
+                        else volumes["store"])
         self.conn = sqlite3.connect(str(volumes["store"] / "checkpoints.db"), check_same_thread=False)
-        self.trace_root = volumes["store"] / "trace"
+        self.trace_root = trace_volume / "trace"
         self.saver = TracingCheckpointSaver(SqliteSaver(self.conn), trace_root=self.trace_root)
         graph = StateGraph(State)
         graph.add_node("remember", lambda state: {})
@@ -60,7 +66,8 @@ class LedgerDriver(kit.Driver):
         return {"sut": "langgraph-ledger", "version": kit.dist_version("langgraph-ledger"),
                 "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, **libs},
                 "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True},
-                "configuration": {"ledger": "keyless", "trace_root": "trace/ beside checkpoints.db"}}
+                "configuration": {"ledger": "keyless", "trace_root": "trace/ beside checkpoints.db" if self.placement == "beside"
+                                  else "trace/ in volume trace, off the store"}}
 
     def _cfg(self, context):
         return {"configurable": {"thread_id": context}}

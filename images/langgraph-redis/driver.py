@@ -12,13 +12,16 @@ the indexes on open).
 - Read: ``graph.get_state(cfg).values["messages"]`` -- the checkpoint the thread's
   ``checkpoint_latest`` pointer names, with its pending writes applied. An element that is no
   message (RedisSaver's deserializer logs an ERROR and leaves the raw JSON constructor dict in
-  the list when LangChain's class refuses the stored fields) is nothing an application could use:
-  the read is refused, naming the element (``UnusableMessage``).
+  the list when LangChain's class refuses the stored fields) is ``open.config.unusable``'s:
+  ``refuse`` (the default) refuses the read, naming the element (``UnusableMessage``): the
+  driver's judgement that no application could use it, not an error of get_state; ``serve``
+  serves it as get_state returned it (the constructor's ``kwargs.content`` and ``kwargs.type``),
+  so what the SUT itself raised is only its ERROR log.
 - Erase: ``saver.delete_thread(context)`` (whole thread); one message (lifecycle) through
   ``update_state`` with ``RemoveMessage(id)``. Update (lifecycle): ``update_state`` with a message
   of the same id.
 
-``open.config``: ``saver`` redis (the only one here), ``serde`` plain.
+``open.config``: ``saver`` redis (the only one here), ``serde`` plain, ``unusable`` refuse | serve.
 """
 
 import platform
@@ -53,6 +56,7 @@ class LangGraphRedisDriver(LangGraphSqliteDriver):
         if "stack" not in self.services:
             raise kit.BadRequest("saver: redis needs a service named stack (services: {stack: {kind: redis-stack}})")
         self.saver_kind, self.serde_kind = "redis", "plain"
+        self.unusable = self.choice("unusable", ("refuse", "serve"), "refuse")
         self.saver = RedisSaver(redis_url=self.services["stack"])
         self.saver.setup()
         graph = StateGraph(State)
@@ -62,12 +66,13 @@ class LangGraphRedisDriver(LangGraphSqliteDriver):
         self.graph = graph.compile(checkpointer=self.saver)
 
     def read(self, context):
-        """The thread's state as get_state serves it; refused when an element is no message."""
-        for i, message in enumerate(self._messages(context)):
-            if not isinstance(message, BaseMessage):
+        """The thread's state as get_state serves it; an element that is no message: config.unusable."""
+        messages = self._messages(context)
+        for i, message in enumerate(messages):
+            if not isinstance(message, BaseMessage) and self.unusable == "refuse":
                 raise UnusableMessage(f"get_state served a {type(message).__name__} as message {i}, not a message "
                                       "(the checkpointer could not deserialize it; see its ERROR log)")
-        return super().read(context)
+        return [self._record(m) if isinstance(m, BaseMessage) else _raw_record(m) for m in messages]
 
     def describe(self):
         """Versions of the checkpointer, LangGraph, the Redis client libraries and the server's modules."""
@@ -87,6 +92,16 @@ class LangGraphRedisDriver(LangGraphSqliteDriver):
         """Close the saver's connection pool."""
         if hasattr(self, "saver"):
             self.saver._redis.close()
+
+
+def _raw_record(element):
+    """A record of an element get_state left undeserialized: a constructor dict's kwargs, or its text."""
+    kwargs = element.get("kwargs") if isinstance(element, dict) else None
+    if not isinstance(kwargs, dict):
+        return {"id": None, "text": str(element), "meta": {}}
+    content = kwargs.get("content")
+    return {"id": kwargs.get("id"), "text": content if isinstance(content, str) else str(content),
+            "meta": {"role": kwargs.get("type")}}
 
 
 if __name__ == "__main__":

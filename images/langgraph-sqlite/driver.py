@@ -127,9 +127,11 @@ class LangGraphSqliteDriver(kit.Driver):
 
     def read(self, context):
         """The thread's state as get_state serves it."""
-        state = self.graph.get_state(self._cfg(context))
-        return [{"id": m.id, "text": m.content if isinstance(m.content, str) else str(m.content),
-                 "meta": self._meta(m)} for m in (state.values or {}).get("messages", [])]
+        return [self._record(m) for m in self._messages(context)]
+
+    def _record(self, m):
+        """One served message as a record."""
+        return {"id": m.id, "text": m.content if isinstance(m.content, str) else str(m.content), "meta": self._meta(m)}
 
     def update(self, context, record_id, text, meta):
         """update_state with a message of the same id: add_messages replaces it in place."""

@@ -6,16 +6,24 @@ The agent's memory is one Markdown file per context, ``memory/<context>.md`` in 
 one ``- [role|source|timestamp] text`` line per record (written by the agent, i.e. the driver).
 memory-blackbox watches those files: ``MemoryMdAdapter(blackbox, memory/, filenames=(file,))``
 per context file, ``baseline()`` when the process opens a file it has not watched yet (the ledger's
-last recorded hash is the trusted state), ``scan()`` after each of the agent's own writes (so the
-ledger holds every genuine version) and before each read. A scan that records a write during a
-read found a change the agent did not make: the driver reports it as a ``status`` signal (the
-adapter's documented output: "a poisoning edit is captured and traceable"), then serves the file.
-After each write or erasure ``anchor_now(ledger, FileWitnessAnchor(witness), signer)`` checkpoints
-the ledger and publishes the checkpoint. Audit: ``query.verify.verify(ledger, anchor=...)``
-(``memory-blackbox verify --anchor``): chain, Merkle checkpoint, external witness.
+last recorded hash is the trusted state) and ``scan()`` after each of the agent's own writes (so
+the ledger holds every genuine version). Two uses beyond that are the profile's
+(``open.config``), each stronger than what memory-blackbox documents by default:
 
-Placement: ledger.db in volume ``ledger`` (the agent's own machine, adversary), the Ed25519
-signing key in volume ``keys`` and the witness file in volume ``witness`` (both off the store).
+- ``read_scan``: ``before_read`` (the default) also scans before each read; a scan that records a
+  write during a read found a change the agent did not make, and the driver reports it as a
+  ``status`` signal, then serves the file. memory-blackbox's own read path is none (the agent
+  reads its Markdown file; the adapter only records what changed, for a later ``trace``), so this
+  signal is the driver's composition. ``none``: the read serves the file, nothing scanned.
+- ``anchor``: ``file`` (the default): after each write or erasure ``anchor_now(ledger,
+  FileWitnessAnchor(witness), signer)`` checkpoints the ledger and publishes the checkpoint
+  (volume ``witness``); the audit is ``query.verify.verify(ledger, anchor=...)`` (``memory-blackbox
+  verify --anchor``): chain, Merkle checkpoint, external witness. ``none``: memory-blackbox's
+  default (anchoring is off by default, its README says), the audit ``verify(ledger)``
+  (``memory-blackbox verify``): chain and local Merkle checkpoint.
+
+Placement: ledger.db in volume ``ledger`` (whether the adversary holds it is the profile's), the
+Ed25519 signing key in volume ``keys`` and the witness file in volume ``witness`` (off the store).
 The adapter keys its records by the file's absolute path, so the driver opens the volumes at fixed
 paths (``kit.fixed_paths``), as a container's mount points are.
 """
@@ -46,9 +54,10 @@ class BlackboxDriver(kit.Driver):
 
     def open(self, volumes, config):
         """Fixed paths; the signing key (made on first use); the ledger; a baseline per file."""
-        missing = [v for v in ("store", "ledger", "keys", "witness") if v not in volumes]
-        if missing:
-            raise kit.BadRequest(f"needs volumes {missing}")
+        self.read_scan = self.choice("read_scan", ("before_read", "none"), "before_read")
+        self.anchor_kind = self.choice("anchor", ("file", "none"), "file")
+        self.need_volumes("store", "ledger", "keys", *(["witness"] if self.anchor_kind == "file" else []),
+                          why=f"config.anchor: {self.anchor_kind}")
         vols = kit.fixed_paths(volumes, config.get("mount_label", "memory-blackbox"))
         self.memdir = vols["store"] / "memory"
         self.memdir.mkdir(exist_ok=True)
@@ -58,7 +67,7 @@ class BlackboxDriver(kit.Driver):
         self.signer = keys.load(key_path)
         self.ledger_path = vols["ledger"] / "ledger.db"
         self.bb = MemoryBlackbox.open(self.ledger_path, self.signer)
-        self.witness = FileWitnessAnchor(vols["witness"] / "witness.jsonl")
+        self.witness = FileWitnessAnchor(vols["witness"] / "witness.jsonl") if self.anchor_kind == "file" else None
         self.adapters = {}
         for path in sorted(self.memdir.glob("*.md")):
             self._adapter(unquote(path.stem))
@@ -72,7 +81,8 @@ class BlackboxDriver(kit.Driver):
                               "blake3": version("blake3"), "cryptography": version("cryptography")},
                 "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
                                  "lifecycle": ["erase"]},
-                "configuration": {"adapter": "memory_md", "anchor": "file witness"}}
+                "configuration": {"adapter": "memory_md", "read_scan": self.read_scan,
+                                  "anchor": "file witness" if self.witness else "none"}}
 
     def _adapter(self, context):
         """The adapter watching one context file; a new one takes its baseline from the ledger."""
@@ -92,7 +102,8 @@ class BlackboxDriver(kit.Driver):
     def _save(self, context, lines):
         self._file(context).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
         self._adapter(context).scan()  # the agent's own change, captured at once
-        anchor_now(self.bb.ledger, self.witness, self.signer)
+        if self.witness is not None:
+            anchor_now(self.bb.ledger, self.witness, self.signer)
 
     def write(self, context, text, meta):
         """Append a record line to memory/<context>.md; scan; anchor."""
@@ -105,10 +116,10 @@ class BlackboxDriver(kit.Driver):
         return {"id": _line_id(line), "text": text}
 
     def read(self, context):
-        """scan() first (a recorded write = a change the agent did not make), then the file."""
+        """The file (with read_scan: before_read, scan() first: a recorded write = a change the agent did not make)."""
         if not self._file(context).exists():
             return []
-        for rec in self._adapter(context).scan():
+        for rec in self._adapter(context).scan() if self.read_scan == "before_read" else []:
             self.signal("status", f"memory-blackbox recorded an out-of-band write to {rec.memory_id} "
                                   f"(ledger record {rec.record_id}, source {rec.source.source_type})",
                         record_id=rec.record_id)
@@ -133,12 +144,13 @@ class BlackboxDriver(kit.Driver):
         return [record_id]
 
     def audit(self, context):
-        """verify(ledger, anchor=FileWitnessAnchor(witness)): chain, Merkle, external witness."""
+        """verify(ledger[, anchor=FileWitnessAnchor(witness)]): chain, Merkle[, external witness]."""
         report = verify(self.bb.ledger, anchor=self.witness)
         problems = [] if report.ok else [report.summary]
+        anchored = (f", anchor=FileWitnessAnchor({self.witness.path}))  # memory-blackbox verify --anchor"
+                    if self.witness else ")  # memory-blackbox verify")
         return {"ok": bool(report.ok), "problems": problems,
-                "call": f"memory_blackbox.query.verify.verify(LedgerStore({self.ledger_path}), "
-                        f"anchor=FileWitnessAnchor({self.witness.path}))  # memory-blackbox verify --anchor"}
+                "call": f"memory_blackbox.query.verify.verify(LedgerStore({self.ledger_path}){anchored}"}
 
     def close(self):
         """Close the ledger."""
