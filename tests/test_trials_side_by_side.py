@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,8 @@ from lab.profile import load_profiles, select
 from lab.resultset.verify import verify
 from lab.runtime.local import LocalRuntime
 from sharding import REFERENCE_ROWS, baseline, outcomes, run_set
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class CountingRuntime(LocalRuntime):
@@ -62,7 +65,28 @@ def test_the_trials_of_one_row_run_side_by_side(tmp_path, cache):
                          nonce="side", progress=lambda row, step: steps.append((row, step)))
     assert runtime.most["reference-naive"] >= 2, runtime.most  # one row: only its trials can overlap
     assert [r["cells"][c]["verdict"] for r in summary.rows for c in r["cells"]] == ["ACCEPTED"] * 10
-    assert len(steps) == TRIALS_PER_ROW and len(set(steps)) == TRIALS_PER_ROW  # the bar: each trial once
+    variants = len(list((tmp_path / "rs" / "observations" / "reference-naive").glob("T*.v*.json")))
+    assert len(steps) == TRIALS_PER_ROW + variants == len(set(steps))  # the bar: each trial (variants too) once
+    assert verify(tmp_path / "rs").ok
+
+
+class QuickCountingRuntime(CountingRuntime):
+    """Counts as CountingRuntime does, waiting only briefly for a second start that never comes."""
+
+    WAIT = 0.3
+
+
+def test_a_row_whose_trials_cannot_overlap_runs_them_one_after_another(tmp_path, cache):
+    text = (ROOT / "sut_profiles" / "reference-naive.yaml").read_text()
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "reference-naive.yaml").write_text(text + "side_by_side: false\n")
+    profiles = select(load_profiles(tmp_path / "profiles"), ["reference-naive"])
+    assert profiles[0].side_by_side is False and profiles[0].to_json()["side_by_side"] is False
+    runtime = QuickCountingRuntime()
+    summary = run_matrix(profiles, runtime, tmp_path / "rs", jobs=3, nonce="serial")
+    assert runtime.most["reference-naive"] == 1, runtime.most  # never two SUTs of the row at once
+    assert runtime.starts["reference-naive"] >= 13
+    assert [r["cells"][c]["verdict"] for r in summary.rows for c in r["cells"]] == ["ACCEPTED"] * 10
     assert verify(tmp_path / "rs").ok
 
 

@@ -87,6 +87,8 @@ class RowWork:
             self.finish()
             return
         units = procedure.trials(failed)
+        if not self.profile.side_by_side:  # its trials one after another (profile side_by_side: false)
+            units = [("trials", lambda us=units: [u() for _, u in us])]
         with self._lock:
             self._left = len(units)
         for number, (_, unit) in enumerate(units, 1):

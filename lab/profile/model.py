@@ -21,7 +21,7 @@ TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
     "timeouts", "limits", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
-    "fork_server", "image",
+    "fork_server", "image", "side_by_side",
 }
 POSITIONS = ("stopped", "alive")
 #: The two measurements of the lab: at rest (METHOD.md) and the lifecycle gate (LIFECYCLE.md).
@@ -167,6 +167,9 @@ class Profile:
     lifecycle: LifecycleSpec | None = None
     fork_server: ForkServer = ForkServer()
     image: OwnImage | None = None
+    #: False: the row's trials run one after another, never side by side (a driver that opens its
+    #: volumes at fixed paths, ``kit.fixed_paths``: two trials at once would re-point each other's links).
+    side_by_side: bool = True
 
     @property
     def driver_dir(self) -> Path:
@@ -198,6 +201,7 @@ class Profile:
             **({"measurements": list(self.measurements)} if self.measurements != ("at_rest",) else {}),
             **({"lifecycle": self.lifecycle.to_json()} if self.lifecycle else {}),
             **({"fork_server": self.fork_server.to_json()} if self.fork_server != ForkServer() else {}),
+            **({"side_by_side": False} if not self.side_by_side else {}),
             **({"image": self.image.to_json()} if self.image else {}),
         }
 

@@ -181,6 +181,7 @@ class Document(Strict):
     measurements: Annotated[list[_literal(MEASUREMENTS)], Field(min_length=1), AfterValidator(_unique)] = ["at_rest"]
     lifecycle: LifecycleDoc | None = None
     fork_server: ForkServerDoc = ForkServerDoc()
+    side_by_side: bool = True
 
     @model_validator(mode="before")
     @classmethod

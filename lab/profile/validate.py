@@ -68,7 +68,8 @@ class Validator:
                        lifecycle=self._lifecycle(doc, measurements),
                        fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload),
                                               tuple(doc.fork_server.per_start),
-                                              tuple(doc.fork_server.unused_paths)), image=image, **common)
+                                              tuple(doc.fork_server.unused_paths)), image=image,
+                       side_by_side=doc.side_by_side, **common)
 
     def _image(self, doc: Document) -> OwnImage | None:
         """The driver folder and the row's own image: without ``image`` the folder holds a driver.py (the
