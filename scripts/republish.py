@@ -9,6 +9,7 @@ naming it.
 
     python scripts/republish.py                      # every row under results/published/
     python scripts/republish.py langgraph-sqlite
+    python scripts/republish.py --new my-row other-row=docker   # publish rows for the first time
 """
 
 from __future__ import annotations
@@ -28,8 +29,13 @@ MEMLAB = ROOT / ".venv" / "bin" / "memlab"
 KEEP = {"lifecycle"}
 
 
+NEW_RUNTIME: dict[str, str] = {}  # a row not yet published -> the runtime it runs on (--new)
+
+
 def runtime_of(row: str) -> str:
-    """The runtime the published set of ``row`` ran on."""
+    """The runtime the published set of ``row`` ran on (a new row: the one --new gave)."""
+    if row in NEW_RUNTIME:
+        return NEW_RUNTIME[row]
     return json.loads((PUBLISHED / row / "run.json").read_text())["runtime"]
 
 
@@ -60,9 +66,16 @@ def put_in_place(row: str, new: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", nargs="*", help="rows to re-measure (default: every published row)")
+    parser.add_argument("--new", nargs="+", default=[], metavar="ROW[=RUNTIME]",
+                        help="rows to publish for the first time (runtime local unless given)")
     args = parser.parse_args(argv)
-    rows = args.rows or sorted(p.name for p in PUBLISHED.iterdir() if (p / "run.json").is_file())
-    unknown = [r for r in rows if not (PUBLISHED / r / "run.json").is_file()]
+    for spec in args.new:
+        name, _, runtime = spec.partition("=")
+        NEW_RUNTIME[name] = runtime or "local"
+        (PUBLISHED / name).mkdir(exist_ok=True)
+    rows = [*args.rows, *NEW_RUNTIME] if args.rows or NEW_RUNTIME else \
+        sorted(p.name for p in PUBLISHED.iterdir() if (p / "run.json").is_file())
+    unknown = [r for r in rows if r not in NEW_RUNTIME and not (PUBLISHED / r / "run.json").is_file()]
     if unknown:
         print(f"republish: no published set for {', '.join(unknown)} under {PUBLISHED}", file=sys.stderr)
         return 2
