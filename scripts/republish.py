@@ -55,6 +55,7 @@ def measure(row: str, scratch: Path) -> tuple[Path | None, str]:
 def put_in_place(row: str, new: Path) -> None:
     """The new set's files in place of the old at-rest set's, the lifecycle set kept."""
     target = PUBLISHED / row
+    target.mkdir(exist_ok=True)
     for item in target.iterdir():
         if item.name not in KEEP:
             shutil.rmtree(item) if item.is_dir() else item.unlink()
@@ -72,7 +73,6 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.new:
         name, _, runtime = spec.partition("=")
         NEW_RUNTIME[name] = runtime or "local"
-        (PUBLISHED / name).mkdir(exist_ok=True)
     rows = [*args.rows, *NEW_RUNTIME] if args.rows or NEW_RUNTIME else \
         sorted(p.name for p in PUBLISHED.iterdir() if (p / "run.json").is_file())
     unknown = [r for r in rows if r not in NEW_RUNTIME and not (PUBLISHED / r / "run.json").is_file()]
