@@ -37,6 +37,7 @@ class Record:
     fields: dict[str, Any] = field(default_factory=dict)
     locator: dict[str, Any] = field(default_factory=dict)
     label: str | None = None
+    derived: dict[str, Any] | None = None  # the store's declared derived values in this context (edits.derived)
 
     def key(self) -> str:
         """Stable key of the record's identity, for diffs."""
@@ -53,6 +54,7 @@ class Record:
             "fields": {k: _jsonable(v) for k, v in self.fields.items()},
             "locator": {k: _jsonable(v) for k, v in self.locator.items()},
             **({"label": self.label} if self.label is not None else {}),
+            **({"derived": self.derived} if self.derived is not None else {}),
         }
 
 

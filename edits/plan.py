@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from edits.derived_layout import RECOMPUTED
 from edits.layout import StoreLayout
 from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.records import changed_bytes_in, find_one, read_files
@@ -141,6 +142,9 @@ class EditorBase:
         if spec.variant is not None and spec.variant not in self.variants(replace(spec, variant=None), records):
             raise EditError(f"{spec.case}: the {self.backend} editor offers no variant {spec.variant!r} for this "
                             f"store (it offers {self.variants(replace(spec, variant=None), records) or 'none'})")
+        if spec.variant == RECOMPUTED:  # derived values recomputed after the default edit: edits.derived
+            from edits import derived
+            return derived.apply(self, spec)
         p = plan(spec, records, self.layout.metadata)
         hook = {"T1": self._replace, "T2": self._delete, "T3": self._delete, "T4": self._swap,
                 "T5": self._forge, "T6": self._transplant, "T7": self._transplant,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from edits import paths
+from edits import derived, paths
 from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
 from edits.places import PlaceVariants, meta_refs_of, places_in, replace_at
@@ -80,6 +80,11 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     def _table(self) -> str:
         """The table's name as SQL."""
         return _q(self.layout.table)
+
+    def variants(self, spec, records: list[Record]) -> list[str]:
+        """The place variants (:mod:`edits.places`), and ``derived=recomputed`` where the layout
+        declares derived values (:mod:`edits.derived`)."""
+        return super().variants(spec, records) + derived.variants(self.layout, spec)
 
     # -- statements -------------------------------------------------------
 

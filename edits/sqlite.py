@@ -44,6 +44,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from edits import derived
+from edits.derived_layout import parse_derived
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
 from edits.lists import ListRecords
@@ -119,7 +121,8 @@ class SqliteEditor(SqlEditor):
         missing = [c for c in wanted + ([] if self.position else [lay.order]) if c not in self.columns]
         if missing:
             raise EditError(f"{lay.file}: table {table!r} has no column(s) {missing} named by the layout")
-        return sort_records(self._record(row[0], dict(zip(self.columns, row[1:]))) for row in rows)
+        out = sort_records(self._record(row[0], dict(zip(self.columns, row[1:]))) for row in rows)
+        return derived.attach(self, out)  # each record's context's derived values checked (store.derived)
 
     def _record(self, rowid: Any, fields: dict[str, Any]) -> Record:
         lay = self.layout
@@ -194,4 +197,5 @@ def _trigger_mode(value: object, store: dict) -> str:
 BACKEND = register(Backend(
     "sqlite", FILE, editor=SqliteEditor, list_editor=SqliteListEditor, field_paths=True,
     fields=(Field("table", required=True, fix="name the table that holds the records"),
-            Field("triggers", default="fire", parse=_trigger_mode))))
+            Field("triggers", default="fire", parse=_trigger_mode),
+            Field("derived", parse=parse_derived))))

@@ -14,6 +14,7 @@ from edits.model import EditSpec
 from edits.places import PREFIX, replace_at, token_places
 from lab.cases import versions as v
 from lab.cases.case import Case
+from lab.cases.derived import recomputed
 from lab.cases.evidence import changed_fields, find_marked, find_two, replaced, same_elsewhere, stored_fields
 from lab.cases.forms import is_form, on_sealed_state
 from lab.cases.seedplan import FACT_INDEX
@@ -104,4 +105,4 @@ def effect(spec, served) -> tuple[bool, str]:
 
 CASE = Case("T1", "content tamper", "edit", "A", "T1-T5",
             "one record's payload changed (the fact token replaced), nothing else", level="L1",
-            build=build, rule=rule, state_rule=on_sealed_state(rule, state_rule), effect=effect)
+            build=build, rule=recomputed(rule), state_rule=on_sealed_state(rule, state_rule), effect=effect)

@@ -12,6 +12,7 @@ from edits.lists import LAST_ELEMENT
 from edits.model import EditSpec
 from lab.cases import versions as v
 from lab.cases.case import Case
+from lab.cases.derived import recomputed
 from lab.cases.deletion import absent, deleted
 from lab.cases.evidence import find_marked
 
@@ -46,4 +47,4 @@ def state_rule(view, spec, before, after) -> list[str]:
 
 CASE = Case("T2", "tail truncation", "edit", "A", "T1-T5",
             "the most recent record of the context absent, nothing else", ("order",), level="L2",
-            build=build, rule=deleted("last", {LAST_ELEMENT: v.same_version}), state_rule=state_rule, effect=absent)
+            build=build, rule=recomputed(deleted("last", {LAST_ELEMENT: v.same_version})), state_rule=state_rule, effect=absent)

@@ -14,6 +14,7 @@ from edits.lists import NEW_VERSION
 from edits.model import EditSpec
 from lab.cases import versions as v
 from lab.cases.case import Case
+from lab.cases.derived import recomputed
 from lab.cases.deletion import absent, deleted
 from lab.cases.forms import on_sealed_state
 from lab.cases.seedplan import FACT_INDEX
@@ -26,5 +27,5 @@ def build(plan, layout) -> EditSpec:
 
 CASE = Case("T3", "middle deletion", "edit", "A", "T1-T5",
             "a record that is neither first nor last absent, nothing else", ("record",), level="L1",
-            build=build, rule=deleted("middle", {NEW_VERSION: v.in_new_version}),
+            build=build, rule=recomputed(deleted("middle", {NEW_VERSION: v.in_new_version})),
             state_rule=on_sealed_state(deleted("middle")), effect=absent)

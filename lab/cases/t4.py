@@ -12,6 +12,7 @@ from __future__ import annotations
 from edits.lists import SWAP_CONTENTS
 from edits.model import EditSpec
 from lab.cases.case import Case
+from lab.cases.derived import recomputed
 from lab.cases.evidence import find_marked, same_elsewhere
 from lab.cases.forms import on_sealed_state
 
@@ -63,4 +64,4 @@ def effect(spec, served) -> tuple[bool, str]:
 
 CASE = Case("T4", "reordering", "edit", "A", "T1-T5",
             "two distinct records exchanged in order, nothing else", ("order", "record"), level="L2",
-            build=build, rule=rule, state_rule=on_sealed_state(rule), effect=effect)
+            build=build, rule=recomputed(rule), state_rule=on_sealed_state(rule), effect=effect)

@@ -12,6 +12,7 @@ from edits.lists import NEW_VERSION
 from edits.model import EditSpec
 from lab.cases import versions as v
 from lab.cases.case import Case
+from lab.cases.derived import recomputed
 from lab.cases.evidence import find_two, same_elsewhere
 from lab.cases.forms import on_sealed_state
 
@@ -50,4 +51,4 @@ def effect(spec, served) -> tuple[bool, str]:
 
 CASE = Case("T5", "forged insertion", "edit", "A", "T1-T5",
             "exactly one new record, after the others, nothing else", ("record",), level="L1",
-            build=build, rule=rule, state_rule=on_sealed_state(rule), effect=effect)
+            build=build, rule=recomputed(rule), state_rule=on_sealed_state(rule), effect=effect)

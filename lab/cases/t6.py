@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from edits.model import EditSpec
 from lab.cases.case import Case
+from lab.cases.derived import recomputed
 from lab.cases.replay import replayed, state_replayed
 from lab.cases.seedplan import FACT_INDEX
 
@@ -25,5 +26,5 @@ def effect(spec, served) -> tuple[bool, str]:
 
 CASE = Case("T6", "cross-context replay", "edit", "B", "T6-T8",
             "the victim slot of B holds A's donor record with the victim's identifiers", level="L3",
-            build=build, rule=replayed(older_only=False), state_rule=state_replayed(older_only=False),
+            build=build, rule=recomputed(replayed(older_only=False)), state_rule=state_replayed(older_only=False),
             effect=effect)

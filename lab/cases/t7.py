@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from edits.model import EditSpec
 from lab.cases.case import Case
+from lab.cases.derived import recomputed
 from lab.cases.replay import replayed, state_replayed
 
 
@@ -27,5 +28,5 @@ def effect(spec, served) -> tuple[bool, str]:
 
 CASE = Case("T7", "rollback replay", "edit", "A", "T6-T8",
             "the most recent slot of A holds an older record of A with its identifiers", level="L2",
-            build=build, rule=replayed(older_only=True), state_rule=state_replayed(older_only=True),
+            build=build, rule=recomputed(replayed(older_only=True)), state_rule=state_replayed(older_only=True),
             effect=effect)

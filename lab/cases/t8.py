@@ -15,6 +15,7 @@ from edits.layout_fields import FieldRef
 from edits.model import EditSpec
 from edits.places import PREFIX
 from lab.cases.case import Case
+from lab.cases.derived import recomputed
 from lab.cases.evidence import changed_fields, find_two, same_elsewhere, stored_fields
 from lab.cases.forms import on_sealed_state
 from lab.cases.seedplan import FACT_INDEX, markers_in
@@ -95,4 +96,4 @@ def _meta_of(records: list[dict[str, Any]], marker: str) -> dict[str, Any] | Non
 
 CASE = Case("T8", "metadata tamper", "edit", "A", "T6-T8",
             "one record's metadata field changed, content untouched", ("metadata", "record"), level="L3",
-            build=build, rule=rule, state_rule=on_sealed_state(rule), effect=effect, alternatives=alternatives)
+            build=build, rule=recomputed(rule), state_rule=on_sealed_state(rule), effect=effect, alternatives=alternatives)
