@@ -134,7 +134,7 @@ def test_the_built_in_backends_declare_themselves():
         "postgres": ("service", "edits.postgres", ("service", "table"), True),
         "qdrant": ("file", "edits.qdrant", ("collection", "context_pattern"), False),
         "redis": ("service", "edits.redis", ("service", "key", "latest", "cascade_keys"), True),
-        "sqlite": ("file", "edits.sqlite", ("table", "triggers"), True),
+        "sqlite": ("file", "edits.sqlite", ("table", "triggers", "derived"), True),
     }
 
 
