@@ -12,6 +12,7 @@ from edits import paths
 from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
 from edits.places import PlaceVariants, meta_refs_of, places_in, replace_at
+from edits.relabel import place_value
 from edits.plan import EditorBase, Outcome, Plan
 from edits.values import fresh_identity, next_order
 
@@ -187,11 +188,14 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         name = p.spec.meta_field
         refs = meta_refs_of(self._meta_places(name), p.spec.variant)
         values: dict[str, Any] = {}
-        for ref in refs:  # every place that holds the value; a path writes inside its field
+        old = p.target.metadata.get(name)
+        for ref in refs:  # every place that holds the value, in its own encoding; a path writes inside its field
             current = values.get(ref.field, p.target.fields.get(ref.field))
-            values[ref.field] = paths.write(current, ref.path, p.meta_value, ref.format)
+            here = paths.read(current, ref.path, ref.format)
+            value = place_value(name, ref, None if here is paths.MISSING else here, old, p.meta_value)
+            values[ref.field] = paths.write(current, ref.path, value, ref.format)
         stmts, _ = self._run([self._update(p.target, values)])
         cols = sorted(values)
         return Outcome(stmts, [p.target.key()], {"column": cols[0] if len(cols) == 1 else cols,
                                                   "places": [r.name() for r in refs],
-                                                  "old": p.target.metadata.get(name), "new": p.meta_value})
+                                                  "old": old, "new": p.meta_value})
