@@ -73,7 +73,7 @@ from typing import Any
 from edits import msgpack, paths
 from edits.model import EditError, EditSpec, Record
 from edits.places import meta_refs_of, meta_variants
-from edits.plan import Outcome, Plan
+from edits.plan import SWAP_CONTENTS, Outcome, Plan  # SWAP_CONTENTS: the texts, each element's identity kept
 from edits.records import sort_records
 from edits.relabel import decode, place_value
 from edits.values import fresh_identity
@@ -82,7 +82,6 @@ from edits.version_rows import VersionRows, _at
 
 LAST_ELEMENT = "element"  # T2: the newest element removed inside the newest version row
 NEW_VERSION = "version=new"  # T3, T5: the edit in a new newest version row, the genuine ones untouched
-SWAP_CONTENTS = "swap=contents"  # T4: the texts exchanged, each element's identity and metadata kept
 
 
 class ListRecords(VersionRows):
