@@ -20,7 +20,8 @@ from test_redis_json import STORE, fill
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
 from edits.model import EditError
-from edits.volumes import diff_digests
+from edits.msgpack import unpack
+from edits.volumes import diff_digests, digest_tree
 from lab.judge.c3 import check_edit
 
 NEWEST_A = "1f1ec7da-0012-6151-800b-e75989ede412"
@@ -28,13 +29,18 @@ PLACES = ["place=2.type", "place=1", "place=0"]
 AI = ["langchain_core.messages.ai", "AIMessage", "ai"]
 
 
+def open_newest(vol):
+    """The MessagePack blob of A's newest checkpoint."""
+    db = sqlite3.connect(vol / "checkpoints.db")
+    try:
+        return db.execute("SELECT checkpoint FROM checkpoints WHERE checkpoint_id = ?", (NEWEST_A,)).fetchone()[0]
+    finally:
+        db.close()
+
+
 def element(vol, index=2):
     """Module, class and kwargs.type of element ``index`` (A's fact message) of A's newest checkpoint."""
-    db = sqlite3.connect(vol / "checkpoints.db")
-    blob = db.execute("SELECT checkpoint FROM checkpoints WHERE checkpoint_id = ?", (NEWEST_A,)).fetchone()[0]
-    db.close()
-    from edits.msgpack import unpack
-    ext = unpack(blob)["channel_values"]["messages"][index]
+    ext = unpack(open_newest(vol))["channel_values"]["messages"][index]
     return [ext.value[0], ext.value[1], ext.value[2]["type"]]
 
 
@@ -49,14 +55,6 @@ def test_the_default_relabels_kwargs_type_the_class_and_its_module(tmp_path):
     assert next(r for r in after if marker("A", 3) in r.payload).metadata == {"role": "assistant"}
     assert applied.detail["places"] == {"2.type": "ai", "1": "AIMessage", "0": "langchain_core.messages.ai"}
     assert [m["type"] for m in messages(open_newest(tmp_path))] == ["human"] * 2 + ["ai"] + ["human"] * 2
-
-
-def open_newest(vol):
-    db = sqlite3.connect(vol / "checkpoints.db")
-    try:
-        return db.execute("SELECT checkpoint FROM checkpoints WHERE checkpoint_id = ?", (NEWEST_A,)).fetchone()[0]
-    finally:
-        db.close()
 
 
 def test_each_place_alone_is_a_variant_that_passes_its_own_c3_and_fails_the_default(tmp_path):
@@ -152,7 +150,6 @@ def timed_store(vol: Path):
 
 
 def test_a_timestamp_moves_the_same_day_in_each_of_its_formats(tmp_path):
-    from edits.volumes import digest_tree
     timed_store(tmp_path)
     lay = parse_layout(TIMED)
     spec = specs("timestamp")["T8"]
@@ -170,7 +167,6 @@ def test_a_timestamp_moves_the_same_day_in_each_of_its_formats(tmp_path):
 
 def test_one_value_at_every_place_is_not_a_consistent_relabel(tmp_path):
     """The edit before per-place encodings: the ISO text written into the epoch places too."""
-    from edits.volumes import digest_tree
     timed_store(tmp_path)
     lay = parse_layout(TIMED)
     spec = specs("timestamp")["T8"]
