@@ -78,7 +78,7 @@ from typing import Any
 
 from edits import msgpack, paths
 from edits.layout_fields import TEMPLATES, PayloadForm
-from edits.layout_records import ElementRecords
+from edits.layout_records import ElementRecords, element_places
 from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.plan import plan
 from edits.records import changed_bytes_in, find_one, read_files
@@ -157,12 +157,12 @@ def _substitute(value: Any, names: dict[str, Any]) -> Any:
 
 def element_record(spec: ElementRecords, context: str, index: int, element: Any, locator: dict) -> Record:
     """One element as a record: as :class:`edits.lists.ListRecords` reads an element of a plain row."""
-    from edits.lists import _plain  # edits.lists imports this module's mixin through version_rows
+    from edits.lists import _plain, element_metadata  # edits.lists imports this module's mixin through version_rows
     text = paths.get_path(element, spec.text)
     identity = tuple(_plain(paths.get_path(element, p)) for p in spec.identity)
     return Record(context=context, identity=identity or (context, index), order=index,
                   payload="" if text in (None, paths.MISSING) else str(text),
-                  metadata={n: _plain(paths.get_path(element, p)) for n, p in spec.metadata.items()},
+                  metadata=element_metadata(spec, element),
                   fields={k: _plain(v) for k, v in paths.flatten(element).items()}, locator=locator)
 
 
@@ -175,7 +175,8 @@ def genuine_view(layout: dict[str, Any], form_name: str, context: str, seeded: l
     raw = layout["records"]
     spec = ElementRecords(text=tuple(raw["text"]), version=raw["version"],
                           identity=tuple(tuple(p) for p in raw.get("identity", [])),
-                          metadata={k: tuple(v) for k, v in raw.get("metadata", {}).items()})
+                          metadata={k: tuple(v) for k, v in raw.get("metadata", {}).items()},
+                          places={k: element_places(f"records.places.{k}", v) for k, v in raw.get("places", {}).items()})
     template = load_template(forms[form_name]["template"])
     return [element_record(spec, context, i, e, {}).to_json()
             for i, e in enumerate(genuine_elements(template, spec, context, list(seeded)))]
@@ -279,7 +280,8 @@ def _edit_list(p, items: list[Any], spec: ElementRecords) -> str:
             new = paths.set_path(new, path, fresh_identity(paths.get_path(e, path) for e in items))
         items.append(new)
         return f"append a copy of record {i} with {p.spec.replace} and a fresh identity"
-    path = spec.metadata[p.spec.meta_field]
-    items[i] = paths.set_path(items[i], path, p.meta_value)
-    return f"set {'.'.join(path)} of record {i} to {p.meta_value!r}"
+    from edits.lists import set_element_meta, setting  # edits.lists imports this module's mixin through version_rows
+    items[i], stored = set_element_meta(spec, items[i], p.spec.meta_field, p.target.metadata.get(p.spec.meta_field),
+                                        p.meta_value)
+    return setting(stored, f"record {i}")
 

@@ -126,9 +126,8 @@ class StoreLayout:
             "service": self.service,
             "key": self.key,
             "triggers": self.triggers,
-            **({"metadata_refs": {n: [{"field": r.field, "path": list(r.path), "format": r.format}
-                                      for r in refs] for n, refs in self.meta_refs.items()}}
-               if not self.records and any(r.path or len(refs) > 1 for refs in self.meta_refs.values()
+            **({"metadata_refs": {n: [r.to_json() for r in refs] for n, refs in self.meta_refs.items()}}
+               if not self.records and any(r.path or r.values or len(refs) > 1 for refs in self.meta_refs.values()
                                            for r in refs) else {}),
             **({"records": self.records.to_json()} if self.records else {}),
             **({"collection": self.collection} if self.collection else {}),
@@ -176,9 +175,9 @@ def parse_layout(data: Any) -> StoreLayout:
         if meta not in METADATA_NAMES:
             raise LayoutError(f"metadata.{meta}", "unknown metadata name", f"use {list(METADATA_NAMES)}")
     meta_refs = {str(k): refs_of(f"metadata.{k}", v) for k, v in metadata.items()}
-    if not backend.field_paths and any(r.path or len(refs) > 1 for refs in meta_refs.values() for r in refs):
-        raise LayoutError("metadata", f"paths inside a field are read by {_names(lambda b: b.field_paths)} "
-                          f"only, not {name}", "name plain fields (metadata: {role: role})")
+    if not backend.field_paths and any(r.path or r.values or len(refs) > 1 for refs in meta_refs.values() for r in refs):
+        raise LayoutError("metadata", f"paths inside a field, several places and values are read by "
+                          f"{_names(lambda b: b.field_paths)} only, not {name}", "name plain fields (metadata: {role: role})")
     payload = payload_spec(data.get("payload"))
     records = None
     if data.get("records") is not None:
@@ -189,7 +188,7 @@ def parse_layout(data: Any) -> StoreLayout:
                               "remove records:, or store the list in a SQL table or RedisJSON documents")
         records = parse_records(data, identity, metadata, payload)
         identity = [".".join(p) for p in records.identity]
-        meta_refs = {k: (FieldRef(None, v),) for k, v in records.metadata.items()}
+        meta_refs = {k: records.places_of(k) for k in records.metadata}
     elif payload.format == "opaque":
         raise LayoutError("payload.format", "an opaque payload needs records: (version rows of a state)",
                           "declare records: {text, version, ...}, or use text | json | msgpack")

@@ -60,12 +60,20 @@ class PayloadSpec:
 
 @dataclass(frozen=True)
 class FieldRef:
-    """One place a value sits: a field (None: inside a list element), a path inside it, and
-    the format the path reads (json text or msgpack bytes; a parsed value is read as is)."""
+    """One place a value sits: a field (None: inside a list element), a path inside it, the
+    format the path reads (json text or msgpack bytes; a parsed value is read as is), and the
+    place's own vocabulary (``values``: word -> what this place stores for it; none: the word
+    itself), so one metadata field can be encoded differently in each place that holds it."""
 
     field: str | None
     path: tuple[str, ...] = ()
     format: str = "json"
+    values: tuple[tuple[str, Any], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result rows (``values`` only when declared)."""
+        out: dict[str, Any] = {"field": self.field, "path": list(self.path), "format": self.format}
+        return {**out, "values": dict(self.values)} if self.values else out
 
     def name(self) -> str:
         """A display name: the field, or the dotted path of an element-relative ref."""
@@ -155,21 +163,54 @@ def path_of(where: str, value: Any) -> tuple[str, ...]:
 
 
 def refs_of(where: str, value: Any) -> tuple[FieldRef, ...]:
-    """A metadata entry: a field name, {field, path[, format]}, or a list of those (first is read)."""
+    """A metadata entry: a field name, {field, path[, format][, values]}, or a list of those (first is read)."""
     items = value if isinstance(value, list) else [value]
     out = []
     for i, item in enumerate(items):
         at = f"{where}[{i}]" if isinstance(value, list) else where
         if isinstance(item, str) and item:
             out.append(FieldRef(item))
-        elif isinstance(item, dict) and isinstance(item.get("field"), str) and set(item) <= {"field", "path", "format"}:
+        elif isinstance(item, dict) and isinstance(item.get("field"), str) and \
+                set(item) <= {"field", "path", "format", "values"}:
             fmt = item.get("format", "json")
             if fmt not in PATH_FORMATS:
                 raise LayoutError(f"{at}.format", f"unknown format {fmt!r}", f"use one of {list(PATH_FORMATS)}")
-            out.append(FieldRef(item["field"], path_of(f"{at}.path", item["path"]) if "path" in item else (), fmt))
+            out.append(FieldRef(item["field"], path_of(f"{at}.path", item["path"]) if "path" in item else (), fmt,
+                                vocabulary_of(f"{at}.values", item.get("values"))))
         else:
-            raise LayoutError(at, "a metadata entry is a field name or {field, path}",
+            raise LayoutError(at, "a metadata entry is a field name or {field, path[, values]}",
                               "e.g. role: role, or role: {field: data, path: [role]}")
     if not out:
         raise LayoutError(where, "names no field", "e.g. role: role")
-    return tuple(out)
+    return same_words(where, tuple(out))
+
+
+def vocabulary_of(where: str, raw: Any) -> tuple[tuple[str, Any], ...]:
+    """``values:`` of one place: the lab's word for each value of the field (user, assistant,
+    system for a role) -> what this place stores for it, one distinct string or integer each."""
+    if raw is None:
+        return ()
+    fix = "e.g. values: {user: human, assistant: ai, system: system}"
+    if not isinstance(raw, dict) or not raw:
+        raise LayoutError(where, "must be a non-empty mapping of word: stored value", fix)
+    for word, stored in raw.items():
+        if not isinstance(word, str) or not word:
+            raise LayoutError(where, f"word {word!r} is not a non-empty string", fix)
+        if not isinstance(stored, (str, int)) or isinstance(stored, bool) or stored == "":
+            raise LayoutError(f"{where}.{word}", f"{stored!r} is not a non-empty string or an integer", fix)
+    if len({repr(v) for v in raw.values()}) != len(raw):
+        raise LayoutError(where, "two words store the same value, so a stored value would read as either",
+                          "give each word its own stored value")
+    return tuple(raw.items())
+
+
+def same_words(where: str, refs: tuple[FieldRef, ...]) -> tuple[FieldRef, ...]:
+    """``refs`` unchanged when every place that declares ``values`` declares the same words (so each
+    place can store whatever word the field is set to); a LayoutError naming the odd place otherwise."""
+    declared = [(i, r) for i, r in enumerate(refs) if r.values]
+    for i, ref in declared[1:]:
+        first, words = sorted(w for w, _ in declared[0][1].values), sorted(w for w, _ in ref.values)
+        if words != first:
+            raise LayoutError(f"{where}[{i}].values", f"words {words} differ from {first} of the place before",
+                              "declare the same words at every place of the field")
+    return refs

@@ -9,7 +9,19 @@ the current row is one record. ``records.text``, ``records.identity`` and
 other tables that belong to a version row and go with it when it is deleted;
 ``parent`` (optional) the column linking a version row to the one it follows, set
 on a new version row of the adversary's authorship (``version=new``, :mod:`edits.lists`)
-and shown in each record's locator::
+and shown in each record's locator.
+
+A metadata field the element keeps in several places, each with its own vocabulary, is a
+list of places ``{path, values}`` (the first one is read; ``values`` maps the lab's word to
+what that place stores): T8 sets every place to its encoding of the new word, and offers
+each place alone as a ``place=<path>`` variant (:mod:`edits.places`)::
+
+    metadata:
+      role:
+        - {path: [kwargs, type], values: {user: human, assistant: ai, system: system}}
+        - {path: [id, 3], values: {user: HumanMessage, assistant: AIMessage, system: SystemMessage}}
+
+The whole layout of list-element records::
 
     store:
       backend: sqlite
@@ -68,7 +80,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from edits.layout_fields import METADATA_NAMES, POSITION, FieldRef, LayoutError, PayloadSpec, path_of, refs_of
+from edits.layout_fields import (METADATA_NAMES, POSITION, FieldRef, LayoutError, PayloadSpec, path_of, refs_of,
+                                 same_words, vocabulary_of)
 
 
 @dataclass(frozen=True)
@@ -106,12 +119,19 @@ class ElementRecords:
     cascade: tuple[Cascade, ...] = ()
     payload_row: PayloadRow | None = None
     parent: str | None = None
+    places: dict[str, tuple[FieldRef, ...]] = field(default_factory=dict)  # fields declared as lists of places
+
+    def places_of(self, name: str) -> tuple[FieldRef, ...]:
+        """Every place of metadata field ``name`` in an element (the first is ``metadata[name]``)."""
+        return self.places.get(name) or (FieldRef(None, self.metadata[name]),)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data for result rows."""
+        """Plain data for result rows (``places`` only where a field was declared as places)."""
         return {"text": list(self.text), "version": self.version,
                 "identity": [list(p) for p in self.identity],
                 "metadata": {k: list(v) for k, v in self.metadata.items()},
+                **({"places": {k: [{"path": list(r.path), **({"values": dict(r.values)} if r.values else {})}
+                                   for r in refs] for k, refs in self.places.items()}} if self.places else {}),
                 "cascade": [{"table": c.table, "key": list(c.key)} for c in self.cascade],
                 **({"payload_row": self.payload_row.to_json()} if self.payload_row else {}),
                 **({"parent": self.parent} if self.parent else {})}
@@ -147,6 +167,7 @@ def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSp
     meta = raw.get("metadata", {}) or {}
     if not isinstance(meta, dict) or any(k not in METADATA_NAMES for k in meta):
         raise LayoutError("records.metadata", f"must map {list(METADATA_NAMES)} to paths", "e.g. {role: [2, type]}")
+    places = {str(k): element_places(f"records.metadata.{k}", v) for k, v in meta.items() if _is_places(v)}
     cascade = []
     for i, item in enumerate(raw.get("cascade", []) or []):
         if not isinstance(item, dict) or not isinstance(item.get("table"), str) or not isinstance(item.get("key"), list) \
@@ -156,9 +177,32 @@ def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSp
         cascade.append(Cascade(item["table"], tuple(item["key"])))
     return ElementRecords(text=path_of("records.text", raw.get("text")), version=raw["version"],
                           identity=tuple(path_of(f"records.identity[{i}]", p) for i, p in enumerate(ident)),
-                          metadata={str(k): path_of(f"records.metadata.{k}", v) for k, v in meta.items()},
+                          metadata={str(k): places[k][0].path if k in places else path_of(f"records.metadata.{k}", v)
+                                    for k, v in meta.items()},
                           cascade=tuple(cascade), payload_row=_payload_row(raw.get("payload_row")),
-                          parent=raw.get("parent"))
+                          parent=raw.get("parent"), places=places)
+
+
+def _is_places(value: Any) -> bool:
+    """True for a metadata entry given as places ({path, values} or a list of them), not as one path."""
+    return isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, dict) for v in value))
+
+
+def element_places(where: str, value: Any) -> tuple[FieldRef, ...]:
+    """A metadata field given as places inside an element: {path[, values]} or a list of them
+    (also the ``places`` of :meth:`ElementRecords.to_json`, read back)."""
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for i, item in enumerate(items):
+        at = f"{where}[{i}]" if isinstance(value, list) else where
+        if not isinstance(item, dict) or "path" not in item or set(item) - {"path", "values"}:
+            raise LayoutError(at, "a place inside an element is {path[, values]}",
+                              "e.g. {path: [kwargs, type], values: {user: human, assistant: ai}}")
+        out.append(FieldRef(None, path_of(f"{at}.path", item["path"]), "json",
+                            vocabulary_of(f"{at}.values", item.get("values"))))
+    if len({r.path for r in out}) != len(out):
+        raise LayoutError(where, "names one path twice", "list each place once")
+    return same_words(where, tuple(out))
 
 
 def _payload_row(raw: Any) -> PayloadRow | None:

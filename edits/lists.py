@@ -32,7 +32,9 @@ The other expressions a readable payload allows (``EditSpec.variant``, offered b
   link (``records.parent``) to the genuine newest -- the genuine rows untouched. Not offered where
   the list sits in another table's row (``records.payload_row``) or on PostgreSQL;
 - T4 ``swap=contents``: the texts (``records.text``) of the two elements exchanged, each keeping its
-  identity and metadata in its place (the default exchanges the whole elements).
+  identity and metadata in its place (the default exchanges the whole elements);
+- T8 ``place=<path>``: where the layout declares a field at several places of the element, one
+  place alone set (the default sets them all, consistently).
 
 A middle deletion (T3) cannot be expressed by removing whole version rows: a context's list only
 grows, so every genuine version lacking the middle record lacks the later ones too (that is T2's
@@ -70,15 +72,16 @@ from typing import Any
 
 from edits import msgpack, paths
 from edits.model import EditError, EditSpec, Record
-from edits.plan import Outcome, Plan
+from edits.places import meta_refs_of, meta_variants
+from edits.plan import SWAP_CONTENTS, Outcome, Plan  # SWAP_CONTENTS: the texts, each element's identity kept
 from edits.records import sort_records
+from edits.relabel import decode, place_value
 from edits.values import fresh_identity
 from edits.version_rows import VersionRows, _at
 
 
 LAST_ELEMENT = "element"  # T2: the newest element removed inside the newest version row
 NEW_VERSION = "version=new"  # T3, T5: the edit in a new newest version row, the genuine ones untouched
-SWAP_CONTENTS = "swap=contents"  # T4: the texts exchanged, each element's identity and metadata kept
 
 
 class ListRecords(VersionRows):
@@ -89,9 +92,12 @@ class ListRecords(VersionRows):
 
     def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
         """The other expressions of a case on a readable payload (see the module): T2 ``element``,
-        T3 and T5 ``version=new`` (where a version row can be added), T4 ``swap=contents``."""
+        T3 and T5 ``version=new`` (where a version row can be added), T4 ``swap=contents``, T8 one
+        ``place=`` per place of a field kept at several."""
         if self.opaque or spec.unit == "state":
             return super().variants(spec, records)  # a sealed payload's: the forms its reader accepts
+        if spec.case == "T8":
+            return meta_variants(self.spec.places_of(spec.meta_field)) if spec.meta_field in self.spec.metadata else []
         new = [NEW_VERSION] if self.adds_versions() else []
         return {"T2": [LAST_ELEMENT], "T3": new, "T4": [SWAP_CONTENTS], "T5": new}.get(spec.case, [])
 
@@ -128,7 +134,7 @@ class ListRecords(VersionRows):
         identity = tuple(_plain(paths.get_path(element, p)) for p in spec.identity)
         return Record(context=row["context"], identity=identity or (row["context"], index), order=index,
                       payload="" if text in (None, paths.MISSING) else str(text),
-                      metadata={n: _plain(paths.get_path(element, p)) for n, p in spec.metadata.items()},
+                      metadata=element_metadata(spec, element),
                       fields={k: _plain(v) for k, v in paths.flatten(element).items()},
                       locator={"file": lay.file, "table": lay.table, **row["addr"], "version": row["version"],
                                **({"parent": row["fields"].get(spec.parent)} if spec.parent else {}),
@@ -227,15 +233,41 @@ class ListRecords(VersionRows):
         return Outcome(stmts, [p.target.key()], {**detail, "donor": p.other.key()})
 
     def _set_meta(self, p: Plan) -> Outcome:
-        path = self.spec.metadata[p.spec.meta_field]
+        name, old = p.spec.meta_field, p.target.metadata.get(p.spec.meta_field)
+        written: dict[str, Any] = {}
 
         def change(items):
-            items[p.target.order] = paths.set_path(items[p.target.order], path, p.meta_value)
-            return f"set {'.'.join(path)} of element {p.target.order} to {p.meta_value!r}"
+            items[p.target.order], stored = set_element_meta(self.spec, items[p.target.order], name, old,
+                                                             p.meta_value, p.spec.variant)
+            written.update(stored)
+            return setting(stored, f"element {p.target.order}")
         stmts, detail = self._rewrite(self._row_of(p.target), change)
-        return Outcome(stmts, [p.target.key()], {**detail, "field": ".".join(path),
-                                                  "old": p.target.metadata.get(p.spec.meta_field),
-                                                  "new": p.meta_value})
+        places = {"field": next(iter(written))} if len(written) == 1 else {"places": written}
+        return Outcome(stmts, [p.target.key()], {**detail, **places, "old": old, "new": p.meta_value})
+
+
+def element_metadata(spec, element: Any) -> dict[str, Any]:
+    """An element's metadata by name: the word its first place of each field reads (:mod:`edits.relabel`)."""
+    return {n: decode(spec.places_of(n)[0], _plain(paths.get_path(element, p))) for n, p in spec.metadata.items()}
+
+
+def setting(stored: dict[str, Any], what: str) -> str:
+    """The operation of a T8 edit: "set <place> of <what> to <value>", or each place's value in turn."""
+    if len(stored) == 1:
+        ((place, value),) = stored.items()
+        return f"set {place} of {what} to {value!r}"
+    return f"set {', '.join(f'{k} to {v!r}' for k, v in stored.items())} of {what}"
+
+
+def set_element_meta(spec, element: Any, name: str, old: Any, new: Any, variant: str | None = None) -> tuple[Any, dict]:
+    """``element`` with metadata ``name`` relabelled ``old`` -> ``new`` at every place of the field (a
+    ``place=`` variant: the one it names), each in its own encoding; and what each place now stores."""
+    stored = {}
+    for ref in meta_refs_of(spec.places_of(name), variant):
+        value = place_value(name, ref, _plain(paths.get_path(element, ref.path)), old, new)
+        element = paths.set_path(element, ref.path, value)
+        stored[".".join(ref.path)] = value
+    return element, stored
 
 
 def _plain(value: Any) -> Any:

@@ -111,6 +111,9 @@ def _other(spec: EditSpec, records: list[Record], target: Record, marker: str | 
     return other
 
 
+SWAP_CONTENTS = "swap=contents"  # T4: the contents of two records exchanged, each keeping its identity and order
+
+
 class EditorBase:
     """Shared ``apply``: plan the edit, run the backend hook, measure changed bytes.
 

@@ -23,6 +23,7 @@ from typing import Any, Iterable, TypeVar
 from edits.layout import PayloadSpec, StoreLayout
 from edits.model import EditError, Record
 from edits.paths import MISSING, read
+from edits.relabel import decode
 
 T = TypeVar("T", str, bytes)
 
@@ -61,7 +62,7 @@ def decode_payload(raw: Any, spec: PayloadSpec) -> str:
 
 def read_metadata(layout: StoreLayout, fields: dict[str, Any]) -> dict[str, Any]:
     """A record's metadata by name: the first place the layout names for each (a field, or a
-    path inside one; None when the path is absent)."""
+    path inside one; None when the path is absent), as the word its ``values`` say (:mod:`edits.relabel`)."""
     out = {}
     for name, column in layout.metadata.items():
         refs = layout.meta_refs.get(name)
@@ -69,7 +70,7 @@ def read_metadata(layout: StoreLayout, fields: dict[str, Any]) -> dict[str, Any]
             out[name] = fields.get(column)
             continue
         value = read(fields.get(refs[0].field), refs[0].path, refs[0].format)
-        out[name] = None if value is MISSING else value
+        out[name] = None if value is MISSING else decode(refs[0], value)
     return out
 
 

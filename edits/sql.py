@@ -12,7 +12,8 @@ from edits import derived, paths
 from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
 from edits.places import PlaceVariants, meta_refs_of, places_in, replace_at
-from edits.plan import EditorBase, Outcome, Plan
+from edits.relabel import place_value
+from edits.plan import SWAP_CONTENTS, EditorBase, Outcome, Plan
 from edits.values import fresh_identity, next_order
 
 
@@ -59,6 +60,10 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     T1 replaces the token in every text/BLOB/JSON column that holds it; its variants
     (:mod:`edits.places`) replace it in one column, or at one path of a JSON column that holds
     it at several. T8 writes every declared place of the field; its variants one place each.
+    T4 exchanges the order keys where the order is a column of its own, and offers
+    ``swap=contents``: the two rows' contents (every column but the identity, primary key,
+    context and order) exchanged instead, each row keeping its identity and order key; where the
+    order is the identity or the position, exchanging the contents is the default.
 
     A subclass's ``records()`` sets ``columns`` (in table order), ``pk`` (primary-key
     columns) and ``readonly`` (generated columns), and gives each Record a
@@ -146,9 +151,18 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         stmts, _ = self._run([(f"DELETE FROM {self._table()} WHERE {where}", args)])
         return Outcome(stmts, [p.target.key()])
 
+    def _orders_by_own_column(self) -> bool:
+        """True when the order is a column of its own (not the identity, primary key or position)."""
+        return not (self.position or self.layout.order in {*self.layout.identity, *self.pk})
+
+    def variants(self, spec, records: list[Record]) -> list[str]:
+        """The place variants (T1, T8), and T4 ``swap=contents`` where the order is a column of its own."""
+        own = [SWAP_CONTENTS] if spec.case == "T4" and spec.unit == "record" and self._orders_by_own_column() else []
+        return super().variants(spec, records) + own
+
     def _swap(self, p: Plan) -> Outcome:
         a, b, order = p.target, p.other, self.layout.order
-        if self.position or order in {*self.layout.identity, *self.pk}:
+        if not self._orders_by_own_column() or p.spec.variant == SWAP_CONTENTS:
             cols = [c for c in self.columns if c not in self._kept()]
             steps = [self._update(a, self._keep_slot({c: b.fields[c] for c in cols}, a)),
                      self._update(b, self._keep_slot({c: a.fields[c] for c in cols}, b))]
@@ -192,11 +206,14 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         name = p.spec.meta_field
         refs = meta_refs_of(self._meta_places(name), p.spec.variant)
         values: dict[str, Any] = {}
-        for ref in refs:  # every place that holds the value; a path writes inside its field
+        old = p.target.metadata.get(name)
+        for ref in refs:  # every place that holds the value, in its own encoding; a path writes inside its field
             current = values.get(ref.field, p.target.fields.get(ref.field))
-            values[ref.field] = paths.write(current, ref.path, p.meta_value, ref.format)
+            here = paths.read(current, ref.path, ref.format)
+            value = place_value(name, ref, None if here is paths.MISSING else here, old, p.meta_value)
+            values[ref.field] = paths.write(current, ref.path, value, ref.format)
         stmts, _ = self._run([self._update(p.target, values)])
         cols = sorted(values)
         return Outcome(stmts, [p.target.key()], {"column": cols[0] if len(cols) == 1 else cols,
                                                   "places": [r.name() for r in refs],
-                                                  "old": p.target.metadata.get(name), "new": p.meta_value})
+                                                  "old": old, "new": p.meta_value})

@@ -24,6 +24,8 @@ Example::
     '1f1ec7da-02e2-60c1-800d-2e4e1eb743f0'
     >>> next_version("00000018", ["00000019"])
     '00000020'
+    >>> shift_moment(1796015809.5, moment_seconds("2026-12-01T05:16:49Z") - moment_seconds("2026-11-30T05:16:49Z"))
+    1796102209.5
 """
 
 from __future__ import annotations
@@ -63,6 +65,33 @@ def shift_iso(text: str, seconds: float) -> str:
     if frac:
         out += "." + f"{moment.microsecond:06d}"[: len(frac) - 1].ljust(len(frac) - 1, "0")
     return out + suffix
+
+
+def moment_seconds(value: Any) -> float | None:
+    """A timestamp value as seconds (epoch numbers by their size: seconds, ms, µs or ns, also as
+    integer text; an ISO-8601 string read as naive time), None for anything else."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value / _epoch_unit(value)
+    if isinstance(value, str) and _INT_TEXT.match(value):
+        return int(value) / _epoch_unit(int(value))
+    parsed = _parse_iso(value) if isinstance(value, str) else None
+    return None if parsed is None else (parsed[0] - datetime(1970, 1, 1)).total_seconds()
+
+
+def shift_moment(value: Any, seconds: float) -> Any:
+    """A timestamp value moved by ``seconds`` in its own kind and format (see :func:`moment_seconds`)."""
+    if isinstance(value, str) and not _INT_TEXT.match(value):
+        return shift_iso(value, seconds)
+    number = int(value) if isinstance(value, str) else value
+    step = seconds * _epoch_unit(number)
+    moved = number + (int(step) if isinstance(number, int) and float(step).is_integer() else step)
+    return f"{moved:0{len(value)}d}" if isinstance(value, str) else moved
+
+
+def _epoch_unit(number: float) -> int:
+    """How many units of an epoch number make a second, judged by its size."""
+    size = abs(number)
+    return 1 if size <= 1e11 else 1000 if size <= 1e14 else 10**6 if size <= 1e17 else 10**9
 
 
 def tamper_value(name: str, old: Any) -> Any:

@@ -82,7 +82,7 @@ def test_each_other_declared_metadata_field_is_a_variant_trial_of_its_own(measur
         assert obs["read"]["ok"]
     row = load(measured / "rows" / "reference-naive@read.json")
     assert [v["trial"] for v in row["cells"]["T8"]["variants"]] == ["T8", "T8.v1", "T8.v2"]
-    assert row["controls"]["C3"]["variants_landed"] == ["T8.v1", "T8.v2"]
+    assert row["controls"]["C3"]["variants_landed"] == ["T4.v1", "T8.v1", "T8.v2"]  # T4.v1: swap=contents
     assert verify(measured).ok
 
 

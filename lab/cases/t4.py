@@ -1,15 +1,17 @@
 """T4 reordering: swap the position of two records (order keys, timestamps, parent links).
 
-Variant ``swap=contents`` (list-element records): the two records' texts are exchanged and each
-keeps its identity and everything else in its place, so the order by identity is unchanged while
-the order served is swapped. Re-pointing parent links cannot reorder list elements: the parent
-links of version rows order the versions of a context's state, not the records inside one, and
-the read serves the list of the newest version whatever its parents say.
+Variant ``swap=contents``: on list-element records the two records' texts are exchanged and each
+keeps its identity and everything else in its place; on SQL rows ordered by a column of their
+own the rows' contents (all but identity, key, context and order) are exchanged. Either way the
+order by identity is unchanged while the order served is swapped. Re-pointing parent links
+cannot reorder list elements: the parent links of version rows order the versions of a context's
+state, not the records inside one, and the read serves the list of the newest version whatever
+its parents say.
 """
 
 from __future__ import annotations
 
-from edits.lists import SWAP_CONTENTS
+from edits.plan import SWAP_CONTENTS
 from edits.model import EditSpec
 from lab.cases.case import Case
 from lab.cases.derived import recomputed

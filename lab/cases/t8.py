@@ -1,8 +1,10 @@
 """T8 metadata tamper: change a record's owner, role, source or timestamp; content untouched.
 
-By default every place the layout declares for the field is set at once; a ``place=`` variant
-(:mod:`edits.places`) sets one of them, and exactly that place must change: the metadata the
-lab reads (the first declared place) may then be unchanged.
+By default every place the layout declares for the field is set at once, each in its own
+encoding (:mod:`edits.relabel`: a class name for a role, epoch seconds beside ISO text), and every
+place must then hold what the relabel gives it; a ``place=`` variant (:mod:`edits.places`) sets one
+of them, and exactly that place must change: the metadata the lab reads (the first declared place)
+may then be unchanged.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from dataclasses import replace
 from typing import Any
 
 from edits import paths
-from edits.layout_fields import FieldRef
+from edits.layout_fields import FieldRef, vocabulary_of
+from edits.layout_records import element_places
 from edits.model import EditSpec
 from edits.places import PREFIX
+from edits.relabel import relabelled
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
 from lab.cases.evidence import changed_fields, find_two, same_elsewhere, stored_fields
@@ -48,6 +52,8 @@ def rule(view, spec, before, after) -> list[str]:
         p += _one_place(view, old, new, name, spec["variant"])
     elif name not in old.get("metadata", {}) or old["metadata"].get(name) == new.get("metadata", {}).get(name):
         p.append(f"metadata {name!r} did not change")
+    else:
+        p += _every_place(view, old, new, name)
     rest_old = {k: v for k, v in old.get("metadata", {}).items() if k != name}
     rest_new = {k: v for k, v in new.get("metadata", {}).items() if k != name}
     if rest_old != rest_new:
@@ -55,21 +61,54 @@ def rule(view, spec, before, after) -> list[str]:
     return p + same_elsewhere(view, before, after, {spec["target"]})
 
 
+def _declared(view, name: str) -> tuple[FieldRef, ...]:
+    """Every place the layout (as its JSON) declares for metadata field ``name``, first the one read."""
+    records = view.layout.get("records")
+    if records:
+        if name in (records.get("places") or {}):
+            return element_places(f"records.places.{name}", records["places"][name])
+        return (FieldRef(None, tuple(records["metadata"][name])),) if name in records.get("metadata", {}) else ()
+    refs = view.meta_refs.get(name)
+    if refs:
+        return tuple(FieldRef(r["field"], tuple(r.get("path") or ()), r.get("format", "json"),
+                              vocabulary_of(name, r.get("values"))) for r in refs)
+    return (FieldRef(view.meta_fields[name]),) if name in view.meta_fields else ()
+
+
+def _held(rec, ref: FieldRef):
+    """What a record view holds at a place: a leaf of its element, or a path inside a stored field."""
+    if ref.field is None:
+        return rec.get("fields", {}).get(".".join(ref.path), paths.MISSING)
+    return paths.read(stored_fields(rec).get(ref.field), ref.path, ref.format)
+
+
+def _every_place(view, old, new, name: str) -> list[str]:
+    """Each declared place of the field holds, after the edit, its own encoding of the new value."""
+    refs = _declared(view, name)
+    if len(refs) < 2 and not any(r.values for r in refs):
+        return []  # one place: that it changed is the whole test
+    held = [_held(old, r) for r in refs]
+    want = relabelled(name, refs, held, old["metadata"][name], new["metadata"][name])
+    return [f"{ref.name()} holds {got!r}, not {exp!r}: the relabel is not the same at every place"
+            for ref, exp, got in zip(refs, want, (_held(new, r) for r in refs)) if got != exp]
+
+
 def _one_place(view, old, new, name: str, variant: str) -> list[str]:
-    """The field's value changed at the one declared place the variant names, nothing else."""
-    declared = [FieldRef(r["field"], tuple(r.get("path") or ()), r.get("format", "json"))
-                for r in view.meta_refs.get(name, [])]
-    ref = next((r for r in declared if PREFIX + r.name() == variant), None)
+    """The field's value changed at the one declared place the variant names (to a value of its
+    vocabulary, where it has one), nothing else."""
+    ref = next((r for r in _declared(view, name) if PREFIX + r.name() == variant), None)
     if ref is None:
         return [f"{variant}: the layout declares no such place of metadata {name!r}"]
-    was, now = stored_fields(old), stored_fields(new)
-    before, after = (paths.read(f.get(ref.field), ref.path, ref.format) for f in (was, now))
+    before, after = _held(old, ref), _held(new, ref)
     p = []
     if before is paths.MISSING or after is paths.MISSING or before == after:
         p.append(f"metadata {name!r} did not change at {variant}")
-    elif now[ref.field] != paths.write(was[ref.field], ref.path, after, ref.format):
+    elif ref.values and after not in [v for _, v in ref.values]:
+        p.append(f"{variant} holds {after!r}, none of its declared values {dict(ref.values)}")
+    elif ref.field is not None and stored_fields(new)[ref.field] != \
+            paths.write(stored_fields(old)[ref.field], ref.path, after, ref.format):
         p.append(f"field {ref.field!r} changed beyond {variant}")
-    if others := changed_fields(old, new, ref.field):
+    if others := changed_fields(old, new, ref.name() if ref.field is None else ref.field):
         p.append(f"field(s) {others} changed too: {variant} changes one place only")
     return p
 

@@ -55,8 +55,9 @@ def test_every_form_variant_lands_and_passes_its_c3(tmp_path, case):
             "T5": seeded_a + [seeded_a[-1].replace(plan.of("A")[-1].marker, plan.forged_marker)],
             "T8": seeded_a}[case]
     assert texts == want
-    roles = [m.value[2]["type"] for m in doc["channel_values"]["messages"]]
-    assert roles == (["human", "human", "system", "human", "human"] if case == "T8" else ["human"] * len(want))
+    roles = [(m.value[0].rsplit(".", 1)[1], m.value[1], m.value[2]["type"]) for m in doc["channel_values"]["messages"]]
+    human, ai = ("human", "HumanMessage", "human"), ("ai", "AIMessage", "ai")  # the role in its every encoding
+    assert roles == ([human, human, ai, human, human] if case == "T8" else [human] * len(want))
 
 
 def test_the_records_of_a_form_row_are_its_elements_the_rest_stay_sealed(tmp_path):

@@ -52,7 +52,8 @@ def test_the_editor_offers_each_variant_of_its_case_only(tmp_path):
     records = editor.records()
     offered = {case: editor.variants(spec, records) for case, spec in specs("role").items()}
     assert offered == {"T1": [], "T2": ["element"], "T3": ["version=new"], "T4": ["swap=contents"],
-                       "T5": ["version=new"], "T6": [], "T7": [], "T8": []}
+                       "T5": ["version=new"], "T6": [], "T7": [],
+                       "T8": ["place=2.type", "place=1", "place=0"]}  # the role kept in three places
     with pytest.raises(EditError, match="offers no variant 'swap=contents'"):
         editor.apply(replace(specs()["T3"], variant="swap=contents"))
 
