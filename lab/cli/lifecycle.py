@@ -21,8 +21,8 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from lab import PROFILES_DIR, RUNTIME_NAMES
-from lab.cli.options import sign_key_option
+from lab import RUNTIME_NAMES
+from lab.cli.options import no_fork_server_option, profiles_option, sign_key_option
 from lab.cli.results import err, fail
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
 
@@ -93,11 +93,8 @@ def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
               help="Result-set folder. Default: results/lifecycle-<UTC timestamp>/.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary (checks, accuracy, delta, gate) to this file.")
-@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
-@click.option("--no-fork-server", is_flag=True,
-              help="Start every SUT as a plain new interpreter (local runtime) or a new container (docker), "
-                   "not forked from a server that imported it once (docs/fork-server.md).")
+@profiles_option
+@no_fork_server_option
 @sign_key_option
 def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: Path, seeds: int, fail_on: str,
             position: str | None, restart: bool, runtime_name: str, out: Path | None, json_file: Path | None,

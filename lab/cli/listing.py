@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from lab import PROFILES_DIR
 from lab.cli.console import console, fail
+from lab.cli.options import profiles_option
 
 
 def profiles_in(directory: Path) -> tuple[list, list]:
@@ -28,8 +28,7 @@ def profiles_in(directory: Path) -> tuple[list, list]:
 
 
 @click.command("list")
-@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+@profiles_option
 def list_cmd(profiles_dir: Path) -> None:
     """Every profile, and whether it can run here (or why not). Exit 0, or 2 when a profile is invalid."""
     from rich.table import Table

@@ -1,5 +1,5 @@
-"""Options several commands share: ``--sign-key``, ``--pubkey``'s key loading, ``--reports/--no-reports``,
-and the CI gate's ``--fail-on`` and ``--min-level``. Their help and choices load nothing heavy: a key is
+"""Options several commands share: ``--profiles``, ``--no-fork-server``, ``--sign-key``, ``--pubkey``'s key
+loading, ``--reports/--no-reports``, and the CI gate's ``--fail-on`` and ``--min-level``. Their help and choices load nothing heavy: a key is
 read (lab.resultset.signing) only when one is given."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import click
 
+from lab import PROFILES_DIR
 from lab.report.formats import DEFAULT_FILES
 from lab.resultset.gate_choices import FAIL_ON, LEVELS
 
@@ -29,6 +30,19 @@ def _key_callback(loader: str) -> Callable[[click.Context, click.Parameter, Path
 
 private_key = _key_callback("load_private_key")
 public_key = _key_callback("load_public_key")
+
+
+def profiles_option(f):
+    """``--profiles DIR``: the folder of SUT profiles (default the shipped ``sut_profiles/``)."""
+    return click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
+                        default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")(f)
+
+
+def no_fork_server_option(f):
+    """``--no-fork-server``: every SUT start a plain interpreter or container (docs/fork-server.md)."""
+    return click.option("--no-fork-server", is_flag=True,
+                        help="Start every SUT as a plain new interpreter (local runtime) or a new container "
+                             "(docker), not forked from a server that imported it once (docs/fork-server.md).")(f)
 
 
 def sign_key_option(f):

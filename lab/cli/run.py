@@ -17,10 +17,10 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from lab import PROFILES_DIR, RECORDS_PER_CONTEXT, RUNTIME_NAMES, __version__
+from lab import RECORDS_PER_CONTEXT, RUNTIME_NAMES, __version__
 from lab.cli.console import console, fail
 from lab.cli.listing import profiles_in
-from lab.cli.options import gate_options, reports_option, sign_key_option
+from lab.cli.options import gate_options, no_fork_server_option, profiles_option, reports_option, sign_key_option
 from lab.cli.run_options import run_id_option
 
 DEFAULT_SUT = "reference-*"
@@ -39,14 +39,11 @@ DEFAULT_SUT = "reference-*"
 @click.option("--records", type=click.IntRange(RECORDS_PER_CONTEXT, 100_000), default=RECORDS_PER_CONTEXT,
               show_default=True, metavar="N",
               help="Records seeded per context (the method's minimum is 5; more measure the lab at scale).")
-@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
+@profiles_option
 @click.option("--allow-errors", is_flag=True,
               help="Exit 0 (or the gate's code) even when a selected profile is invalid, a row is not evaluable "
                    "or a trial hit a harness error; without it those exit 2.")
-@click.option("--no-fork-server", is_flag=True,
-              help="Start every SUT as a plain new interpreter (local runtime) or a new container (docker), "
-                   "not forked from a server that imported it once (docs/fork-server.md).")
+@no_fork_server_option
 @click.option("--shard", "shard_spec", default=None, metavar="K/N",
               help="Measure shard K of N: the selected rows, sorted, dealt out round-robin (row i to shard "
                    "i mod N + 1); `memlab merge` joins the shards' sets (docs/sharding.md). Needs --run-id.")
