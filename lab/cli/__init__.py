@@ -3,7 +3,7 @@
 Each command lives in a module of its own and is imported only when it is asked for (the group is a
 :class:`lab.cli.lazy.LazyGroup` over :data:`COMMANDS`): ``memlab --help`` and ``memlab --version``
 import no command, and ``memlab COMMAND --help`` only that command's module, whose heavy imports wait
-until it runs.
+until it runs (``images`` aside: its help names the host's CA folders, from the runtime).
 
 Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a harness failure, 130
 interrupted (what was measured is kept); each command's module says its own (``run``: lab.cli.run;

@@ -5,7 +5,8 @@ input error (a bad scenario file, an unknown row, a SUT that never answered, the
 position asked of an HTTP shim), 130
 interrupted (what was measured is kept and pinned). ``validate``: 0 valid (warnings
 printed), 2 invalid. ``doctor``: 0 every check passed, 1 a check failed, 2 a bad config. Each command
-imports the gate's code when it runs, so that ``memlab lifecycle --help`` loads none of it.
+imports the gate's code when it runs, so that ``memlab lifecycle --help`` loads none of it (only the
+scenario loader, for the bundled pack's folder).
 """
 
 from __future__ import annotations
