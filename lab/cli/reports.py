@@ -1,8 +1,7 @@
 """The commands that render or re-derive a saved result set: analyze, compare, report.
 
-Exit codes: 0 done, 2 bad input (a set that cannot be read); ``analyze`` with its gate as ``memlab run``'s
-(lab.cli.results.finish). Each imports what it renders with when it runs, so that its ``--help`` loads
-none of it.
+Exit codes: 0 done, 2 bad input (a set that cannot be read, an ``--out`` that is not new). Each imports
+what it reads and renders with when it runs, so that its ``--help`` loads none of it.
 """
 
 from __future__ import annotations
