@@ -1,4 +1,10 @@
-"""memlab: a fault-injection lab for the integrity of agent memory at rest."""
+"""memlab: a fault-injection lab for the integrity of agent memory at rest.
+
+Also here: the few constants the command line shows in its options' help (``memlab run --help``),
+defined once where reading them loads no role; the roles that own them import them from here.
+"""
+
+from pathlib import Path
 
 __version__ = "0.1.0"
 
@@ -6,3 +12,11 @@ __version__ = "0.1.0"
 #: the lab's variants of a case (docs/method.md, "Variants"): every expression of a case the store
 #: allows is a trial of its own, and a cell is the weakest of them for the SUT.
 METHOD_REVISION = "bpm-agent-memory-integrity-00+variants-1"
+
+#: The runtimes a SUT runs on (lab.runtime.get_runtime): auto is docker where an engine answers, else local.
+RUNTIME_NAMES = ("auto", "local", "docker")
+#: The folder of the shipped SUT profiles (lab.profile).
+PROFILES_DIR = Path(__file__).resolve().parent.parent / "sut_profiles"
+#: Records per context: the default and the method's minimum ("at least five records in each")
+#: (lab.cases.seedplan).
+RECORDS_PER_CONTEXT = 5

@@ -48,10 +48,16 @@ def table_rows() -> list[tuple[list[str], str]]:
 def resolve(synopsis: str) -> tuple[list[str], click.Command]:
     """The command path and click command a synopsis starts with (``memlab images build ...``)."""
     words, cmd, path = synopsis.split()[1:], main, ["memlab"]
-    while isinstance(cmd, click.Group) and words and words[0] in cmd.commands:
-        cmd = cmd.commands[words.pop(0)]
+    while isinstance(cmd, click.Group) and words and words[0] in subcommands(cmd):
+        cmd = subcommands(cmd)[words.pop(0)]
         path.append(cmd.name)
     return path, cmd
+
+
+def subcommands(group: click.Group) -> dict[str, click.Command]:
+    """A group's commands by name, as its ``--help`` finds them (a lazy group imports them now)."""
+    ctx = click.Context(group, info_name=group.name)
+    return {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
 
 
 def options(cmd: click.Command) -> list[click.Option]:
@@ -65,7 +71,7 @@ def leaf_commands(cmd: click.Command = main, path: tuple[str, ...] = ("memlab",)
     """Every runnable command of the CLI, as ``memlab a b``."""
     if not isinstance(cmd, click.Group):
         return [" ".join(path)]
-    return [name for sub in cmd.commands.values() if not sub.hidden
+    return [name for sub in subcommands(cmd).values() if not sub.hidden
             for name in leaf_commands(sub, path + (sub.name,))]
 
 

@@ -5,7 +5,7 @@ import io
 import pytest
 from rich.console import Console
 
-import lab.cli as cli
+import lab.cli.console as cli
 from lab.cases import CASE_IDS
 from lab.report.terminal import print_matrix
 
@@ -32,6 +32,6 @@ def test_the_cli_prints_an_error_quoting_a_closing_tag_as_text(monkeypatch):
     out = io.StringIO()
     monkeypatch.setattr(cli, "console", Console(file=out, width=200, color_system=None))
     with pytest.raises(SystemExit) as done:
-        cli._fail("harness failure: OSError: [/vol/store] is busy")
+        cli.fail("harness failure: OSError: [/vol/store] is busy")
     assert done.value.code == 2
     assert "memlab: harness failure: OSError: [/vol/store] is busy" in out.getvalue()

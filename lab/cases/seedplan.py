@@ -17,8 +17,8 @@ import string
 from dataclasses import asdict, dataclass
 from typing import Any
 
-#: Records per context: the default and the method's minimum ("at least five records in each").
-RECORDS_PER_CONTEXT = 5
+from lab import RECORDS_PER_CONTEXT
+
 FACT_INDEX = 2
 MARKER_RE = re.compile(r"m[A-Z][0-9]-[a-z0-9]{6}")
 

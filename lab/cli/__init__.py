@@ -1,74 +1,63 @@
 """The ``memlab`` command line. Logging is configured here, once.
 
-Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a
-harness failure, 130 interrupted (what was measured is kept). ``run``: 2 also when a
-selected profile is invalid, a row is not evaluable or a trial hit a harness error
-(``--allow-errors``: those exit 0); with a gate (--fail-on, --min-level) 1 when the gate
-fails, 2 when it cannot be decided. ``list``: 2 when a profile is invalid. The result-set
-commands (verify, gate, ...) live in lab.cli.results.
+Each command lives in a module of its own and is imported only when it is asked for (the group is a
+:class:`lab.cli.lazy.LazyGroup` over :data:`COMMANDS`): ``memlab --help`` and ``memlab --version``
+import no command, and ``memlab COMMAND --help`` only that command's module, whose heavy imports wait
+until it runs (``images`` aside: its help names the host's CA folders, from the runtime).
+
+Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a harness failure, 130
+interrupted (what was measured is kept); each command's module says its own (``run``: lab.cli.run;
+``list``: lab.cli.listing; the result-set commands: lab.cli.results).
 
 May import: every role (it is the top).
 """
 
 from __future__ import annotations
 
-import fnmatch
-import sys
-import traceback
-from datetime import datetime, timezone
-from pathlib import Path
-
 import click
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from lab import METHOD_REVISION, __version__
-from lab.cli import progress
-from lab.cli.images import images as images_group
-from lab.cli.lifecycle import lifecycle as lifecycle_group
-from lab.cli.merge import merge_cmd
-from lab.cli.run_options import OptionRefused, recorded_rows, run_id_option, shard_of
-from lab.cli.site import site_cmd
-from lab.cli.results import COMMANDS, load_lifecycle, load_set, finish, gate_options, reports_option, sign_key_option
-from lab.cases.seedplan import RECORDS_PER_CONTEXT
-from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
-from lab.method.resume import ResumeRefused
-from lab.runtime.housekeeping import LEFT as GC_LEFT, gc as gc_run
-from lab.profile import PROFILES_DIR, ProfileError, file_row, scan_profiles, select
-from lab.lifecycle.verify import is_lifecycle
-from lab.report.lifecycle import print_report as print_lifecycle
-from lab.report.terminal import print_matrix, stdout_console
-from lab.resultset.lock import OutRefused
-from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
-from lab.runtime import own_image
-from lab.runtime import runnable as runnable_here
+from lab.cli.lazy import LazyGroup
 
-DEFAULT_SUT = "reference-*"
-console = Console(stderr=True)
-
+#: Every command: name -> (where it is defined, its short help as ``memlab --help`` shows it).
+#: tests/test_cli_lazy.py holds each short help equal to the command's own.
+COMMANDS = {
+    "analyze": ("lab.cli.reports:analyze_cmd",
+                "Re-derive every row from RESULT_DIR's saved observations into a new result set."),
+    "compare": ("lab.cli.reports:compare_cmd",
+                'Cell for cell, where the conditions of METHOD.md "Reporting" match; other rows side by side.'),
+    "gate": ("lab.cli.results:gate_cmd", "Gate a saved result set for CI, after verifying it."),
+    "gc": ("lab.cli.gc:gc",
+           "Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders)."),
+    "images": ("lab.cli.images:images",
+               "Build (missing) and list the lab's images: base, base-bullseye, postgres, redis, redis-stack, "
+               "lab, sut-<driver> (a folder of images/ holding a driver.py, built by the lab's recipe, or its "
+               "own Dockerfile)."),
+    "keygen": ("lab.cli.results:keygen_cmd", "Make an Ed25519 key pair: KEY.pem (private, mode 0600) and KEY.pub.pem."),
+    "lifecycle": ("lab.cli.lifecycle:lifecycle",
+                  "The lifecycle gate: do write, correct, rescope, expire and delete change what is served?"),
+    "list": ("lab.cli.listing:list_cmd", "Every profile, and whether it can run here (or why not)."),
+    "merge": ("lab.cli.merge:merge_cmd",
+              "Merge the result sets of a sharded run (`memlab run --shard K/N --run-id ID`) into one set."),
+    "report": ("lab.cli.reports:report_cmd",
+               "Render a result set: terminal matrix, Markdown, JUnit XML or one static HTML page."),
+    "run": ("lab.cli.run:run", "Run the matrix: every selected row, ten edits, three controls; write a result set."),
+    "show": ("lab.cli.show:show", "Print the verdict matrix (or the lifecycle table) of a saved result set."),
+    "sign": ("lab.cli.results:sign_cmd", "Sign a result set's manifest (manifest.sig), once it verifies."),
+    "site": ("lab.cli.site:site_cmd",
+             "One HTML page per SUT with its at-rest matrix and lifecycle gate together, and an index of every "
+             "row with a lifecycle column."),
+    "verify": ("lab.cli.results:verify_cmd", "Recompute a result set from its pinned bytes."),
+}
 
 
 def configure_logging(verbose: int, quiet: bool = False) -> None:
     """structlog to stderr (lab.cli.progress): -v info, -vv debug; -q errors only and no progress bar."""
+    from lab.cli import progress
     progress.configure(verbose, quiet)
 
 
-def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]memlab:[/] {escape(message)}")  # error text, not markup
-    sys.exit(code)
-
-
-def _profiles(directory: Path) -> tuple[list, list[ProfileError]]:
-    if not directory.is_dir():
-        _fail(f"no profile folder at {directory}")
-    profiles, errors = scan_profiles(directory)
-    for err in errors:
-        console.print(f"[bold red]invalid profile[/] {escape(str(err))}")
-    return profiles, errors
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy_subcommands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memlab", message=f"%(prog)s %(version)s (method {METHOD_REVISION})")
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no log output but errors (for CI logs).")
@@ -81,202 +70,3 @@ def main(verbose: int, quiet: bool) -> None:
     if verbose and quiet:
         raise click.UsageError("-v and -q contradict each other: give one of them")
     configure_logging(verbose, quiet)
-
-
-@main.command("list")
-@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
-def list_cmd(profiles_dir: Path) -> None:
-    """Every profile, and whether it can run here (or why not). Exit 0, or 2 when a profile is invalid."""
-    table = Table(header_style="bold")
-    for col in ("row", "SUT", "version", "status"):
-        table.add_column(col)
-    runtime = get_runtime("auto")
-    profiles, errors = _profiles(profiles_dir)
-    for err in errors:
-        what = escape(f"{err.field}: {err.message}")  # the profile's own text, never markup
-        table.add_row(escape(file_row(err.path)), "", "", f"[red]invalid profile[/]: {what}")
-    for prof in profiles:
-        if prof.status == "unavailable":
-            status = f"[yellow]unavailable[/]: {escape(str(prof.unavailable_reason))}"
-        else:
-            ok, why = runnable_here(runtime, prof)
-            status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {escape(why)}"
-            if ok and prof.image and runtime.name == "docker" and (absent := own_image.missing(prof)):
-                status += f"; {escape(absent)}"
-        table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
-    stdout_console().print(table)
-    if errors:
-        _fail(f"{len(errors)} invalid profile(s) in {profiles_dir} (each named above with its fix)")
-
-
-@main.command()
-@click.option("--sut", "patterns", multiple=True, metavar="NAME_OR_GLOB",
-              help=f"Rows to run (repeatable; globs allowed). Default: {DEFAULT_SUT!r}, the calibration rows.")
-@click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
-              help="Where SUTs run.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Result-set folder. Default: results/<UTC timestamp>/.")
-@click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True,
-              help="Trials run side by side: of one row once it is seeded, and of several rows.")
-@click.option("--nonce", default=None, help="Fix the seed plan's nonce (reproducible seeded texts).")
-@click.option("--records", type=click.IntRange(RECORDS_PER_CONTEXT, 100_000), default=RECORDS_PER_CONTEXT,
-              show_default=True, metavar="N",
-              help="Records seeded per context (the method's minimum is 5; more measure the lab at scale).")
-@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
-@click.option("--allow-errors", is_flag=True,
-              help="Exit 0 (or the gate's code) even when a selected profile is invalid, a row is not evaluable "
-                   "or a trial hit a harness error; without it those exit 2.")
-@click.option("--no-fork-server", is_flag=True,
-              help="Start every SUT as a plain new interpreter (local runtime) or a new container (docker), "
-                   "not forked from a server that imported it once (docs/fork-server.md).")
-@click.option("--shard", "shard_spec", default=None, metavar="K/N",
-              help="Measure shard K of N: the selected rows, sorted, dealt out round-robin (row i to shard "
-                   "i mod N + 1); `memlab merge` joins the shards' sets (docs/sharding.md). Needs --run-id.")
-@click.option("--run-id", "run_id", default=None, callback=run_id_option, metavar="ID",
-              help="Name the run in run.json (default: a new id); the shards of one run share it.")
-@click.option("--resume", "resume", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Continue the killed run in DIR (its --out; a shard's too, as it was recorded): saved trials "
-                   "are kept, the rest measured; refused when the lab, a profile, a driver or an option differs "
-                   "from the killed run's (docs/resume.md).")
-@sign_key_option
-@reports_option
-@gate_options
-def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None, records: int,
-        profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
-        min_level: str | None, no_fork_server: bool = False, shard_spec: str | None = None,
-        run_id: str | None = None, resume: Path | None = None) -> None:
-    """Run the matrix: every selected row, ten edits, three controls; write a result set.
-
-    Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
-    --min-level); 1 the gate failed; 2 bad input, a harness failure, a selected profile invalid, a row
-    not evaluable or a trial with a harness error (0 for those last three with --allow-errors); 130
-    interrupted. A row skipped before the run (unavailable, lifecycle-only, or not runnable on this
-    runtime, e.g. its server is not installed) is named on stderr, is not in the result set and does
-    not change the code; when no selected row can run, the exit is 2."""
-    shard = None
-    if resume is not None:
-        if out is not None and out.resolve() != resume.resolve():
-            _fail(f"--out {out} and --resume {resume} name two folders: a resume writes into the folder it continues")
-        if shard_spec or run_id:
-            _fail("--resume continues the run (or shard) as its run.json recorded it: give --resume DIR without "
-                  "--shard or --run-id")
-        try:
-            out, patterns = resume, patterns or tuple(recorded_rows(resume))
-        except OptionRefused as exc:
-            _fail(str(exc))
-    profiles, errors = _profiles(profiles_dir)
-    wanted = list(patterns) or [DEFAULT_SUT]
-    chosen = select(profiles, wanted)
-    invalid = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), pat) for pat in wanted)]
-    if not chosen and not invalid:
-        _fail(f"no profile matches {list(patterns) or [DEFAULT_SUT]}; `memlab list` shows the rows")
-    lifecycle_only = [p for p in chosen if "at_rest" not in p.measurements]
-    if lifecycle_only and len(lifecycle_only) == len(chosen) and not invalid:
-        _fail(f"{', '.join(p.row for p in lifecycle_only)}: lifecycle rows, not measured at rest; "
-              f"run them with `memlab lifecycle run --sut {lifecycle_only[0].row}`")
-    for prof in lifecycle_only:
-        console.print(f"[yellow]skipped[/] {prof.row}: a lifecycle row (`memlab lifecycle run --sut {prof.row}`)")
-    chosen = [p for p in chosen if p not in lifecycle_only]
-    if shard_spec:
-        try:
-            shard = shard_of(shard_spec, run_id, [p.row for p in chosen if p.status == "runnable"]
-                             + [file_row(e.path) for e in invalid], nonce, records, no_fork_server)
-        except OptionRefused as exc:
-            _fail(str(exc))
-        chosen = [p for p in chosen if p.status != "runnable" or p.row in shard["assigned"]]
-        invalid = [e for e in invalid if file_row(e.path) in shard["assigned"]]
-    unavailable = [p for p in chosen if p.status != "runnable"]
-    for prof in unavailable:
-        console.print(f"[yellow]skipped[/] {prof.row}: unavailable: {escape(str(prof.unavailable_reason))}")
-    runnable = [p for p in chosen if p.status == "runnable"]
-    if not runnable and not invalid:
-        _fail("none of the selected rows can run here")
-    try:
-        runtime = get_runtime(runtime_name)
-    except RuntimeUnavailable as exc:
-        _fail(str(exc))
-    if no_fork_server and hasattr(runtime, "use_fork_server"):
-        runtime.use_fork_server = False
-    for prof in list(runnable):
-        ok, why = runnable_here(runtime, prof)
-        if not ok:
-            console.print(f"[yellow]skipped[/] {prof.row}: not runnable on the {runtime.name} runtime here: "
-                          f"{escape(str(why))}")
-            runnable.remove(prof)
-            if shard:  # merge refuses a shard that did not measure a row it was given, and says why
-                shard["skipped"][prof.row] = f"not runnable on the {runtime.name} runtime there: {why}"
-    if not runnable and not invalid:
-        _fail("none of the selected rows can run here")
-    out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {out}")
-    try:
-        with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
-            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records, invalid=invalid,
-                                 progress=bar.step, run_id=run_id, shard=shard, resume=resume is not None)
-    except Interrupted as exc:
-        console.print(f"[yellow]{escape(str(exc))}[/]; partial result set in {out}")
-        sys.exit(130)
-    except (OutRefused, ResumeRefused) as exc:  # another run writes --out, it holds a set, or not this run's
-        _fail(str(exc))
-    except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept on disk
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "harness-error.txt").write_text(traceback.format_exc())
-        _fail(f"harness failure: {type(exc).__name__}: {exc}\n  what was measured is kept in {out}; "
-              f"the traceback is in {out / 'harness-error.txt'}")
-    print_matrix(summary.rows, stdout_console())
-    console.print(f"result set: {out}")
-    sys.exit(_outcome(finish(out, sign_key, reports, fail_on, min_level), summary.problems(), allow_errors))
-
-
-def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:
-    """The run's exit code: the gate's, or 2 when a row was not cleanly measured (unless allowed)."""
-    if not problems:
-        return code
-    console.print(f"[bold red]memlab:[/] {len(problems)} row(s) not cleanly measured:")
-    for line in problems:
-        console.print(f"  {escape(line.splitlines()[0])}")
-    if allow_errors:
-        console.print("exit code as if measured cleanly (--allow-errors)")
-        return code
-    console.print("exit 2 (--allow-errors exits 0 for these)")
-    return 2
-
-
-@main.command()
-@click.argument("result_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def show(result_dir: Path) -> None:
-    """Print the verdict matrix (or the lifecycle table) of a saved result set."""
-    if is_lifecycle(result_dir):
-        rows, run = load_lifecycle(result_dir)
-        print_lifecycle(rows, run, stdout_console())
-        return
-    print_matrix(load_set(result_dir)[0], stdout_console())  # strictly read and shape-checked, else exit 2
-
-
-@main.command()
-def gc() -> None:
-    """Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders).
-
-    Only runs whose memlab process is gone are touched. A scratch folder a live process still works in
-    (a server on its data directory) is removed only once that process is ended; one that cannot be
-    ended is left, named with the process, and gc exits 1."""
-    done = gc_run()
-    left = [item for item in done if item.startswith(GC_LEFT)]
-    for item in done:
-        console.print(escape(item if item in left else f"removed {item}"))
-    removed = len(done) - len(left)
-    console.print(f"gc: {removed} item(s) removed" if removed else "gc: nothing to remove")
-    if left:
-        _fail(f"gc: {len(left)} folder(s) left because a live process still uses them (named above)", 1)
-
-
-for _command in COMMANDS:
-    main.add_command(_command)
-main.add_command(images_group)
-main.add_command(lifecycle_group)
-main.add_command(site_cmd)
-main.add_command(merge_cmd)
-
-

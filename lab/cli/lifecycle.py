@@ -4,7 +4,9 @@ Exit codes of ``run``: 0 the gate passed, 1 it failed or was inconclusive, 2 a h
 input error (a bad scenario file, an unknown row, a SUT that never answered, the restarted
 position asked of an HTTP shim), 130
 interrupted (what was measured is kept and pinned). ``validate``: 0 valid (warnings
-printed), 2 invalid. ``doctor``: 0 every check passed, 1 a check failed, 2 a bad config.
+printed), 2 invalid. ``doctor``: 0 every check passed, 1 a check failed, 2 a bad config. Each command
+imports the gate's code when it runs, so that ``memlab lifecycle --help`` loads none of it (only the
+scenario loader, for the bundled pack's folder).
 """
 
 from __future__ import annotations
@@ -20,22 +22,10 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from lab.cli.progress import RunProgress
-from lab.cli.results import err, fail, sign_key_option
-from lab.lifecycle.adapters.http_config import load_http_config
-from lab.lifecycle.doctor import doctor
-from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
-from lab.lifecycle.results import summary_json
+from lab import RUNTIME_NAMES
+from lab.cli.options import no_fork_server_option, profiles_option, sign_key_option
+from lab.cli.results import err, fail
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
-from lab.profile import PROFILES_DIR, ProfileError, file_row, scan_profiles, select
-from lab.report import lifecycle as lifecycle_report
-from lab.report.files import write_lifecycle_reports
-from lab.report.terminal import stdout_console
-from lab.resultset import signing
-from lab.resultset.lock import OutRefused
-from lab.resultset.results import write_json
-from lab.runtime import RUNTIME_NAMES, RuntimeUnavailable, get_runtime
-from lab.runtime import runnable as runnable_here
 
 EXIT = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 1, "error": 2}
 
@@ -71,6 +61,10 @@ def validate_cmd(directory: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
     """Check a team's HTTP shim against the contract (it resets the store: use a test instance)."""
+    from lab.lifecycle.adapters.http_config import load_http_config
+    from lab.lifecycle.doctor import doctor
+    from lab.profile import ProfileError
+
     try:
         cfg = load_http_config(config, base_url=base_url)
     except ProfileError as exc:  # HttpConfigError, or the file cannot be read
@@ -100,16 +94,19 @@ def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
               help="Result-set folder. Default: results/lifecycle-<UTC timestamp>/.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary (checks, accuracy, delta, gate) to this file.")
-@click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")
-@click.option("--no-fork-server", is_flag=True,
-              help="Start every SUT as a plain new interpreter (local runtime) or a new container (docker), "
-                   "not forked from a server that imported it once (docs/fork-server.md).")
+@profiles_option
+@no_fork_server_option
 @sign_key_option
 def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: Path, seeds: int, fail_on: str,
             position: str | None, restart: bool, runtime_name: str, out: Path | None, json_file: Path | None,
             profiles_dir: Path, sign_key: Any, no_fork_server: bool = False) -> None:
     """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error."""
+    from lab.cli.progress import RunProgress
+    from lab.lifecycle.adapters.http_config import load_http_config
+    from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
+    from lab.profile import ProfileError
+    from lab.resultset.lock import OutRefused
+
     if not patterns and http_config is None:
         fail("name what to gate: --sut ROW (e.g. --sut lifecycle-strict) or --http CONFIG")
     if restart and position not in (None, "both"):
@@ -142,6 +139,7 @@ def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: 
 
 def _runtime(name: str):
     """The runtime SUT rows run on; a clear error when it cannot run here."""
+    from lab.runtime import RuntimeUnavailable, get_runtime
     try:
         return get_runtime(name)
     except RuntimeUnavailable as exc:
@@ -150,6 +148,9 @@ def _runtime(name: str):
 
 def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> list:
     """The selected profiles, each one the lifecycle gate can measure here (else exit 2 with the fix)."""
+    from lab.profile import file_row, scan_profiles, select
+    from lab.runtime import runnable as runnable_here
+
     if not profiles_dir.is_dir():
         fail(f"no profile folder at {profiles_dir}")
     profiles, errors = scan_profiles(profiles_dir)
@@ -176,6 +177,13 @@ def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> l
 
 def _finish(outcome, json_file: Path | None, sign_key: Any) -> None:
     """Reports, summary, signature; the table; the exit code of the gate."""
+    from lab.lifecycle.results import summary_json
+    from lab.report import lifecycle as lifecycle_report
+    from lab.report.files import write_lifecycle_reports
+    from lab.report.terminal import stdout_console
+    from lab.resultset import signing
+    from lab.resultset.results import write_json
+
     out, run, rows = outcome.out, outcome.run, outcome.rows
     write_lifecycle_reports(out, rows, run)
     summary = summary_json(rows, run)

@@ -9,12 +9,8 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from lab.cli.results import err, fail, finish, reports_option, sign_key_option
-from lab.report.terminal import print_matrix, stdout_console
-from lab.resultset.loading import Unreadable
-from lab.resultset.lock import OutRefused
-from lab.resultset.merge import merge
-from lab.resultset.verify import verify
+from lab.cli.options import reports_option, sign_key_option
+from lab.cli.results import err, fail, finish
 
 
 @click.command("merge")
@@ -29,6 +25,12 @@ def merge_cmd(shards: tuple[Path, ...], out: Path, sign_key: Any, reports: bool)
     Every shard must verify and be of the same run (run id, lab commit, runtime, selection, options),
     shards 1..N each given once, each with exactly its rows. Exit 0 merged (the new set verifies),
     2 refused or unreadable (nothing written)."""
+    from lab.report.terminal import print_matrix, stdout_console
+    from lab.resultset.loading import Unreadable
+    from lab.resultset.lock import OutRefused
+    from lab.resultset.merge import merge
+    from lab.resultset.verify import verify
+
     try:
         _, rows = merge(list(shards), out)
     except (Unreadable, OutRefused) as exc:

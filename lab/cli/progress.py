@@ -4,7 +4,9 @@ A run's bar advances per trial and says what it waits for in between: the long s
 runtimes announce as log events (a SUT environment built, an image built step by step, a
 backend server started) become the bar's description instead of log lines. Log lines
 themselves appear only with ``-v`` (info) or ``-vv`` (debug); at the default, warnings and
-errors; with ``-q`` (for CI logs) there is no bar and only errors are logged.
+errors; with ``-q`` (for CI logs) there is no bar and only errors are logged. The bar's own code
+(rich.progress) is imported only when a bar is made: the CLI's group configures logging for every
+command, ``--help`` included.
 
     configure(verbose=0, quiet=False)       # once, in the CLI's group
     with RunProgress(console, total=26) as bar:
@@ -16,13 +18,12 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from lab.cases.variants import is_variant
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: Log events that are a long step, and how the bar words them (from the event's fields).
 ACTIVITIES = {
@@ -93,6 +94,8 @@ class RunProgress:
     """A bar of ``total`` steps on ``console`` (none when quiet): ``step`` advances, ``doing`` says what it waits for."""
 
     def __init__(self, console: Console, total: int, first: str = "starting"):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         self._bar = None if settings.quiet else Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             console=console, transient=False)
@@ -117,6 +120,8 @@ class RunProgress:
         """One step of ``row`` is done (``advance=0``: said, not counted). A case's variant trial
         (``T1.v2``: how many a case has is known only once its base trial read the store) adds
         itself to the total as it is counted."""
+        from lab.cases.variants import is_variant
+
         with self._lock:
             self._last_step = self.description = f"{row} {step}"
             if self._bar:

@@ -1,15 +1,13 @@
 """What ``memlab run`` makes of its sharding and resume options before anything runs: the run id
 checked, this shard's block of run.json, the rows a killed run recorded. A refusal is an
-:class:`OptionRefused` whose text is the fix; the command prints it and exits 2."""
+:class:`OptionRefused` whose text is the fix; the command prints it and exits 2. What each needs is
+imported when it runs, so that ``memlab run --help`` loads none of it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
-
-from lab.method.resume import ResumeRefused, recorded as recorded_run
-from lab.resultset.shards import ShardSpecError, check_run_id, parse_spec, shard_record
 
 
 class OptionRefused(Exception):
@@ -18,8 +16,11 @@ class OptionRefused(Exception):
 
 def run_id_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """click's check of ``--run-id``."""
+    if value is None:
+        return None
+    from lab.resultset.shards import ShardSpecError, check_run_id
     try:
-        return None if value is None else check_run_id(value)
+        return check_run_id(value)
     except ShardSpecError as exc:
         raise click.BadParameter(str(exc)) from None
 
@@ -27,6 +28,7 @@ def run_id_option(ctx: click.Context, param: click.Parameter, value: str | None)
 def shard_of(spec: str, run_id: str | None, selection: list[str], nonce: str | None, records: int,
              no_fork_server: bool) -> dict:
     """The ``shard`` block of this shard's run.json (lab.resultset.shards)."""
+    from lab.resultset.shards import ShardSpecError, parse_spec, shard_record
     try:
         index, count = parse_spec(spec)
     except ShardSpecError as exc:
@@ -44,6 +46,7 @@ def shard_of(spec: str, run_id: str | None, selection: list[str], nonce: str | N
 
 def recorded_rows(folder: Path) -> list[str]:
     """The rows the killed run in ``folder`` recorded (a resume's default selection)."""
+    from lab.method.resume import ResumeRefused, recorded as recorded_run
     try:
         return [str(name) for name in recorded_run(folder)["rows"]]
     except ResumeRefused as exc:

@@ -4,23 +4,28 @@ Each folder given is an at-rest result set (its lifecycle set may sit inside it,
 ``lifecycle/``, as under results/published/) or a lifecycle result set. Rows are grouped by their
 row name, so an at-rest set and a lifecycle set of the same row — wherever each was written — land
 on one SUT page. Every set is verified first; a set that does not verify stops the command
-(exit 1) before anything is written, as a report of unverified numbers would mislead.
+(exit 1) before anything is written, as a report of unverified numbers would mislead. What it reads and
+writes with is imported when it runs, so that ``memlab site --help`` loads none of it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lab.cli.results import err, fail, load_lifecycle, verify_any
-from lab.lifecycle.verify import is_lifecycle
-from lab.report.site import SutResults, write_site
-from lab.resultset.loading import Unreadable, load_rows, load_run
+
+if TYPE_CHECKING:
+    from lab.report.site import SutResults
+
 
 def sets_in(folders: tuple[Path, ...]) -> list[tuple[str, Path]]:
     """(kind, folder) of every result set given: ``at_rest`` or ``lifecycle``, a lifecycle set found
     in an at-rest set's ``lifecycle/`` folder included."""
+    from lab.lifecycle.verify import is_lifecycle
+
     out = []
     for folder in folders:
         if not (folder / "manifest.json").is_file():
@@ -37,6 +42,9 @@ def sets_in(folders: tuple[Path, ...]) -> list[tuple[str, Path]]:
 
 def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
     """The SUTs of the sets, by row name, in the order their rows come; a row in two sets is an error."""
+    from lab.report.site import SutResults
+    from lab.resultset.loading import Unreadable, load_rows, load_run
+
     suts: dict[str, SutResults] = {}
     seen: dict[tuple[str, str], Path] = {}
     for kind, folder in sets:
@@ -69,6 +77,9 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
 def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool) -> None:
     """One HTML page per SUT with its at-rest matrix and lifecycle gate together, and an index of
     every row with a lifecycle column. Exit 0 written, 1 a set does not verify, 2 unreadable input."""
+    from lab.report.site import write_site
+    from lab.resultset.loading import Unreadable
+
     sets = sets_in(result_dirs)
     if verify:
         try:

@@ -13,20 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
 from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, load_scenarios, rederive, row_key
 from lab.resultset import signing
 from lab.resultset.loading import JSONProblem, Unreadable
 from lab.resultset.results import digest, read_json
-from lab.resultset.verify import GROUNDS, Finding, Verification, check_evidence, check_files
-
-LIFECYCLE_GROUNDS = {
-    **{k: GROUNDS[k] for k in ("bad-signature", "signature-key-mismatch", "signature-missing", "digest-mismatch",
-                               "row-missing", "row-extra", "row-malformed", "evidence-missing", "evidence-extra",
-                               "unsafe-file")},
-    "row-not-derivable": "a row differs from what its saved scenarios and answers give",
-    "run-malformed": "run.json does not describe the rows (kind, rows with their SUT facts), or the manifest "
-                     "states another run id, lab or fail_on than run.json",
-}
+from lab.resultset.verify import Finding, Verification, check_evidence, check_files
 
 
 class LifecycleVerification(Verification):

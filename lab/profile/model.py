@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from edits.layout import StoreLayout
+from lab import PROFILES_DIR  # noqa: F401 -- lab.profile names it with the other paths
 from lab.profile.names import bad_text
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-PROFILES_DIR = PROJECT_ROOT / "sut_profiles"
 IMAGES_DIR = PROJECT_ROOT / "images"
 
 ERASURE = ("record", "context", "none")

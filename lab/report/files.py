@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lab.report import html, junit, lifecycle, lifecycle_html, markdown
+from lab.report.formats import DEFAULT_FILES
 
 #: Format name -> renderer ``(rows, run) -> text``.
 RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
@@ -13,8 +14,6 @@ RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
 #: Format name -> renderer of a lifecycle result set.
 LIFECYCLE_RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
     "markdown": lifecycle.markdown, "junit": lifecycle.junit, "html": lifecycle_html.render}
-#: The report files ``memlab run``, ``memlab analyze`` and ``memlab lifecycle run`` write into a result set.
-DEFAULT_FILES = {"markdown": "report.md", "junit": "junit.xml", "html": "report.html"}
 
 
 def render(fmt: str, rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = None) -> str:

@@ -16,9 +16,7 @@ from typing import Any
 from lab.cases import CASE_IDS
 from lab.judge.observation import Verdict
 from lab.judge.scoring import LADDER
-
-FAIL_ON = ("accepted", "partial")
-LEVELS = ("L0",) + tuple(name for name, _ in LADDER)
+from lab.resultset.gate_choices import FAIL_ON, LEVELS
 
 
 @dataclass

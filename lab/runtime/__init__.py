@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from lab import RUNTIME_NAMES
 from lab.driver import DriverClient
 from lab.profile import Profile
 from lab.runtime.services import RunningService, ServiceSpec
-
-RUNTIME_NAMES = ("auto", "local", "docker")
 
 #: Python run inside a SUT environment to list it: {"python": version, "packages": {name: version},
 #: "requires": {name: [requirement, ...]}} (each package's Requires-Dist: what ``memlab compare``

@@ -1,0 +1,28 @@
+"""``memlab gc``: remove what a crashed or killed run left behind. Exit 0 done, 1 a folder was left
+because a live process still uses it (named)."""
+
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+
+from lab.cli.console import console, fail
+
+
+@click.command()
+def gc() -> None:
+    """Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders).
+
+    Only runs whose memlab process is gone are touched. A scratch folder a live process still works in
+    (a server on its data directory) is removed only once that process is ended; one that cannot be
+    ended is left, named with the process, and gc exits 1."""
+    from lab.runtime.housekeeping import LEFT as GC_LEFT, gc as gc_run
+
+    done = gc_run()
+    left = [item for item in done if item.startswith(GC_LEFT)]
+    for item in done:
+        console.print(escape(item if item in left else f"removed {item}"))
+    removed = len(done) - len(left)
+    console.print(f"gc: {removed} item(s) removed" if removed else "gc: nothing to remove")
+    if left:
+        fail(f"gc: {len(left)} folder(s) left because a live process still uses them (named above)", 1)

@@ -1,0 +1,66 @@
+"""Options several commands share: ``--profiles``, ``--no-fork-server``, ``--sign-key``, ``--pubkey``'s key
+loading, ``--reports/--no-reports``, and the CI gate's ``--fail-on`` and ``--min-level``. Their help and choices load nothing heavy: a key is
+read (lab.resultset.signing) only when one is given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from lab import PROFILES_DIR
+from lab.report.formats import DEFAULT_FILES
+from lab.resultset.gate_choices import FAIL_ON, LEVELS
+
+
+def _key_callback(loader: str) -> Callable[[click.Context, click.Parameter, Path | None], Any]:
+    """A click callback loading a key option's PEM with ``lab.resultset.signing.<loader>``; an unusable
+    key is a bad parameter."""
+    def callback(ctx: click.Context, param: click.Parameter, value: Path | None) -> Any:
+        if value is None:
+            return None
+        from lab.resultset import signing
+        try:
+            return getattr(signing, loader)(value)
+        except signing.SigningKeyError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return callback
+
+
+private_key = _key_callback("load_private_key")
+public_key = _key_callback("load_public_key")
+
+
+def profiles_option(f):
+    """``--profiles DIR``: the folder of SUT profiles (default the shipped ``sut_profiles/``)."""
+    return click.option("--profiles", "profiles_dir", type=click.Path(file_okay=False, path_type=Path),
+                        default=PROFILES_DIR, show_default=True, help="Folder of SUT profiles.")(f)
+
+
+def no_fork_server_option(f):
+    """``--no-fork-server``: every SUT start a plain interpreter or container (docs/fork-server.md)."""
+    return click.option("--no-fork-server", is_flag=True,
+                        help="Start every SUT as a plain new interpreter (local runtime) or a new container "
+                             "(docker), not forked from a server that imported it once (docs/fork-server.md).")(f)
+
+
+def sign_key_option(f):
+    """``--sign-key KEY.pem``: sign the manifest once written."""
+    return click.option("--sign-key", "sign_key", type=click.Path(dir_okay=False, path_type=Path),
+                        callback=private_key, help="Ed25519 private key (PEM): sign manifest.json "
+                                                   "into manifest.sig (`memlab keygen` makes one).")(f)
+
+
+def reports_option(f):
+    """``--reports/--no-reports``: write report.md, junit.xml, report.html into the set."""
+    return click.option("--reports/--no-reports", default=True, show_default=True,
+                        help=f"Write {', '.join(DEFAULT_FILES.values())} into the result set.")(f)
+
+
+def gate_options(f):
+    """``--fail-on`` and ``--min-level``: the CI gate."""
+    f = click.option("--min-level", type=click.Choice(LEVELS), default=None,
+                     help="Fail unless every row reaches this level (REJECTED on the read path).")(f)
+    return click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
+                        help="Fail on any ACCEPTED cell (accepted), or also on audit-only detection (partial).")(f)

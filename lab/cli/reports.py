@@ -1,0 +1,114 @@
+"""The commands that render or re-derive a saved result set: analyze, compare, report.
+
+Exit codes: 0 done, 2 bad input (a set that cannot be read, an ``--out`` that is not new). Each imports
+what it reads and renders with when it runs, so that its ``--help`` loads none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from lab.cli.options import reports_option, sign_key_option
+from lab.cli.results import err, fail, finish, load_lifecycle, load_set
+from lab.report.formats import DEFAULT_FILES
+
+
+@click.command("analyze")
+@click.argument("result_dir", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="New result-set folder. Default: <RESULT_DIR>-analyzed-<UTC timestamp>.")
+@sign_key_option
+@reports_option
+def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool) -> None:
+    """Re-derive every row from RESULT_DIR's saved observations into a new result set."""
+    from lab.report.terminal import print_matrix, stdout_console
+    from lab.resultset.analyze import analyze as analyze_set
+    from lab.resultset.analyze import default_out
+    from lab.resultset.compare import compare as compare_rows
+    from lab.resultset.loading import Unreadable
+
+    out = out or default_out(result_dir)
+    if out.resolve() == result_dir.resolve():
+        fail("--out must be a new folder: analyze never rewrites the result set it reads")
+    try:
+        _, rows = analyze_set(result_dir, out)
+    except Unreadable as exc:
+        fail(str(exc))
+    before, _ = load_set(result_dir)
+    changed = [(p.key, c, a, b) for p in compare_rows(before, rows).pairs for c, a, b in p.changed]
+    print_matrix(load_set(out)[0], stdout_console())
+    for key, cid, a, b in changed:
+        err.print(f"changed {key} {cid}: {a} -> {b}", highlight=False)
+    err.print(f"analyzed {result_dir} -> {out}: {len(changed)} cell(s) differ from the source", highlight=False)
+    sys.exit(finish(out, sign_key, reports, None, None))
+
+
+@click.command("compare")
+@click.argument("a", type=click.Path(path_type=Path))
+@click.argument("b", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
+    """Cell for cell, where the conditions of METHOD.md "Reporting" match; other rows side by side."""
+    from lab.report.comparison import render as render_comparison
+    from lab.report.terminal import stdout_console
+    from lab.resultset.compare import compare as compare_rows
+
+    result = compare_rows(load_set(a)[0], load_set(b)[0])
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2, default=str))
+    else:
+        render_comparison(result, (str(a), str(b)), stdout_console())
+
+
+@click.command("report")
+@click.argument("result_dir", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["terminal", *DEFAULT_FILES]), default="terminal",
+              show_default=True, help="Report format.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file instead of standard output.")
+def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
+    """Render a result set: terminal matrix, Markdown, JUnit XML or one static HTML page."""
+    from lab.lifecycle.verify import is_lifecycle
+    from lab.report.files import render as render_report
+    from lab.report.terminal import print_matrix, stdout_console
+
+    if is_lifecycle(result_dir):
+        return _report_lifecycle(result_dir, fmt, out)
+    rows, run = load_set(result_dir)
+    if fmt == "terminal":
+        if out is None:
+            print_matrix(rows, stdout_console())
+            return
+        with open(out, "w", encoding="utf-8") as fh:
+            print_matrix(rows, Console(file=fh, width=170, color_system=None))
+        return
+    _emit(render_report(fmt, rows, run, result_dir), out)
+
+
+def _emit(text: str, out: Path | None) -> None:
+    """A rendered report to ``out`` (saying so on stderr), or to standard output when none is given."""
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+        err.print(f"report: {out}", highlight=False)
+
+
+def _report_lifecycle(root: Path, fmt: str, out: Path | None) -> None:
+    from lab.report import lifecycle as lifecycle_report
+    from lab.report.files import LIFECYCLE_RENDERERS
+    from lab.report.terminal import stdout_console
+
+    rows, run = load_lifecycle(root)
+    if fmt == "terminal":
+        console = stdout_console() if out is None else Console(file=open(out, "w", encoding="utf-8"), width=170,
+                                                               color_system=None)
+        lifecycle_report.print_report(rows, run, console)
+        return
+    _emit(LIFECYCLE_RENDERERS[fmt](rows, run), out)

@@ -1,0 +1,168 @@
+"""``memlab run``: the matrix on the selected rows, written as a verifiable result set.
+
+Exit codes: 0 completed with every row evaluable and no harness error (with a gate, --fail-on or
+--min-level: the gate met); 1 the gate failed (2 when it cannot be decided); 2 bad input, a harness
+failure, a selected profile invalid, a row not evaluable or a trial with a harness error
+(``--allow-errors``: those last three exit 0); 130 interrupted (what was measured is kept).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from lab import RECORDS_PER_CONTEXT, RUNTIME_NAMES, __version__
+from lab.cli.console import console, fail
+from lab.cli.listing import profiles_in
+from lab.cli.options import gate_options, no_fork_server_option, profiles_option, reports_option, sign_key_option
+from lab.cli.run_options import run_id_option
+
+DEFAULT_SUT = "reference-*"
+
+
+@click.command()
+@click.option("--sut", "patterns", multiple=True, metavar="NAME_OR_GLOB",
+              help=f"Rows to run (repeatable; globs allowed). Default: {DEFAULT_SUT!r}, the calibration rows.")
+@click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
+              help="Where SUTs run.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Result-set folder. Default: results/<UTC timestamp>/.")
+@click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True,
+              help="Trials run side by side: of one row once it is seeded, and of several rows.")
+@click.option("--nonce", default=None, help="Fix the seed plan's nonce (reproducible seeded texts).")
+@click.option("--records", type=click.IntRange(RECORDS_PER_CONTEXT, 100_000), default=RECORDS_PER_CONTEXT,
+              show_default=True, metavar="N",
+              help="Records seeded per context (the method's minimum is 5; more measure the lab at scale).")
+@profiles_option
+@click.option("--allow-errors", is_flag=True,
+              help="Exit 0 (or the gate's code) even when a selected profile is invalid, a row is not evaluable "
+                   "or a trial hit a harness error; without it those exit 2.")
+@no_fork_server_option
+@click.option("--shard", "shard_spec", default=None, metavar="K/N",
+              help="Measure shard K of N: the selected rows, sorted, dealt out round-robin (row i to shard "
+                   "i mod N + 1); `memlab merge` joins the shards' sets (docs/sharding.md). Needs --run-id.")
+@click.option("--run-id", "run_id", default=None, callback=run_id_option, metavar="ID",
+              help="Name the run in run.json (default: a new id); the shards of one run share it.")
+@click.option("--resume", "resume", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Continue the killed run in DIR (its --out; a shard's too, as it was recorded): saved trials "
+                   "are kept, the rest measured; refused when the lab, a profile, a driver or an option differs "
+                   "from the killed run's (docs/resume.md).")
+@sign_key_option
+@reports_option
+@gate_options
+def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None, records: int,
+        profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
+        min_level: str | None, no_fork_server: bool = False, shard_spec: str | None = None,
+        run_id: str | None = None, resume: Path | None = None) -> None:
+    """Run the matrix: every selected row, ten edits, three controls; write a result set.
+
+    Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
+    --min-level); 1 the gate failed; 2 bad input, a harness failure, a selected profile invalid, a row
+    not evaluable or a trial with a harness error (0 for those last three with --allow-errors); 130
+    interrupted. A row skipped before the run (unavailable, lifecycle-only, or not runnable on this
+    runtime, e.g. its server is not installed) is named on stderr, is not in the result set and does
+    not change the code; when no selected row can run, the exit is 2."""
+    from lab.cli import progress
+    from lab.cli.results import finish
+    from lab.cli.run_options import OptionRefused, recorded_rows, shard_of
+    from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
+    from lab.method.resume import ResumeRefused
+    from lab.profile import file_row, select
+    from lab.report.terminal import print_matrix, stdout_console
+    from lab.resultset.lock import OutRefused
+    from lab.runtime import RuntimeUnavailable, get_runtime
+    from lab.runtime import runnable as runnable_here
+
+    shard = None
+    if resume is not None:
+        if out is not None and out.resolve() != resume.resolve():
+            fail(f"--out {out} and --resume {resume} name two folders: a resume writes into the folder it continues")
+        if shard_spec or run_id:
+            fail("--resume continues the run (or shard) as its run.json recorded it: give --resume DIR without "
+                  "--shard or --run-id")
+        try:
+            out, patterns = resume, patterns or tuple(recorded_rows(resume))
+        except OptionRefused as exc:
+            fail(str(exc))
+    profiles, errors = profiles_in(profiles_dir)
+    wanted = list(patterns) or [DEFAULT_SUT]
+    chosen = select(profiles, wanted)
+    invalid = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), pat) for pat in wanted)]
+    if not chosen and not invalid:
+        fail(f"no profile matches {list(patterns) or [DEFAULT_SUT]}; `memlab list` shows the rows")
+    lifecycle_only = [p for p in chosen if "at_rest" not in p.measurements]
+    if lifecycle_only and len(lifecycle_only) == len(chosen) and not invalid:
+        fail(f"{', '.join(p.row for p in lifecycle_only)}: lifecycle rows, not measured at rest; "
+              f"run them with `memlab lifecycle run --sut {lifecycle_only[0].row}`")
+    for prof in lifecycle_only:
+        console.print(f"[yellow]skipped[/] {prof.row}: a lifecycle row (`memlab lifecycle run --sut {prof.row}`)")
+    chosen = [p for p in chosen if p not in lifecycle_only]
+    if shard_spec:
+        try:
+            shard = shard_of(shard_spec, run_id, [p.row for p in chosen if p.status == "runnable"]
+                             + [file_row(e.path) for e in invalid], nonce, records, no_fork_server)
+        except OptionRefused as exc:
+            fail(str(exc))
+        chosen = [p for p in chosen if p.status != "runnable" or p.row in shard["assigned"]]
+        invalid = [e for e in invalid if file_row(e.path) in shard["assigned"]]
+    unavailable = [p for p in chosen if p.status != "runnable"]
+    for prof in unavailable:
+        console.print(f"[yellow]skipped[/] {prof.row}: unavailable: {escape(str(prof.unavailable_reason))}")
+    runnable = [p for p in chosen if p.status == "runnable"]
+    if not runnable and not invalid:
+        fail("none of the selected rows can run here")
+    try:
+        runtime = get_runtime(runtime_name)
+    except RuntimeUnavailable as exc:
+        fail(str(exc))
+    if no_fork_server and hasattr(runtime, "use_fork_server"):
+        runtime.use_fork_server = False
+    for prof in list(runnable):
+        ok, why = runnable_here(runtime, prof)
+        if not ok:
+            console.print(f"[yellow]skipped[/] {prof.row}: not runnable on the {runtime.name} runtime here: "
+                          f"{escape(str(why))}")
+            runnable.remove(prof)
+            if shard:  # merge refuses a shard that did not measure a row it was given, and says why
+                shard["skipped"][prof.row] = f"not runnable on the {runtime.name} runtime there: {why}"
+    if not runnable and not invalid:
+        fail("none of the selected rows can run here")
+    out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {out}")
+    try:
+        with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
+            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records, invalid=invalid,
+                                 progress=bar.step, run_id=run_id, shard=shard, resume=resume is not None)
+    except Interrupted as exc:
+        console.print(f"[yellow]{escape(str(exc))}[/]; partial result set in {out}")
+        sys.exit(130)
+    except (OutRefused, ResumeRefused) as exc:  # another run writes --out, it holds a set, or not this run's
+        fail(str(exc))
+    except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept on disk
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "harness-error.txt").write_text(traceback.format_exc())
+        fail(f"harness failure: {type(exc).__name__}: {exc}\n  what was measured is kept in {out}; "
+              f"the traceback is in {out / 'harness-error.txt'}")
+    print_matrix(summary.rows, stdout_console())
+    console.print(f"result set: {out}")
+    sys.exit(_outcome(finish(out, sign_key, reports, fail_on, min_level), summary.problems(), allow_errors))
+
+
+def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:
+    """The run's exit code: the gate's, or 2 when a row was not cleanly measured (unless allowed)."""
+    if not problems:
+        return code
+    console.print(f"[bold red]memlab:[/] {len(problems)} row(s) not cleanly measured:")
+    for line in problems:
+        console.print(f"  {escape(line.splitlines()[0])}")
+    if allow_errors:
+        console.print("exit code as if measured cleanly (--allow-errors)")
+        return code
+    console.print("exit 2 (--allow-errors exits 0 for these)")
+    return 2
