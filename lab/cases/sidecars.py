@@ -1,8 +1,10 @@
 """The ``sidecar=<volume>:<op>`` variants of a record case (:mod:`edits.sidecars`): the case's edit,
 and every file of another volume the adversary holds emptied or removed with it.
 
-:func:`specs` makes the variants of a base spec (one per held sidecar volume and operation; the
-editor's own variants are not multiplied by them: docs/method.md says why). :func:`problems` is
+:func:`specs` makes the variants of a base spec (one per held sidecar volume and operation), and
+of the one editor variant they combine with (:func:`combines`: the store's unkeyed derived values
+recomputed, where the sidecar is the check left); the editor's other variants are not multiplied
+by them (docs/method.md says why). :func:`problems` is
 the part of C3 such a variant adds to the case's own rule, over the file digests of the sidecar
 volume taken before and after the edit (``c3.sidecar``: volume, before, after, as
 :func:`edits.volumes.digest_tree` gives them) and the file-level diff of the held volumes: the
@@ -12,7 +14,7 @@ kept (``removed``); nothing was added; and the diff shows exactly that change. P
 Example::
 
     >>> from edits.model import EditSpec
-    >>> [s.sidecar for s in specs(EditSpec("T1", "A", "mA2-x"), ["ledger"])]
+    >>> [s.sidecar for s in specs([EditSpec("T1", "A", "mA2-x")], ["ledger"])]
     ['ledger:emptied', 'ledger:removed']
     >>> before = {"log.jsonl": {"sha256": "ab", "size": 9, "mode": "100644"}}
     >>> after = {"log.jsonl": {"sha256": EMPTY, "size": 0, "mode": "100644"}}
@@ -30,6 +32,7 @@ import stat
 from dataclasses import replace
 from typing import Any, Iterable
 
+from edits.derived_layout import RECOMPUTED
 from edits.model import EditError, EditSpec
 from edits.sidecars import OPS, name, parse
 from edits.volumes import diff_digests
@@ -37,9 +40,17 @@ from edits.volumes import diff_digests
 EMPTY = hashlib.sha256(b"").hexdigest()
 
 
-def specs(base: EditSpec, volumes: Iterable[str]) -> list[EditSpec]:
-    """The base spec with each sidecar operation on each of ``volumes`` (the held sidecar volumes)."""
-    return [replace(base, sidecar=name(v, op)) for v in volumes for op in OPS]
+def specs(bases: list[EditSpec], volumes: Iterable[str]) -> list[EditSpec]:
+    """Each of ``bases`` with each sidecar operation on each of ``volumes`` (the held sidecar volumes)."""
+    volumes = list(volumes)
+    return [replace(b, sidecar=name(v, op)) for b in bases for v in volumes for op in OPS]
+
+
+def combines(spec: EditSpec, base: EditSpec) -> bool:
+    """True for the one editor variant a sidecar operation is also made with: the base spec with the
+    store's unkeyed derived values recomputed (``derived=recomputed``), since then the sidecar is the
+    check left."""
+    return spec == replace(base, variant=RECOMPUTED)
 
 
 def problems(value: str, evidence: dict[str, Any] | None, files: dict[str, list[str]]) -> list[str]:

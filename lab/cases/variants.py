@@ -72,7 +72,7 @@ def enumerate_variants(case_id: str, specs: list[EditSpec], editor, records: lis
         if spec != base:
             out.append(spec)
         out += [replace(spec, variant=v) for v in (offered(spec, records) if offered else [])]
-    out += sidecar_variants.specs(base, sidecars)
+    out += sidecar_variants.specs([base, *(s for s in out if sidecar_variants.combines(s, base))], sidecars)
     return [{"trial": trial_name(case_id, k), "name": name_of(base, spec), "intended": spec.to_json()}
             for k, spec in enumerate(_unique(out), start=1)]
 

@@ -116,3 +116,24 @@ def test_the_sidecar_variants_are_of_the_base_spec_only_after_the_editors_own(tm
     assert listed[1]["intended"] == {**base.to_json(), "sidecar": "anchor:emptied"}
     assert "sidecar" not in base.to_json()  # a spec with no sidecar keeps the JSON every saved set has
 
+
+def test_the_derived_values_recomputed_are_also_measured_with_the_sidecar_emptied_or_removed(tmp_path):
+    from test_derived_variants import chain_store
+    (tmp_path / "store").mkdir()
+    layout = chain_store(tmp_path / "store")
+    editor = open_editor(layout, tmp_path / "store")
+    base = replace(specs("role")["T1"], find="FACT-A-7Q2X")
+    listed = [v["name"] for v in enumerate_variants("T1", [base], editor, editor.records(), ["ledger"])]
+    assert listed == ["derived=recomputed", "sidecar=ledger:emptied", "sidecar=ledger:removed",
+                      "sidecar=ledger:emptied; derived=recomputed", "sidecar=ledger:removed; derived=recomputed"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_case_with_its_derived_values_recomputed_and_its_sidecar_removed_lands(tmp_path, case):
+    from test_derived_variants import RECOMPUTED, chain_store
+    spec = replace(specs("role")[case], variant=RECOMPUTED, sidecar="ledger:removed")
+    result, _ = measure(tmp_path, chain_store, spec, "removed")
+    assert result.ok, result.reasons
+    if case != "T2":  # a chain cut at its tail is consistent as it is
+        left_wrong, _ = measure(tmp_path / "again", chain_store, replace(spec, variant=None), "removed", judged_as=spec)
+        assert not left_wrong.ok  # the default edit judged as the combination: the chain is left wrong
