@@ -4,9 +4,8 @@ and every file of another volume the adversary holds emptied or removed with it.
 :func:`specs` makes the variants of a base spec (one per held sidecar volume and operation), and
 of the one editor variant they combine with (:func:`combines`: the store's unkeyed derived values
 recomputed, where the sidecar is the check left); the editor's other variants are not multiplied
-by them (docs/method.md says why). :func:`problems` is
-the part of C3 such a variant adds to the case's own rule, over the file digests of the sidecar
-volume taken before and after the edit (``c3.sidecar``: volume, before, after, as
+by them (docs/method.md says why). :func:`problems` is the part of C3 such a variant adds to the
+case's own rule, over the file digests of the sidecar volume taken before and after the edit (``c3.sidecar``: volume, before, after, as
 :func:`edits.volumes.digest_tree` gives them) and the file-level diff of the held volumes: the
 volume held a file before; after, every file of it is 0 bytes (``emptied``) or gone, its folders
 kept (``removed``); nothing was added; and the diff shows exactly that change. Pure: no I/O.

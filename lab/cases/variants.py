@@ -5,12 +5,12 @@ Its variants are the other specs of the same case: those the case offers itself
 (``Case.alternatives``: T8's other declared metadata fields) and, for each of them and the
 base spec, every expression the generic editor offers on this store
 (``Editor.variants``: one place of several, element vs whole version rows, another form the
-reader accepts) and, for the base spec only, its edit with each held sidecar volume emptied
-or removed (:mod:`lab.cases.sidecars`). Each variant is a trial of its own (``T1.v1``,
-``T1.v2``, ...): a fresh copy of the seeded volumes, exactly one edit (with a sidecar
-variant's operation on its volume), its own C3, effect check and observation. The base
-trial saves the list (``variants``: trial, name, intended spec), so the variant trials, a
-resumed run and ``verify`` all read the same list.
+reader accepts) and, for the base spec and its ``derived=recomputed`` variant only, its edit
+with each held sidecar volume emptied or removed (:mod:`lab.cases.sidecars`). Each variant is
+a trial of its own (``T1.v1``, ``T1.v2``, ...): a fresh copy of the seeded volumes, exactly
+one edit (with a sidecar variant's operation on its volume), its own C3, effect check and
+observation. The base trial saves the list (``variants``: trial, name, intended spec), so the
+variant trials, a resumed run and ``verify`` all read the same list.
 
 Example::
 
@@ -64,8 +64,9 @@ def name_of(base: EditSpec, spec: EditSpec) -> str:
 def enumerate_variants(case_id: str, specs: list[EditSpec], editor, records: list[Record],
                        sidecars: Iterable[str] = ()) -> list[dict[str, Any]]:
     """Every variant of a case on this store besides its base spec (``specs[0]``; the rest are the
-    case's alternatives, :func:`lab.cases.registry.specs_for`), then the base spec with each of the
-    held ``sidecars`` volumes emptied or removed: ``{"trial", "name", "intended"}``."""
+    case's alternatives, :func:`lab.cases.registry.specs_for`), then the base spec (and its
+    ``derived=recomputed`` variant, where offered) with each of the held ``sidecars`` volumes
+    emptied or removed: ``{"trial", "name", "intended"}``."""
     base, out = specs[0], []
     offered = getattr(editor, "variants", None)  # an editor that offers no variants may lack the method
     for spec in specs:

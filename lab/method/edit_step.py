@@ -10,10 +10,9 @@ on its own volume follows the editor's edit (:mod:`lab.method.sidecar_step`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-from dataclasses import replace
 
 from edits.model import EditError
 from edits.model import EditSpec
