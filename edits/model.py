@@ -88,6 +88,10 @@ class EditSpec:
     texts the lab seeded into it, in write order (set only on a layout whose opaque payload
     declares other forms its reader accepts; a ``form=<name>`` variant writes them in that
     form, see ``edits.forms``).
+
+    ``sidecar`` is ``<volume>:emptied`` or ``<volume>:removed``: with the edit, every file of another
+    volume the adversary holds (a ledger, trace, receipt or anchor beside the store) truncated to 0
+    bytes or removed, by a volume-level operation (``edits.sidecars``), not by the store's editor.
     """
 
     case: str
@@ -102,12 +106,13 @@ class EditSpec:
     unit: str = "record"
     variant: str | None = None
     seeded: tuple[str, ...] | None = None
+    sidecar: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-safe view (``unit`` only when it is not the default ``record``, ``variant`` and
-        ``seeded`` only when set)."""
+        """A JSON-safe view (``unit`` only when it is not the default ``record``, ``variant``,
+        ``seeded`` and ``sidecar`` only when set)."""
         return {k: _jsonable(v) for k, v in self.__dict__.items()
-                if (k != "unit" or v != "record") and (k not in ("variant", "seeded") or v is not None)}
+                if (k != "unit" or v != "record") and (k not in ("variant", "seeded", "sidecar") or v is not None)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "EditSpec":

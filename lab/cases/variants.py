@@ -5,10 +5,12 @@ Its variants are the other specs of the same case: those the case offers itself
 (``Case.alternatives``: T8's other declared metadata fields) and, for each of them and the
 base spec, every expression the generic editor offers on this store
 (``Editor.variants``: one place of several, element vs whole version rows, another form the
-reader accepts). Each variant is a trial of its own (``T1.v1``, ``T1.v2``, ...): a fresh copy
-of the seeded volumes, exactly one edit, its own C3, effect check and observation. The base
-trial saves the list (``variants``: trial, name, intended spec), so the variant trials, a
-resumed run and ``verify`` all read the same list.
+reader accepts) and, for the base spec and its ``derived=recomputed`` variant only, its edit
+with each held sidecar volume emptied or removed (:mod:`lab.cases.sidecars`). Each variant is
+a trial of its own (``T1.v1``, ``T1.v2``, ...): a fresh copy of the seeded volumes, exactly
+one edit (with a sidecar variant's operation on its volume), its own C3, effect check and
+observation. The base trial saves the list (``variants``: trial, name, intended spec), so the
+variant trials, a resumed run and ``verify`` all read the same list.
 
 Example::
 
@@ -27,6 +29,7 @@ from dataclasses import replace
 from typing import Any, Iterable
 
 from edits.model import EditSpec, Record
+from lab.cases import sidecars as sidecar_variants
 
 #: The name a cell gives its base trial's expression (unless its spec names a variant: a record case
 #: on a sealed payload, whose own spec is a form the reader accepts).
@@ -58,15 +61,19 @@ def name_of(base: EditSpec, spec: EditSpec) -> str:
     return "; ".join(parts + ([spec.variant] if spec.variant else []))
 
 
-def enumerate_variants(case_id: str, specs: list[EditSpec], editor, records: list[Record]) -> list[dict[str, Any]]:
+def enumerate_variants(case_id: str, specs: list[EditSpec], editor, records: list[Record],
+                       sidecars: Iterable[str] = ()) -> list[dict[str, Any]]:
     """Every variant of a case on this store besides its base spec (``specs[0]``; the rest are the
-    case's alternatives, :func:`lab.cases.registry.specs_for`): ``{"trial", "name", "intended"}``."""
+    case's alternatives, :func:`lab.cases.registry.specs_for`), then the base spec (and its
+    ``derived=recomputed`` variant, where offered) with each of the held ``sidecars`` volumes
+    emptied or removed: ``{"trial", "name", "intended"}``."""
     base, out = specs[0], []
     offered = getattr(editor, "variants", None)  # an editor that offers no variants may lack the method
     for spec in specs:
         if spec != base:
             out.append(spec)
         out += [replace(spec, variant=v) for v in (offered(spec, records) if offered else [])]
+    out += sidecar_variants.specs([base, *(s for s in out if sidecar_variants.combines(s, base))], sidecars)
     return [{"trial": trial_name(case_id, k), "name": name_of(base, spec), "intended": spec.to_json()}
             for k, spec in enumerate(_unique(out), start=1)]
 

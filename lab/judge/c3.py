@@ -4,8 +4,9 @@ Pure functions over saved evidence: the record views (``Record.to_json()``) read
 generic editor before and after the edit, and the file digests of the raw volumes. What the
 case intends is the case's own rule (``lab.cases.tN``: ``rule``, and ``state_rule`` for whole
 version rows of a sealed state), found through the registry; this module adds what holds for
-every case: the raw volume changed, a volume the adversary does not hold did not, and -- for
-a restore case -- the restored copy equals the pre-op store record for record and byte for byte.
+every case: the raw volume changed, a volume the adversary does not hold did not, a sidecar
+variant's operation on its volume happened (:mod:`lab.cases.sidecars`), and -- for a restore
+case -- the restored copy equals the pre-op store record for record and byte for byte.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lab.cases import BY_ID
+from lab.cases import sidecars
 from lab.cases.evidence import Rec, RecordView
 
 
@@ -31,8 +33,10 @@ class C3Result:
 
 
 def check_edit(spec: dict[str, Any], layout: dict[str, Any], before: list[Rec], after: list[Rec],
-               files: dict[str, Any], untouched_files: dict[str, Any] | None = None) -> C3Result:
-    """C3 for T1..T8: ``spec`` is ``EditSpec.to_json()``, ``files`` the store-volume digest diff."""
+               files: dict[str, Any], untouched_files: dict[str, Any] | None = None,
+               sidecar: dict[str, Any] | None = None) -> C3Result:
+    """C3 for T1..T8: ``spec`` is ``EditSpec.to_json()``, ``files`` the digest diff of the held
+    volumes, ``sidecar`` a sidecar variant's digests of its volume before and after the edit."""
     reasons: list[str] = []
     changed_files = files.get("added", []) + files.get("removed", []) + files.get("changed", [])
     if not changed_files:
@@ -46,7 +50,9 @@ def check_edit(spec: dict[str, Any], layout: dict[str, Any], before: list[Rec], 
         rule = case.state_rule if spec.get("unit") == "state" else case.rule
     if rule is None:
         return C3Result(False, [f"no C3 rule for {spec['case']}"])
-    reasons += rule(view, spec, before, after)
+    reasons += rule(view, {k: v for k, v in spec.items() if k != "sidecar"}, before, after)
+    if spec.get("sidecar") is not None:
+        reasons += sidecars.problems(spec["sidecar"], sidecar, files)
     evidence = {"records_before": len(before), "records_after": len(after),
                 "files_changed": sorted(changed_files), "record_changes": view.changes(before, after)}
     return C3Result(not reasons, reasons, evidence)

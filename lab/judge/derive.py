@@ -136,7 +136,7 @@ def c3_outcomes(obs: Observation, layout: Json) -> list[C3Result]:
         raise ValueError(f"the observation saved no {' or '.join(missing)}")
     if c3.records_between is None:
         return [check_edit(spec, layout, c3.records_before, c3.records_after, c3.files or {},
-                           c3.untouched_volumes)]
+                           c3.untouched_volumes, c3.sidecar)]
     named = spec.get("markers") or [spec.get("marker")]
     saved = c3.digests_before is not None and c3.digests_after is not None
     pairs = [(c3.digests_before, c3.digests_after)] if saved else [({}, {}), ({}, {"not saved": True})]

@@ -114,7 +114,8 @@ class AuditCall(_Model):
 class C3Record(_Model):
     """C3 as the procedure saved it: the result (``ok``, ``reasons``, ``evidence`` summary) and
     what it was computed from (records read by the generic editor; file-level diffs of an edit;
-    a restore case's volume digests before its op and after the restore, where saved)."""
+    a restore case's volume digests before its op and after the restore, where saved; a sidecar
+    variant's digests of its volume before and after the edit)."""
 
     ok: bool
     reasons: list[str] | None = None
@@ -126,6 +127,7 @@ class C3Record(_Model):
     records_after: list[Json] | None = None
     digests_before: Json | None = None
     digests_after: Json | None = None
+    sidecar: Json | None = None
 
 
 class Observation(_Model):

@@ -4,11 +4,13 @@ C3 over the records read before and after it and the raw digests of every volume
 Jepsen's nemesis in small: the step is given the case, applies its edit and saves both the
 intended edit and the one the editor reports it actually applied. The step of a case's base
 trial also lists the case's variants on this store (:mod:`lab.cases.variants`), read from the
-same records before its edit; a variant's step is given its spec.
+same records before its edit; a variant's step is given its spec. A sidecar variant's operation
+on its own volume follows the editor's edit (:mod:`lab.method.sidecar_step`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from edits.model import EditSpec
 from lab.cases import Case, specs_for
 from lab.cases.variants import enumerate_variants
 from lab.judge.c3 import check_edit
+from lab.method import sidecar_step
 from lab.method.bed import merge_diffs
 from lab.method.row import Row
 from lab.method.sessions import Session, StageError, records
@@ -39,23 +42,26 @@ class EditStep:
         with row.sessions.store(obs, self.trial, vols, held) as editor:
             before = records(editor)
             if self.spec is None:
-                obs["variants"] = _variants(case, specs, editor)
+                obs["variants"] = _variants(case, specs, editor, sidecar_step.volumes(row, vols))
             try:
-                applied = editor.apply(spec)
+                applied = editor.apply(replace(spec, sidecar=None))  # the store's edit; the sidecar's below
             except EditError as exc:
                 raise StageError("edit", f"{case.id}: {exc}") from exc
             obs["applied"] = applied.to_json()
             after = records(editor)
-        files = merge_diffs(digests[0], row.bed.digests(vols, True))
+        sidecar_step.apply(row, spec, vols, obs["applied"])
+        held_after = row.bed.digests(vols, True)
+        files = merge_diffs(digests[0], held_after)
         untouched = merge_diffs(digests[1], row.bed.digests(vols, False))
-        result = check_edit(obs["intended"], row.profile.store.to_json(), before, after, files, untouched)
+        sidecar = sidecar_step.evidence(spec, digests[0], held_after)
+        result = check_edit(obs["intended"], row.profile.store.to_json(), before, after, files, untouched, sidecar)
         obs["c3"] = {**result.to_json(), "files": files, "untouched_volumes": untouched,
-                     "records_before": before, "records_after": after}
+                     "records_before": before, "records_after": after, **({"sidecar": sidecar} if sidecar else {})}
 
 
-def _variants(case: Case, specs: list[EditSpec], editor) -> list[dict[str, Any]]:
+def _variants(case: Case, specs: list[EditSpec], editor, sidecars: list[str]) -> list[dict[str, Any]]:
     """The case's variants on this store (read before the edit); a read failure is a StageError."""
     try:
-        return enumerate_variants(case.id, specs, editor, editor.records())
+        return enumerate_variants(case.id, specs, editor, editor.records(), sidecars)
     except (EditError, OSError, ValueError) as exc:
         raise StageError("variants", f"{case.id}: the generic editor could not list the variants: {exc}") from exc
