@@ -30,6 +30,7 @@ Example::
 
 from __future__ import annotations
 
+import decimal
 import re
 import uuid
 from datetime import datetime, timedelta
@@ -39,6 +40,7 @@ DAY = 86400
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
 _ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:([T ])(\d{2}:\d{2}:\d{2})(\.\d+)?)?(.*)$")
 _INT_TEXT = re.compile(r"^-?\d+$")
+_DECIMAL_TEXT = re.compile(r"^-?\d+\.(\d+)$")
 _SUFFIX = re.compile(r"^(.*?)(\d+)$")
 
 
@@ -98,7 +100,8 @@ def tamper_value(name: str, old: Any) -> Any:
     """A plausible value of metadata ``name`` that differs from ``old`` (T8).
 
     role: user <-> assistant, anything else -> "system" ("system" -> "user");
-    timestamp: numbers +1 day (epoch milliseconds +86,400,000), ISO strings +1 day;
+    timestamp: numbers +1 day (epoch milliseconds +86,400,000), number text too (decimals kept:
+    an adversary writes a time the reader parses), ISO strings +1 day;
     source, owner and anything else: a different value of the same kind.
     """
     if name == "role":
@@ -111,6 +114,9 @@ def tamper_value(name: str, old: Any) -> Any:
             return old + (DAY * 1000 if abs(old) > 1e11 else DAY)
         if isinstance(old, str) and _INT_TEXT.match(old):
             return str(int(old) + (DAY * 1000 if abs(int(old)) > 1e11 else DAY))
+        if isinstance(old, str) and (m := _DECIMAL_TEXT.match(old)):
+            moved = decimal.Decimal(old) + (DAY * 1000 if abs(float(old)) > 1e11 else DAY)
+            return f"{moved:.{len(m.group(1))}f}"
         if is_iso(old):
             return shift_iso(old, DAY)
     return _different(old)
