@@ -86,11 +86,6 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         """The table's name as SQL."""
         return _q(self.layout.table)
 
-    def variants(self, spec, records: list[Record]) -> list[str]:
-        """The place variants (:mod:`edits.places`), and ``derived=recomputed`` where the layout
-        declares derived values (:mod:`edits.derived`)."""
-        return super().variants(spec, records) + derived.variants(self.layout, spec)
-
     # -- statements -------------------------------------------------------
 
     def _where(self, rec: Record) -> tuple[str, list[Any]]:
@@ -156,9 +151,11 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         return not (self.position or self.layout.order in {*self.layout.identity, *self.pk})
 
     def variants(self, spec, records: list[Record]) -> list[str]:
-        """The place variants (T1, T8), and T4 ``swap=contents`` where the order is a column of its own."""
+        """The place variants (T1, T8: :mod:`edits.places`), T4 ``swap=contents`` where the order is a
+        column of its own, and ``derived=recomputed`` where the layout declares derived values
+        (:mod:`edits.derived`)."""
         own = [SWAP_CONTENTS] if spec.case == "T4" and spec.unit == "record" and self._orders_by_own_column() else []
-        return super().variants(spec, records) + own
+        return super().variants(spec, records) + own + derived.variants(self.layout, spec)
 
     def _swap(self, p: Plan) -> Outcome:
         a, b, order = p.target, p.other, self.layout.order

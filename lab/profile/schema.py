@@ -141,13 +141,6 @@ class ImageDoc(Strict):
         return self
 
 
-def _unique(values: list[str]) -> list[str]:
-    if len(set(values)) != len(values):
-        raise PydanticCustomError("profile", "{message}", {"message": "names an entry twice",
-                                                           "fix": "list each entry once"})
-    return values
-
-
 class ForkServerDoc(Strict):
     enabled: bool = True
     preload: list[Module] = []
