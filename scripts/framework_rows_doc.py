@@ -23,10 +23,12 @@ ROWS = {
         "deletion, reorder, forged or relabelled message, cross-thread copy and file rollback is served "
         "by `get_state` as the thread's genuine history, with no error and no warning."),
     "langgraph-sqlite+aes": (
-        "`EncryptedSerializer` refuses a checkpoint whose ciphertext was altered (T1: `MAC check failed`) "
-        "and keeps the messages out of reach, but it binds them to nothing but the key: deleted, "
-        "replayed, cross-thread and rolled-back checkpoints are served as genuine -- confidentiality, "
-        "not integrity of the thread (and it loads unencrypted checkpoints too, see the notes)."),
+        "`EncryptedSerializer` refuses a checkpoint whose ciphertext was altered (`MAC check failed`) and "
+        "keeps the messages out of reach, but it also loads a checkpoint written in plain msgpack: a keyless "
+        "adversary who writes the thread's state in that form gets every edit, deletion, reorder, forgery and "
+        "relabel served (the `form=plain-msgpack` variants decide T1, T3, T4, T5 and T8), and deleted, "
+        "replayed, cross-thread and rolled-back ciphertexts are served as genuine too -- confidentiality, not "
+        "integrity of the thread."),
     "langgraph-postgres": (
         "PostgresSaver is no different from SqliteSaver: whoever can write the database (SQL on the "
         "server, or its data directory at rest) decides what the agent resumes with -- every edited, "
@@ -35,9 +37,14 @@ ROWS = {
     "langgraph-redis": (
         "RedisSaver is no different either: whoever can write the Redis server (or its append-only file at "
         "rest) decides what the agent resumes with -- every edited, deleted, reordered, forged or copied "
-        "message and every rollback is served by `get_state` as genuine. Only a relabelled message fails to "
-        "load (T8): LangChain's class refuses `type: system` in a `HumanMessage` and the saver logs an ERROR, "
-        "a validation that a relabel keeping the class valid passes, not an integrity check."),
+        "message and every rollback is served by `get_state` as genuine, and so is a message relabelled "
+        "consistently (its `kwargs.type` and its class together, T8). Relabelling only one of them makes the "
+        "message fail to load (LangChain's class refuses it, the saver logs an ERROR, the driver refuses the "
+        "read): a validation, not an integrity check."),
+    "langgraph-redis+serve-unusable": (
+        "The same RedisSaver served as `get_state` returns it: a message that fails to load reaches the "
+        "agent as the raw constructor dict after the saver's ERROR log -- REPORTED, not refused, and a "
+        "consistent relabel is ACCEPTED as on langgraph-redis."),
     "openai-agents-sqlite-session": (
         "`SQLiteSession` hands the next `Runner` turn whatever `agent_messages` holds: every one of the "
         "ten edits reaches the agent as genuine conversation history."),

@@ -15,7 +15,10 @@ from lab.profile import load_profiles  # after rows_doc_common: it puts the repo
 ROWS = ["inspeximus-default", "inspeximus-rcpt+dir", "inspeximus-rcpt+dir+home", "acrf-memory-guard",
         "langgraph-ledger", "memory-blackbox-md", "memory-blackbox-md+restart", "atelya-attest-chain",
         "atelya-attest-chain+anchor", "continuum-events", "continuum-events+attest", "atmem-chain",
-        "atmem-chain+checkpoint"]
+        "atmem-chain+checkpoint", "acrf-memory-guard-readme-entry", "langgraph-ledger+trace-off",
+        "memory-blackbox-md-default", "memory-blackbox-md+restart+ledger-off", "atelya-attest-chain-verify-only",
+        "atelya-attest-chain+anchor-verify-only", "atelya-attest-chain+anchor-beside",
+        "continuum-events+attest-beside", "atmem-chain+checkpoint-beside"]
 UNAVAILABLE = ["hdp-token-content-ref", "hdp-token-uuid", "agent-memory", "recallspection-exact",
                "recallspection-exact+anchor", "surgical-devops-g7"]
 # Seconds measured once (2026-11-30, the 2-core development machine, other work running alongside):
