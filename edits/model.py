@@ -91,7 +91,8 @@ class EditSpec:
 
     ``sidecar`` is ``<volume>:emptied`` or ``<volume>:removed``: with the edit, every file of another
     volume the adversary holds (a ledger, trace, receipt or anchor beside the store) truncated to 0
-    bytes or removed, by a volume-level operation (``edits.sidecars``), not by the store's editor.
+    bytes or removed, by a volume-level operation (``edits.sidecars``), not by the store's editor;
+    ``<volume>/<folder>:<op>`` does the same to a sidecar folder the profile declares in a held volume.
     """
 
     case: str

@@ -9,8 +9,10 @@ the sidecars use (an empty JSON lines log; SQLite opens a 0-byte file as an empt
 - ``emptied``: every regular file in the volume truncated to 0 bytes (symlinks and folders kept);
 - ``removed``: every file in the volume (regular files and symlinks) removed, folders kept.
 
-A spec names the operation as ``<volume>:<op>`` (``EditSpec.sidecar``). Rolling a sidecar back to
-an earlier copy is not generic (the adversary would need one), so it is not offered.
+A spec names the operation as ``<volume>:<op>`` (``EditSpec.sidecar``), or ``<volume>/<folder>:<op>``
+for a sidecar folder the profile declares inside a held volume (``sidecars:``; a trace kept in the
+store's own volume): then only the files under that folder are emptied or removed. Rolling a
+sidecar back to an earlier copy is not generic (the adversary would need one), so it is not offered.
 
 Example::
 
@@ -27,12 +29,17 @@ Example::
     0
     >>> apply(vol, "removed"), (vol / "trace").is_dir()
     (['rm trace/t1.jsonl'], True)
+    >>> parse("store/trace:emptied"), where("store/trace"), where("ledger")
+    (('store/trace', 'emptied'), ('store', 'trace'), ('ledger', None))
+    >>> inside({"db": {"size": 1}, "trace/a": {"size": 2}, "trace": {"size": 0}}, "trace")
+    {'a': {'size': 2}}
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from edits.model import EditError
 
@@ -48,8 +55,24 @@ def parse(value: str) -> tuple[str, str]:
     """``(volume, op)`` of a spec's ``sidecar`` value; EditError when it is not ``<volume>:<op>``."""
     volume, _, op = str(value).rpartition(":")
     if not volume or op not in OPS:
-        raise EditError(f"sidecar {value!r}: write <volume>:<op>, op one of {list(OPS)}")
+        raise EditError(f"sidecar {value!r}: write <volume>:<op> or <volume>/<folder>:<op>, op one of {list(OPS)}")
     return volume, op
+
+
+def where(target: str) -> tuple[str, str | None]:
+    """``(volume, folder)`` of a sidecar target: ``ledger`` is a whole volume (folder None),
+    ``store/trace`` the folder ``trace`` inside volume ``store``."""
+    volume, _, folder = target.partition("/")
+    return volume, folder or None
+
+
+def inside(digests: dict[str, Any], folder: str | None) -> dict[str, Any]:
+    """The entries of a volume's file digests under ``folder``, by their path inside it (all of
+    them when ``folder`` is None: the whole volume is the sidecar)."""
+    if folder is None:
+        return dict(digests)
+    prefix = f"{folder}/"
+    return {p[len(prefix):]: e for p, e in digests.items() if p.startswith(prefix)}
 
 
 def files(path: Path) -> list[Path]:

@@ -1,14 +1,17 @@
-"""The ``sidecar=<volume>:<op>`` variants of a record case (:mod:`edits.sidecars`): the case's edit,
-and every file of another volume the adversary holds emptied or removed with it.
+"""The ``sidecar=<target>:<op>`` variants of a record case (:mod:`edits.sidecars`): the case's edit,
+and every file of another volume the adversary holds, or of a sidecar folder the profile declares
+inside a held volume (``<volume>/<folder>``), emptied or removed with it.
 
 :func:`specs` makes the variants of a base spec (one per held sidecar volume and operation), and
 of the one editor variant they combine with (:func:`combines`: the store's unkeyed derived values
 recomputed, where the sidecar is the check left); the editor's other variants are not multiplied
 by them (docs/method.md says why). :func:`problems` is the part of C3 such a variant adds to the
-case's own rule, over the file digests of the sidecar volume taken before and after the edit (``c3.sidecar``: volume, before, after, as
-:func:`edits.volumes.digest_tree` gives them) and the file-level diff of the held volumes: the
-volume held a file before; after, every file of it is 0 bytes (``emptied``) or gone, its folders
-kept (``removed``); nothing was added; and the diff shows exactly that change. Pure: no I/O.
+case's own rule, over the file digests of the sidecar target taken before and after the edit
+(``c3.sidecar``: volume (the target), before, after, as :func:`edits.volumes.digest_tree` gives
+them, by their paths inside the target) and the file-level diff of the held volumes: the target
+held a file before; after, every file of it is 0 bytes (``emptied``) or gone, its folders kept
+(``removed``); nothing was added; and the diff shows exactly that change within the target (the
+store's own files beside a sidecar folder are the case's rule's). Pure: no I/O.
 
 Example::
 
@@ -22,6 +25,9 @@ Example::
     []
     >>> problems("ledger:removed", {"volume": "ledger", "before": before, "after": after}, files)
     ['sidecar ledger:removed: log.jsonl is still there after the edit']
+    >>> problems("store/trace:emptied", {"volume": "store/trace", "before": before, "after": before},
+    ...          {"added": [], "removed": [], "changed": ["store/db.sqlite"]})
+    ['sidecar store/trace:emptied: log.jsonl is not empty after the edit']
 """
 
 from __future__ import annotations
@@ -33,14 +39,14 @@ from typing import Any, Iterable
 
 from edits.derived_layout import RECOMPUTED
 from edits.model import EditError, EditSpec
-from edits.sidecars import OPS, name, parse
+from edits.sidecars import OPS, name, parse, where
 from edits.volumes import diff_digests
 
 EMPTY = hashlib.sha256(b"").hexdigest()
 
 
 def specs(bases: list[EditSpec], volumes: Iterable[str]) -> list[EditSpec]:
-    """Each of ``bases`` with each sidecar operation on each of ``volumes`` (the held sidecar volumes)."""
+    """Each of ``bases`` with each sidecar operation on each of ``volumes`` (the row's sidecar targets)."""
     volumes = list(volumes)
     return [replace(b, sidecar=name(v, op)) for b in bases for v in volumes for op in OPS]
 
@@ -60,11 +66,11 @@ def problems(value: str, evidence: dict[str, Any] | None, files: dict[str, list[
         return [str(exc)]
     at = f"sidecar {value}"
     if not evidence or evidence.get("volume") != volume or not {"before", "after"} <= set(evidence):
-        return [f"{at}: no file digests of volume {volume!r} were saved (not a volume the adversary holds?)"]
+        return [f"{at}: no file digests of {_named(volume)} were saved (not a sidecar the adversary holds?)"]
     before, after = evidence["before"], evidence["after"]
     regular = [p for p, e in before.items() if _kind(e) == "file"]
     if not regular:
-        return [f"{at}: volume {volume!r} held no file before the edit: nothing to {op[:-1]}"]
+        return [f"{at}: {_named(volume)} held no file before the edit: nothing to {op[:-1]}"]
     out = [f"{at}: {p} was added" for p in sorted(set(after) - set(before))]
     out += [f"{at}: folder {p} is gone" for p, e in before.items() if _kind(e) == "dir" and p not in after]
     if op == "emptied":
@@ -73,11 +79,18 @@ def problems(value: str, evidence: dict[str, Any] | None, files: dict[str, list[
     else:
         out += [f"{at}: {p} is still there after the edit" for p, e in before.items()
                 if _kind(e) != "dir" and p in after]
-    shown = {k: sorted(p.split("/", 1)[1] for p in files.get(k, []) if p.startswith(f"{volume}/"))
+    prefix = f"{volume}/"
+    shown = {k: sorted(p[len(prefix):] for p in files.get(k, []) if p.startswith(prefix))
              for k in ("added", "removed", "changed")}
     if shown != diff_digests(before, after):
-        out.append(f"{at}: the file-level diff of volume {volume!r} ({shown}) is not the change its digests show")
+        out.append(f"{at}: the file-level diff of {_named(volume)} ({shown}) is not the change its digests show")
     return out
+
+
+def _named(target: str) -> str:
+    """A sidecar target as a reader is told it: ``volume 'ledger'``, ``folder 'trace' of volume 'store'``."""
+    volume, folder = where(target)
+    return f"volume {volume!r}" if folder is None else f"folder {folder!r} of volume {volume!r}"
 
 
 def _kind(entry: dict[str, Any]) -> str:

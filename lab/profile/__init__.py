@@ -18,6 +18,8 @@ schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profi
     services:                             # backends the store lives in (optional)
       db: {kind: postgres, volume: pgdata}  # postgres | redis, on a declared volume
     store: {...}                          # the layout, see edits.layout
+    sidecars: [{volume: store, path: trace}]   # sidecar folders inside held volumes (optional): the
+                                          # sidecar variants empty or remove their files only
     capabilities: {erasure: record, order: true, metadata: true, snapshot: true}
     configuration: {...}                  # features, head placement; passed to the driver
     detection_points: [read]              # read | audit (two points = two rows)

@@ -170,6 +170,9 @@ class Profile:
     #: False: the row's trials run one after another, never side by side (a driver that opens its
     #: volumes at fixed paths, ``kit.fixed_paths``: two trials at once would re-point each other's links).
     side_by_side: bool = True
+    #: The sidecar folders inside held volumes, as ``<volume>/<folder>`` (``sidecars:``): the sidecar
+    #: variants empty or remove their files (lab.method.sidecar_step).
+    sidecars: tuple[str, ...] = ()
 
     @property
     def driver_dir(self) -> Path:
@@ -203,6 +206,7 @@ class Profile:
             **({"fork_server": self.fork_server.to_json()} if self.fork_server != ForkServer() else {}),
             **({"side_by_side": False} if not self.side_by_side else {}),
             **({"image": self.image.to_json()} if self.image else {}),
+            **({"sidecars": list(self.sidecars)} if self.sidecars else {}),
         }
 
 

@@ -73,6 +73,13 @@ def _unique(values: list[str]) -> list[str]:
     return values
 
 
+class SidecarDoc(Strict):
+    """A sidecar folder inside a held volume (a trace kept beside the store in its own volume)."""
+
+    volume: SafeName
+    path: Annotated[str, _checked(names.bad_relative)]
+
+
 class Service(Strict):
     kind: _literal(SERVICE_KINDS)
     volume: SafeName
@@ -161,6 +168,7 @@ class Document(Strict):
     volumes: dict[SafeName, Volume] = {}
     services: dict[SafeName, Service] = {}
     store: dict[str, Any] | None = None
+    sidecars: list[SidecarDoc] = []
     capabilities: CapabilitiesDoc = CapabilitiesDoc()
     configuration: dict[str, Any] = {}
     detection_points: Annotated[list[_literal(DETECTION_POINTS)], Field(min_length=1), AfterValidator(_unique)] = ["read"]
@@ -182,6 +190,6 @@ class Document(Strict):
         """An empty section (``capabilities:`` with nothing under it) is an absent one, as it always was."""
         if isinstance(data, dict):
             sections = ("sut", "volumes", "services", "capabilities", "configuration", "timeouts", "limits", "signals",
-                        "fork_server")
+                        "fork_server", "sidecars")
             return {k: v for k, v in data.items() if not (k in sections and v is None)}
         return data

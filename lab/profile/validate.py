@@ -69,7 +69,7 @@ class Validator:
                        fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload),
                                               tuple(doc.fork_server.per_start),
                                               tuple(doc.fork_server.unused_paths)), image=image,
-                       side_by_side=doc.side_by_side, **common)
+                       side_by_side=doc.side_by_side, sidecars=self._sidecars(doc, volumes, store), **common)
 
     def _image(self, doc: Document) -> OwnImage | None:
         """The driver folder and the row's own image: without ``image`` the folder holds a driver.py (the
@@ -138,6 +138,36 @@ class Validator:
             raise self.fail("capabilities.sealed", "sealed records go with an opaque payload and back",
                             "set capabilities.sealed: true exactly when store.payload.format is opaque")
         return store, capabilities
+
+    def _sidecars(self, doc: Document, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[str, ...]:
+        """The declared sidecar folders as ``<volume>/<folder>``: each in a declared volume the adversary
+        holds (not a service's), a folder strictly inside it, not holding the store's file, listed once."""
+        out: list[str] = []
+        services = {s.volume for s in doc.services.values()}
+        for i, side in enumerate(doc.sidecars):
+            at = f"sidecars[{i}]"
+            if side.volume not in volumes:
+                raise self.fail(f"{at}.volume", f"volume {side.volume!r} is not declared",
+                                f"declare it under volumes: or use one of {sorted(volumes)}")
+            if not volumes[side.volume]:
+                raise self.fail(f"{at}.volume", f"volume {side.volume!r} is not one the adversary holds",
+                                f"set volumes.{side.volume}.adversary: true, or name the held volume the folder is in")
+            if side.volume in services:
+                raise self.fail(f"{at}.volume", f"volume {side.volume!r} is a service's data volume (the service's files)",
+                                "name the held volume the sidecar's folder is in")
+            folder = PurePosixPath(side.path)
+            if not folder.parts or folder.parts == (".",):
+                raise self.fail(f"{at}.path", "the path is the volume's top, not a folder inside it",
+                                "name the sidecar's folder inside the volume, e.g. trace")
+            if store and store.volume == side.volume and store.file and \
+                    PurePosixPath(store.file.replace("{context}", "context")).is_relative_to(folder):
+                raise self.fail(f"{at}.path", f"the folder {side.path!r} holds the store's file {store.file!r}",
+                                "name the folder that holds only the sidecar's files")
+            target = f"{side.volume}/{folder}"
+            if target in out:
+                raise self.fail(at, f"sidecar folder {target!r} is declared twice", "list each sidecar folder once")
+            out.append(target)
+        return tuple(out)
 
     def _checked(self, where: str, problem: names.Problem) -> None:
         if problem:

@@ -100,7 +100,7 @@ def test_c3_fails_when_one_file_is_left_or_the_diff_does_not_show_the_operation(
     (ledger / "trace" / "A.jsonl").write_bytes(b"")
     assert problems("ledger:emptied", {**evidence, "after": digest_tree(ledger)}, files)[0].startswith(
         "sidecar ledger:emptied: the file-level diff of volume 'ledger'")
-    assert problems("ledger:emptied", None, files)[0].endswith("(not a volume the adversary holds?)")
+    assert problems("ledger:emptied", None, files)[0].endswith("(not a sidecar the adversary holds?)")
     empty = {"volume": "ledger", "before": {"trace": before["trace"]}, "after": {"trace": before["trace"]}}
     assert problems("ledger:removed", empty, files) == [
         "sidecar ledger:removed: volume 'ledger' held no file before the edit: nothing to remove"]
