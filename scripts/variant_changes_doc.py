@@ -41,7 +41,7 @@ def rows_at(rev: str) -> list[str]:
     names = subprocess.run([*git, "ls-tree", "-r", "--name-only", rev, "--", "results/published"],
                            capture_output=True, text=True, check=True).stdout.split()
     return [subprocess.run([*git, "show", f"{rev}:{n}"], capture_output=True, text=True, check=True).stdout
-            for n in names if "/rows/" in n and n.endswith(".json")]
+            for n in names if len(n.split("/")) == 5 and n.split("/")[3] == "rows" and n.endswith(".json")]
 
 
 def _statements(entry: dict) -> list[str]:
