@@ -24,7 +24,8 @@ from lab.runtime import LIST_PACKAGES
 PUBLISHED = ROOT / "results" / "published" / "langgraph-sqlite"
 ROW = "rows/langgraph-sqlite@read.json"
 #: What langgraph-checkpoint-sqlite 3.1.1 and its dependencies declare (Requires-Dist), abridged
-#: to the packages of the published environment; psycopg arrives with a postgres row's driver.
+#: to the packages of the published environment; sqlalchemy and greenlet stand for what another row's
+#: driver may bring into a shared environment (the published one has neither).
 REQUIRES = {
     "langgraph-checkpoint-sqlite": ["aiosqlite>=0.20", "langgraph-checkpoint<5,>=3", "sqlite-vec>=0.1.6"],
     "langgraph-checkpoint": ["langchain-core>=0.2.38", "ormsgpack>=1.12.0"],
@@ -34,6 +35,7 @@ REQUIRES = {
                                                     "email-validator>=2.0.0; extra == 'email'"],
     "aiosqlite": ["typing_extensions>=4.0; python_version < '3.8'"],
     "psycopg": ["psycopg-binary==3.2.10; extra == 'binary'", "typing-extensions>=4.6"],
+    "sqlalchemy": ["greenlet>=1", "typing-extensions>=4.6"],
 }
 
 
@@ -44,17 +46,17 @@ def _listed(runtime: dict) -> dict:
     return out
 
 
-def _gained_psycopg(row: dict) -> None:
-    row["runtime"]["packages"].update({"psycopg": "3.2.10", "psycopg-binary": "3.2.10"})
+def _gained_sqlalchemy(row: dict) -> None:
+    row["runtime"]["packages"].update({"sqlalchemy": "2.0.40", "greenlet": "3.2.0"})
     row["runtime"] = _listed(row["runtime"])
-    row["sut"]["reported"]["libraries"]["psycopg"] = "3.2.10"  # the shared driver reports it too
+    row["sut"]["reported"]["libraries"]["sqlalchemy"] = "2.0.40"  # the shared driver reports it too
 
 
 @pytest.fixture
 def fresh(tmp_path):
     """The published set, re-recorded: requirements listed, and two packages more beside the SUT."""
     b = copy_set(PUBLISHED, tmp_path / "fresh")
-    edit_row(b, ROW, _gained_psycopg)
+    edit_row(b, ROW, _gained_sqlalchemy)
     return b
 
 
@@ -62,7 +64,7 @@ def test_packages_beside_the_sut_are_named_but_not_judged(fresh):
     [pair] = compare(load_rows(PUBLISHED), load_rows(fresh)).pairs
     assert pair.comparable, pair.differing
     assert pair.basis.startswith("the dependency closure of langgraph-checkpoint-sqlite")
-    assert pair.not_judged == {"psycopg": (None, "3.2.10"), "psycopg-binary": (None, "3.2.10")}
+    assert pair.not_judged == {"sqlalchemy": (None, "2.0.40"), "greenlet": (None, "3.2.0")}
     assert pair.unchanged == 10 and pair.changed == []
 
 
@@ -74,22 +76,29 @@ def test_a_version_inside_the_closure_makes_the_rows_incomparable(fresh):
     assert not pair.comparable and list(pair.differing) == ["libraries"]
     a, b = pair.differing["libraries"]
     assert (a["packages"]["jsonpointer"], b["packages"]["jsonpointer"]) == ("3.12", "3.13")
-    assert "psycopg" not in b["packages"]
+    assert "sqlalchemy" not in b["packages"]
 
 
 def test_a_reported_library_that_is_no_package_is_still_judged(fresh):
     edit_row(fresh, ROW, lambda row: row["sut"]["reported"]["libraries"].update(sqlite="3.46.0"))
     [pair] = compare(load_rows(PUBLISHED), load_rows(fresh)).pairs
     a, b = pair.differing["libraries"]
-    assert (a["sut"]["sqlite"], b["sut"]["sqlite"]) == ("3.40.1", "3.46.0") and "psycopg" not in b["sut"]
+    assert (a["sut"]["sqlite"], b["sut"]["sqlite"]) == ("3.40.1", "3.46.0") and "sqlalchemy" not in b["sut"]
+
+
+def _unrecorded(row: dict) -> None:
+    """The row as a run that recorded no requirements has it (sets measured before the lab recorded them)."""
+    row["runtime"].get("detail", {}).pop("requires", None)
 
 
 def test_without_recorded_requirements_the_whole_environment_is_judged_and_said(tmp_path):
-    b = copy_set(PUBLISHED, tmp_path / "b")
-    edit_row(b, ROW, lambda row: row["runtime"]["packages"].update({"psycopg": "3.2.10"}))
-    [pair] = compare(load_rows(PUBLISHED), load_rows(b)).pairs
+    a = copy_set(PUBLISHED, tmp_path / "a")
+    edit_row(a, ROW, _unrecorded)
+    b = copy_set(a, tmp_path / "b")
+    edit_row(b, ROW, lambda row: row["runtime"]["packages"].update({"sqlalchemy": "2.0.40"}))
+    [pair] = compare(load_rows(a), load_rows(b)).pairs
     assert not pair.comparable and pair.basis.startswith("the whole environment: neither row records")
-    assert pair.differing["libraries"][1]["packages"]["psycopg"] == "3.2.10"
+    assert pair.differing["libraries"][1]["packages"]["sqlalchemy"] == "2.0.40"
 
 
 def test_stopped_during_edits_is_a_condition(tmp_path):
@@ -106,10 +115,11 @@ def test_the_cli_names_the_basis_and_what_it_did_not_judge(fresh, cache):
     out = " ".join(proc.stdout.split())
     assert "1 comparable row(s), 0 changed cell(s)" in out
     assert "libraries judged on the dependency closure of langgraph-checkpoint-sqlite" in out
-    assert "not judged (outside the SUT's dependency closure): psycopg absent | 3.2.10" in out
+    assert ("not judged (outside the SUT's dependency closure): greenlet absent | 3.2.0, sqlalchemy absent | 2.0.40"
+            in out)
     data = json.loads(memlab("compare", PUBLISHED, fresh, "--json", cache=cache).stdout)
     [pair] = data["pairs"]
-    assert pair["comparable"] and pair["not_judged"]["psycopg-binary"] == {"a": None, "b": "3.2.10"}
+    assert pair["comparable"] and pair["not_judged"]["greenlet"] == {"a": None, "b": "3.2.0"}
 
 
 def test_the_closure_follows_real_metadata_markers_and_extras():
