@@ -142,9 +142,10 @@ class EditorBase:
     def apply(self, spec: EditSpec) -> AppliedEdit:
         """Apply exactly one edit (T1..T8) and return what was actually done."""
         records = self.records()
-        if spec.variant is not None and spec.variant not in self.variants(replace(spec, variant=None), records):
+        offered = self.variants(replace(spec, variant=None), records) if spec.variant is not None else []
+        if spec.variant is not None and spec.variant not in offered:
             raise EditError(f"{spec.case}: the {self.backend} editor offers no variant {spec.variant!r} for this "
-                            f"store (it offers {self.variants(replace(spec, variant=None), records) or 'none'})")
+                            f"store (it offers {offered or 'none'})")
         if spec.variant == RECOMPUTED:  # derived values recomputed after the default edit: edits.derived
             from edits import derived
             return derived.apply(self, spec)

@@ -84,11 +84,6 @@ def variant_trials(base_obs: dict[str, Any] | None) -> list[str]:
     return [v["trial"] for v in listed if isinstance(v, dict) and isinstance(v.get("trial"), str)]
 
 
-def listed(base_obs: dict[str, Any] | None, trial: str) -> dict[str, Any] | None:
-    """The entry of ``trial`` in a base trial's variant list."""
-    return next((v for v in (base_obs or {}).get("variants") or [] if v.get("trial") == trial), None)
-
-
 def spec_of(entry: dict[str, Any]) -> EditSpec:
     """The edit a listed variant makes."""
     return EditSpec.from_json(entry["intended"])

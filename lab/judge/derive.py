@@ -11,7 +11,7 @@ observation saved and names every case whose saved C3 result it does not give.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from lab import METHOD_REVISION
 from lab.cases import CASE_IDS
@@ -30,10 +30,17 @@ TRIALS = ("seed", "C1", "C2", *CASE_IDS)
 def trials_of(saved: dict[str, Any]) -> list[str]:
     """Every trial a row holds once complete: :data:`TRIALS`, and after each case's base trial the
     variant trials it lists (``saved``: trial -> saved JSON, as far as saved)."""
-    out: list[str] = []
+    return list(read_trials(saved.get))
+
+
+def read_trials(read: Callable[[str], Any]) -> dict[str, Any]:
+    """Trial -> ``read(trial)`` (the saved JSON, None where absent) for :data:`TRIALS` and, after each
+    case's base trial, the variant trials it lists: the one walk of a row's observation files."""
+    out: dict[str, Any] = {}
     for trial in TRIALS:
-        out.append(trial)
-        out += variant_trials(saved.get(trial))
+        out[trial] = data = read(trial)
+        for variant in variant_trials(data if isinstance(data, dict) else None):
+            out[variant] = read(variant)
     return out
 
 

@@ -14,15 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from edits.model import EditError
-from edits.model import EditSpec
+from edits.model import EditError, EditSpec
 from lab.cases import Case, specs_for
 from lab.cases.variants import enumerate_variants
 from lab.judge.c3 import check_edit
 from lab.method import sidecar_step
 from lab.method.bed import merge_diffs
 from lab.method.row import Row
-from lab.method.sessions import Session, StageError, records
+from lab.method.sessions import Session, StageError, read_records, records
 
 
 class EditStep:
@@ -40,9 +39,10 @@ class EditStep:
         spec = specs[0]
         obs["intended"] = spec.to_json()
         with row.sessions.store(obs, self.trial, vols, held) as editor:
-            before = records(editor)
+            read = read_records(editor)  # once: the C3 evidence before the edit, and the variants listed from it
+            before = [r.to_json() for r in read]
             if self.spec is None:
-                obs["variants"] = _variants(case, specs, editor, sidecar_step.volumes(row, vols))
+                obs["variants"] = _variants(case, specs, editor, read, sidecar_step.volumes(row, vols))
             try:
                 applied = editor.apply(replace(spec, sidecar=None))  # the store's edit; the sidecar's below
             except EditError as exc:
@@ -59,9 +59,10 @@ class EditStep:
                      "records_before": before, "records_after": after, **({"sidecar": sidecar} if sidecar else {})}
 
 
-def _variants(case: Case, specs: list[EditSpec], editor, sidecars: list[str]) -> list[dict[str, Any]]:
-    """The case's variants on this store (read before the edit); a read failure is a StageError."""
+def _variants(case: Case, specs: list[EditSpec], editor, read: list, sidecars: list[str]) -> list[dict[str, Any]]:
+    """The case's variants on this store, from the records ``read`` before the edit; a failure to list
+    them is a StageError."""
     try:
-        return enumerate_variants(case.id, specs, editor, editor.records(), sidecars)
+        return enumerate_variants(case.id, specs, editor, read, sidecars)
     except (EditError, OSError, ValueError) as exc:
         raise StageError("variants", f"{case.id}: the generic editor could not list the variants: {exc}") from exc

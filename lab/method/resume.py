@@ -32,8 +32,8 @@ from typing import Any
 from edits import volumes as vol
 from lab import METHOD_REVISION
 from lab.cases.seedplan import SeedPlan
-from lab.cases.variants import is_variant, variant_trials
-from lab.judge.derive import TRIALS
+from lab.cases.variants import is_variant
+from lab.judge.derive import TRIALS, read_trials
 from lab.method.bed import Bed
 from lab.profile import Profile, ProfileError, file_row
 from lab.resultset.loading import JSONProblem
@@ -132,16 +132,8 @@ def check_environment(obs_dir: Path, environment: dict[str, Any]) -> None:
 
 def saved_trials(obs_dir: Path) -> dict[str, dict[str, Any]]:
     """Trial -> observation for every trial of a row whose observation was saved."""
-    found: dict[str, dict[str, Any]] = {}
-    for trial in TRIALS:
-        data = _saved(Path(obs_dir) / f"{trial}.json")
-        if data is not None:
-            found[trial] = data
-            for variant in variant_trials(data):
-                more = _saved(Path(obs_dir) / f"{variant}.json")
-                if more is not None:
-                    found[variant] = more
-    return found
+    saved = read_trials(lambda trial: _saved(Path(obs_dir) / f"{trial}.json"))
+    return {trial: data for trial, data in saved.items() if data is not None}
 
 
 def plan_of(saved: dict[str, dict[str, Any]]) -> SeedPlan | None:

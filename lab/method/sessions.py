@@ -128,7 +128,12 @@ class Sessions:
 
 def records(editor) -> list[dict[str, Any]]:
     """Every record an open editor reads (``Record.to_json()``); a read failure is a StageError."""
+    return [r.to_json() for r in read_records(editor)]
+
+
+def read_records(editor) -> list:
+    """Every record an open editor reads (``Record``s); a read failure is a StageError."""
     try:
-        return [r.to_json() for r in editor.records()]
+        return editor.records()
     except (EditError, OSError, ValueError) as exc:
         raise StageError("records", f"the generic editor could not read the store: {exc}") from exc

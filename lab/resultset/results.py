@@ -27,8 +27,7 @@ from typing import Any
 import rfc8785
 
 from lab import METHOD_REVISION, __version__, moments
-from lab.cases.variants import variant_trials
-from lab.judge.derive import TRIALS, SavedRow, derive_rows
+from lab.judge.derive import SavedRow, derive_rows, read_trials
 from lab.judge.observation import Observation, ShapeError
 from lab.judge.scoring import DECISION_RULES
 from lab.profile import PROJECT_ROOT
@@ -140,13 +139,9 @@ def load_saved(obs_dir: Path) -> SavedRow:
     profile = read_json(obs_dir / "profile.json")
     if not isinstance(profile, dict) or not isinstance(profile.get("row"), str):
         raise ShapeError(f"{where}/profile.json: field row: missing or not a string")
-    trials: dict[str, Observation | None] = {}
-    for trial in TRIALS:
-        data = _maybe(obs_dir / f"{trial}.json")
-        trials[trial] = None if data is None else Observation.load(data, f"{where}/{trial}.json", trial)
-        for variant in variant_trials(data if isinstance(data, dict) else None):
-            more = _maybe(obs_dir / f"{variant}.json")
-            trials[variant] = None if more is None else Observation.load(more, f"{where}/{variant}.json", variant)
+    saved = read_trials(lambda trial: _maybe(obs_dir / f"{trial}.json"))
+    trials = {trial: None if data is None else Observation.load(data, f"{where}/{trial}.json", trial)
+              for trial, data in saved.items()}
     return SavedRow(profile, _maybe(obs_dir / "environment.json"), trials)
 
 
