@@ -7,10 +7,11 @@ any check's status, violations or opportunities, the current-fact accuracy count
 harness errors, the erasure-at-rest counts (deleted values still on disk, proven not found, not
 attributable, not measured: a raw scan of the real store after each delete), or the SUT's
 installed version differ. Nothing here knows what the results should
-be: the committed rows are the measurement they are compared with. The live position is
-re-measured for every row (on the local runtime, or the one ``RUNTIMES`` names); the restarted position for every row but those in ``SLOW_RESTARTED``,
-whose restarts the fork server (docs/fork-server.md) cannot make cheap: each names why, and the
-seconds of its published run say what re-measuring it would cost CI.
+be: the committed rows are the measurement they are compared with. Both positions are
+re-measured for every row (on the local runtime, or the one ``RUNTIMES`` names), the restarted
+one included where every restart imports the SUT's own modules anew (crewai-ltm-lancedb,
+hermes-memory-md and letta-block-history read their paths or settings at import: the fork server
+preloads only their dependencies, docs/fork-server.md) or starts a container (openclaw-memory-md).
 """
 
 from __future__ import annotations
@@ -37,32 +38,7 @@ ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspex
 #: Rows re-measured on another runtime than the local one, and why.
 RUNTIMES = {"langgraph-redis": ("docker", "its Redis Stack server links OpenSSL 1.1: the lab's bullseye-based image"),
             "openclaw-memory-md": ("docker", "it brings its own image (a Node driver), which runs on docker only")}
-#: Rows whose restarted run is not re-measured here: every restart imports the SUT itself (it reads
-#: its paths at import: fork_server.per_start, docs/fork-server.md, or it opts out), or starts a
-#: container, and that alone is too slow for CI.
-SLOW_REASONS = {
-    "crewai-ltm-lancedb": "every start imports CrewAI, pyarrow and lancedb (storage paths read at import; "
-                          "pyarrow starts a thread at import, so the fork server cannot preload it)",
-    "hermes-memory-md": "every start imports Hermes (HERMES_HOME read at import), and every read builds "
-                        "an agent session",
-    "langgraph-redis": "it runs on the docker runtime; its restarted run took 743 s when published (a new "
-                       "container importing LangGraph and redisvl per restart), before the docker fork server",
-    "openclaw-memory-md": "its own image runs on the docker runtime, where every restart is a new container "
-                          "that loads OpenClaw's Node modules again (no fork server for a Node driver)",
-    "letta-block-history": "Letta reads its database settings at import, so its profile opts out of the fork server",
-}
-
-
-def restarted_seconds(row: str) -> float:
-    """Seconds the published restarted run of a row took (run.json)."""
-    run = json.loads((PUBLISHED / row / "lifecycle" / "run.json").read_text())
-    return next(t["seconds"] for t in run["rows"] if t["row"] == row and t["position"] == "restarted")
-
-
-SLOW_RESTARTED = {row: (restarted_seconds(row), why) for row, why in SLOW_REASONS.items()}
-CASES = [pytest.param(row, position, id=f"{row}@{position}")
-         for position in ("live", "restarted") for row in ROWS
-         if position == "live" or row not in SLOW_RESTARTED]
+CASES = [pytest.param(row, position, id=f"{row}@{position}") for position in ("live", "restarted") for row in ROWS]
 
 
 def published(row: str, position: str) -> dict:
@@ -95,7 +71,7 @@ def remeasure(row: str, position: str, out: Path) -> dict:
     runtime = RUNTIMES.get(row, ("local",))[0]
     done = subprocess.run([sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", runtime,
                            "--position", position, "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900)
+                          timeout=1800)
     TIMINGS.append(f"{row}@{position} (lifecycle, {runtime}): whole run {time.monotonic() - started:.1f} s")
     print("\n" + TIMINGS[-1])
     assert done.returncode in (0, 1), f"exit {done.returncode}:\n{done.stderr[-3000:]}"
