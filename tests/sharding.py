@@ -1,9 +1,11 @@
-"""Helpers for the tests of trials side by side and of sharded runs: one reference run with
-``--jobs 1`` per test session, and the part of a row that must not depend on how it was run."""
+"""Helpers for the tests of trials side by side, of sharded runs and of the runtimes: the reference
+rows measured once per test session (locally with ``--jobs 1``, on docker with the fork server on),
+and the part of a row that must not depend on how it was run."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +49,22 @@ def run_set(tmp_path_factory, name: str, *args: str, env: dict[str, str] | None 
 
 def baseline(tmp_path_factory) -> Path:
     """The reference rows measured with ``--jobs 1``, once per test session."""
-    out = tmp_path_factory.getbasetemp() / "baseline-jobs1" / "rs"
+    return session_set(tmp_path_factory, "baseline-jobs1", "--runtime", "local", "--jobs", "1")
+
+
+def on_docker(tmp_path_factory) -> Path:
+    """The reference rows measured on the docker runtime (fork server on), once per test session."""
+    return session_set(tmp_path_factory, "reference-docker", "--runtime", "docker")
+
+
+def session_set(tmp_path_factory, name: str, *args: str) -> Path:
+    """``memlab run --nonce NONCE --no-reports ARGS`` (the default rows, ``reference-*``) into the session's folder
+    ``name``, once per test session (a later call reuses the set); the run's seconds in ``seconds``."""
+    out = tmp_path_factory.getbasetemp() / name / "rs"
     if not (out / "manifest.json").is_file():
-        proc = memlab("run", "--runtime", "local", "--nonce", NONCE, "--no-reports", "--jobs", "1", "--out", out,
-                      cache=shared_cache(tmp_path_factory))
-        assert proc.returncode == 0, proc.stderr
+        began = time.monotonic()
+        proc = memlab("run", "--nonce", NONCE, "--no-reports", "--out", out, *args,
+                      cache=shared_cache(tmp_path_factory), timeout=1800)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        (out.parent / "seconds").write_text(f"{time.monotonic() - began:.1f}")
     return out

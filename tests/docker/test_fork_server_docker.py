@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -26,6 +25,7 @@ from lab.runtime.docker import DockerRuntime
 from lab.runtime.docker_forkserver import CONTAINER_DRIVER, CONTAINER_PYTHON
 from lab.runtime.dockercli import docker
 from lab.runtime.housekeeping import RunRegistry, gc, new_run_id
+from sharding import on_docker, session_set
 
 pytestmark = pytest.mark.docker
 PROBE = ROOT / "tests" / "docker" / "forkprobe"
@@ -194,15 +194,6 @@ def test_the_runs_end_and_gc_remove_the_server_container(rig):
     client.kill()
 
 
-def _reference_run(out: Path, cache, *extra: str) -> float:
-    began = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "lab.cli", "run", "--runtime", "docker", "--sut", "reference-*",
-                           "--nonce", "forkserver", "--out", str(out), *extra], cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, "MEMLAB_CACHE": str(cache)}, timeout=1800)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return time.monotonic() - began
-
-
 def _cells(row: dict) -> dict:
     return {"cells": {c: (row["cells"][c]["verdict"], row["cells"][c].get("detection_point"),
                           row["cells"][c].get("observation_class")) for c in CASE_IDS},
@@ -210,16 +201,17 @@ def _cells(row: dict) -> dict:
             "score": (row["metric"], row["level"], row["evaluable"])}
 
 
-def test_the_reference_rows_give_the_same_cells_with_the_fork_server_on_and_off(tmp_path, cache):
-    seconds = {"on": _reference_run(tmp_path / "on", cache),
-               "off": _reference_run(tmp_path / "off", cache, "--no-fork-server")}
-    print(f"\nreference rows on docker: fork server off {seconds['off']:.1f} s, on {seconds['on']:.1f} s")
-    rows = {k: {p.stem: json.loads(p.read_text()) for p in (tmp_path / k / "rows").glob("*.json")} for k in seconds}
+def test_the_reference_rows_give_the_same_cells_with_the_fork_server_on_and_off(tmp_path_factory):
+    sets = {"on": on_docker(tmp_path_factory),  # the session's docker set, which the parity test reads too
+            "off": session_set(tmp_path_factory, "reference-docker-plain", "--runtime", "docker", "--no-fork-server")}
+    seconds = {k: (path.parent / "seconds").read_text() for k, path in sets.items()}
+    print(f"\nreference rows on docker: fork server off {seconds['off']} s, on {seconds['on']} s")
+    rows = {k: {p.stem: json.loads(p.read_text()) for p in (path / "rows").glob("*.json")} for k, path in sets.items()}
     assert sorted(rows["on"]) == sorted(rows["off"]) and len(rows["on"]) >= 9
     for name, off in rows["off"].items():
         assert _cells(rows["on"][name]) == _cells(off), name
     for key, used in (("on", True), ("off", False)):
-        for env in (tmp_path / key / "observations").glob("*/environment.json"):
+        for env in (sets[key] / "observations").glob("*/environment.json"):
             note = json.loads(env.read_text())["detail"]["fork_server"]
             assert note["used"] is used, (key, env.parent.name, note)
 

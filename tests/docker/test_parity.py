@@ -1,36 +1,26 @@
 """The docker runtime gives the local runtime's verdicts, cell for cell, on the reference rows."""
 
 import json
-import os
 import re
-import subprocess
-import sys
-import time
 
 import pytest
 
 from lab.cases import CASE_IDS
 
 from docker_helpers import ROOT, containers
+from sharding import baseline, on_docker
 
 pytestmark = pytest.mark.docker
 
 
-def _run(runtime: str, out, cache) -> float:
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "lab.cli", "run", "--runtime", runtime, "--sut", "reference-*",
-                           "--nonce", "parity", "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "MEMLAB_CACHE": str(cache)})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return time.monotonic() - started
-
-
 @pytest.fixture(scope="module")
-def both(tmp_path_factory, cache):
-    """The reference matrix once on each runtime, with the same seed plan."""
-    out = {name: tmp_path_factory.mktemp(name) for name in ("docker", "local")}
-    seconds = {name: _run(name, out[name], cache) for name in out}
-    print(f"\nreference matrix: docker {seconds['docker']:.1f} s, local {seconds['local']:.1f} s")
+def both(tmp_path_factory):
+    """The reference matrix on each runtime, with the same seed plan (the session's sets, measured
+    once: the docker fork-server test and the sharding tests read them too)."""
+    out = {"docker": on_docker(tmp_path_factory), "local": baseline(tmp_path_factory)}
+    seconds = {name: (path.parent / "seconds").read_text() if (path.parent / "seconds").is_file() else "?"
+               for name, path in out.items()}
+    print(f"\nreference matrix: docker {seconds['docker']} s, local {seconds['local']} s")
     rows = {name: {p.stem: json.loads(p.read_text()) for p in (out[name] / "rows").glob("*.json")} for name in out}
     return out, rows
 
