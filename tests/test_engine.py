@@ -18,6 +18,7 @@ from lab.runtime.housekeeping import MOUNT_LINKS, RunRegistry, new_run_id, scrat
 from lab.profile import load_profiles, scan_profiles, select
 from lab.runtime.local import LocalRuntime
 from processes import run_processes
+from sharding import baseline
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTY = ROOT / "tests" / "fixtures" / "faulty"
@@ -37,11 +38,11 @@ EXPECTED = {  # the calibration the reference SUTs exist for (issue: the lab eng
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory, cache):
-    out = tmp_path_factory.mktemp("reference")
-    profiles = select(load_profiles(), ["reference-*"])
-    summary = run_matrix(profiles, LocalRuntime(), out, jobs=2, nonce="calib")
-    return out, {r["row"]: r for r in summary.rows}
+def reference(tmp_path_factory):
+    """The reference rows as `memlab run` measured them (the session's --jobs 1 set, which the
+    sharding, side-by-side and parity tests read too)."""
+    out = baseline(tmp_path_factory)
+    return out, {r["row"]: r for r in (json.loads(p.read_text()) for p in sorted((out / "rows").glob("*.json")))}
 
 
 def test_reference_rows_give_exactly_the_calibrated_verdicts(reference):

@@ -12,6 +12,9 @@ re-measured for every row (on the local runtime, or the one ``RUNTIMES`` names),
 one included where every restart imports the SUT's own modules anew (crewai-ltm-lancedb,
 hermes-memory-md and letta-block-history read their paths or settings at import: the fork server
 preloads only their dependencies, docs/fork-server.md) or starts a container (openclaw-memory-md).
+Those restarted runs (``AHEAD``, 1 to 3 minutes each) are started when the session's tests are
+collected and run one at a time beside the other tests (``tests/background.py``); their tests
+wait for them.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from background import AHEAD as BACKGROUND
 from integrity_rows import ROOT, TIMINGS
 
 pytestmark = pytest.mark.rows
@@ -38,6 +42,9 @@ ROWS = ("mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspex
 #: Rows re-measured on another runtime than the local one, and why.
 RUNTIMES = {"langgraph-redis": ("docker", "its Redis Stack server links OpenSSL 1.1: the lab's bullseye-based image"),
             "openclaw-memory-md": ("docker", "it brings its own image (a Node driver), which runs on docker only")}
+#: Runs started ahead, beside the other tests (see the module).
+AHEAD = {(row, "restarted") for row in ("crewai-ltm-lancedb", "hermes-memory-md", "langgraph-redis",
+                                        "openclaw-memory-md", "letta-block-history")}
 CASES = [pytest.param(row, position, id=f"{row}@{position}") for position in ("live", "restarted") for row in ROWS]
 
 
@@ -65,14 +72,37 @@ def installed(record: dict) -> str | None:
     return next((v for k, v in packages.items() if k.lower().replace("_", "-") == want), None)
 
 
+def command(row: str, position: str, out: Path) -> list[str]:
+    """``memlab lifecycle run`` of one row and position into ``out``."""
+    return [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime",
+            RUNTIMES.get(row, ("local",))[0], "--position", position, "--out", str(out)]
+
+
+def start_ahead(row: str, position: str) -> None:
+    """Queue the run of a row in ``AHEAD`` in the background (the rows' conftest calls it at collection)."""
+    out = BACKGROUND.folder(f"memlab-ahead-{row}-") / "set"
+    BACKGROUND.submit((row, position), command(row, position, out), ROOT, TIMEOUT)
+    OUT[(row, position)] = out
+
+
+#: Seconds a run may take; where each run started ahead writes its set.
+TIMEOUT = 1800
+OUT: dict[tuple[str, str], Path] = {}
+
+
 def remeasure(row: str, position: str, out: Path) -> dict:
-    """Run the row again through the CLI; keep how long it took for the session's timings."""
+    """Run the row again through the CLI (or wait for its run started ahead); keep how long it took
+    for the session's timings."""
     started = time.monotonic()
     runtime = RUNTIMES.get(row, ("local",))[0]
-    done = subprocess.run([sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", runtime,
-                           "--position", position, "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=1800)
-    TIMINGS.append(f"{row}@{position} (lifecycle, {runtime}): whole run {time.monotonic() - started:.1f} s")
+    done = BACKGROUND.wait((row, position))
+    if done is None:
+        done = subprocess.run(command(row, position, out), cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
+        how = f"whole run {time.monotonic() - started:.1f} s"
+    else:
+        out = OUT[(row, position)]
+        how = f"whole run {done.seconds:.1f} s, started ahead (waited {time.monotonic() - started:.1f} s for it)"
+    TIMINGS.append(f"{row}@{position} (lifecycle, {runtime}): {how}")
     print("\n" + TIMINGS[-1])
     assert done.returncode in (0, 1), f"exit {done.returncode}:\n{done.stderr[-3000:]}"
     return json.loads((out / "rows" / f"{row}@{position}.json").read_text())
