@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "rows")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "rows")]
 
 from integrity_rows import published, summary  # noqa: E402  (what the row tests compare)
 from lab.cli import configure_logging  # noqa: E402

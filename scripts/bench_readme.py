@@ -39,6 +39,8 @@ BENCHES = {
     "fork_server": (["bench/fork_server.py", "--row", "langgraph-sqlite", "--row", "mem0-qdrant-local",
                      "--row", "crewai-ltm-lancedb", "--row", "hermes-memory-md", "--lifecycle", "mem0-qdrant-local",
                      "--lifecycle", "hermes-memory-md", "--lifecycle", "crewai-ltm-lancedb"], 8),
+    "fork_server_letta": (["bench/fork_server.py", "--row", "letta-block-history", "--lifecycle",
+                           "letta-block-history"], 4),
     "fork_server_docker": (["bench/fork_server.py", "--runtime", "docker", "--row", "langgraph-sqlite",
                             "--row", "openai-agents-sqlite-session"], 4),
     "driver_stop": (["bench/driver_stop.py"], 15),

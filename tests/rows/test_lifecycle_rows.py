@@ -72,6 +72,11 @@ def installed(record: dict) -> str | None:
     return next((v for k, v in packages.items() if k.lower().replace("_", "-") == want), None)
 
 
+#: Seconds a run may take; where each run started ahead writes its set.
+TIMEOUT = 1800
+OUT: dict[tuple[str, str], Path] = {}
+
+
 def command(row: str, position: str, out: Path) -> list[str]:
     """``memlab lifecycle run`` of one row and position into ``out``."""
     return [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime",
@@ -83,11 +88,6 @@ def start_ahead(row: str, position: str) -> None:
     out = BACKGROUND.folder(f"memlab-ahead-{row}-") / "set"
     BACKGROUND.submit((row, position), command(row, position, out), ROOT, TIMEOUT)
     OUT[(row, position)] = out
-
-
-#: Seconds a run may take; where each run started ahead writes its set.
-TIMEOUT = 1800
-OUT: dict[tuple[str, str], Path] = {}
 
 
 def remeasure(row: str, position: str, out: Path) -> dict:
