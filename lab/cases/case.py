@@ -72,8 +72,9 @@ class Case:
 
 def not_applicable(case: Case, capabilities) -> str | None:
     """The reason ``case`` cannot be expressed on a store with these capabilities, or None."""
-    if "order" in case.needs and not capabilities.order:
-        return "unordered memory: the store has no order to truncate or reorder"
+    if "order" in case.needs and not capabilities.order and not capabilities.metadata:
+        return ("unordered memory with no metadata layer: no order, order key or timestamp to truncate or "
+                "reorder")
     if "metadata" in case.needs and not capabilities.metadata:
         return "no metadata layer: there is no owner, role, source or timestamp to change"
     if "snapshot" in case.needs and not capabilities.snapshot:

@@ -117,19 +117,31 @@ def replaced(old: Any, new: Any, find: str, replace: str) -> bool:
     return dump(new) == dump(old).replace(find, replace)
 
 
+def meta_of(records: list[dict[str, Any]], marker: str) -> dict[str, Any] | None:
+    """The served metadata of the record whose text carries ``marker`` ({} when it has none), or
+    None when no served record carries it."""
+    for rec in records:
+        if marker in markers_in(str(rec.get("text", ""))):
+            meta = rec.get("meta")
+            return meta if isinstance(meta, dict) else {}
+    return None
+
+
 @dataclass(frozen=True)
 class Served:
     """What the read served, as the effect checks see it: the ``records`` (driver-shaped), the
-    seeded ``markers`` in the order served, every served ``text`` joined, and ``baseline``: the
-    same context as served in C1."""
+    seeded ``markers`` in the order served, every served ``text`` joined, ``baseline``: the
+    same context as served in C1, and ``ordered``: False on a store declared unordered (the
+    order served means nothing; its records' order key is seen in their served metadata)."""
 
     records: list[dict[str, Any]]
     baseline: list[dict[str, Any]]
     markers: list[str]
     text: str
+    ordered: bool = True
 
     @classmethod
-    def of(cls, records: list[dict[str, Any]], baseline: list[dict[str, Any]]) -> "Served":
+    def of(cls, records: list[dict[str, Any]], baseline: list[dict[str, Any]], ordered: bool = True) -> "Served":
         """The view of what a read served."""
         return cls(records, baseline, [m for rec in records for m in markers_in(str(rec.get("text", "")))],
-                   " ".join(str(rec.get("text", "")) for rec in records))
+                   " ".join(str(rec.get("text", "")) for rec in records), ordered)

@@ -15,7 +15,7 @@ from edits.plan import SWAP_CONTENTS
 from edits.model import EditSpec
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
-from lab.cases.evidence import find_marked, same_elsewhere
+from lab.cases.evidence import find_marked, meta_of, same_elsewhere
 from lab.cases.forms import on_sealed_state
 
 
@@ -56,12 +56,29 @@ def _identities_kept(before: list, after: list, places: tuple[int, int]) -> list
 
 
 def effect(spec, served) -> tuple[bool, str]:
-    """The second record is served before the first."""
+    """The second record is served before the first; on a store declared unordered (its order
+    served means nothing), the two records' served metadata exchanged instead."""
     order = served.markers
     if spec["target"] not in order or spec["second"] not in order:
         return False, "one of the exchanged records was not served"
+    if not served.ordered:
+        return exchanged_meta(spec, served)
     swapped = order.index(spec["second"]) < order.index(spec["target"])
     return swapped, f"{spec['second']} served before {spec['target']}: {swapped}"
+
+
+def exchanged_meta(spec, served) -> tuple[bool, str]:
+    """The served metadata fields whose values the two records exchanged since C1 (their order key,
+    a timestamp, where the store keeps no order the read serves)."""
+    now = {m: meta_of(served.records, spec[m]) for m in ("target", "second")}
+    then = {m: meta_of(served.baseline, spec[m]) for m in ("target", "second")}
+    if None in (*now.values(), *then.values()):
+        return False, "the exchanged records' metadata was not served, here or in C1"
+    keys = sorted(k for k in then["target"] if k in then["second"] and then["target"][k] != then["second"][k]
+                  and now["target"].get(k) == then["second"][k] and now["second"].get(k) == then["target"][k])
+    if not keys:
+        return False, f"no served metadata of {spec['target']} and {spec['second']} exchanged (unordered store)"
+    return True, f"served {', '.join(keys)} of {spec['target']} and {spec['second']} exchanged (unordered store)"
 
 
 CASE = Case("T4", "reordering", "edit", "A", "T1-T5",

@@ -10,7 +10,6 @@ may then be unchanged.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from edits import paths
 from edits.layout_fields import FieldRef, vocabulary_of
@@ -20,9 +19,9 @@ from edits.places import PREFIX
 from edits.relabel import relabelled
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
-from lab.cases.evidence import changed_fields, find_two, same_elsewhere, stored_fields
+from lab.cases.evidence import changed_fields, find_two, meta_of, same_elsewhere, stored_fields
 from lab.cases.forms import on_sealed_state
-from lab.cases.seedplan import FACT_INDEX, markers_in
+from lab.cases.seedplan import FACT_INDEX
 
 
 FIELDS = ("role", "owner", "source", "timestamp")
@@ -116,21 +115,13 @@ def _one_place(view, old, new, name: str, variant: str) -> list[str]:
 def effect(spec, served) -> tuple[bool, str]:
     """The record's served metadata differs from what C1 served."""
     name = spec.get("meta_field")
-    now, then = _meta_of(served.records, spec["target"]), _meta_of(served.baseline, spec["target"])
+    now, then = meta_of(served.records, spec["target"]), meta_of(served.baseline, spec["target"])
     if now is None or then is None:
         return False, "the record's metadata was not served"
     if name in now or name in then:
         changed = now.get(name) != then.get(name)
         return changed, f"served {name}: {then.get(name)!r} -> {now.get(name)!r}"
     return now != then, f"served metadata {then!r} -> {now!r}"
-
-
-def _meta_of(records: list[dict[str, Any]], marker: str) -> dict[str, Any] | None:
-    for rec in records:
-        if marker in markers_in(str(rec.get("text", ""))):
-            meta = rec.get("meta")
-            return meta if isinstance(meta, dict) else {}
-    return None
 
 
 CASE = Case("T8", "metadata tamper", "edit", "A", "T6-T8",

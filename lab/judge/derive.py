@@ -90,7 +90,7 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
                 case=cid, variant=entry["name"], status="error", error=TrialError(stage="harness", message=missing)))
                 for entry in obs.variants or []]
             cells[cid] = weakest([(name, trial, _with_evidence(o, judge_cell(
-                o, c1, point, filters, profile.get("observation_class", "a")), trial))
+                o, c1, point, filters, profile.get("observation_class", "a"), ordered), trial))
                 for name, trial, o in judged]).to_json()
         rows.append({
             "schema": ROW_SCHEMA, "row": profile["row"], "detection_point": point,

@@ -14,11 +14,12 @@ from lab.cases.evidence import Served
 
 
 def effect(case_id: str, intended: dict[str, Any], served: list[dict[str, Any]],
-           baseline: list[dict[str, Any]]) -> dict[str, Any]:
-    """Whether ``served`` shows the edit; ``baseline`` is the same context as served in C1."""
+           baseline: list[dict[str, Any]], ordered: bool = True) -> dict[str, Any]:
+    """Whether ``served`` shows the edit; ``baseline`` is the same context as served in C1;
+    ``ordered`` False for a store declared unordered (:class:`~lab.cases.evidence.Served`)."""
     case = BY_ID.get(case_id)
     if case is None or case.effect is None:
         return {"visible": False, "detail": f"no effect check for {case_id}"}
-    seen = Served.of(served, baseline)
+    seen = Served.of(served, baseline, ordered)
     visible, detail = case.effect(intended, seen)
     return {"visible": bool(visible), "detail": detail, "served_markers": seen.markers}

@@ -92,8 +92,9 @@ def judge_c2(c2: Observation) -> ControlResult:
 
 
 def judge_cell(obs: Observation, c1: Observation, detection_point: str, filters: list[Json],
-               observation_class: str | None = "a") -> Cell:
-    """The cell of one case at one detection point, from its observation and the C1 baseline."""
+               observation_class: str | None = "a", ordered: bool = True) -> Cell:
+    """The cell of one case at one detection point, from its observation and the C1 baseline
+    (``ordered`` False: a store declared unordered, for the effect check)."""
     base = {"case": obs.case, "detection_point": detection_point}
     if obs.status == "n/a":
         return Cell(**base, verdict=Verdict.NA, observation_class=None, reason=obs.na_reason)
@@ -105,11 +106,12 @@ def judge_cell(obs: Observation, c1: Observation, detection_point: str, filters:
         return Cell(**base, verdict=Verdict.ERROR, observation_class=None,
                     reason="C3: the edit did not land: " + "; ".join(reasons))
     if detection_point == "audit":
-        return Cell(**base, **_audit(obs, c1))
-    return Cell(**base, **_read(obs, c1, filters, observation_class))
+        return Cell(**base, **_audit(obs, c1, ordered))
+    return Cell(**base, **_read(obs, c1, filters, observation_class, ordered))
 
 
-def _read(obs: Observation, c1: Observation, filters: list[Json], obs_class: str | None) -> Json:
+def _read(obs: Observation, c1: Observation, filters: list[Json], obs_class: str | None,
+          ordered: bool = True) -> Json:
     opened, read = obs.open or NO_ANSWER, obs.read or NO_ANSWER
     if opened.refused_to_serve or read.refused_to_serve:
         why = (opened if opened.refused_to_serve else read).error or "empty result"
@@ -118,10 +120,10 @@ def _read(obs: Observation, c1: Observation, filters: list[Json], obs_class: str
     if sigs:
         return {"verdict": Verdict.REPORTED, "observation_class": obs_class, "signals": sigs,
                 "reason": f"served with an integrity signal: {sigs[0].get('message')}"}
-    return _accepted(obs, c1, obs_class, "served as genuine, no integrity signal")
+    return _accepted(obs, c1, obs_class, "served as genuine, no integrity signal", ordered)
 
 
-def _audit(obs: Observation, c1: Observation) -> Json:
+def _audit(obs: Observation, c1: Observation, ordered: bool = True) -> Json:
     audit = obs.audit
     answer = audit.answer if audit else None
     if not answer:
@@ -133,7 +135,7 @@ def _audit(obs: Observation, c1: Observation) -> Json:
     call = {"call": (answer.audit or {}).get("call"), "against": audit.against, "interval_s": audit.interval_s}
     if found:
         return {"verdict": Verdict.REPORTED, "observation_class": "b", "reason": detail, "audit": call}
-    return {**_accepted(obs, c1, "b", "the audit found nothing"), "audit": call}
+    return {**_accepted(obs, c1, "b", "the audit found nothing", ordered), "audit": call}
 
 
 def _audit_finding(answer: Answer, baseline: Answer) -> tuple[bool, str]:
@@ -154,13 +156,13 @@ def _kinds(audit: Json) -> list[str]:
     return [re.sub(r"\d+", "#", str(p)) for p in audit.get("problems") or []]
 
 
-def _accepted(obs: Observation, c1: Observation, obs_class: str | None, why: str) -> Json:
+def _accepted(obs: Observation, c1: Observation, obs_class: str | None, why: str, ordered: bool = True) -> Json:
     served = obs.read.records if obs.read and obs.read.ok else None
     if served is None:
         return {"verdict": Verdict.ACCEPTED, "observation_class": obs_class,
                 "reason": f"{why}; the read path refused, so the effect check does not apply"}
     baseline = (c1.reads or {}).get(obs.read_label) or NO_ANSWER
-    eff = effect(obs.case, obs.intended or {}, served, baseline.records or [])
+    eff = effect(obs.case, obs.intended or {}, served, baseline.records or [], ordered)
     if not eff["visible"]:
         return {"verdict": Verdict.ERROR, "observation_class": None, "effect": eff,
                 "reason": f"the edit landed but had no visible effect on the read path ({eff['detail']})"}
