@@ -54,8 +54,10 @@ ROWS = {
     "mem0-qdrant-local": (
         "`Memory.get_all` serves whatever points the local Qdrant folder holds for the user: edited, "
         "deleted, forged, cross-user and relabelled memories, a restored older folder and an erased "
-        "memory brought back are all served as genuine (the stored hash is never checked); Mem0 serves "
-        "memories in no defined order (not the same one twice), so truncation and reordering do not apply."),
+        "memory brought back are all served as genuine (the stored hash is never checked). Mem0 serves "
+        "memories in no defined order (not the same one twice), but it serves their created_at: the newest "
+        "memory removed (an earlier state current) and two memories' created_at exchanged are served as "
+        "genuine too."),
     "crewai-ltm-lancedb": (
         "`Memory.list_records` serves whatever the LanceDB table holds for the scope: every one of the ten "
         "edits -- including a rewritten `source`, the field that decides who may recall a private record -- "
