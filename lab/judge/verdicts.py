@@ -111,7 +111,7 @@ def judge_cell(obs: Observation, c1: Observation, detection_point: str, filters:
 
 
 def _read(obs: Observation, c1: Observation, filters: list[Json], obs_class: str | None,
-          ordered: bool = True) -> Json:
+          ordered: bool) -> Json:
     opened, read = obs.open or NO_ANSWER, obs.read or NO_ANSWER
     if opened.refused_to_serve or read.refused_to_serve:
         why = (opened if opened.refused_to_serve else read).error or "empty result"
@@ -123,7 +123,7 @@ def _read(obs: Observation, c1: Observation, filters: list[Json], obs_class: str
     return _accepted(obs, c1, obs_class, "served as genuine, no integrity signal", ordered)
 
 
-def _audit(obs: Observation, c1: Observation, ordered: bool = True) -> Json:
+def _audit(obs: Observation, c1: Observation, ordered: bool) -> Json:
     audit = obs.audit
     answer = audit.answer if audit else None
     if not answer:
@@ -156,7 +156,7 @@ def _kinds(audit: Json) -> list[str]:
     return [re.sub(r"\d+", "#", str(p)) for p in audit.get("problems") or []]
 
 
-def _accepted(obs: Observation, c1: Observation, obs_class: str | None, why: str, ordered: bool = True) -> Json:
+def _accepted(obs: Observation, c1: Observation, obs_class: str | None, why: str, ordered: bool) -> Json:
     served = obs.read.records if obs.read and obs.read.ok else None
     if served is None:
         return {"verdict": Verdict.ACCEPTED, "observation_class": obs_class,
@@ -171,10 +171,10 @@ def _accepted(obs: Observation, c1: Observation, obs_class: str | None, why: str
 
 # ---- the same over plain JSON --------------------------------------------------------------
 def derive_cell(obs: Any, c1: Any, detection_point: str, filters: list[Json],
-                observation_class: str | None = "a") -> Json:
+                observation_class: str | None = "a", ordered: bool = True) -> Json:
     """:func:`judge_cell` over plain JSON observations; the cell as JSON."""
     return judge_cell(Observation.coerce(obs), Observation.coerce(c1), detection_point, filters,
-                      observation_class).to_json()
+                      observation_class, ordered).to_json()
 
 
 def control_c1(c1: Any, plan: Json, filters: list[Json], ordered: bool = True) -> Json:
