@@ -37,12 +37,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from memory_blackbox.adapters.memory_md import MemoryMdAdapter  # noqa: E402
-from memory_blackbox.anchor.file_witness import FileWitnessAnchor  # noqa: E402
-from memory_blackbox.anchor.verify import anchor_now  # noqa: E402
-from memory_blackbox.capture.engine import MemoryBlackbox  # noqa: E402
-from memory_blackbox.crypto import keys  # noqa: E402
-from memory_blackbox.query.verify import verify  # noqa: E402
+
+
+def _import_sut():
+    """memory-blackbox's modules, imported in ``open``: its config reads ``~`` at import
+    (``memory_blackbox.config.DEFAULT_HOME``), so every start imports it itself, in the trial's
+    environment (the profile names it in ``fork_server.per_start``)."""
+    global MemoryMdAdapter, FileWitnessAnchor, anchor_now, MemoryBlackbox, keys, verify
+    from memory_blackbox.adapters.memory_md import MemoryMdAdapter
+    from memory_blackbox.anchor.file_witness import FileWitnessAnchor
+    from memory_blackbox.anchor.verify import anchor_now
+    from memory_blackbox.capture.engine import MemoryBlackbox
+    from memory_blackbox.crypto import keys
+    from memory_blackbox.query.verify import verify
 
 
 def _line_id(line: str) -> str:
@@ -54,6 +61,7 @@ class BlackboxDriver(kit.Driver):
 
     def open(self, volumes, config):
         """Fixed paths; the signing key (made on first use); the ledger; a baseline per file."""
+        _import_sut()
         self.read_scan = self.choice("read_scan", ("before_read", "none"), "before_read")
         self.anchor_kind = self.choice("anchor", ("file", "none"), "file")
         self.need_volumes("store", "ledger", "keys", *(["witness"] if self.anchor_kind == "file" else []),

@@ -1,7 +1,7 @@
 """The rows whose SUT reads its environment at import, under the fork server: each start's own paths.
 
-mem0-qdrant-local, crewai-ltm-lancedb, hermes-memory-md and letta-block-history name their SUT in
-``fork_server.per_start``: the server preloads only dependencies, never the SUT. Started as a
+mem0-qdrant-local, crewai-ltm-lancedb, hermes-memory-md, letta-block-history and the memory-blackbox
+rows name their SUT in ``fork_server.per_start``: the server preloads only dependencies, never the SUT. Started as a
 run starts them (local runtime, fork server on), written to, restarted and read: the server
 serves (no refusal), nothing lands in the server's own HOME, XDG_CONFIG_HOME or TMPDIR, and what
 the SUT resolves from its environment at import lands in the trial's volume or scratch folder.
@@ -20,8 +20,10 @@ pytestmark = pytest.mark.rows
 
 #: Per row: paths (relative to the store volume, or to the last start's scratch) the SUT makes
 #: from what it read at import: Mem0's MEM0_DIR, CrewAI's storage folder and ~, Hermes's HERMES_HOME,
-#: Letta's ~/.letta (the log file it opens at import; its database address is checked by the read).
-RESOLVED = {"mem0-qdrant-local": ["store:mem0/config.json"],
+#: Letta's ~/.letta (the log file it opens at import; its database address is checked by the read);
+#: memory-blackbox makes nothing from its ~ (DEFAULT_HOME, its CLI's default home) unless asked.
+RESOLVED = {"memory-blackbox-md+restart": [],
+            "mem0-qdrant-local": ["store:mem0/config.json"],
             "crewai-ltm-lancedb": ["store:crewai", "scratch:home/.config/crewai"],
             "hermes-memory-md": ["store:state.db", "store:SOUL.md"],
             "letta-block-history": ["scratch:home/.letta/logs/Letta.log"]}
