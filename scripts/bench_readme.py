@@ -44,7 +44,7 @@ BENCHES = {
     "fork_server_docker": (["bench/fork_server.py", "--runtime", "docker", "--row", "langgraph-sqlite",
                             "--row", "openai-agents-sqlite-session"], 4),
     "driver_stop": (["bench/driver_stop.py"], 15),
-    "matrix": (["bench/matrix.py", "--runs", "1", "--fork", "on", "--jobs", "2"], None),
+    "matrix": (["bench/matrix.py", "--runs", "3", "--fork", "on", "--jobs", "2"], None),
     "records": (["bench/records.py"], None),
     "profile_fuzz": (["bench/profile_fuzz.py"], None),
     "tamper": (["bench/tamper.py"], 1),
