@@ -41,7 +41,9 @@ class D(kit.Driver):
         return {"sut": "fs", "version": "0", "libraries": {}, "capabilities": {},
                 "pid": os.getpid(), "ppid": os.getppid(), "loaded_in": fs_sut.LOADED_IN, "top": TOP,
                 "env": dict(os.environ), "cwd": os.getcwd(), "tmp": tempfile.gettempdir(),
-                "argv": sys.argv, "path0": sys.path[0], "sid": os.getsid(0)}
+                "argv": sys.argv, "path0": sys.path[0], "sid": os.getsid(0),
+                "work": getattr(fs_sut, "work", lambda: None)(),
+                "threads": sorted(open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task"))}
 
     def write(self, context, text, meta):
         if text == "spawn":
@@ -174,6 +176,21 @@ def test_a_server_with_a_thread_after_preloading_refuses_and_the_plain_path_runs
     client.stop()
     assert client.argv[1:] == ["-u", str(tmp_path / "drv" / "driver.py")]
     assert seen["loaded_in"] == seen["pid"]
+
+
+def test_jemallocs_background_thread_does_not_refuse_and_the_child_allocates_without_it(runtime, registry, tmp_path):
+    """pyarrow starts jemalloc's background thread at import: a fork-safe pool (jemalloc's fork
+    handlers stop it in the child), so the server serves, and the child allocates through pyarrow."""
+    sut = SUT + "import pyarrow\n\ndef work():\n    return len(pyarrow.array(range(200_000)).to_pylist())\n"
+    prep = prepared(runtime, profile(make_driver(tmp_path / "drv", sut=sut)), tmp_path)
+    note = prep.detail["fork_server"]
+    assert note["used"] is True, note
+    client = start(runtime, prep, registry, tmp_path)
+    seen = describe(client)
+    client.stop()
+    assert seen["loaded_in"] == seen["ppid"] != seen["pid"]  # pyarrow came with the server's preload
+    assert seen["work"] == 200_000
+    assert "jemalloc_bg_thd" not in seen["threads"]
 
 
 def test_a_failing_preload_refuses(runtime, tmp_path):

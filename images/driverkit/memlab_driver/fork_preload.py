@@ -1,8 +1,10 @@
 """The fork server's preload: the driver's top level and the SUT's modules, then the thread check.
 
 A server may fork only while one thread runs (a fork copies the memory of every thread, not the
-threads, so a lock another thread held stays held in the child forever), OpenBLAS's worker pool
-aside (it stops itself before a fork and a child starts its own). Imports only the standard library.
+threads, so a lock another thread held stays held in the child forever), two fork-safe pools aside:
+OpenBLAS's workers (it stops them before a fork and a child starts its own) and jemalloc's background
+threads (pyarrow's allocator: its fork handlers take every lock before the fork and turn background
+threads off in the child, which purges inline). Imports only the standard library.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def _unsafe(tops: set[str], private: str, unused: list[str], what: str) -> str |
 
 
 def _settled() -> bool:
-    """No thread runs but the main one and OpenBLAS's pool (a thread that ends on its own, an
+    """No thread runs but the main one and the fork-safe pools (a thread that ends on its own, an
     import-time probe, is given 0.5 s)."""
     for _ in range(10):
         if thread_count() <= 1 + pool_threads():
@@ -103,8 +105,31 @@ _OPENBLAS_COUNTERS = ("scipy_openblas_get_num_threads64_", "openblas_get_num_thr
 
 
 def pool_threads() -> int:
-    """Worker threads of a loaded OpenBLAS (its size less the caller): fork-safe, OpenBLAS stops
-    its pool before a fork (pthread_atfork) and a child starts its own; any other thread refuses."""
+    """Threads of the fork-safe pools: OpenBLAS's workers and jemalloc's background threads (see
+    the module); any other thread refuses."""
+    return _openblas_workers() + _jemalloc_background_threads()
+
+
+def _jemalloc_background_threads() -> int:
+    """jemalloc's background threads (named ``jemalloc_bg_thd``; pyarrow starts one at import).
+    jemalloc's own pthread_atfork handlers hold its locks across the fork and, in the child, stop
+    background threads (``background_thread_postfork_child``): the child allocates without them."""
+    count = 0
+    try:
+        for task in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{task}/comm") as comm:
+                    count += comm.read().strip() == "jemalloc_bg_thd"
+            except OSError:
+                continue  # the thread ended between the listing and the read
+    except OSError:
+        return 0
+    return count
+
+
+def _openblas_workers() -> int:
+    """Worker threads of a loaded OpenBLAS (its size less the caller): OpenBLAS stops its pool
+    before a fork (pthread_atfork) and a child starts its own."""
     try:
         with open("/proc/self/maps") as maps:
             libs = {line.split()[-1] for line in maps if "openblas" in line.rsplit("/", 1)[-1].lower()}
