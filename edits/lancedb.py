@@ -128,6 +128,13 @@ def _short(value: Any) -> str:
     return repr(value)
 
 
+def _import_client():
+    """The storage client, imported (what the editor imports where it first uses it)."""
+    import lancedb
+
+    return lancedb
+
+
 BACKEND = register(Backend(
-    "lancedb", FILE, editor=LanceDBEditor,
+    "lancedb", FILE, editor=LanceDBEditor, client=_import_client,
     fields=(Field("table", required=True, fix="name the table that holds the records"), CONTEXT_PATTERN)))

@@ -167,6 +167,14 @@ class PostgresListEditor(ListRecords, PostgresEditor):
         PostgresEditor.__init__(self, layout, url)
 
 
+def _import_client():
+    """The storage client, imported (what the editor imports where it first uses it)."""
+    import psycopg
+
+    return psycopg
+
+
 BACKEND = register(Backend(
     "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor, field_paths=True,
+    client=_import_client,
     fields=(Field("table", required=True, fix="name the table that holds the records (schema.table allowed)"),)))

@@ -130,6 +130,13 @@ class QdrantEditor(FieldStoreEditor):
         return "upsert", {"points": [models.PointStruct(id=record_id, vector=vector, payload=fields)]}
 
 
+def _import_client():
+    """The storage client, imported (what the editor imports where it first uses it)."""
+    import qdrant_client
+
+    return qdrant_client
+
+
 BACKEND = register(Backend(
-    "qdrant", FILE, editor=QdrantEditor,
+    "qdrant", FILE, editor=QdrantEditor, client=_import_client,
     fields=(Field("collection", required=True, fix="name the collection that holds the records"), CONTEXT_PATTERN)))

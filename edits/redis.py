@@ -155,8 +155,16 @@ def _key_pattern(value: Any, store: dict) -> str:
     return value
 
 
+def _import_client():
+    """The storage client, imported (what the editor imports where it first uses it)."""
+    import redis
+
+    return redis
+
+
 BACKEND = register(Backend(
     "redis", SERVICE, editor=RedisEditor, list_editor=RedisJsonListEditor, context_field=False,
+    client=_import_client,
     fields=(Field("key", required=True, parse=_key_pattern, fix='a pattern with {context} and {id}, e.g. '
                                                                 '"mem:{context}:rec:{id}"'),
             Field("latest", parse=latest_pattern), Field("cascade_keys", parse=cascade_patterns))))

@@ -44,14 +44,15 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from edits.layout_fields import LayoutError
 
-__all__ = ["Backend", "Field", "register", "unregister", "backend", "backends", "readers", "FILE", "SERVICE",
-           "COMMON_FIELDS"]
+__all__ = ["Backend", "Field", "register", "unregister", "backend", "backends", "readers", "warm", "FILE",
+           "SERVICE", "COMMON_FIELDS"]
 
 FILE = "file"  # the store is files in a volume; the editor gets the volume's host path
 SERVICE = "service"  # the store is a running server; the editor gets its URL
@@ -104,7 +105,8 @@ class Backend:
     (``records:``, :mod:`edits.lists`). ``field_paths``: the context, identity and metadata
     entries may name a path inside a field. ``context_field``: False when the context comes
     from a name (a file name, a key) and ``context:`` is optional. ``check(store)`` validates
-    across fields, after each field is read.
+    across fields, after each field is read. ``client()`` imports the storage client, which the
+    editor imports where it first uses it (:func:`warm` calls it ahead, off the row's path).
     """
 
     name: str
@@ -115,6 +117,7 @@ class Backend:
     field_paths: bool = False
     context_field: bool = True
     check: Callable[[dict], None] | None = None
+    client: Callable[[], Any] | None = None
     module: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -170,6 +173,27 @@ def backend(name: Any) -> Backend:
     if not isinstance(name, str) or name not in _REGISTRY:
         raise LayoutError("backend", f"unknown backend {name!r}", f"use one of {sorted(_REGISTRY)}")
     return _REGISTRY[name]
+
+
+def warm(name: str) -> threading.Thread | None:
+    """Import backend ``name``'s storage client in a daemon thread (lancedb's takes over a second), so
+    that a row's first edit does not wait for it: started when the row is prepared and seeded,
+    which wait on the SUT's process. A failed import is left for the editor to raise where it
+    is used. None when the backend declares no client (or is unknown)."""
+    _find()
+    declared = _REGISTRY.get(name)
+    if declared is None or declared.client is None:
+        return None
+
+    def load() -> None:
+        try:
+            declared.client()
+        except Exception:  # noqa: BLE001  (the editor's own import raises it, with its context)
+            pass
+
+    thread = threading.Thread(target=load, name=f"warm-{name}", daemon=True)
+    thread.start()
+    return thread
 
 
 def readers(test: Callable[[Backend], bool]) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import structlog
 
+from edits.registry import warm
 from lab.cases.seedplan import SeedPlan
 from lab.judge.derive import trials_of
 from lab.method import resume as resuming
@@ -77,6 +78,8 @@ class RowWork:
             self.finish()
             return
         resuming.set_aside_logs(self.results.root / "logs" / self.profile.row, self.saved)
+        if self.profile.store is not None:  # its editor's client, imported while the SUT is prepared and seeded
+            warm(self.profile.store.backend)
         procedure = self._prepare()
         if procedure is None:
             self.finish()

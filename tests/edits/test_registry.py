@@ -4,6 +4,7 @@ its editor, with no other module edited."""
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,32 @@ def test_finding_the_backends_imports_no_storage_client():
     proc = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
                           capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+
+def test_warm_calls_a_backends_client_import_off_the_callers_thread_and_leaves_a_failure_to_the_editor():
+    calls = []
+
+    def client():
+        calls.append(threading.current_thread().name)
+
+    def failing():
+        calls.append("failed")
+        raise ImportError("no such client")
+
+    for name, imported in (("toywarm", client), ("toyfail", failing), ("toycold", None)):
+        registry.register(Backend(name, FILE, editor=LinesEditor, client=imported))
+    try:
+        registry.warm("toywarm").join(10)
+        registry.warm("toyfail").join(10)  # raises nothing: the editor's own import will, where it is used
+        assert calls == ["warm-toywarm", "failed"]
+        assert registry.warm("toycold") is None and registry.warm("no-such-backend") is None
+    finally:
+        for name in ("toywarm", "toyfail", "toycold"):
+            registry.unregister(name)
+
+
+def test_the_storage_backends_clients_import_the_library_their_editor_uses():
+    clients = {b.name: b.client for b in registry.backends() if b.client is not None}
+    assert sorted(clients) == ["lancedb", "postgres", "qdrant", "redis"]
+    assert [clients[n]().__name__ for n in sorted(clients)] == ["lancedb", "psycopg", "qdrant_client", "redis"]
