@@ -69,7 +69,7 @@ class LanceDBEditor(FieldStoreEditor):
         if not (self.path / f"{self.layout.table}.lance").is_dir():
             raise EditError(f"{self.layout.file}: no LanceDB table {self.layout.table!r} "
                             f"({self.layout.table}.lance) in the volume")
-        import lancedb  # here, not above: finding the backends imports this module, not the library
+        lancedb = _import_client()  # here, not above: finding the backends imports this module, not the library
 
         return lancedb.connect(str(self.path)).open_table(self.layout.table)
 
@@ -129,7 +129,7 @@ def _short(value: Any) -> str:
 
 
 def _import_client():
-    """The storage client, imported (what the editor imports where it first uses it)."""
+    """The storage client: the one place the editor imports it (and what registry.warm calls ahead)."""
     import lancedb
 
     return lancedb

@@ -71,7 +71,7 @@ class PostgresEditor(SqlEditor):
         return []
 
     def _connect(self) -> psycopg.Connection:
-        import psycopg  # here, not above: finding the backends imports this module, not the client
+        psycopg = _import_client()  # here, not above: finding the backends imports this module, not the client
 
         try:
             return psycopg.connect(self.url, cursor_factory=psycopg.ClientCursor, connect_timeout=10)
@@ -143,7 +143,7 @@ class PostgresEditor(SqlEditor):
 
     def _run(self, steps: list[tuple]) -> tuple[list[str], Any]:
         """Run ``(sql, args[, exactly_one=True])`` steps in one transaction; return the statements sent."""
-        import psycopg
+        psycopg = _import_client()
 
         statements = ["BEGIN"]
         with self._connect() as conn:
@@ -168,7 +168,7 @@ class PostgresListEditor(ListRecords, PostgresEditor):
 
 
 def _import_client():
-    """The storage client, imported (what the editor imports where it first uses it)."""
+    """The storage client: the one place the editor imports it (and what registry.warm calls ahead)."""
     import psycopg
 
     return psycopg

@@ -70,9 +70,8 @@ class QdrantEditor(FieldStoreEditor):
         if not (self.path / "meta.json").is_file():
             raise EditError(f"{self.layout.file}: no Qdrant local-mode store (meta.json) in the volume")
         try:
-            from qdrant_client import QdrantClient  # here: finding the backends imports this module, not the client
-
-            client = QdrantClient(path=str(self.path))
+            # the client imported here: finding the backends imports this module, not the client
+            client = _import_client().QdrantClient(path=str(self.path))
         except RuntimeError as exc:  # the folder is locked: a process still holds the store
             raise EditError(f"qdrant refused to open {self.layout.file} (is the SUT stopped?): {exc}") from exc
         try:
@@ -119,19 +118,19 @@ class QdrantEditor(FieldStoreEditor):
         return "set_payload", {"payload": values, "points": [rec.locator["id"]]}
 
     def _remove(self, rec: Record) -> Call:
-        from qdrant_client import models
+        models = _import_client().models
 
         return "delete", {"points_selector": models.PointIdsList(points=[rec.locator["id"]])}
 
     def _upsert(self, record_id: Any, fields: dict[str, Any], vector_of: Record) -> Call:
-        from qdrant_client import models
+        models = _import_client().models
 
         vector = self.vectors[vector_of.locator["id"]]
         return "upsert", {"points": [models.PointStruct(id=record_id, vector=vector, payload=fields)]}
 
 
 def _import_client():
-    """The storage client, imported (what the editor imports where it first uses it)."""
+    """The storage client: the one place the editor imports it (and what registry.warm calls ahead)."""
     import qdrant_client
 
     return qdrant_client

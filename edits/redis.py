@@ -51,7 +51,7 @@ class RedisEditor(PlaceVariants, EditorBase):
     unordered_fields = True  # a hash's field order is the server's (its encoding), not the writer's
 
     def __init__(self, layout: StoreLayout, url: str):
-        import redis  # here, not above: finding the backends imports this module, not the client
+        redis = _import_client()  # here, not above: finding the backends imports this module, not the client
 
         self.layout, self.url = layout, url
         self.client = redis.Redis.from_url(url, decode_responses=False)
@@ -63,7 +63,7 @@ class RedisEditor(PlaceVariants, EditorBase):
 
     def records(self) -> list[Record]:
         """Every matching hash as a Record, sorted by (context, order)."""
-        import redis
+        redis = _import_client()
 
         pattern = self.layout.key.replace("{context}", "*").replace("{id}", "*")
         out = []
@@ -156,7 +156,7 @@ def _key_pattern(value: Any, store: dict) -> str:
 
 
 def _import_client():
-    """The storage client, imported (what the editor imports where it first uses it)."""
+    """The storage client: the one place the editor imports it (and what registry.warm calls ahead)."""
     import redis
 
     return redis

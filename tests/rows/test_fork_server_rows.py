@@ -1,8 +1,8 @@
 """The rows whose SUT reads its environment at import, under the fork server: each start's own paths.
 
 mem0-qdrant-local, crewai-ltm-lancedb, hermes-memory-md, letta-block-history and the memory-blackbox
-rows name their SUT in ``fork_server.per_start``: the server preloads only dependencies, never the SUT. Started as a
-run starts them (local runtime, fork server on), written to, restarted and read: the server
+rows name their SUT in ``fork_server.per_start``: the server preloads only dependencies, never the
+SUT. Started as a run starts them (local runtime, fork server on), written to, restarted and read: the server
 serves (no refusal), nothing lands in the server's own HOME, XDG_CONFIG_HOME or TMPDIR, and what
 the SUT resolves from its environment at import lands in the trial's volume or scratch folder.
 """
