@@ -1,4 +1,6 @@
-"""The verdict matrix in the terminal: one glance, colour, one line per row."""
+"""The verdict matrix in the terminal: one glance, colour, one line per row. Where the full matrix
+does not fit the terminal (an 80-column one), a compact form of one-letter codes grouped as the
+method groups the cases, with the codes' key under it (lab.report.compact)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,20 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lab.cases import CASE_IDS
+from lab.cases import CASE_IDS, GROUPS
+from lab.report.compact import Code, Codes, compact_table, print_fitting
 
-_SHORT = {"REJECTED": ("REJ", "bold green"), "REPORTED": ("REP", "green"), "ACCEPTED": ("ACC", "bold red"),
-          "n/a": ("n/a", "dim"), "error": ("ERR", "bold magenta")}
+_LABELS = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
+
+#: Each cell label's style, and its code in the compact form's code of each cell label: distinct letters, so no verdict rests on colour or case.
+VERDICT_CODES = Codes([Code("REJ", "R", "refused (pass)", "bold green"),
+                       Code("REP", "P", "reported at read (pass)", "green"),
+                       Code("REP·a", "H", "reported at audit only (half credit)", "yellow"),
+                       Code("ACC", "A", "accepted (fail)", "bold red"),
+                       Code("ERR", "E", "harness error (not counted)", "bold magenta"),
+                       Code("n/a", "-", "not expressible (not counted)", "dim")])
+LEGEND = ("REJ refused · REP reported at read · REP·a reported at audit only (half credit) · "
+          "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible")
 
 
 def stdout_console() -> Console:
@@ -22,10 +34,22 @@ def stdout_console() -> Console:
 
 def cell_text(cell: dict[str, Any]) -> tuple[str, str]:
     """Short label and style of a cell; audit-time reports are marked ``REP·a``."""
-    label, style = _SHORT.get(cell.get("verdict"), ("?", "magenta"))
-    if cell.get("verdict") == "REPORTED" and cell.get("detection_point") == "audit":
-        return "REP·a", "yellow"
-    return label, style
+    label = _LABELS.get(cell.get("verdict"), "?")
+    if label == "REP" and cell.get("detection_point") == "audit":
+        label = "REP·a"
+    return label, VERDICT_CODES.style(label)
+
+
+def _sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: (r["row"], r["detection_point"]))
+
+
+def _controls(row: dict[str, Any]) -> list[str]:
+    return ["[green]ok[/]" if row["controls"][c]["ok"] else "[bold red]FAIL[/]" for c in ("C1", "C2")]
+
+
+def _metric(row: dict[str, Any]) -> str:
+    return "—" if row.get("metric") is None else f"{row['metric']:.2f}"
 
 
 def matrix(rows: list[dict[str, Any]]) -> Table:
@@ -37,13 +61,27 @@ def matrix(rows: list[dict[str, Any]]) -> Table:
         table.add_column(cid, justify="center")
     for col in ("C1", "C2", "metric", "level"):
         table.add_column(col, justify="center")
-    for row in sorted(rows, key=lambda r: (r["row"], r["detection_point"])):
+    for row in _sorted(rows):
         cells = [cell_text(row["cells"][cid]) for cid in CASE_IDS]
-        controls = [("ok", "green") if row["controls"][c]["ok"] else ("FAIL", "bold red") for c in ("C1", "C2")]
-        metric = "—" if row.get("metric") is None else f"{row['metric']:.2f}"
-        table.add_row(row["row"], row["detection_point"],
-                      *[f"[{style}]{text}[/]" for text, style in cells + controls],
-                      metric, row.get("level") or "—")
+        table.add_row(escape(row["row"]), row["detection_point"], *[f"[{style}]{text}[/]" for text, style in cells],
+                      *_controls(row), _metric(row), row.get("level") or "—")
+    return table
+
+
+def compact_matrix(rows: list[dict[str, Any]]) -> Table:
+    """The matrix in about 60 columns besides the row names: a column per group of cases (T1-T5,
+    T6-T8, T9, T10) holding one code per case, in case order (``RRRRA``); row names wrap."""
+    table = compact_table("memlab verdict matrix")
+    table.add_column("row", overflow="fold")
+    table.add_column("point")
+    for group in GROUPS:
+        table.add_column(group)
+    for col in ("C1", "C2", "metric", "level"):
+        table.add_column(col)
+    for row in _sorted(rows):
+        groups = [VERDICT_CODES.run(cell_text(row["cells"][cid])[0] for cid in ids) for ids in GROUPS.values()]
+        table.add_row(escape(row["row"]), row["detection_point"], *groups, *_controls(row), _metric(row),
+                      row.get("level") or "—")
     return table
 
 
@@ -65,10 +103,9 @@ def problems(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def print_matrix(rows: list[dict[str, Any]], console: Console | None = None) -> None:
-    """Print the matrix and a legend, then any errors."""
+    """Print the matrix (compact where the full one does not fit) and a legend, then any errors."""
     console = console or Console()
-    console.print(matrix(rows))
-    console.print("[dim]REJ refused · REP reported at read · REP·a reported at audit only (half credit) · "
-                  "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible[/]")
+    if not print_fitting(console, matrix(rows), compact_matrix(rows), [f"[dim]{VERDICT_CODES.key()}[/]"]):
+        console.print(f"[dim]{LEGEND}[/]")
     for line in problems(rows):  # a reason quotes logs and paths ("[/vol/store]"): text, not markup
         console.print(f"[magenta]![/] {escape(line)}")
