@@ -1,0 +1,132 @@
+"""Driver of LangGraph's long-term store (``langgraph.store.base.BaseStore``): offline, no LLM.
+
+``open.config.store`` picks the store: ``memory`` (``InMemoryStore``, held in the driver
+process: nothing outlives it) or ``sqlite`` (``SqliteStore`` on ``store.db`` in volume
+``store``, opened with ``SqliteStore.from_conn_string`` and ``setup()``). No index is configured
+(no embedding model offline), so neither store ranks: a search lists a namespace.
+
+- Namespace: ``(tenant, user)`` when the request carries a lifecycle ``scope`` (capability
+  ``tenants``: the two stay apart), else ``(context,)``. Each label is percent-escaped for ``%``,
+  ``.`` and NUL, which BaseStore forbids in a label (SqliteStore joins labels with ``.``).
+- Write: ``put(namespace, key, {"key": key, "value": text})``. The key is the fact's key
+  (``meta.key``): a second write of it replaces the item, as a keyed store does; without one (at
+  rest) a fresh ``uuid4().hex``. The record id is the store key.
+- Read: ``search(namespace, limit, offset)`` page after page until a short page (its default
+  limit, 10, would cut a namespace short), in the order served (SqliteStore: ``updated_at``
+  newest first; InMemoryStore: insertion order). Served meta: the item's ``key``, ``created_at``,
+  ``updated_at``.
+- Update (lifecycle): ``put`` on the record's key with the new value -- BaseStore's own "store or
+  update" (it has no other update).
+- Erase: ``delete(namespace, key)`` of one item, or of every item of the namespace.
+
+Neither ``put`` nor ``delete`` says whether the key held an item before: an update or erase of a
+key the store no longer holds (InMemoryStore after a restart) is done as the store does it, and
+answered with the key, as an application calling the store would see it.
+"""
+
+import platform
+import sqlite3
+import sys
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+
+import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+
+#: config.store -> the distribution that ships the store class (what describe names as the SUT).
+STORES = {"memory": "langgraph-checkpoint", "sqlite": "langgraph-checkpoint-sqlite"}
+PAGE = 500
+LIBRARIES = ("langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "orjson")
+
+
+def label(text):
+    """One namespace label: ``%``, ``.`` and NUL escaped (BaseStore refuses the last two in a label)."""
+    if not text:
+        raise kit.BadRequest("an empty context, tenant or user id cannot name a namespace label")
+    return text.replace("%", "%25").replace(".", "%2E").replace("\x00", "%00")
+
+
+class LangGraphStoreDriver(kit.Driver):
+    """Maps the protocol onto one BaseStore (see the module docstring)."""
+
+    def open(self, volumes, config):
+        """Build the store config.store names; SqliteStore creates or migrates its tables."""
+        self.kind = self.choice("store", tuple(STORES))
+        self.exits = ExitStack()
+        if self.kind == "memory":
+            from langgraph.store.memory import InMemoryStore
+
+            self.store = InMemoryStore()
+            return
+        from langgraph.store.sqlite import SqliteStore
+
+        [folder] = self.need_volumes("store", why="SqliteStore keeps store.db there")
+        self.store = self.exits.enter_context(SqliteStore.from_conn_string(str(folder / "store.db")))
+        self.store.setup()
+
+    def describe(self):
+        """The store's distribution and version, what it runs under, and the capabilities."""
+        libs = {name: kit.dist_version(name) for name in LIBRARIES}
+        if self.kind == "sqlite":
+            libs["sqlite"] = sqlite3.sqlite_version
+        return {"sut": STORES[self.kind], "version": kit.dist_version(STORES[self.kind]),
+                "libraries": {"python": platform.python_version(), **libs},
+                "capabilities": {"erasure": "record", "order": False, "metadata": True,
+                                 "snapshot": self.kind == "sqlite", "lifecycle": ["update", "tenants", "erase"]},
+                "configuration": {"store": self.kind, "store_class": type(self.store).__name__, "index": None}}
+
+    def write(self, context, text, meta):
+        """put one item: the fact's key, else a fresh one."""
+        key = str(meta["key"]) if meta.get("key") is not None else uuid.uuid4().hex
+        self.store.put(self._ns(context), key, {"key": key, "value": text})
+        return self._record(self.store.get(self._ns(context), key))
+
+    def read(self, context):
+        """Every item of the namespace, as search serves them."""
+        out, offset = [], 0
+        while True:
+            page = self.store.search(self._ns(context), limit=PAGE, offset=offset)
+            out += [self._record(item) for item in page]
+            if len(page) < PAGE:
+                return out
+            offset += PAGE
+
+    def update(self, context, record_id, text, meta):
+        """put on the record's key: the item's value replaced."""
+        self.store.put(self._ns(context), record_id, {"key": str(meta.get("key") or record_id), "value": text})
+        return self._record(self.store.get(self._ns(context), record_id))
+
+    def erase_record(self, context, record_id):
+        """delete one item."""
+        self.store.delete(self._ns(context), record_id)
+
+    def erase_context(self, context):
+        """delete every item of the namespace."""
+        ids = [r["id"] for r in self.read(context)]
+        for key in ids:
+            self.store.delete(self._ns(context), key)
+        return ids
+
+    def close(self):
+        """Close SqliteStore's connection (from_conn_string's exit)."""
+        if hasattr(self, "exits"):
+            self.exits.close()
+
+    # ---- helpers -----------------------------------------------------------------
+    def _ns(self, context):
+        if self.scope is not None:
+            return label(self.scope["tenant_id"]), label(self.scope["user_id"])
+        return (label(context),)
+
+    @staticmethod
+    def _record(item):
+        value = item.value if isinstance(item.value, dict) else {}
+        return {"id": item.key, "text": str(value.get("value", "")),
+                "meta": {"key": item.key, "created_at": item.created_at.isoformat(),
+                         "updated_at": item.updated_at.isoformat()}}
+
+
+if __name__ == "__main__":
+    kit.serve(LangGraphStoreDriver)
