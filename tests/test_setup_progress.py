@@ -18,8 +18,11 @@ from pathlib import Path
 import pytest
 import structlog
 from rich.console import Console
+from structlog.contextvars import bound_contextvars
 
 from lab.cli import progress
+from lab.method.engine import run_matrix
+from lab.profile import load_profiles, select
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG_LINE = re.compile(r"\[(debug|info|warning)\s*\]")
@@ -71,8 +74,35 @@ def test_verbose_and_quiet_together_are_refused(tmp_path):
 ])
 def test_long_steps_of_the_runtimes_are_worded_on_the_bar(event, fields, shown, capsys):
     progress.configure(verbose=0)
+    log = structlog.get_logger("lab.runtime.test")
     with progress.RunProgress(Console(file=io.StringIO()), total=2) as bar:
-        bar.step("row-a", "seed")
-        structlog.get_logger("lab.runtime.test").info(event, **fields)
-        assert bar.description == f"row-a seed · {shown}"
+        bar.step("row-a", "T2")
+        with bound_contextvars(row="row-b", trial="seed"):  # a task of another row (the engine binds them)
+            log.info(event, **fields)
+        assert bar.description == f"row-b seed · {shown}"
+        log.info(event, **fields)  # outside any row's task: after the last step counted
+        assert bar.description == f"row-a T2 · {shown}"
     assert not LOG_LINE.search(capsys.readouterr().err)
+
+
+class _Preparing:
+    """A runtime whose every row's preparation logs that it starts a server, then fails (no SUT runs)."""
+
+    name = "local"
+
+    def prepare(self, profile):
+        structlog.get_logger("lab.runtime.test").debug("service.starting", kind=profile.row)
+        raise RuntimeError("not prepared in this test")
+
+
+def test_a_server_start_is_shown_after_the_row_that_starts_it(tmp_path, monkeypatch):
+    """Rows side by side (--jobs 2): each server start names its own row on the bar, whichever row
+    counted a step last (issue 31: "reference-naive-redis T2 · starting postgres server")."""
+    shown = []
+    monkeypatch.setattr(progress.RunProgress, "doing", lambda self, text, where=None: shown.append((where, text)))
+    progress.configure(verbose=0)
+    profiles = select(load_profiles(ROOT / "sut_profiles"), ["reference-naive", "reference-naive-md",
+                                                              "reference-audit"])
+    with progress.RunProgress(Console(file=io.StringIO()), total=3) as bar:
+        run_matrix(profiles, _Preparing(), tmp_path / "out", jobs=2, progress=bar.step)
+    assert sorted(shown) == sorted((f"{p.row} prepare", f"starting {p.row} server") for p in profiles)

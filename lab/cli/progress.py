@@ -2,7 +2,9 @@
 
 A run's bar advances per trial and says what it waits for in between: the long steps the
 runtimes announce as log events (a SUT environment built, an image built step by step, a
-backend server started) become the bar's description instead of log lines. Log lines
+backend server started) become the bar's description instead of log lines, after the row and
+trial they belong to (the ``row`` and ``trial`` the engine binds to its tasks' log context;
+an event outside any bound task is put after the last step counted). Log lines
 themselves appear only with ``-v`` (info) or ``-vv`` (debug); at the default, warnings and
 errors; with ``-q`` (for CI logs) there is no bar and only errors are logged. The bar's own code
 (rich.progress) is imported only when a bar is made: the CLI's group configures logging for every
@@ -66,7 +68,8 @@ def _to_bar(logger: Any, method: str, event: dict) -> dict:
     """A long step's event: shown on the active bar (and still logged where its level is shown)."""
     word = ACTIVITIES.get(str(event.get("event")))
     if word and settings.active is not None:
-        settings.active.doing(word(event))
+        where = " ".join(str(event[k]) for k in ("row", "trial") if event.get(k))
+        settings.active.doing(word(event), where or None)
     return event
 
 
@@ -81,7 +84,7 @@ def configure(verbose: int = 0, quiet: bool = False) -> None:
     settings.quiet = quiet
     settings.level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     structlog.configure(
-        processors=[_to_bar, _by_level, structlog.processors.add_log_level,
+        processors=[structlog.contextvars.merge_contextvars, _to_bar, _by_level, structlog.processors.add_log_level,
                     structlog.processors.TimeStamper(fmt="%H:%M:%S"),
                     structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())],
         wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
@@ -129,9 +132,11 @@ class RunProgress:
                     self._bar.update(self._task, total=self._bar.tasks[0].total + advance)
                 self._bar.update(self._task, advance=advance, description=self.description)
 
-    def doing(self, text: str) -> None:
-        """What the run waits for now (a long step), until the next trial is done."""
+    def doing(self, text: str, where: str | None = None) -> None:
+        """What the run waits for now (a long step), until the next trial is done; ``where`` names the
+        row and trial that wait (default: the last step counted, right only when one row runs)."""
         with self._lock:
-            self.description = f"{self._last_step} · {text[:90]}" if self._last_step else text[:90]
+            where = where or self._last_step
+            self.description = f"{where} · {text[:90]}" if where else text[:90]
             if self._bar:
                 self._bar.update(self._task, description=self.description)

@@ -5,6 +5,8 @@ is an error row) and seeds; it then submits each of the row's other trials as a 
 (:meth:`lab.method.procedure.RowProcedure.trials`). The task that ends the row's last trial
 derives its rows from the saved observations. Every trial saves its observation as it ends, so
 a crash or Ctrl-C keeps what was measured; :meth:`RowWork.finish` derives a row cut short.
+Each task binds its row and trial to the log context (``row``, ``trial``: ``prepare``, ``seed``,
+``C1`` ...), so what a runtime logs on the way (a server started) says which row it is for.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import traceback
 from typing import Any, Callable
 
 import structlog
+from structlog.contextvars import bind_contextvars, bound_contextvars
 
 from edits.registry import warm
 from lab.cases.seedplan import SeedPlan
@@ -70,6 +73,10 @@ class RowWork:
         self.done(self.results.write_rows(self.profile.row, self.run))
 
     def _open(self, pool: Workers) -> None:
+        with bound_contextvars(row=self.profile.row, trial="prepare"):
+            self._open_bound(pool)
+
+    def _open_bound(self, pool: Workers) -> None:
         if self.cancel.is_set():
             return
         with self._lock:
@@ -84,6 +91,7 @@ class RowWork:
         if procedure is None:
             self.finish()
             return
+        bind_contextvars(trial="seed")
         try:
             failed = procedure.seed()
         except Interrupted:
@@ -94,14 +102,15 @@ class RowWork:
             units = [("trials", lambda us=units: [u() for _, u in us])]
         with self._lock:
             self._left = len(units)
-        for number, (_, unit) in enumerate(units, 1):
-            if not pool.submit((self.index, number), lambda u=unit: self._trial(u)):
+        for number, (name, unit) in enumerate(units, 1):
+            if not pool.submit((self.index, number), lambda u=unit, n=name: self._trial(u, n)):
                 break  # cancelled: the row is derived from what was saved (finish, at the run's end)
 
-    def _trial(self, unit: Callable[[], None]) -> None:
+    def _trial(self, unit: Callable[[], None], name: str) -> None:
         try:
             if not self.cancel.is_set():
-                unit()
+                with bound_contextvars(row=self.profile.row, trial=name):
+                    unit()
         except Interrupted:
             pass  # the trial's observation is saved; the run's end derives the row
         finally:

@@ -158,6 +158,7 @@ def start_local(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, st
     if why:
         raise ServiceError(why)
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    log.debug("service.starting", kind=spec.kind, data=str(data))  # the progress bar shows it (lab.cli.progress)
     starter = _postgres if spec.kind == "postgres" else _redis  # redis and redis-stack
     return starter(spec, Path(data).resolve(), log_path, {**os.environ, **(env or {})}, on_spawn or _ignore)
 
@@ -223,7 +224,6 @@ def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 cwd=data, **_postgres_user())
     spawned(spec, proc, on_spawn)
-    log.debug("service.starting", kind="postgres", port=port, data=str(data))
     url, version = ready("postgres", proc, port, str(data), log_path)
     return RunningService(spec, url, with_extensions(spec, url, version, proc), proc)
 
