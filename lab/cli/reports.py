@@ -1,6 +1,7 @@
 """The commands that render or re-derive a saved result set: analyze, compare, report.
 
-Exit codes: 0 done, 2 bad input (a set that cannot be read, an ``--out`` that is not new). Each imports
+Exit codes: 0 done (report and compare also when the reader closes the pipe early: ``| head``), 2 bad
+input (a set that cannot be read, an ``--out`` that is not new). Each imports
 what it reads and renders with when it runs, so that its ``--help`` loads none of it.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from lab.cli.console import reader_may_leave
 from lab.cli.options import reports_option, sign_key_option
 from lab.cli.results import err, fail, finish, load_lifecycle, load_set
 from lab.report.formats import DEFAULT_FILES
@@ -53,6 +55,7 @@ def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool
 @click.argument("a", type=click.Path(path_type=Path))
 @click.argument("b", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@reader_may_leave()
 def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
     """Cell for cell, where the conditions of METHOD.md "Reporting" match; other rows side by side."""
     from lab.report.comparison import render as render_comparison
@@ -72,6 +75,7 @@ def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
               show_default=True, help="Report format.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of standard output.")
+@reader_may_leave()
 def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
     """Render a result set: terminal matrix, Markdown, JUnit XML or one static HTML page."""
     from lab.lifecycle.verify import is_lifecycle

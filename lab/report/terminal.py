@@ -4,6 +4,7 @@ method groups the cases, with the codes' key under it (lab.report.compact)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -27,9 +28,20 @@ LEGEND = ("REJ refused · REP reported at read · REP·a reported at audit only 
           "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible")
 
 
+class _Stdout(Console):
+    """Standard output, which its reader may stop reading (``memlab show DIR | head``): the rest of the
+    output then goes nowhere, quietly, and the command ends with its own exit code (rich's is 1)."""
+
+    def on_broken_pipe(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        self.quiet = True
+
+
 def stdout_console() -> Console:
     """The console for results: a pipe or a file gets the whole matrix width, not 80 columns."""
-    return Console() if sys.stdout.isatty() else Console(width=170)
+    return _Stdout() if sys.stdout.isatty() else _Stdout(width=170)
 
 
 def cell_text(cell: dict[str, Any]) -> tuple[str, str]:
