@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from lab.runtime import images as lab_images
@@ -22,7 +23,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 def _engine_or_exit() -> None:
     ok, why = engine()
     if not ok:
-        err.print(f"[bold red]memlab:[/] {why}. Start one (.ci/docker-up does it on Debian).")
+        err.print(f"[bold red]memlab:[/] {escape(why)}\n  fix: start an engine (.ci/docker-up does it on Debian)")
         sys.exit(2)
 
 

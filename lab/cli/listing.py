@@ -1,6 +1,8 @@
-"""``memlab list``: every profile, and whether it can run here (or why not).
+"""``memlab list``: every profile, and whether it can run here on the runtime ``--runtime`` selects (or
+why not).
 
-Exit 0, or 2 when a profile is invalid (the others are still listed). ``profiles_in`` reads a profile
+Exit 0, or 2 when a profile is invalid (the others are still listed) or the runtime asked for cannot
+run here. ``profiles_in`` reads a profile
 folder for ``list`` and ``run`` alike, naming each invalid profile on stderr.
 """
 
@@ -11,6 +13,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
+from lab import RUNTIME_NAMES
 from lab.cli.console import console, fail
 from lab.cli.options import profiles_option
 
@@ -29,19 +32,24 @@ def profiles_in(directory: Path) -> tuple[list, list]:
 
 @click.command("list")
 @profiles_option
-def list_cmd(profiles_dir: Path) -> None:
+@click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
+              help="Say whether each row can run on this runtime (as `memlab run --runtime` selects it).")
+def list_cmd(profiles_dir: Path, runtime_name: str) -> None:
     """Every profile, and whether it can run here (or why not). Exit 0, or 2 when a profile is invalid."""
     from rich.table import Table
 
     from lab.profile import file_row
     from lab.report.terminal import stdout_console
-    from lab.runtime import get_runtime, own_image
+    from lab.runtime import RuntimeUnavailable, get_runtime, own_image
     from lab.runtime import runnable as runnable_here
 
     table = Table(header_style="bold")
     for col in ("row", "SUT", "version", "status"):
         table.add_column(col)
-    runtime = get_runtime("auto")
+    try:
+        runtime = get_runtime(runtime_name)
+    except RuntimeUnavailable as exc:
+        fail(str(exc))
     profiles, errors = profiles_in(profiles_dir)
     for err in errors:
         what = escape(f"{err.field}: {err.message}")  # the profile's own text, never markup

@@ -108,7 +108,7 @@ def get_runtime(name: str) -> Runtime:
         if ok:
             return docker
         if name == "docker":
-            raise RuntimeUnavailable(f"the docker runtime cannot run here: {why}. Start an engine "
-                                     "(.ci/docker-up does it on Debian) or use --runtime local")
+            raise RuntimeUnavailable(f"the docker runtime cannot run here: {why}\n  fix: start an engine "
+                                     "(.ci/docker-up does it on Debian), or use --runtime local")
         return LocalRuntime()
     raise RuntimeUnavailable(f"unknown runtime {name!r}; use one of {', '.join(RUNTIME_NAMES)}")
