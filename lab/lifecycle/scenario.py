@@ -1,6 +1,6 @@
 """Lifecycle scenarios: YAML files (one scenario each), loaded strictly, with file:line errors.
 
-A scenario (this example is loaded by the tests)::
+A scenario in memlab's own shape (this example is loaded by the tests)::
 
     id: correction-basic                  # letters, digits, . _ - (unique in the pack)
     title: A correction supersedes the first value
@@ -20,21 +20,26 @@ A scenario (this example is loaded by the tests)::
       - advance_time: {steps: 2}
 
 Each step is a mapping with exactly one op key (write, correct, delete, rescope, advance_time,
-query) whose value is the op's fields, plus an optional sibling ``as:``; no other form
-(``- op: write``) is accepted. Errors (``ScenarioError``: file, line, field, message, fix):
-unknown fields at any level, missing fields, wrong types (ttl_steps and steps are positive
-integers, booleans are not; text fields are strings, so quote ``yes``, ``7`` or dates), duplicate
-keys, YAML aliases, too many nodes or too deep a nesting (``scenario_yaml``), a document that
-is not a mapping; a delete or correct of a key never written in that scope, or one deleted since; a
-rescope of a key with no current value there; a must_use key with no current value at that
-query. Warnings (``ScenarioWarning``, same fields): a value the judge cannot tell apart from
-another (one contains the other after ``judge.normalise``, on token boundaries), or a prompt that
-contains a value (a no-memory agent would "use" it).
+query) whose value is the op's fields, plus an optional sibling ``as:``. The peer gate's shape,
+``- op: write`` with the op's fields beside ``op`` (memorycheck's packs, unchanged), is read
+too (``scenario_peer``); one pack may mix files of both shapes.
+
+Errors (``ScenarioError``: file, line, field, message, fix): unknown fields at any level,
+missing fields, wrong types (ttl_steps and steps are positive integers, booleans are not; text
+fields are strings, so quote ``yes``, ``7`` or dates), duplicate keys, more than 100 aliases or
+too many nodes once they are expanded, too deep a nesting (``scenario_read``), a document that
+is not a mapping; a delete or correct of a key never written in that scope, or one deleted
+since; a rescope of a key with no current value there; a must_use key with no current value at
+that query. A file in the peer's shape is read as the peer reads it: where the peer accepts what
+memlab's shape refuses, that is a warning and the value is taken the peer's way
+(``scenario_yaml``). Warnings (``ScenarioWarning``, same fields): a value the judge cannot tell
+apart from another (one contains the other after ``judge.normalise``, on token boundaries), or a
+prompt that contains a value (a no-memory agent would "use" it).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -123,11 +128,13 @@ class Scenario:
 
 @dataclass(frozen=True)
 class PackLoad:
-    """What a pack folder holds: the valid scenarios, the errors and the warnings."""
+    """What a pack holds: the valid scenarios, the errors, the warnings, and the ids of the
+    scenarios written in the peer's shape."""
 
     scenarios: tuple[Scenario, ...]
     errors: tuple[ScenarioError, ...]
     warnings: tuple[ScenarioWarning, ...]
+    peer: tuple[str, ...] = ()
 
 
 def load_scenario(path: Path | str) -> Scenario:
@@ -144,39 +151,64 @@ def scan_scenario(path: Path | str) -> PackLoad:
     from lab.lifecycle.scenario_rules import check
     from lab.lifecycle.scenario_yaml import Parser
 
+    parser = Parser(Path(path))
     try:
-        scenario, lines = Parser(Path(path)).scenario()
+        scenario, lines = parser.scenario()
     except ScenarioError as exc:
-        return PackLoad((), (exc,), ())
-    errors, warnings = check(scenario, lines)
-    return PackLoad(() if errors else (scenario,), tuple(errors), tuple(warnings))
+        return PackLoad((), (exc,), tuple(parser.warnings))
+    scenario, errors, warnings = check(scenario, lines, parser.lenient)
+    return PackLoad(() if errors else (scenario,), tuple(errors), tuple(parser.warnings + warnings),
+                    (scenario.id,) if parser.lenient and not errors else ())
 
 
-def load_pack(directory: Path | str = BUNDLED_PACK) -> PackLoad:
-    """Every *.yaml and *.yml file of a folder (sorted); duplicate ids and an empty folder are errors."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        return PackLoad((), (ScenarioError(directory, None, "(folder)", "not a folder",
-                                           "point at a folder of scenario *.yaml files"),), ())
-    files = sorted(p for p in directory.iterdir() if p.is_file() and p.suffix.lower() in (".yaml", ".yml"))
+def pack_files(where: Path) -> list[Path]:
+    """The scenario files of a pack: a file itself, or every *.yaml / *.yml of a folder, sorted."""
+    if where.is_file():
+        return [where]
+    return sorted(p for p in where.iterdir() if p.is_file() and p.suffix.lower() in (".yaml", ".yml"))
+
+
+def load_pack(where: Path | str = BUNDLED_PACK) -> PackLoad:
+    """A scenario file, or every *.yaml and *.yml file of a folder (sorted). Duplicate ids and an
+    empty folder are errors; a peer-shaped file whose id is taken runs as ``<id>-2`` (the peer runs
+    both), with a warning."""
+    where = Path(where)
+    if not where.is_dir() and not where.is_file():
+        return PackLoad((), (ScenarioError(where, None, "(folder)", "not a folder or a scenario file",
+                                           "point at a folder of scenario *.yaml files, or at one file"),), ())
+    files = pack_files(where)
     if not files:
-        return PackLoad((), (ScenarioError(directory, None, "(folder)", "no *.yaml or *.yml scenario files",
+        return PackLoad((), (ScenarioError(where, None, "(folder)", "no *.yaml or *.yml scenario files",
                                            "add scenario files, or point at the right folder"),), ())
-    scenarios, errors, warnings, seen = [], [], [], {}
+    scenarios, errors, warnings, peer, seen = [], [], [], [], {}
     for path in files:
         found = scan_scenario(path)
         errors += found.errors
         warnings += found.warnings
         for scenario in found.scenarios:
             if scenario.id in seen:
-                errors.append(ScenarioError(path, _id_line(path), "id", f"duplicate scenario id {scenario.id!r} "
-                                            f"(also in {seen[scenario.id]})", "give every scenario its own id"))
-                continue
+                problem = (path, _id_line(path), "id", f"duplicate scenario id {scenario.id!r} (also in "
+                           f"{seen[scenario.id]})", "give every scenario its own id")
+                if scenario.id not in found.peer:
+                    errors.append(ScenarioError(*problem))
+                    continue
+                scenario = replace(scenario, id=_free_id(scenario.id, seen))
+                warnings.append(ScenarioWarning(*problem[:3], f"{problem[3]} (run as {scenario.id!r}, as "
+                                                "memorycheck runs both)", problem[4]))
+            if found.peer:
+                peer.append(scenario.id)
             seen[scenario.id] = path.name
             scenarios.append(scenario)
-    return PackLoad(tuple(scenarios), tuple(errors), tuple(warnings))
+    return PackLoad(tuple(scenarios), tuple(errors), tuple(warnings), tuple(peer))
+
+
+def _free_id(sid: str, taken: dict[str, str]) -> str:
+    n = 2
+    while f"{sid[:60]}-{n}" in taken:
+        n += 1
+    return f"{sid[:60]}-{n}"
 
 
 def _id_line(path: Path) -> int | None:
-    return next((n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+    return next((n for n, text in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
                  if text.startswith("id:")), None)

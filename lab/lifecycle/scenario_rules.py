@@ -1,14 +1,19 @@
 """The scenario rules that need the whole scenario: what was written where, and distinctiveness.
 
 Replays the ledger (the one definition of the lifecycle) over a parsed scenario. Errors: a
-delete or correct of a key never written in that scope before the step, or deleted since with
-nothing written after; a rescope of a key with no current value there (never written, deleted
-or expired); a must_use key with no current value at its query. Warnings: two written values the
-judge cannot tell apart (equal, or one inside the other, after ``judge.normalise`` on token
-boundaries); a prompt that contains a written value (a no-memory agent has it too).
+delete of a key never written in that scope before the step, or deleted since with nothing
+written after; a rescope of a key with no current value there (never written, deleted or
+expired). In memlab's own shape also errors, in the peer's shape (``lenient``) warnings, as the
+peer takes them: a correct of a key with no current value (run as a write: the peer's correct
+is one), and a must_use key with no current value at its query (that requirement is NOT TESTED,
+the peer's "authoring error?"). Warnings: two written values the judge cannot tell apart
+(equal, or one inside the other, after ``judge.normalise`` on token boundaries); a prompt that
+contains a written value (a no-memory agent has it too).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from lab.lifecycle.judge import normalise, served_uses
 from lab.lifecycle.ledger import Label, Ledger
@@ -36,14 +41,27 @@ class _Place:
         return self.path, self.lines.get(where, step.line), field_name(where)
 
 
-def check(scenario: Scenario, lines: dict[Where, int]) -> tuple[list[ScenarioError], list[ScenarioWarning]]:
-    """Every rule error and warning of a parsed scenario (``lines``: its field path -> line)."""
-    place, ledger, errors = _Place(scenario, lines), Ledger(), []
+#: The rule problems a peer-shaped scenario is forgiven, with how it is taken.
+FORGIVEN = {"correct": "it is run as a write, as memorycheck runs every correct",
+            "query": "that requirement is NOT TESTED, as memorycheck reports it"}
+
+
+def check(scenario: Scenario, lines: dict[Where, int], lenient: bool = False
+          ) -> tuple[Scenario, list[ScenarioError], list[ScenarioWarning]]:
+    """The scenario as it will run, and every rule error and warning (``lines``: field path -> line;
+    ``lenient``: the file is in the peer's shape)."""
+    place, ledger, errors, warnings, steps = _Place(scenario, lines), Ledger(), [], [], []
     for step in scenario.steps:
-        errors += [ScenarioError(*place.at(step, *sub), message, fix)
-                   for sub, message, fix in _references(ledger, step)]
+        problems = [(place.at(step, *sub), message, fix) for sub, message, fix in _references(ledger, step)]
+        if lenient and problems and step.op in FORGIVEN:
+            warnings += [ScenarioWarning(*at, f"{message} ({FORGIVEN[step.op]})", fix) for at, message, fix in problems]
+            step = replace(step, op="write") if step.op == "correct" else step
+        else:
+            errors += [ScenarioError(*at, message, fix) for at, message, fix in problems]
         ledger.apply(step)
-    return errors, _distinct(scenario, place) + _prompts(scenario, place)
+        steps.append(step)
+    scenario = replace(scenario, steps=tuple(steps))
+    return scenario, errors, warnings + _distinct(scenario, place) + _prompts(scenario, place)
 
 
 def _references(ledger: Ledger, step: Step) -> list[tuple[tuple, str, str]]:

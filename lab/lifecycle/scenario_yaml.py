@@ -1,12 +1,18 @@
-"""Scenario files to Scenario objects: the safe YAML reader and the field-level validator.
+"""Scenario files to Scenario objects: the field-level validator of both step shapes.
 
-The reader composes the YAML into nodes (as ``lab.profile`` does) to keep the line of every
-field and list item, and refuses what a scenario never needs: aliases (so no alias bomb), more
-than MAX_NODES nodes, nesting deeper than MAX_DEPTH, duplicate keys, merge keys (``<<``),
-several documents. The validator then checks every field (unknown fields at any level, required
-fields, types) and resolves each step's scope. The rules that need the whole scenario (what was
-written where, distinctive values) are in ``scenario_rules``. The file format is documented in
-``lab.lifecycle.scenario``.
+memlab's own shape writes a step as ``- write: {key: …, value: …}`` (one op key, its fields
+under it); the peer gate's shape (memorycheck's) as ``- op: write`` with the fields beside
+``op`` (``lab.lifecycle.scenario_peer``). One file may hold either, one pack both. A file with
+any step in the peer's shape is read as the peer reads it: what the peer accepts is never
+refused. Where memlab would be stricter (an unknown field the peer ignores, a number where
+text belongs, a key written twice), that is a **warning** with file, line and fix, and the
+value is taken as the peer takes it. A file in memlab's own shape stays strict: those are
+errors. What neither accepts (a missing field, an unknown op, a rescope onto its own scope)
+is an error in both.
+
+The reader (``scenario_read``) bounds the YAML; the rules that need the whole scenario (what
+was written where, distinctive values) are in ``scenario_rules``. The file format is
+documented in ``lab.lifecycle.scenario``.
 """
 
 from __future__ import annotations
@@ -16,12 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from lab.lifecycle.judge import normalise
-from lab.lifecycle.scenario import OPS, Scenario, ScenarioError, Scope, Step
+from lab.lifecycle.scenario import OPS, Scenario, ScenarioError, ScenarioWarning, Scope, Step
+from lab.lifecycle.scenario_read import Oddity, Where, read_yaml
 
-MAX_BYTES, MAX_NODES, MAX_DEPTH = 1_000_000, 10_000, 10
 SCOPE_FIELDS = ("tenant_id", "user_id")
 TOP = {"id": True, "title": True, "tags": False, "subject": True, "steps": True}  # field: required
 FIELDS: dict[str, dict[str, bool]] = {
@@ -33,7 +37,7 @@ EXAMPLES = {"write": '{key: office, value: "Lisbon office on Rua Augusta"}', "de
             "rescope": "{key: office, to: {user_id: bob}}", "advance_time": "{steps: 2}",
             "query": "{prompt: Where is my office?, expect: {must_use: [office]}}"}
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-Where = tuple[str | int, ...]
+_NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def field_name(where: Where) -> str:
@@ -57,7 +61,8 @@ def kind(value: Any) -> str:
     return {dict: "a mapping", list: "a list", str: "text"}.get(type(value), type(value).__name__)
 
 
-def _quote_fix(value: Any) -> str:
+def quote_fix(value: Any) -> str:
+    """How to write a non-text value as the text it was meant to be."""
     if isinstance(value, bool):
         return 'quote the word, e.g. "yes": unquoted yes/no/on/off/true/false are booleans in YAML'
     if value is None:
@@ -67,130 +72,117 @@ def _quote_fix(value: Any) -> str:
     return f'quote it: "{value}"'
 
 
-class _Loader(yaml.SafeLoader):
-    """A safe loader that refuses aliases and caps the node count and nesting depth."""
-
-    def __init__(self, stream: str, path: Path):
-        super().__init__(stream)
-        self.path, self.nodes, self.depth = path, 0, 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        """Compose one node, refusing an alias and counting nodes and depth."""
-        mark = self.peek_event().start_mark
-        if self.check_event(yaml.AliasEvent):
-            raise ScenarioError(self.path, mark.line + 1, "(yaml)", "YAML aliases (*name) are not allowed",
-                                "write the value out in full instead of referring to an anchor")
-        self.nodes, self.depth = self.nodes + 1, self.depth + 1
-        if self.nodes > MAX_NODES or self.depth > MAX_DEPTH:
-            what = f"more than {MAX_NODES} nodes" if self.nodes > MAX_NODES else f"nested deeper than {MAX_DEPTH}"
-            raise ScenarioError(self.path, mark.line + 1, "(yaml)", f"the document has {what}",
-                                "a scenario is a short, flat list of steps: split or simplify it")
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
-
-
-def _index(path: Path, node: Any, where: Where, lines: dict[Where, int]) -> None:
-    """Record the line of every field and item; refuse duplicate, merge and non-text keys."""
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            line = key_node.start_mark.line + 1
-            if key_node.tag != "tag:yaml.org,2002:str":
-                raise ScenarioError(path, line, field_name(where), "a key that is not a plain name (a merge key "
-                                    "<<, a number, a boolean or a complex key)", "write every field out as a plain name")
-            if key_node.value in seen:
-                raise ScenarioError(path, line, field_name(where + (key_node.value,)),
-                                    f"duplicate key (first at line {seen[key_node.value]})", "keep one of them")
-            seen[key_node.value] = lines[where + (key_node.value,)] = line
-            _index(path, value_node, where + (key_node.value,), lines)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            lines[where + (i,)] = item.start_mark.line + 1
-            _index(path, item, where + (i,), lines)
-
-
-def read_yaml(path: Path) -> tuple[Any, dict[Where, int]]:
-    """The file's one YAML document as data, and the line of every field path."""
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
-    except OSError as exc:
-        raise ScenarioError(path, None, "(file)", f"cannot read: {exc.strerror}", "check the path") from exc
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(path, None, "(file)", "not UTF-8 text", "save the file as UTF-8") from exc
-    if len(raw) > MAX_BYTES:
-        raise ScenarioError(path, None, "(file)", f"larger than {MAX_BYTES} bytes", "split the scenario")
-    loader = _Loader(text, path)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            raise ScenarioError(path, 1, "(top)", "the file is empty", "start with 'id: <name>'")
-        lines: dict[Where, int] = {(): node.start_mark.line + 1}
-        _index(path, node, (), lines)
-        return loader.construct_document(node), lines
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        raise ScenarioError(path, mark.line + 1 if mark else None, "(yaml)",
-                            f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
-                            "fix the YAML syntax at that line (one document per file)") from exc
-    finally:
-        loader.dispose()
+def is_peer_shaped(data: Any) -> bool:
+    """Whether any step of the document is written in the peer's shape (``- op: NAME``)."""
+    steps = data.get("steps") if isinstance(data, dict) else None
+    return isinstance(steps, list) and any(isinstance(s, dict) and "op" in s for s in steps)
 
 
 class Parser:
-    """Validate one file's fields into a Scenario (``scenario()`` also returns the line index)."""
+    """Validate one file's fields into a Scenario; ``scenario()`` also returns the line index,
+    ``warnings`` what a peer-shaped file was forgiven and ``lenient`` whether it was."""
 
     def __init__(self, path: Path):
         self.path, self.lines = path, {}
+        self.lenient, self.warnings = False, []
 
     def fail(self, where: Where, message: str, fix: str) -> ScenarioError:
         """An error at the line of ``where`` (or of its nearest enclosing field)."""
+        return ScenarioError(self.path, self.line(where), field_name(where), message, fix)
+
+    def line(self, where: Where) -> int | None:
+        """The line of ``where``, or of its nearest enclosing field."""
         probe = where
         while probe and probe not in self.lines:
             probe = probe[:-1]
-        return ScenarioError(self.path, self.lines.get(probe), field_name(where), message, fix)
+        return self.lines.get(probe)
+
+    def forgive(self, where: Where, message: str, fix: str, why: str = "memorycheck accepts it",
+                line: int | None = None) -> None:
+        """A lenient file: warn (``why`` says how the value is taken); a strict one: raise. ``line``
+        when it is not the line of ``where``."""
+        line = line or self.line(where)
+        if not self.lenient:
+            raise ScenarioError(self.path, line, field_name(where), message, fix)
+        self.warnings.append(ScenarioWarning(str(self.path), line, field_name(where), f"{message} ({why})", fix))
 
     def scenario(self) -> tuple[Scenario, dict[Where, int]]:
         """The validated Scenario and the line of every field path."""
-        data, self.lines = read_yaml(self.path)
+        data, self.lines, odd = read_yaml(self.path)
+        self.lenient = is_peer_shaped(data)
+        for o in odd:
+            self.oddity(o)
         self.fields(data, (), TOP, "id: <name>, title: <text>, subject: {tenant_id, user_id}, steps: [...]")
-        sid = self.text(data["id"], ("id",))
-        if not _ID.match(sid):
-            raise self.fail(("id",), f"{sid!r} is not a usable id",
-                            "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
-        tags = data.get("tags", [])
-        if not isinstance(tags, list) or len(set(map(str, tags))) != len(tags):
-            raise self.fail(("tags",), "must be a list of distinct tags", "e.g. tags: [correction, deletion]")
+        sid = self.scenario_id(data["id"])
         subject = self.scope(data["subject"], ("subject",), None)
         steps = data["steps"]
-        if not isinstance(steps, list) or not steps:
-            raise self.fail(("steps",), "must be a non-empty list of steps", "e.g. steps: [{write: {key: k, value: v}}]")
-        return Scenario(sid, self.text(data["title"], ("title",)),
-                        tuple(self.text(t, ("tags", i)) for i, t in enumerate(tags)), subject,
-                        tuple(self.step(i, item, subject) for i, item in enumerate(steps)),
-                        str(self.path)), self.lines
+        if not isinstance(steps, list):
+            raise self.fail(("steps",), f"must be a list of steps, not {kind(steps)}",
+                            "e.g. steps: [{write: {key: k, value: v}}]")
+        if not steps:
+            self.forgive(("steps",), "no steps: the scenario measures nothing",
+                         "add steps, e.g. steps: [{write: {key: k, value: v}}]", "it is run, and asks nothing")
+        from lab.lifecycle.scenario_peer import peer_step  # the peer's shape builds on this parser
 
-    def fields(self, value: Any, where: Where, spec: dict[str, bool], example: str) -> dict:
-        """A mapping with only the fields of ``spec`` and every required one."""
+        parsed = tuple(peer_step(self, i, item, subject) if isinstance(item, dict) and "op" in item
+                       else self.step(i, item, subject) for i, item in enumerate(steps))
+        return Scenario(sid, self.text(data["title"], ("title",)), self.tags(data.get("tags", [])), subject,
+                        parsed, str(self.path)), self.lines
+
+    def oddity(self, odd: Oddity) -> None:
+        """A duplicate or non-text key: refused in memlab's shape, taken as PyYAML takes it in the peer's."""
+        if odd.kind == "duplicate":
+            self.forgive(odd.where, f"duplicate key (first at line {odd.first_line})", "keep one of them",
+                         "the last one is taken, as memorycheck takes it", odd.line)
+        else:
+            self.forgive(odd.where, "a key that is not a plain name (a number, a boolean or a complex key)",
+                         "write every field out as a plain name", "it is ignored, as memorycheck ignores it",
+                         odd.line)
+
+    def scenario_id(self, value: Any) -> str:
+        """The id (a number is taken as its text); in a peer-shaped file an unusable id is made usable."""
+        sid = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else self.text(value, ("id",))
+        if _ID.match(sid):
+            return sid
+        fix = "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        usable = _NOT_ID.sub("-", sid).lstrip("._-")[:64] or self.path.stem
+        if not _ID.match(usable):
+            raise self.fail(("id",), f"{sid!r} is not a usable id", fix)
+        self.forgive(("id",), f"{sid!r} is not a usable id", fix, f"it is run as {usable!r}")
+        return usable
+
+    def tags(self, tags: Any) -> tuple[str, ...]:
+        """A list of distinct tags (a peer-shaped file: a single tag, or repeats, are forgiven)."""
+        if isinstance(tags, list) and len(set(map(str, tags))) == len(tags):
+            return tuple(self.text(t, ("tags", i)) for i, t in enumerate(tags))
+        self.forgive(("tags",), "must be a list of distinct tags", "e.g. tags: [correction, deletion]",
+                     "taken as the distinct tags it names")
+        items = tags if isinstance(tags, list) else [tags]
+        return tuple(dict.fromkeys(str(t) for t in items if t is not None))
+
+    def fields(self, value: Any, where: Where, spec: dict[str, bool], example: str,
+               beside: tuple[str, ...] = ()) -> dict:
+        """A mapping with the fields of ``spec`` (and ``beside``), every required one present."""
         if not isinstance(value, dict):
             raise self.fail(where, f"must be a mapping, not {kind(value)}", f"write {example}")
         for name in value:
-            if name not in spec:
-                raise self.fail(where + (name,), "unknown field",
-                                f"remove it, or use one of: {', '.join(spec)} (e.g. {example})")
+            if name not in spec and name not in beside and isinstance(name, str):
+                self.forgive(where + (name,), "unknown field",
+                             f"remove it, or use one of: {', '.join(spec)} (e.g. {example})",
+                             "it is ignored, as memorycheck ignores it")
         for name, required in spec.items():
             if required and name not in value:
                 raise self.fail(where, f"missing field {name!r}", f"add it, e.g. {example}")
         return value
 
     def text(self, value: Any, where: Where) -> str:
-        """Non-empty text (a number, boolean, date or null is refused, not converted)."""
+        """Non-empty text; a number, boolean, date or null is refused (a peer-shaped file: taken as
+        the text Python's ``str`` makes of it, as memorycheck takes it, with a warning)."""
         if not isinstance(value, str):
-            raise self.fail(where, f"must be text, not {kind(value)}", _quote_fix(value))
+            self.forgive(where, f"must be text, not {kind(value)}", quote_fix(value), f"taken as {str(value)!r}")
+            return str(value)
         if not value.strip():
-            raise self.fail(where, "is empty", "write the text")
+            self.forgive(where, "is empty", "write the text", "taken as it is")
         return value
 
     def positive(self, value: Any, where: Where) -> int:
@@ -204,13 +196,21 @@ class Parser:
         """A full scope (``base`` None: the subject) or a partial one merged over ``base``."""
         spec = {f: base is None for f in SCOPE_FIELDS}
         body = self.fields(value, where, spec, "{tenant_id: acme, user_id: alice}")
-        if not body:
-            raise self.fail(where, "is empty", "name tenant_id and/or user_id, or remove it")
+        if not any(f in body for f in SCOPE_FIELDS):
+            self.forgive(where, "is empty", "name tenant_id and/or user_id, or remove it", "the scope is unchanged")
         merged = {f: self.text(body[f], where + (f,)) if f in body else getattr(base, f) for f in SCOPE_FIELDS}
         return Scope(**merged)
 
+    def judged_value(self, value: str, where: Where) -> str:
+        """A value the judge can match: one with letters or digits."""
+        if not normalise(value):
+            self.forgive(where, "has no letters or digits: the judge cannot match it",
+                         'use a distinctive token, e.g. "teal-falcon-7Q"',
+                         "it is kept, and never counts as served")
+        return value
+
     def step(self, index: int, item: Any, subject: Scope) -> Step:
-        """One step: exactly one op key with its fields, and an optional ``as:``."""
+        """One step in memlab's shape: exactly one op key with its fields, and an optional ``as:``."""
         where: Where = ("steps", index)
         if not isinstance(item, dict):
             raise self.fail(where, f"a step is a one-key mapping {{op: {{fields}}}}, not {kind(item)}",
@@ -232,18 +232,21 @@ class Parser:
                                 "remove as: from this step")
             scope = self.scope(item["as"], where + ("as",), subject)
         found: dict[str, Any] = {n: self.text(body[n], inner + (n,)) for n in ("key", "value", "prompt") if n in body}
-        if "value" in found and not normalise(found["value"]):
-            raise self.fail(inner + ("value",), "has no letters or digits: the judge cannot match it",
-                            'use a distinctive token, e.g. "teal-falcon-7Q"')
+        if "value" in found:
+            self.judged_value(found["value"], inner + ("value",))
         found.update({n: self.positive(body[n], inner + (n,)) for n in ("ttl_steps", "steps") if n in body})
         if "to" in body:
-            found["to"] = self.scope(body["to"], inner + ("to",), scope)
-            if found["to"] == scope:
-                raise self.fail(inner + ("to",), "the target is the step's own scope",
-                                "name another tenant_id and/or user_id")
+            found["to"] = self.target(body["to"], inner + ("to",), scope)
         if "expect" in body:
             found["must_use"] = self.must_use(body["expect"], inner + ("expect",))
         return Step(index=index, line=self.lines[where], op=op, scope=scope, **found)
+
+    def target(self, value: Any, where: Where, scope: Scope) -> Scope:
+        """A rescope's ``to``, merged over the step's scope; never the step's own scope."""
+        to = self.scope(value, where, scope)
+        if to == scope:
+            raise self.fail(where, "the target is the step's own scope", "name another tenant_id and/or user_id")
+        return to
 
     def must_use(self, value: Any, where: Where) -> tuple[str, ...]:
         """``expect: {must_use: [keys]}``: a non-empty list of distinct keys."""

@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from lab.lifecycle import scenario_yaml
+from lab.lifecycle import scenario_read, scenario_yaml
 from lab.lifecycle.ledger import Label, Ledger
 from lab.lifecycle.scenario import (BUNDLED_PACK, Scenario, ScenarioError, Scope, load_pack,
                                     load_scenario, scan_scenario)
@@ -65,10 +65,13 @@ ERRORS = [  # (yaml, line, field, in message, in fix)
     ("", 1, "(top)", "empty", "id:"),
     ("- id: s1\n", 1, "(top)", "must be a mapping, not a list", "id: <name>"),
     (HEAD + W + "---\nid: s2\n", 6, "(yaml)", "not valid YAML", "one document per file"),
-    ("id: &a s1\ntitle: *a\n", 2, "(yaml)", "aliases", "in full"),
+    ("id: &a s1\nx: [" + ", ".join(["*a"] * 101) + "]\n", 2, "(yaml)", "more than 100 aliases", "write the values out"),
     ("id: s1\nx: " + "[" * 12 + "]" * 12 + "\n", 2, "(yaml)", "nested deeper than", "simplify"),
     ("id: s1\nid: s2\n", 2, "id", "duplicate key (first at line 1)", "keep one"),
-    ("<<: {id: s1}\n", 1, "(top)", "merge key", "plain name"),
+    ("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+     "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n", 1, "(yaml)",
+     "more than 10000 nodes once its aliases are expanded", "split or simplify"),
+    ("<<: {id: s1}\n", 1, "(top)", "missing field 'title'", "add it"),  # a merge key is expanded, as PyYAML does
     (HEAD + W + "    yes: 1\n", 6, "steps[0]", "a boolean", "plain name"),
     (HEAD + W + "color: blue\n", 6, "color", "unknown field", "id, title, tags, subject, steps"),
     ("id: s1\nsubject: {tenant_id: a, user_id: b}\nsteps: [{write: {key: a, value: b}}]\n", 1, "(top)",
@@ -79,9 +82,11 @@ ERRORS = [  # (yaml, line, field, in message, in fix)
     (HEAD.replace("user_id: alice", "user_id: alice, role: admin") + W, 3, "subject.role", "unknown field",
      "tenant_id, user_id"),
     (HEAD.replace("user_id: alice", "user_id: 42") + W, 3, "subject.user_id", "must be text, not a number", 'quote it: "42"'),
-    (HEAD.replace("steps:\n", "steps: []\n"), 4, "steps", "non-empty list", "steps: [{write"),
+    (HEAD.replace("steps:\n", "steps: []\n"), 4, "steps", "no steps", "steps: [{write"),
+    (HEAD.replace("steps:\n", "steps: {write: {key: a, value: b}}\n"), 4, "steps", "must be a list of steps, not a "
+     "mapping", "steps: [{write"),
     (HEAD + "  - write\n", 5, "steps[0]", "one-key mapping", "- write: {key:"),
-    (HEAD + "  - op: write\n    key: office\n", 5, "steps[0].op", "unknown op 'op'", "{op: {fields}}"),
+    (HEAD + "  - op: write\n    key: office\n", 5, "steps[0]", "missing field 'value'", "op: write, key: plan"),
     (HEAD + '  - write: {key: a, value: "b"}\n    delete: {key: a}\n', 5, "steps[0]", "exactly one op, found 2",
      "one step per op"),
     (HEAD + "  - as: {user_id: bob}\n", 5, "steps[0]", "exactly one op, found 0", "add one"),
@@ -159,10 +164,10 @@ def test_every_error_names_file_line_field_and_fix(tmp_path, text, line, field, 
 
 
 def test_node_cap_and_size_cap(tmp_path, monkeypatch):
-    monkeypatch.setattr(scenario_yaml, "MAX_NODES", 20)
+    monkeypatch.setattr(scenario_read, "MAX_NODES", 20)
     err = scan_scenario(put(tmp_path, HEAD + W * 5)).errors[0]
     assert "more than 20 nodes" in err.message and err.line is not None
-    monkeypatch.setattr(scenario_yaml, "MAX_BYTES", 10)
+    monkeypatch.setattr(scenario_read, "MAX_BYTES", 10)
     err = scan_scenario(put(tmp_path, HEAD + W)).errors[0]
     assert (err.field, err.line) == ("(file)", None) and "split" in err.fix
 
@@ -226,7 +231,7 @@ def test_a_pack_keeps_the_good_files_and_reports_the_bad(tmp_path):
 
 def test_an_empty_or_missing_pack_folder_is_an_error(tmp_path):
     assert "no *.yaml or *.yml" in load_pack(tmp_path).errors[0].message
-    assert load_pack(tmp_path / "nope").errors[0].message == "not a folder"
+    assert load_pack(tmp_path / "nope").errors[0].message == "not a folder or a scenario file"
 
 
 def test_the_bundled_pack_is_clean_and_covers_every_theme():
