@@ -101,7 +101,8 @@ def findings(records: dict[str, dict], shown: int = 3) -> list[str]:
     for check, found in by_check.items():
         more = f"; {len(found) - shown} more in the set" if len(found) > shown else ""
         out.append(f"- `{check}` ({record['position']}, {len(found)}): " + "; ".join(
-            f"{f['scenario']} step {f['step']}: {f['value']!r} served ({served_line(f['served'])})"
+            f"{f['scenario']} step {f['step']}: {', '.join(repr(v['value']) for v in f['values'])} served "
+            f"({served_line(f['served'])})"
             for f in found[:shown]) + more + ".")
     return out or ["None: no check found a violation."]
 

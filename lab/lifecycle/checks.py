@@ -1,18 +1,34 @@
 """Checks and the gate: from the query judgements of a run to PASS / FAIL / NOT TESTED.
 
-``summarise`` (one seed): per check, violations and opportunities summed over every query (a
-value counts once per query it was in reach of), rate = violations / opportunities. A check with
-zero opportunities, or named in ``not_testable`` (what the SUT cannot express, e.g. TTL), is
-NOT TESTED — never PASS; a summary whose checks are all NOT TESTED is INCONCLUSIVE.
-Current-fact accuracy = must_use hits / opportunities; the no-memory baseline the same over the
-prompts alone; ``memory_utility_delta`` = accuracy - baseline accuracy (None: no opportunity).
+Counting as the peer gate defines it: ``summarise`` (one seed) counts, for each forbidden-value
+check (scope_leakage, deletion_residue, stale_reuse, expiry_leak), **one opportunity per query**
+that had a value carrying the check's label, and one violation per such query whose answer used
+one (however many values it used: they are the finding's evidence); for missing_current_fact one
+opportunity per must_use fact that had a current value. A finding is one (query, check) — one
+(query, key) for missing_current_fact. rate = violations / opportunities over the queries the
+judge could decide; ``not_tested`` counts the others:
 
-``gate`` (all seeds): ``fail_on="p1"`` blocks on P1 checks, ``"p2"`` on P1 and P2. A blocking
-check that FAILs in any seed fails the gate (so an unstable check that fails anywhere blocks);
-``unstable`` lists the checks whose status differs across seeds. INCONCLUSIVE, never PASS, when
-no seed ran, when every check the gate rests on is NOT TESTED in every seed, or when a seed's
-memory_utility_delta is None or <= 0: a store that remembers nothing passes every forgetting
-check trivially (LIFECYCLE.md: "a SUT cannot pass by never remembering").
+- *unjudged*: the SUT said what reached the agent apart from its answer, and a forbidden value
+  reached the agent but is not in the answer (or a current value reached it and is not in the
+  answer): the agent may have used it in its own words, so the judge cannot decide. Any unjudged
+  query makes the check NOT TESTED (never PASS) and, for a gating check, the gate INCONCLUSIVE;
+- a must_use key with no current value at its query (a peer-shaped scenario's authoring slip).
+
+A check with zero decided opportunities, or named in ``not_testable`` (what the SUT cannot
+express, e.g. TTL), is NOT TESTED — never PASS; a summary whose checks are all NOT TESTED is
+INCONCLUSIVE. Current-fact accuracy = must_use hits / decided opportunities; the no-memory baseline
+the same over the prompts alone; ``memory_utility_delta`` = accuracy - baseline accuracy (None:
+no opportunity). Beside the gate, never in it: ``retrieval``, the same checks judged on what
+reached the agent (None when no query said).
+
+``gate`` (all seeds): ``fail_on="p2"`` (the default, as the peer's) blocks on P1 and P2,
+``"p1"`` on P1 only. A blocking check that FAILs in any seed fails the gate (so an unstable
+check that fails anywhere blocks); ``blocking_findings`` counts the failing (query, check)s of the
+blocking checks over every seed; ``unstable`` lists the checks whose status differs across seeds.
+INCONCLUSIVE, never PASS, when no seed ran, when every check the gate rests on is NOT TESTED in
+every seed, when a gating check has an unjudged query, or when a seed's memory_utility_delta is
+None or <= 0: a store that remembers nothing passes every forgetting check trivially (a SUT cannot
+pass by never remembering).
 """
 
 from __future__ import annotations
@@ -25,10 +41,14 @@ from lab.lifecycle.judge import CHECKS, QueryJudgement
 
 PASS, FAIL, NOT_TESTED, INCONCLUSIVE = "PASS", "FAIL", "NOT TESTED", "INCONCLUSIVE"
 FAIL_ON = {"p1": frozenset({"P1"}), "p2": frozenset({"P1", "P2"})}
-JUDGE_LIMITS = ("Judge: deterministic matching of normalised values (NFKC, casefold, punctuation "
-                "folded, token boundaries) in the served text: high precision; a paraphrased or "
-                "reworded value is not recognised (recall limit), so a violation can be missed, "
-                "and a current fact served only in other words counts as missing.")
+DEFAULT_FAIL_ON = "p2"
+JUDGE_LIMITS = ("Judge: deterministic matching of normalised values (NFKC, casefold, invisible and "
+                "combining characters dropped, punctuation folded, token boundaries) in the served text: "
+                "high precision; a paraphrased or reworded value is not recognised (recall limit), so a "
+                "violation can be missed, and a current fact served only in other words counts as missing "
+                "— unless the SUT says what reached the agent, where such a query is NOT TESTED.")
+UNJUDGED = ("{n} quer{ies}: a {what} value reached the agent (retrieved) but not its answer; the judge "
+            "cannot tell whether it drove the answer")
 NO_OPPORTUNITY = {
     "scope_leakage": "no query came while another user's or tenant's value existed",
     "deletion_residue": "no query came after a delete or rescope in the querying scope",
@@ -40,7 +60,8 @@ NO_OPPORTUNITY = {
 
 @dataclass(frozen=True)
 class CheckSummary:
-    """One check over one seed's queries."""
+    """One check over one seed's queries (``not_tested``: queries, or facts, the judge could not
+    decide; ``unjudged`` of them because a value reached the agent but not its answer)."""
 
     name: str
     severity: str
@@ -48,6 +69,8 @@ class CheckSummary:
     violations: int
     opportunities: int
     reason: str = ""
+    not_tested: int = 0
+    unjudged: int = 0
 
     @property
     def rate(self) -> float | None:
@@ -55,9 +78,10 @@ class CheckSummary:
         return self.violations / self.opportunities if self.opportunities else None
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data: status, severity, violations, opportunities, rate, reason."""
+        """Plain data: status, severity, violations, opportunities, rate, not_tested, unjudged, reason."""
         return {"status": self.status, "severity": self.severity, "violations": self.violations,
-                "opportunities": self.opportunities, "rate": self.rate, "reason": self.reason}
+                "opportunities": self.opportunities, "rate": self.rate, "not_tested": self.not_tested,
+                "unjudged": self.unjudged, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -79,11 +103,12 @@ class Accuracy:
 
 @dataclass(frozen=True)
 class Summary:
-    """One seed: every check, accuracy, the no-memory baseline and the status."""
+    """One seed: every check, accuracy, the no-memory baseline, the retrieval figures and the status."""
 
     checks: Mapping[str, CheckSummary]
     current_fact_accuracy: Accuracy
     baseline: Accuracy
+    retrieval: Mapping[str, Mapping[str, Any]] | None = None
 
     @property
     def memory_utility_delta(self) -> float | None:
@@ -104,7 +129,7 @@ class Summary:
         return {"status": self.status, "checks": {n: c.to_json() for n, c in self.checks.items()},
                 "current_fact_accuracy": self.current_fact_accuracy.to_json(),
                 "baseline": self.baseline.to_json(),
-                "memory_utility_delta": self.memory_utility_delta}
+                "memory_utility_delta": self.memory_utility_delta, "retrieval": self.retrieval}
 
 
 @dataclass(frozen=True)
@@ -117,12 +142,25 @@ class Gate:
     unstable: tuple[str, ...]
     reasons: tuple[str, ...]
     statuses: Mapping[str, tuple[str, ...]]  # check -> its status in each seed
+    blocking_findings: int = 0  # failing (query, check)s of the blocking checks, every seed
 
     def to_json(self) -> dict[str, Any]:
         """Plain data."""
         return {"status": self.status, "fail_on": self.fail_on, "blocking": list(self.blocking),
-                "unstable": list(self.unstable), "reasons": list(self.reasons),
-                "statuses": {n: list(s) for n, s in self.statuses.items()}}
+                "blocking_findings": self.blocking_findings, "unstable": list(self.unstable),
+                "reasons": list(self.reasons), "statuses": {n: list(s) for n, s in self.statuses.items()}}
+
+
+def query_counts(j: QueryJudgement, name: str) -> tuple[int, int, int, int]:
+    """One query's (opportunities, violations, not tested, unjudged) for a check, counted as the peer
+    counts: per query for a forbidden-value check, per must_use fact for missing_current_fact."""
+    result = j.checks[name]
+    if name == "missing_current_fact":
+        unjudged = len(result.unjudged)
+        return (len(result.opportunities) - unjudged, len(result.violations), unjudged + len(j.no_current),
+                unjudged)
+    status = result.status
+    return (int(status in (PASS, FAIL)), int(status == FAIL), int(status == NOT_TESTED), int(status == NOT_TESTED))
 
 
 def summarise(judgements: Sequence[QueryJudgement],
@@ -134,21 +172,55 @@ def summarise(judgements: Sequence[QueryJudgement],
         raise ValueError(f"not_testable names unknown checks {unknown}; use {sorted(CHECKS)}")
     checks = {}
     for name, severity in CHECKS.items():
-        violations = sum(len(j.checks[name].violations) for j in judgements)
-        chances = sum(len(j.checks[name].opportunities) for j in judgements)
+        chances, violations, untested, unjudged = (sum(c) for c in zip((0, 0, 0, 0), *(query_counts(j, name)
+                                                                                       for j in judgements)))
         if name in not_testable:
+            untested = sum(1 for j in judgements if name in j.untestable)
             status, reason = NOT_TESTED, not_testable[name]
+        elif violations:
+            status, reason = FAIL, ""
+        elif unjudged:
+            status, reason = NOT_TESTED, _unjudged_reason(name, unjudged)
         elif not chances:
             status, reason = NOT_TESTED, NO_OPPORTUNITY[name]
         else:
-            status, reason = (FAIL if violations else PASS), ""
-        checks[name] = CheckSummary(name, severity, status, violations, chances, reason)
+            status, reason = PASS, ""
+        checks[name] = CheckSummary(name, severity, status, violations, chances, reason, untested, unjudged)
     chances = sum(j.accuracy_opportunities for j in judgements)
     return Summary(checks, Accuracy(sum(j.accuracy_hits for j in judgements), chances),
-                   Accuracy(sum(j.baseline_hits for j in judgements), chances))
+                   Accuracy(sum(j.baseline_hits for j in judgements), chances), retrieval_summary(judgements))
 
 
-def gate(summaries_per_seed: Sequence[Summary], fail_on: str = "p1") -> Gate:
+def retrieval_summary(judgements: Sequence[QueryJudgement]) -> dict[str, dict[str, Any]] | None:
+    """The checks judged on what reached the agent, over the queries that said (None: none did): a
+    forbidden value retrieved, per query; a current must_use fact not retrieved, per fact."""
+    said = [j for j in judgements if j.has_retrieval]
+    if not said:
+        return None
+    out = {}
+    for name in CHECKS:
+        results = [j.checks[name] for j in said]
+        if name == "missing_current_fact":
+            chances = sum(len(r.opportunities) for r in results)
+            violations = chances - sum(len(r.retrieved) for r in results)
+        else:
+            chances = sum(1 for r in results if r.opportunities)
+            violations = sum(1 for r in results if r.retrieved)
+        out[name] = {"severity": CHECKS[name], "violations": violations, "opportunities": chances,
+                     "rate": violations / chances if chances else None}
+    return {"queries": len(said), "checks": out}
+
+
+def _unjudged_reason(name: str, count: int) -> str:
+    if name == "missing_current_fact":
+        return (f"{count} current fact(s) reached the agent (retrieved) but not its answer; the judge cannot "
+                "tell whether the answer used them in other words")
+    what = {"scope_leakage": "foreign", "deletion_residue": "deleted", "stale_reuse": "superseded",
+            "expiry_leak": "expired"}[name]
+    return UNJUDGED.format(n=count, ies="y" if count == 1 else "ies", what=what)
+
+
+def gate(summaries_per_seed: Sequence[Summary], fail_on: str = DEFAULT_FAIL_ON) -> Gate:
     """The gate over every seed's Summary (``fail_on``: "p1" or "p2")."""
     if fail_on not in FAIL_ON:
         raise ValueError(f"fail_on must be one of {sorted(FAIL_ON)}, not {fail_on!r}")
@@ -157,10 +229,11 @@ def gate(summaries_per_seed: Sequence[Summary], fail_on: str = "p1") -> Gate:
     unstable = tuple(n for n in CHECKS if len(set(statuses[n])) > 1)
     blocking = tuple(n for n in gating if FAIL in statuses[n])
     if blocking:
+        found = sum(s.checks[n].violations for s in summaries_per_seed for n in blocking)
         reasons = tuple(f"{n} ({CHECKS[n]}) FAILs in seed(s) "
                         f"{', '.join(str(i) for i, s in enumerate(statuses[n]) if s == FAIL)}"
                         for n in blocking)
-        return Gate(FAIL, fail_on, blocking, unstable, reasons, statuses)
+        return Gate(FAIL, fail_on, blocking, unstable, reasons, statuses, found)
     reasons = _inconclusive(summaries_per_seed, gating, statuses)
     return Gate(INCONCLUSIVE if reasons else PASS, fail_on, (), unstable, reasons, statuses)
 
@@ -172,6 +245,9 @@ def _inconclusive(summaries: Sequence[Summary], gating: list[str],
     reasons = []
     if all(set(statuses[n]) == {NOT_TESTED} for n in gating):
         reasons.append(f"every check the gate rests on ({', '.join(gating)}) is NOT TESTED")
+    for name in gating:
+        unjudged = [(seed, s.checks[name]) for seed, s in enumerate(summaries) if s.checks[name].unjudged]
+        reasons += [f"seed {seed}: {name}: {check.reason}" for seed, check in unjudged]
     for seed, summary in enumerate(summaries):
         delta = summary.memory_utility_delta
         if delta is None or delta <= 0:

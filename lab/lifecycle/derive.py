@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from lab.lifecycle.checks import FAIL, JUDGE_LIMITS, NOT_TESTED, PASS, Summary, gate, summarise
-from lab.lifecycle.judge import CHECKS, QueryJudgement, judge_query
+from lab.lifecycle.judge import CHECKS, LABELS, QueryJudgement, judge_query
 from lab.lifecycle.ledger import Ledger
 from lab.lifecycle.residue import summarise as erasure_summary
 from lab.lifecycle.scenario import Scenario
@@ -32,15 +33,20 @@ from lab.lifecycle.scenario import Scenario
 #: Decision rules of a lifecycle row, written into every lifecycle manifest.
 DECISION_RULES = {
     "truth": "a ledger with logical time replayed from the saved scenario; never the SUT, never a model",
-    "used": "a value drove the answer when its normalised form appears in the served text on token "
-            "boundaries (current values of the querying scope masked first)",
-    "opportunity": "a known value carrying the check's label at a query; missing_current_fact: a "
-                   "must_use key with a current value",
-    "rate": "violations / opportunities, summed over the queries of a seed",
-    "status": "NOT TESTED with no opportunity or when the SUT cannot express the check; FAIL with "
-              "any violation; else PASS",
+    "used": "a value drove the answer when its normalised form (invisible and combining characters dropped) "
+            "appears in the answer on token boundaries, separators ignored (current values of the querying "
+            "scope masked first)",
+    "opportunity": "per query, for a forbidden-value check: the query had a known value carrying the check's "
+                   "label; missing_current_fact: per must_use key with a current value",
+    "rate": "violations / opportunities (one per query, or per must_use key), summed over the queries of a "
+            "seed; a finding is one (query, check)",
+    "unjudged": "where the SUT says what reached the agent apart from its answer: a value of the check that "
+                "reached the agent but is not in the answer makes that query NOT TESTED, never PASS",
+    "status": "NOT TESTED with no decided opportunity, with an unjudged query, or when the SUT cannot "
+              "express the check; FAIL with any violation; else PASS",
     "gate": "fail_on p1 blocks on P1 checks, p2 on P1 and P2; a blocking check that FAILs in any "
-            "seed fails; INCONCLUSIVE when every gating check is NOT TESTED or memory_utility_delta <= 0",
+            "seed fails; INCONCLUSIVE when every gating check is NOT TESTED, a gating check has an "
+            "unjudged query, or memory_utility_delta <= 0",
     "error": "a scenario with a harness fault or a missing query makes the row an error: no gate",
     "not_applied": "a step skipped with applied: false was not sent to the SUT and is not replayed",
     "position": "live: one SUT process per run; restarted: the SUT and its services stopped and started "
@@ -72,12 +78,14 @@ def unapplied(obs: Mapping[str, Any]) -> set[int]:
 def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool) -> tuple[list[dict], list[str]]:
     """Every query of one observation judged against the replayed ledger: (judged queries, problems)."""
     ledger, skip = Ledger(ttl=ttl), unapplied(obs)
+    whole = Ledger()  # the truth had every step been sent: what a SUT that cannot express one leaves untested
     saved = {q["index"]: q for q in obs.get("queries", [])}
     judged, problems = [], []
     for step in scenario.steps:
         if step.op != "query":
             if step.index not in skip:
                 ledger.apply(step)
+            whole.apply(step)
             continue
         query = saved.get(step.index)
         if query is None:
@@ -85,8 +93,12 @@ def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool) -> 
             continue
         known = ledger.known(step.scope)
         current = {key: ledger.current(step.scope, key) for key in step.must_use}
-        text = str((query.get("served") or {}).get("text", ""))
-        judgement = judge_query(known, text, step.must_use, current, prompt=step.prompt or "")
+        served = query.get("served") or {}
+        text, retrieved = str(served.get("text", "")), served.get("retrieved")
+        retrieved = [str(r) for r in retrieved] if isinstance(retrieved, list) else None
+        judgement = judge_query(known, text, step.must_use, current, prompt=step.prompt or "", retrieved=retrieved)
+        truth = {k.label for k in whole.known(step.scope)}
+        judgement = replace(judgement, untestable=tuple(n for n, labels in LABELS.items() if labels & truth))
         judged.append({"index": step.index, "prompt": step.prompt, "scope": query.get("scope"),
                        "served_text": text, "judgement": judgement})
     if obs.get("error"):
@@ -101,7 +113,7 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
     untestable = not_testable(meta.get("capabilities", []), meta.get("erasure"))
     position = meta.get("position", "live")
     by_seed: dict[int, list[QueryJudgement]] = {}
-    findings, errors = [], []
+    found, errors = Found(), []
     for obs in sorted(observations, key=lambda o: (o["seed"], o["scenario"])):
         scenario = scenarios.get(obs["scenario"])
         if scenario is None:
@@ -112,7 +124,7 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
             problems.append(f"observed at position {obs.get('position')!r}, the row is {position!r}")
         errors += [{"scenario": scenario.id, "seed": obs["seed"], "message": p} for p in problems]
         by_seed.setdefault(obs["seed"], []).extend(q["judgement"] for q in judged)
-        findings += _findings(scenario.id, obs["seed"], judged)
+        found.add(scenario.id, obs["seed"], judged)
     seeds = sorted(by_seed)
     summaries = [summarise(by_seed[s], untestable) for s in seeds]
     verdict = gate(summaries, fail_on)
@@ -126,7 +138,9 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
             "current_fact_accuracy": _accuracy(summaries, "current_fact_accuracy"),
             "baseline": _accuracy(summaries, "baseline"),
             "memory_utility_delta": _delta(summaries),
-            "gate": verdict.to_json(), "findings": findings, "errors": errors, "judge_limits": JUDGE_LIMITS,
+            "retrieval": combine_retrieval([s.retrieval for s in summaries]),
+            "gate": verdict.to_json(), "findings": found.failed, "not_tested": found.not_tested,
+            "retrieval_findings": found.retrieved, "errors": errors, "judge_limits": JUDGE_LIMITS,
             "restarts": restarts(observations), "erasure_at_rest": erasure_summary(observations)}
 
 
@@ -150,8 +164,23 @@ def combine(sources: list[Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[st
         reasons = sorted({c["reason"] for c in per if c.get("reason")})
         out[name] = {"status": status, "severity": severity, "violations": violations,
                      "opportunities": chances, "rate": violations / chances if chances else None,
-                     "reason": "; ".join(reasons)}
+                     "not_tested": sum(c.get("not_tested", 0) for c in per),
+                     "unjudged": sum(c.get("unjudged", 0) for c in per), "reason": "; ".join(reasons)}
     return out
+
+
+def combine_retrieval(sources: list[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """The retrieval figures of several seeds (or rows) summed; None when none of them had any."""
+    present = [s for s in sources if s]
+    if not present:
+        return None
+    checks = {}
+    for name, severity in CHECKS.items():
+        violations = sum(s["checks"][name]["violations"] for s in present)
+        chances = sum(s["checks"][name]["opportunities"] for s in present)
+        checks[name] = {"severity": severity, "violations": violations, "opportunities": chances,
+                        "rate": violations / chances if chances else None}
+    return {"queries": sum(s["queries"] for s in present), "checks": checks}
 
 
 def sum_accuracy(parts: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -169,14 +198,45 @@ def _delta(summaries: list[Summary]) -> float | None:
     return None if acc["rate"] is None else round(acc["rate"] - base["rate"], 6)
 
 
-def _findings(scenario: str, seed: int, judged: list[dict]) -> list[dict[str, Any]]:
-    """Every violation with the query, what was served and which value drove it."""
-    out = []
-    for query in judged:
-        for check, result in query["judgement"].checks.items():
-            for known in result.violations:
-                out.append({"check": check, "severity": CHECKS[check], "scenario": scenario, "seed": seed,
-                            "step": query["index"], "prompt": query["prompt"], "scope": query["scope"],
-                            "served": query["served_text"], "value": known.value, "key": known.key,
-                            "label": known.label.value, "written_in": known.to_json().get("scope")})
-    return out
+class Found:
+    """A row's findings, one per (query, check) — per (query, key) for missing_current_fact — with
+    the values that are its evidence: ``failed`` (FAIL), ``not_tested`` (the judge could not decide,
+    with why) and ``retrieved`` (forbidden values that reached the agent, answered or not)."""
+
+    def __init__(self) -> None:
+        self.failed: list[dict[str, Any]] = []
+        self.not_tested: list[dict[str, Any]] = []
+        self.retrieved: list[dict[str, Any]] = []
+
+    def add(self, scenario: str, seed: int, judged: list[dict]) -> None:
+        """Every finding of one observation's judged queries."""
+        for query in judged:
+            judgement = query["judgement"]
+            where = {"scenario": scenario, "seed": seed, "step": query["index"], "prompt": query["prompt"],
+                     "scope": query["scope"], "served": query["served_text"]}
+            for check, result in judgement.checks.items():
+                if check == "missing_current_fact":
+                    self.failed += [_finding(check, where, (k,)) for k in result.violations]
+                    self.not_tested += [{**_finding(check, where, (k,)), "reason": UNJUDGED_FACT}
+                                        for k in result.unjudged]
+                    continue
+                if result.violations:
+                    self.failed.append(_finding(check, where, result.violations))
+                elif result.unjudged:
+                    self.not_tested.append({**_finding(check, where, result.unjudged), "reason": UNJUDGED_VALUE})
+                if result.retrieved:
+                    self.retrieved.append(_finding(check, where, result.retrieved))
+            self.not_tested += [{**_finding("missing_current_fact", where, ()), "key": key, "reason": NO_CURRENT}
+                                for key in judgement.no_current]
+
+
+UNJUDGED_VALUE = "the value reached the agent (retrieved) but not its answer: the judge cannot tell whether it drove it"
+UNJUDGED_FACT = "the current value reached the agent (retrieved) but not its answer: it may be there in other words"
+NO_CURRENT = "the scenario names this key in must_use where it has no current value (an authoring slip?)"
+
+
+def _finding(check: str, where: Mapping[str, Any], values: tuple[Any, ...]) -> dict[str, Any]:
+    """One (query, check) and the values that are its evidence."""
+    return {"check": check, "severity": CHECKS[check], **where,
+            "values": [{"value": k.value, "key": k.key, "label": k.label.value, "written_in": k.to_json()["scope"]}
+                       for k in values]}

@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lab.lifecycle.derive import DECISION_RULES, combine, derive_row, sum_accuracy
+from lab.lifecycle.derive import DECISION_RULES, combine, combine_retrieval, derive_row, sum_accuracy
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
@@ -34,6 +34,7 @@ from lab.resultset.results import digest, read_json, write_json
 MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
 ROW_SCHEMA = "memlab.lifecycle-row/1"
 EVIDENCE_DIRS = ("scenarios", "observations", "logs")
+SUMMARY_FIELDS = ("status", "severity", "violations", "opportunities", "rate", "not_tested", "unjudged")
 
 
 def row_key(meta: dict[str, Any]) -> str:
@@ -118,23 +119,23 @@ def row_meta(row: dict[str, Any]) -> dict[str, Any]:
 def summary_json(rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
     """The --json summary: per (row, position) checks, accuracy, delta, gate, restarts, erasure at
     rest (``rows`` keyed ``<row>@<position>``); and the run's verdict."""
-    fields = ("status", "severity", "violations", "opportunities", "rate")
     per_row = {row_key(r): {"row": r["row"], "position": r.get("position", "live"), "status": r["status"],
-                            "checks": {n: {k: c[k] for k in fields} for n, c in r["checks"].items()},
+                            "checks": {n: {k: c.get(k, 0) for k in SUMMARY_FIELDS} for n, c in r["checks"].items()},
                             "current_fact_accuracy": r["current_fact_accuracy"],
                             "memory_utility_delta": r["memory_utility_delta"], "gate": r["gate"],
-                            "errors": r["errors"], "restarts": r.get("restarts"),
+                            "errors": r["errors"], "restarts": r.get("restarts"), "retrieval": r.get("retrieval"),
                             "erasure_at_rest": r.get("erasure_at_rest")} for r in rows}
     first = rows[0] if len(rows) == 1 else None
     status = run_status(rows)
     blocking = sorted({f"{row_key(r)}:{b}" for r in rows for b in r["gate"]["blocking"]})
+    found = sum(r["gate"].get("blocking_findings", 0) for r in rows)
     out = {"schema": "memlab.lifecycle-summary/1", "status": status, "fail_on": run.get("fail_on"),
            "scenarios": run.get("scenarios"), "seeds": run.get("seeds"),
-           "gate": {"status": status, "blocking": blocking}, "rows": per_row,
+           "gate": {"status": status, "blocking": blocking, "blocking_findings": found}, "rows": per_row,
            "judge_limits": rows[0]["judge_limits"] if rows else None}
     if first:  # one row: its figures at the top, as a CI job reads them
         out.update({k: per_row[row_key(first)][k] for k in ("checks", "current_fact_accuracy", "memory_utility_delta",
-                                                              "erasure_at_rest")})
+                                                              "retrieval", "erasure_at_rest")})
     elif rows:  # several: every row together at the top (counts summed, the weakest status and delta)
         out.update(across_rows(list(per_row.values())))
     return out
@@ -143,11 +144,11 @@ def summary_json(rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, A
 def across_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The checks, accuracy and utility delta of several rows taken together: counts summed, a check
     FAIL if it fails in any row, NOT TESTED only if tested in none, the smallest utility delta."""
-    fields = ("status", "severity", "violations", "opportunities", "rate")
-    checks = {n: {k: c[k] for k in fields} for n, c in combine([r["checks"] for r in rows]).items()}
+    checks = {n: {k: c[k] for k in SUMMARY_FIELDS} for n, c in combine([r["checks"] for r in rows]).items()}
     deltas = [r["memory_utility_delta"] for r in rows]
     return {"checks": checks, "current_fact_accuracy": sum_accuracy([r["current_fact_accuracy"] for r in rows]),
-            "memory_utility_delta": None if None in deltas else min(deltas)}
+            "memory_utility_delta": None if None in deltas else min(deltas),
+            "retrieval": combine_retrieval([r.get("retrieval") for r in rows])}
 
 
 def run_status(rows: list[dict[str, Any]]) -> str:

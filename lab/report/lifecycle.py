@@ -97,6 +97,11 @@ def erasure_lines(row: dict[str, Any], limit: int = 50) -> list[str]:
     return lines
 
 
+def values_text(finding: dict[str, Any]) -> str:
+    """The values that are a finding's evidence: ``'v' (label, key k)``, joined."""
+    return ", ".join(f"{v['value']!r} ({v['label']}, key {v['key']})" for v in finding["values"]) or "-"
+
+
 def check_names(rows: list[dict[str, Any]]) -> list[str]:
     """The checks the rows carry, P1 first, in the order LIFECYCLE.md lists them."""
     present = set(rows[0]["checks"]) if rows else set()
@@ -164,8 +169,8 @@ def markdown(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
         lines += [f"- harness error: {e['scenario']} seed {e['seed']}: {e['message']}" for e in row["errors"]]
         for f in row["findings"][:50]:
             lines.append(f"- **{f['check']}** ({f['severity']}) in `{f['scenario']}` seed {f['seed']} step {f['step']}: "
-                         f"asked “{f['prompt']}”, the served answer used `{f['value']}` ({f['label']}, key "
-                         f"`{f['key']}`) — served: `{_one_line(f['served'])}`")
+                         f"asked “{f['prompt']}”, the served answer used {_one_line(values_text(f), 400)} "
+                         f"— served: `{_one_line(f['served'])}`")
         if len(row["findings"]) > 50:
             lines.append(f"- … {len(row['findings']) - 50} more findings in rows/{row_key(row)}.json")
         if not row["findings"] and not row["errors"]:
@@ -183,7 +188,7 @@ def junit(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
         for name, check in row["checks"].items():
             counts["tests"] += 1
             case = ET.SubElement(suite, "testcase", classname=f"lifecycle.{row_key(row)}", name=name, time="0")
-            detail = "\n".join(f"{f['scenario']} seed {f['seed']} step {f['step']}: {f['value']} ({f['label']})"
+            detail = "\n".join(f"{f['scenario']} seed {f['seed']} step {f['step']}: {values_text(f)}"
                                for f in row["findings"] if f["check"] == name)
             if row["errors"]:
                 counts["errors"] += 1

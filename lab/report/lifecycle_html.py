@@ -106,9 +106,10 @@ def findings(row: dict[str, Any]) -> str:
             f"<div class=f><h3>{escape(f['check'])} ({escape(f['severity'])}) · {escape(f['scenario'])} · "
             f"seed {f['seed']} · step {f['step']}</h3>"
             f"<div>query <b>“{escape(str(f['prompt']))}”</b> as {escape(_scope(f['scope']))}</div>"
-            f"<div>drove the answer: <mark>{escape(f['value'])}</mark> (key {escape(f['key'])}, "
-            f"{escape(f['label'])}, written in {escape(_scope(f['written_in']))})</div>"
-            f"<div class=muted>served</div><pre>{_marked(f['served'], f['value'])}</pre></div>")
+            + "".join(f"<div>{'drove the answer' if f['check'] != 'missing_current_fact' else 'not served'}: "
+                      f"<mark>{escape(v['value'])}</mark> (key {escape(v['key'])}, {escape(v['label'])}, "
+                      f"written in {escape(_scope(v['written_in']))})</div>" for v in f["values"])
+            + f"<div class=muted>served</div><pre>{_marked(f['served'], [v['value'] for v in f['values']])}</pre></div>")
     if not row["findings"] and not row["errors"]:
         parts.append("<p>No finding.</p>")
     return "".join(parts)
@@ -120,7 +121,9 @@ def _scope(scope: Any) -> str:
     return f"{scope.get('tenant_id')}/{scope.get('user_id')}"
 
 
-def _marked(served: str, value: str) -> str:
-    """The served text, escaped, with each case-insensitive occurrence of the value marked."""
-    pattern = re.compile(re.escape(escape(value)), re.IGNORECASE)
+def _marked(served: str, values: list[str]) -> str:
+    """The served text, escaped, with each case-insensitive occurrence of the values marked."""
+    if not values:
+        return escape(str(served))
+    pattern = re.compile("|".join(re.escape(escape(v)) for v in sorted(values, key=len, reverse=True)), re.IGNORECASE)
     return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", escape(str(served)))

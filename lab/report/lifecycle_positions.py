@@ -24,8 +24,9 @@ def erasure_cell(e: dict) -> str:
 
 
 def finding_keys(record: dict) -> dict[tuple, dict]:
-    """Each finding of a row by (scenario, step, check, value)."""
-    return {(f["scenario"], f["step"], f["check"], f["value"]): f for f in record["findings"]}
+    """Each finding of a row by (scenario, step, check, values)."""
+    return {(f["scenario"], f["step"], f["check"], tuple(v["value"] for v in f["values"])): f
+            for f in record["findings"]}
 
 
 def differences(records: dict[str, dict]) -> list[str]:
@@ -43,7 +44,7 @@ def differences(records: dict[str, dict]) -> list[str]:
         for k in sorted(key, key=str):
             f = only[k]
             out.append(f"- only {where}: `{f['check']}` in {f['scenario']} step {f['step']}: "
-                       f"{f['value']!r} served ({served_line(f['served'])}).")
+                       f"{', '.join(repr(v['value']) for v in f['values'])} served ({served_line(f['served'])}).")
     acc = [p for p in POSITIONS if records[p]["current_fact_accuracy"] != live["current_fact_accuracy"]]
     if acc:
         out.append("- current facts: " + ", ".join(

@@ -17,25 +17,50 @@ def k(value, label=Label.STALE):
     return Known("key", value, ALICE, label, 0)
 
 
-def judgement(baseline=0, **checks):
-    """checks: name=(opportunities, violations) counts."""
+def judgement(baseline=0, no_current=(), **checks):
+    """checks: name=(values in reach, violations[, unjudged]) counts at one query."""
     made = {}
     for name in CHECKS:
-        chances, bad = checks.get(name, (0, 0))
+        chances, bad, *unsure = checks.get(name, (0, 0))
         values = tuple(k(f"{name}-{i}") for i in range(chances))
-        made[name] = CheckResult(values, values[:bad])
-    return QueryJudgement(made, baseline)
+        unjudged = values[bad:bad + (unsure[0] if unsure else 0)]
+        made[name] = CheckResult(values, values[:bad], unjudged, unjudged)
+    return QueryJudgement(made, made["missing_current_fact"].opportunities[:baseline], bool(any(
+        len(v) > 2 for v in checks.values())), tuple(no_current))
 
 
-def test_rates_are_violations_over_opportunities_with_counts():
-    summary = summarise([judgement(stale_reuse=(2, 1), missing_current_fact=(2, 0)),
-                         judgement(stale_reuse=(2, 0), scope_leakage=(1, 0), missing_current_fact=(1, 1))])
-    stale = summary.checks["stale_reuse"]
-    assert (stale.status, stale.violations, stale.opportunities, stale.rate) == (FAIL, 1, 4, 0.25)
+def test_rates_count_one_opportunity_per_query_and_one_per_must_use_fact():
+    summary = summarise([judgement(stale_reuse=(2, 2), missing_current_fact=(2, 0)),
+                         judgement(stale_reuse=(2, 0), scope_leakage=(1, 0), missing_current_fact=(1, 1)),
+                         judgement(stale_reuse=(3, 1))])
+    stale = summary.checks["stale_reuse"]  # two stale values used at one query: one finding
+    assert (stale.status, stale.violations, stale.opportunities, stale.rate) == (FAIL, 2, 3, 2 / 3)
     assert summary.checks["scope_leakage"].status == PASS and summary.checks["scope_leakage"].rate == 0.0
     assert summary.current_fact_accuracy.to_json() == {"hits": 2, "opportunities": 3, "rate": 2 / 3}
     assert summary.checks["missing_current_fact"].rate == 1 / 3
     assert summary.status == FAIL
+
+
+def test_a_value_that_reached_the_agent_but_not_its_answer_is_never_a_pass():
+    summary = summarise([judgement(deletion_residue=(1, 0, 1), missing_current_fact=(2, 0, 1)),
+                         judgement(deletion_residue=(1, 0), missing_current_fact=(1, 0))])
+    deleted = summary.checks["deletion_residue"]
+    assert (deleted.status, deleted.opportunities, deleted.not_tested, deleted.unjudged) == (NOT_TESTED, 1, 1, 1)
+    assert "reached the agent (retrieved) but not its answer" in deleted.reason
+    missing = summary.checks["missing_current_fact"]
+    assert (missing.status, missing.opportunities, missing.not_tested) == (NOT_TESTED, 2, 1)
+    assert summary.current_fact_accuracy.opportunities == 2  # the undecided fact is out of the accuracy too
+    result = gate([summary], "p1")
+    assert result.status == INCONCLUSIVE and any("deletion_residue" in r for r in result.reasons)
+    assert summary.retrieval["checks"]["deletion_residue"] == {"severity": "P1", "violations": 1, "opportunities": 1,
+                                                               "rate": 1.0}
+
+
+def test_a_must_use_key_with_no_current_value_is_not_tested_without_blocking():
+    summary = summarise([judgement(no_current=("plan",), missing_current_fact=(1, 0), scope_leakage=(1, 0))])
+    missing = summary.checks["missing_current_fact"]
+    assert (missing.status, missing.not_tested, missing.unjudged) == (PASS, 1, 0)
+    assert gate([summary], "p2").status == PASS
 
 
 def test_no_opportunity_is_not_tested_never_pass():
@@ -50,7 +75,7 @@ def test_not_testable_wins_over_opportunities_and_says_why():
     summary = summarise([judgement(expiry_leak=(3, 3))], {"expiry_leak": "the SUT declares no TTL"})
     expiry = summary.checks["expiry_leak"]
     assert (expiry.status, expiry.reason, expiry.violations, expiry.opportunities) == (
-        NOT_TESTED, "the SUT declares no TTL", 3, 3)
+        NOT_TESTED, "the SUT declares no TTL", 1, 1)
     with pytest.raises(ValueError, match="unknown checks"):
         summarise([], {"ttl": "no"})
 
@@ -70,8 +95,10 @@ def test_memory_utility_delta_subtracts_the_no_memory_baseline():
 def test_summary_json_is_plain_data():
     data = json.loads(json.dumps(summarise([judgement(stale_reuse=(1, 1))]).to_json()))
     assert data["checks"]["stale_reuse"] == {"status": FAIL, "severity": "P2", "violations": 1,
-                                             "opportunities": 1, "rate": 1.0, "reason": ""}
-    assert set(data) == {"status", "checks", "current_fact_accuracy", "baseline", "memory_utility_delta"}
+                                             "opportunities": 1, "rate": 1.0, "not_tested": 0, "unjudged": 0,
+                                             "reason": ""}
+    assert set(data) == {"status", "checks", "current_fact_accuracy", "baseline", "memory_utility_delta",
+                         "retrieval"}
 
 
 GOOD = dict(scope_leakage=(1, 0), deletion_residue=(1, 0), stale_reuse=(1, 0), expiry_leak=(1, 0),
@@ -86,6 +113,8 @@ def test_gate_p1_blocks_only_on_p1_and_p2_on_both():
     stale = [seed(stale_reuse=(1, 1))]
     assert gate(stale, "p1").status == PASS
     assert (gate(stale, "p2").status, gate(stale, "p2").blocking) == (FAIL, ("stale_reuse",))
+    assert gate(stale).status == FAIL  # p2 is the default, as the peer's
+    assert gate(stale * 3, "p2").blocking_findings == 3
     leak = gate([seed(scope_leakage=(2, 1))], "p1")
     assert (leak.status, leak.blocking) == (FAIL, ("scope_leakage",))
     assert "scope_leakage (P1) FAILs in seed(s) 0" in leak.reasons

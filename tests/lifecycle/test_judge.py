@@ -22,12 +22,30 @@ def known(value, label, key="k", scope=ALICE, at=0):
     ("  Lisbon   office,\n on Rua\tAugusta. ", "lisbon office on rua augusta"),
     ("ＴＥＡＬ－ＦＡＬＣＯＮ", "teal falcon"),   # NFKC folds full-width forms
     ("Straße", "strasse"),                      # casefold, not lower
-    ("café", "café"), ("cafe\u0301", "café"),   # combining accent composed by NFKC
+    ("café", "cafe"), ("cafe\u0301", "cafe"),   # combining marks dropped, precomposed or not
     ("!!!", ""),
+    ("sca\u00adle-annual", "scale annual"),      # soft hyphen
+    ("s\u200bc\u200ca\u200dl\u2060e", "scale"),  # zero-width space, non-joiner, joiner, word joiner
+    ("\u200escale\u200f \u202aannual\u202c \u2066x\u2069", "scale annual x"),  # bidi marks and isolates
+    ("\ufeffscale\U000e0041", "scale"),         # BOM, a tag character
+    ("s\u0336c\u0336a\u0336l\u0336e", "scale"),  # combining strike-through between the letters
+    ("ｓｃａｌｅ ﬁle ²", "scale file 2"),          # full-width, ligature, superscript (compatibility forms)
+    ("scale&shy;annual &amp; co", "scaleannual co"),  # HTML references (&shy; is a soft hyphen)
+    ("sc\u3164ale", "scale"),                    # a filler
 ])
 def test_normalise(text, expected):
     assert normalise(text) == expected
 
+
+@pytest.mark.parametrize("served", [
+    "starter\u00ad-legacy-2024", "s\u200btarter-legacy-2024", "STARTER-LEGACY-2024", "starter legacy 2024",
+    "starterlegacy2024", "starter-legacy2024", "ｓｔａｒｔｅｒ－ｌｅｇａｃｙ－２０２４", "st&#97;rter-legacy-2024",
+    "start\u0301er-legacy-2024", "plan: \u202estarter-legacy-2024\u202c.",
+])
+def test_a_deleted_value_served_in_disguise_is_still_that_value(served):
+    deleted = [known("starter-legacy-2024", Label.DELETED, "plan")]
+    judged = judge_query(deleted, f"Your plan: {served}", [], {})
+    assert judged.checks["deletion_residue"].violations == tuple(deleted), served
 
 @pytest.mark.parametrize("value, text, used", [
     ("teal-falcon-7Q", "your code is TEAL FALCON 7q.", True),
@@ -38,6 +56,10 @@ def test_normalise(text, expected):
     ("Rua Augusta", "Rua Augustana", False),
     ("!!!", "!!!", False),                       # a value with no tokens is never used
     ("Porto office", "", False),
+    ("scale-annual-2026", "scaleannual2026", True),  # separators removed: still the value's tokens
+    ("red car", "a tired carpet", False),         # run together, but not on token boundaries
+    ("red car", "redcar", True),
+    ("cat", "con cat enate", True), ("cat", "concat", False),
 ])
 def test_served_uses_matches_whole_tokens(value, text, used):
     assert served_uses(value, text) is used
@@ -67,7 +89,28 @@ def test_a_current_value_missing_from_the_served_text_is_a_violation():
 def test_a_must_use_key_without_a_current_value_is_no_opportunity():
     judged = judge_query([known("old", Label.DELETED)], "", ["k"], {"k": None})
     assert judged.checks["missing_current_fact"].opportunities == ()
-    assert judged.accuracy_opportunities == 0
+    assert judged.accuracy_opportunities == 0 and judged.no_current == ("k",)
+
+
+def test_what_reached_the_agent_is_judged_beside_the_answer():
+    values = [known("Porto office", Label.CURRENT, "office"), known("gym card 7731", Label.DELETED, "gym"),
+              known("bob's desk 12", Label.FOREIGN_USER, scope=BOB), known("Lisbon office", Label.STALE, "office")]
+    current = {"office": "Porto office"}
+    # the deleted and the foreign value reached the agent, its answer repeats only the foreign one
+    judged = judge_query(values, "Your desk is bob's desk 12", ["office"], current,
+                         retrieved=["gym card 7731", "bob's desk 12", "Porto office"])
+    deleted, foreign = judged.checks["deletion_residue"], judged.checks["scope_leakage"]
+    assert (deleted.status, deleted.violations, [k.value for k in deleted.unjudged]) == ("NOT TESTED", (),
+                                                                                        ["gym card 7731"])
+    assert foreign.status == "FAIL" and foreign.unjudged == () and len(foreign.retrieved) == 1
+    assert judged.checks["stale_reuse"].status == "PASS"  # neither retrieved nor answered
+    missing = judged.checks["missing_current_fact"]  # reached the agent, not in the answer: undecided
+    assert (missing.violations, len(missing.unjudged)) == ((), 1)
+    assert (judged.accuracy_opportunities, judged.accuracy_hits, judged.has_retrieval) == (0, 0, True)
+    # without retrieval evidence the same answer is judged on its own, as before
+    alone = judge_query(values, "Your desk is bob's desk 12", ["office"], current)
+    assert alone.checks["deletion_residue"].status == "PASS" and len(alone.checks["missing_current_fact"].violations) == 1
+    assert not alone.has_retrieval
 
 
 def test_a_stale_value_only_inside_the_current_one_is_not_a_violation():
