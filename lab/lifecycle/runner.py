@@ -63,7 +63,7 @@ def run_scenario(adapter: Adapter, scenario: Scenario, seed: int, namespace: str
     ledger = Ledger(ttl="ttl" in adapter.capabilities)  # what a rescope moves, what a delete erases
     stage = "begin"
     try:
-        adapter.begin(namespace)
+        adapter.begin(namespace, seed)
         for step in scenario.steps:
             stage = f"{step.op} step {step.index}"
             entry = _step(adapter, step, ledger, obs)

@@ -90,7 +90,7 @@ def _mock(handler, **config_changes):
     (404, {}, "route", "implement POST /write"),
     (200, {"status": "done"}, "shape", 'answer {"ok": true}'),
     (200, {"ok": True, "key": "other"}, "shape", "echo the request's key"),
-    (200, ["ok"], "shape", "answer with a JSON object"),
+    (200, ["ok"], "shape", 'answer {"ok": true}'),
 ])
 def test_a_mutation_not_confirmed_is_an_adapter_error_with_its_fix(status, body, kind, fix):
     sut = _mock(lambda request: httpx.Response(status, json=body))
@@ -127,9 +127,11 @@ def test_headers_come_from_the_environment_and_never_into_results(monkeypatch, t
     path.write_text('base_url: http://127.0.0.1:9\nheaders: {Authorization: "Bearer ${SHIM_TOKEN}"}\n'
                     "capabilities: {tenants: false}\n")
     seen = []
-    transport = httpx.MockTransport(lambda r: seen.append(r) or httpx.Response(200, json={"ok": True}))
+    transport = httpx.MockTransport(lambda r: seen.append(r) or httpx.Response(
+        200, json={"memories": [{"text": "Lisbon"}]} if r.url.path == "/query" else {"ok": True}))
     sut = HttpAdapter(load_http_config(path), transport=transport)
-    sut.write(ANN, "city", "Lisbon", 3)
+    ack = sut.write(ANN, "city", "Lisbon", 3)
+    assert ack.confirm["queries"] == 1 and [r.url.path for r in seen] == ["/write", "/query"]
     assert seen[0].headers["authorization"] == "Bearer s3cret"
     body = json.loads(seen[0].content)
     assert body == {"scope": {"tenant_id": "acme", "user_id": "acme/ann"}, "key": "city", "value": "Lisbon"}
@@ -155,10 +157,10 @@ def test_a_mutation_over_its_timeout_aborts_with_the_measured_latency():
     with serve(handler=_SlowWrite) as server:
         config = load_http_config(EXAMPLE_CONFIG, base_url=server.url)
         with HttpAdapter(replace(config, timeouts={"mutation": 0.1, "query": 1.0})) as sut:
-            with pytest.raises(HttpError, match=r"timeouts.mutation = 0.1 s \(measured 0\.1") as err:
+            with pytest.raises(HttpError, match=r"no whole answer within 0.1 s \(measured 0\.1") as err:
                 sut.write(ANN, "city", "Lisbon", None)
     assert err.value.kind == "timeout" and 0.1 <= err.value.seconds < 0.3
-    assert "raise timeouts.mutation" in err.value.fix
+    assert "raise its timeout" in err.value.fix
 
 
 def test_connection_refused_names_base_url():
@@ -172,13 +174,24 @@ def test_connection_refused_names_base_url():
 
 
 @pytest.mark.parametrize("text, line, field, fix", [
-    ("base_url: http://127.0.0.1:1\nretries: 3\n", 2, "retries", "use only name, base_url"),
+    ("name: x\nbase_url: http://127.0.0.1:1\nretries: 3\n", 3, "retries", "use only contract, base_url, name"),
+    ("base_url: http://127.0.0.1:1\nretries: 3\n", 2, "retries", "use only contract, base_url, supports_ttl"),
+    ("base_url: http://h\ntimeouts: {query: 3}\nsupports_ttl: true\n", 3, "supports_ttl",
+     "contract: memorycheck"),  # keys of both contracts
+    ("contract: mem0\nbase_url: http://h\n", 1, "contract", "contract: memlab"),
+    ("base_url: http://h\nsupports_ttl: 'false'\n", 2, "supports_ttl", "unquoted"),
+    ("base_url: http://h\ntimeout_seconds: .nan\n", 2, "timeout_seconds", "timeout_seconds: 30"),
+    ("base_url: http://h\nconvergence_timeout_seconds: .inf\n", 2, "convergence_timeout_seconds", "30"),
+    ("base_url: http://h\nauth_token_env: 'bad name'\n", 2, "auth_token_env", "MEMORYCHECK_HTTP_TOKEN"),
+    ('base_url: "http://h\\r\\nX-Injected: 1"\n', 1, "base_url", "on one line"),
+    ("base_url: http://h:99999\n", 1, "base_url", "http://host:port"),
     ("name: x\nbase_url: ftp://host\n", 2, "base_url", "http://host:port"),
     ("base_url: http://u:p@host\n", 1, "base_url", "put credentials in headers"),
     ("base_url: http://h\npaths:\n  query: v1/query\n", 3, "paths.query", "starting with /"),
     ("base_url: http://h\npaths: {search: /s}\n", 2, "paths.search", "reset, write, delete, query"),
     ("base_url: http://h\nheaders:\n  X-Key: ${MEMLAB_UNSET_VAR}\n", 3, "headers.X-Key", "export MEMLAB_UNSET_VAR"),
     ("base_url: http://h\ntimeouts:\n  mutation: 0\n", 3, "timeouts.mutation", "mutation: 5"),
+    ("base_url: http://h\ntimeouts:\n  query: .inf\n", 3, "timeouts.query", "query: 30"),
     ("base_url: http://h\ncapabilities: {update: true}\n", 2, "capabilities.update", "ttl and tenants"),
     ("base_url: http://h\ncapabilities:\n  ttl: yes please\n", 3, "capabilities.ttl", "ttl: true"),
     ("paths: {}\n", 1, "base_url", "add `base_url"),
@@ -199,6 +212,6 @@ def test_the_config_defaults_and_the_url_override(tmp_path):
     config = load_http_config(path)
     assert config.name == "ours" and config.url("query") == "https://memory.example.com/api/v2/search"
     assert config.url("reset") == "https://memory.example.com/api/reset"
-    assert config.timeouts == {"mutation": 5.0, "query": 30.0}
-    assert config.capabilities == {"ttl": False, "tenants": True}
+    assert config.timeouts == {"mutation": 5.0, "query": 30.0, "convergence": 5.0}
+    assert config.capabilities == {"ttl": False, "tenants": True} and config.contract == "memlab"
     assert load_http_config(path, base_url="http://127.0.0.1:8000").url("write") == "http://127.0.0.1:8000/write"

@@ -35,7 +35,7 @@ class FakeAdapter:
     def describe(self):
         return {"sut": "fake"}
 
-    def begin(self, namespace):
+    def begin(self, namespace, seed=0):
         self._do("begin", namespace)
         self.values = {}
 

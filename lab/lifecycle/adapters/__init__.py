@@ -5,11 +5,14 @@ into one SUT's own operations. Two implementations: ``driver.DriverAdapter``
 (any SUT driver speaking the driver protocol, through a runtime) and
 ``http.HttpAdapter`` (a team's own service behind the HTTP shim contract).
 
-An adapter observes; it never judges. A mutation the SUT refuses (Ack not ok)
-or that exceeds its timeout raises :class:`AdapterError` with the measured
-latency: a harness fault, never a verdict. The harness confirms its own
-mutations from their acknowledgement and never polls a query until an expected
-value appears.
+An adapter observes; it never judges. A mutation the SUT refuses (Ack not ok),
+that exceeds its timeout or that never shows raises :class:`AdapterError` with
+the measured latency: a harness fault, never a verdict. Every mutation is
+confirmed before the next step: a driver's from its acknowledgement (the erase
+names the records it erased), an HTTP shim's by polling its query until the
+written value is served, or the deleted one no longer is (``Ack.confirm``: how
+long it took, in how many queries). A scenario's own queries are asked once and
+never polled for an expected value.
 
 Two optional parts, for the lab's additions (LIFECYCLE.md): ``volumes()`` (volume name ->
 host folder of the SUT's raw store, scanned for erasure at rest; see :func:`volumes_of`)
@@ -52,30 +55,36 @@ class Served:
     """What the SUT served for one query."""
 
     records: list[dict]  # each {"text": str, "meta": {...}} as the SUT served it
-    text: str  # what the judge reads: every served record's text, joined by "\n"
+    text: str  # what the judge reads as the answer: the agent's answer, or every record's text joined by "\n"
     raw: dict  # the SUT's answer as received (saved as evidence)
     seconds: float
+    retrieved: list[str] | None = None  # what reached the agent, when the SUT says so apart from its answer
 
     def to_json(self) -> dict:
-        """The served answer, JSON-ready."""
-        return {"records": self.records, "text": self.text, "raw": self.raw,
-                "seconds": self.seconds}
+        """The served answer, JSON-ready (``retrieved`` only when the SUT said)."""
+        out = {"records": self.records, "text": self.text, "raw": self.raw, "seconds": self.seconds}
+        if self.retrieved is not None:
+            out["retrieved"] = self.retrieved
+        return out
 
 
 @dataclass(frozen=True)
 class Ack:
-    """The SUT's acknowledgement of one mutation."""
+    """The SUT's acknowledgement of one mutation (``confirm``: how its effect was confirmed)."""
 
     ok: bool
     seconds: float
     raw: dict
     detail: str = ""
+    confirm: dict | None = None
 
     def to_json(self) -> dict:
-        """The acknowledgement, JSON-ready (``detail`` only when set)."""
+        """The acknowledgement, JSON-ready (``detail`` and ``confirm`` only when set)."""
         out = {"ok": self.ok, "seconds": self.seconds, "raw": self.raw}
         if self.detail:
             out["detail"] = self.detail
+        if self.confirm is not None:
+            out["confirm"] = self.confirm
         return out
 
 
@@ -94,8 +103,8 @@ class Adapter(Protocol):
         """sut, version, libraries, capabilities, how scope is folded."""
         ...
 
-    def begin(self, namespace: str) -> None:
-        """A fresh, isolated memory for one scenario run."""
+    def begin(self, namespace: str, seed: int = 0) -> None:
+        """A fresh, isolated memory for one scenario run (``seed``: the run's, for SUTs that take one)."""
         ...
 
     def write(self, scope: Scope, key: str, value: str, ttl_steps: int | None) -> Ack:

@@ -92,7 +92,7 @@ class DriverAdapter:
                 **({"fork_server": prepared.detail["fork_server"]} if prepared and "fork_server" in prepared.detail
                    else {})}
 
-    def begin(self, namespace: str) -> None:
+    def begin(self, namespace: str, seed: int = 0) -> None:
         """A fresh, isolated memory for one scenario: its scopes are prefixed with ``namespace``."""
         self.namespace, self._ids = namespace, {}
 

@@ -1,13 +1,21 @@
-"""HttpAdapter: a team's own memory service behind the HTTP shim contract (docs/lifecycle-http.md).
+"""HttpAdapter: a team's own memory service behind an HTTP shim (docs/lifecycle-http.md).
 
-The service is not the lab's to run: the adapter exposes no volumes (erasure at rest is not
-measured) and cannot restart it (no restarted position).
+Either contract (``http_contract``): memlab's own, or the peer gate's (memorycheck's) unchanged,
+as the config says (``http_config``). The service is not the lab's to run: the adapter exposes
+no volumes (erasure at rest is not measured) and cannot restart it (no restarted position).
 
-Each op is one POST with a JSON body. A mutation is confirmed from its answer only (2xx and
-``"ok": true``, an echoed key must match); anything else, or an answer slower than its
-timeout, raises :class:`HttpError` (an :class:`AdapterError`) naming the endpoint, the status,
-an excerpt of the body, the measured latency and the fix. A query is asked once: the adapter
-never polls until an expected value appears. Example, with the example shim running::
+Each op is one POST (``http_transport``: one deadline per request, a capped answer). Every
+mutation is **confirmed** before the next step, as the peer's invariant requires: after a
+write's ok the adapter queries until the written value is served, after a delete's until no
+value the key held in that scope since the reset is served (a rescope is a delete and a write,
+each confirmed), within ``convergence.timeout``, pausing a quarter of the time waited so far (at least 5 ms,
+never more than ``convergence.interval``), so a mutation is seen at most about a quarter of its
+latency late. The latency and the number of queries go into the Ack
+(``confirm``) and so into the result set. A mutation that never shows is a harness error
+(:class:`HttpError` kind ``convergence``) naming the latency measured and what was still (or
+not yet) served, never a finding. A scenario's own queries are asked once. Confirming queries
+ask ``What is the <key> for this user?`` (the peer's) and match as the judge does (normalised,
+in the answer or in what was retrieved). Example, with the example shim running::
 
     from lab.lifecycle.adapters.http import HttpAdapter, load_http_config
     from lab.lifecycle.scenario import Scope
@@ -16,13 +24,14 @@ never polls until an expected value appears. Example, with the example shim runn
         sut.write(Scope("acme", "ann"), "city", "Lisbon", None)
         sut.query(Scope("acme", "ann"), "Where do I live?").text      # 'Lisbon'
 
-May import: the standard library, httpx, structlog, ``lab.lifecycle.adapters`` and its config.
+May import: the standard library, httpx, structlog, ``lab.lifecycle.adapters`` and its HTTP
+modules, and ``lab.lifecycle.judge`` (the matching rule).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import time
-from ipaddress import ip_address
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,61 +40,19 @@ import structlog
 
 from lab.lifecycle.adapters import Ack, AdapterError, Served
 from lab.lifecycle.adapters.http_config import HttpConfig, HttpConfigError, load_http_config
+from lab.lifecycle.adapters.http_contract import mutation_shape, read_answer, scope_fields
+from lab.lifecycle.adapters.http_transport import ANSWER_KINDS, HttpError, Transport, excerpt, loopback
+from lab.lifecycle.judge import served_uses
 
-__all__ = ["HttpAdapter", "HttpConfig", "HttpConfigError", "HttpError", "load_http_config", "parse_records"]
+__all__ = ["ANSWER_KINDS", "HttpAdapter", "HttpConfig", "HttpConfigError", "HttpError", "excerpt",
+           "load_http_config"]
 
 log = structlog.get_logger(__name__)
-
-#: Error kinds where the endpoint did not answer as an endpoint should (vs "shape": it answered
-#: 2xx, but not in the contract's shape).
-ANSWER_KINDS = ("connect", "route", "timeout", "transport", "status")
-SHAPE_FIX = 'answer {"memories": [{"text": "...", "key": "..."}]} (or {"answer": "..."} for prose)'
-
-
-class HttpError(AdapterError):
-    """One endpoint's failure: ``kind`` (connect|route|timeout|transport|status|shape), the fix."""
-
-    def __init__(self, endpoint: str, kind: str, message: str, fix: str, *,
-                 status: int | None = None, seconds: float = 0.0):
-        super().__init__(f"{endpoint}: {message}\n  fix: {fix}")
-        self.endpoint, self.kind, self.message, self.fix = endpoint, kind, message, fix
-        self.status, self.seconds = status, seconds
-
-
-def excerpt(value: Any, limit: int = 200) -> str:
-    """A one-line excerpt of a body (JSON or text) for an error message."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def parse_records(payload: dict) -> list[dict]:
-    """The served records of a query answer: ``answer`` when present, else each memory."""
-    if "answer" in payload:
-        if not isinstance(payload["answer"], str):
-            raise HttpError("query", "shape", f'"answer" is {excerpt(payload["answer"])}, not a string', SHAPE_FIX)
-        return [{"text": payload["answer"], "meta": {"kind": "answer"}}]
-    memories = payload.get("memories")
-    if not isinstance(memories, list):
-        raise HttpError("query", "shape", f'answered {excerpt(payload)}: no "memories" list or "answer"', SHAPE_FIX)
-    records = []
-    for i, item in enumerate(memories):
-        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-            raise HttpError("query", "shape", f"memories[{i}] is {excerpt(item)}, not an object with a text string",
-                            SHAPE_FIX)
-        records.append({"text": item["text"], "meta": {k: v for k, v in item.items() if k != "text"}})
-    return records
-
-
-def _loopback(host: str | None) -> bool:
-    try:
-        return host == "localhost" or ip_address(host or "").is_loopback
-    except ValueError:
-        return False
+MAX_RAW = 64 * 1024  # a served answer's raw JSON kept whole up to this size; beyond, its digest and size
 
 
 class HttpAdapter:
-    """The :class:`lab.lifecycle.adapters.Adapter` protocol over the HTTP shim contract."""
+    """The :class:`lab.lifecycle.adapters.Adapter` protocol over an HTTP shim, either contract."""
 
     def __init__(self, config: HttpConfig, *, transport: httpx.BaseTransport | None = None):
         try:
@@ -93,13 +60,16 @@ class HttpAdapter:
         except KeyError as exc:
             raise AdapterError(f"headers: environment variable {exc.args[0]} is not set\n"
                                f"  fix: export {exc.args[0]}=... before running") from None
-        self.config = config
+        self.config, self.contract = config, config.contract
         self.name = f"http:{config.name}"
         # The contract's delete is per key: per-record erasure ("erase") is always there.
         self.capabilities = frozenset({"update", "erase"} | {c for c, on in config.capabilities.items() if on})
+        self.confirm_mutations = True  # the doctor measures convergence itself, with this off
+        self.seed = 0
+        self._held: dict[tuple[str, str, str], list[str]] = {}  # (tenant, user, key) -> values written since reset
         # Loopback is never proxied; elsewhere the environment's proxy settings apply.
-        self._client = httpx.Client(headers=headers, transport=transport,
-                                    trust_env=not _loopback(urlsplit(config.base_url).hostname))
+        self._wire = Transport(headers, proxy_env=not loopback(urlsplit(config.base_url).hostname),
+                               where=str(config.path), transport=transport)
 
     def __enter__(self) -> HttpAdapter:
         return self
@@ -111,108 +81,106 @@ class HttpAdapter:
         """The service as the results name it (header names only, never their values)."""
         folded = "tenants" not in self.capabilities
         return {"sut": self.config.name, "version": None, "libraries": {"httpx": httpx.__version__},
-                "capabilities": sorted(self.capabilities),
+                "contract": self.contract, "capabilities": sorted(self.capabilities),
                 "scope": ("folded: user_id sent as '<tenant_id>/<user_id>'" if folded
                           else "tenant_id and user_id sent apart"),
                 "transport": "http", "config": self.config.to_json()}
 
-    def begin(self, namespace: str) -> None:
-        """POST reset: every scope empty, logical time 0 (``namespace`` is informative)."""
+    def begin(self, namespace: str, seed: int = 0) -> None:
+        """POST reset: every scope empty, logical time 0 (``namespace`` names the run; ``seed`` goes
+        with each query of the peer's contract)."""
+        self.seed = seed
+        self._held.clear()
         self._mutate("reset", {"namespace": namespace})
 
     def write(self, scope: Any, key: str, value: str, ttl_steps: int | None) -> Ack:
-        """POST write; ``ttl_steps`` is sent only when the config declares ttl."""
-        body = {"scope": self._scope(scope), "key": key, "value": value}
+        """POST write (``ttl_steps`` only when the config declares ttl), then confirm it is served."""
+        body = {**self._scope(scope), "key": key, "value": value}
         if ttl_steps is not None and "ttl" in self.capabilities:
             body["ttl_steps"] = ttl_steps
-        return self._mutate("write", body)
+        return self._written(scope, key, value, self._mutate("write", body))
 
     def correct(self, scope: Any, key: str, value: str) -> Ack:
-        """A correction is a write to the same key: by the contract it supersedes."""
-        return self._mutate("write", {"scope": self._scope(scope), "key": key, "value": value})
+        """A correction is a write to the same key: by either contract it supersedes."""
+        return self._written(scope, key, value, self._mutate("write", {**self._scope(scope), "key": key,
+                                                                        "value": value}))
 
     def delete(self, scope: Any, key: str) -> Ack:
-        """POST delete: the key's whole history in the scope."""
-        return self._mutate("delete", {"scope": self._scope(scope), "key": key})
+        """POST delete (the key's whole history in the scope), then confirm none of it is served."""
+        ack = self._mutate("delete", {**self._scope(scope), "key": key})
+        held = self._held.pop(self._slot(scope, key), [])
+        if not self.confirm_mutations or not held:
+            return ack
+        return self._confirmed(ack, "delete", scope, key, lambda served: not any(served_uses(v, served) for v in held),
+                               f"a value of {key!r} ({excerpt(held[-1], 80)}) was still served")
 
     def advance_time(self, steps: int) -> Ack:
         """POST advance_time (only when the config declares ttl)."""
         if "ttl" not in self.capabilities:
             raise HttpError("advance_time", "route", "the config declares no ttl",
-                            f"set capabilities.ttl: true in {self.config.path} if the service implements it")
+                            f"declare ttl in {self.config.path} if the service implements /advance_time")
         return self._mutate("advance_time", {"steps": steps})
 
     def query(self, scope: Any, prompt: str) -> Served:
-        """POST query, once; the judge reads the answer, or the memories' text joined by newline."""
-        payload, seconds = self._call("query", {"scope": self._scope(scope), "prompt": prompt})
-        records = parse_records(payload)
-        return Served(records, "\n".join(r["text"] for r in records), payload, seconds)
+        """POST query, once; the answer (or the memories' text) as the agent's, and what was retrieved."""
+        body = {**self._scope(scope), "prompt": prompt}
+        if self.contract == "memorycheck":
+            body["seed"] = self.seed
+        payload, _, seconds = self._wire.post("query", self.config.url("query"), self.config.paths["query"], body,
+                                              self.config.timeouts["query"])
+        reading = read_answer(self.contract, payload)
+        return Served(reading.records, reading.text, _kept(payload), seconds, reading.retrieved)
 
     def close(self) -> None:
         """Close the connection pool (the service itself is not ours to stop)."""
-        self._client.close()
+        self._wire.close()
 
-    def _scope(self, scope: Any) -> dict[str, str]:
-        if "tenants" in self.capabilities:
-            return {"tenant_id": scope.tenant_id, "user_id": scope.user_id}
-        return {"tenant_id": scope.tenant_id, "user_id": f"{scope.tenant_id}/{scope.user_id}"}
+    def _scope(self, scope: Any) -> dict[str, Any]:
+        user = scope.user_id if "tenants" in self.capabilities else f"{scope.tenant_id}/{scope.user_id}"
+        return scope_fields(self.contract, scope.tenant_id, user)
+
+    @staticmethod
+    def _slot(scope: Any, key: str) -> tuple[str, str, str]:
+        return (scope.tenant_id, scope.user_id, key)
+
+    def _written(self, scope: Any, key: str, value: str, ack: Ack) -> Ack:
+        self._held.setdefault(self._slot(scope, key), []).append(value)
+        if not self.confirm_mutations:
+            return ack
+        return self._confirmed(ack, "write", scope, key, lambda served: served_uses(value, served),
+                               f"{excerpt(value, 80)} was not served")
+
+    def _confirmed(self, ack: Ack, endpoint: str, scope: Any, key: str, done, still: str) -> Ack:
+        """Query until ``done(served text)``, within convergence.timeout: the Ack with ``confirm``."""
+        limit, interval = self.config.convergence["timeout"], self.config.convergence["interval"]
+        start, queries = time.perf_counter(), 0
+        while True:
+            served = self.query(scope, f"What is the {key} for this user?")
+            queries += 1
+            if done("\n".join([served.text, *(served.retrieved or [])])):
+                seconds = time.perf_counter() - start
+                return Ack(ack.ok, ack.seconds, ack.raw, ack.detail, {"seconds": round(seconds, 6), "queries": queries})
+            waited = time.perf_counter() - start
+            if waited >= limit:
+                raise HttpError(endpoint, "convergence", f"accepted {key!r}, but {still} {waited:.2f} s and "
+                                f"{queries} queries after the ok", f"if the service is eventually consistent, raise "
+                                f"the convergence timeout in {self.config.path} above its measured latency "
+                                f"(memlab lifecycle doctor measures it); if it never shows, that is the service's "
+                                f"{endpoint} not taking effect", seconds=waited)
+            time.sleep(min(max(waited / 4, 0.005), interval, max(0.0, limit - waited)))
 
     def _mutate(self, endpoint: str, body: dict) -> Ack:
-        payload, seconds = self._call(endpoint, body)
-        if payload.get("ok") is not True:
-            raise HttpError(endpoint, "shape", f'answered {excerpt(payload)} without "ok": true',
-                            'answer {"ok": true} (2xx) once the mutation is applied; refuse with a non-2xx '
-                            'status and a JSON error', seconds=seconds)
-        if "key" in body and "key" in payload and payload["key"] != body["key"]:
-            raise HttpError(endpoint, "shape", f"acknowledged key {payload['key']!r}, not {body['key']!r}",
-                            "echo the request's key, or leave key out of the answer", seconds=seconds)
-        return Ack(True, seconds, payload)
-
-    def _call(self, endpoint: str, body: dict) -> tuple[dict, float]:
-        kind = "query" if endpoint == "query" else "mutation"
-        timeout, url, where = self.config.timeouts[kind], self.config.url(endpoint), self.config.path
-        start = time.perf_counter()
-        try:
-            resp = self._client.post(url, json=body, timeout=timeout)
-        except httpx.TimeoutException:
-            raise self._late(endpoint, kind, time.perf_counter() - start) from None
-        except httpx.ConnectError as exc:
-            raise HttpError(endpoint, "connect", f"cannot connect to {url} ({exc})",
-                            f"start the service, or fix base_url in {where}") from None
-        except httpx.HTTPError as exc:
-            raise HttpError(endpoint, "transport", f"POST {url} failed: {exc}",
-                            "check the service's logs; it must answer every POST with JSON") from None
-        seconds = time.perf_counter() - start
-        log.debug("lifecycle.http", endpoint=endpoint, status=resp.status_code, seconds=round(seconds, 4))
-        if seconds > timeout:
-            raise self._late(endpoint, kind, seconds)
-        status = resp.status_code
-        if status in (404, 405):
-            raise HttpError(endpoint, "route", f"POST {url} answered {status}: no such route",
-                            f"implement POST {self.config.paths[endpoint]} in the service, or set "
-                            f"paths.{endpoint} in {where} to its route", status=status, seconds=seconds)
-        payload = _json(resp)
-        if not 200 <= status < 300:
-            told = payload.get("fix") if isinstance(payload, dict) else None
-            raise HttpError(endpoint, "status", f"POST {url} answered {status}: {excerpt(resp.text)}",
-                            told or f"fix the service's {endpoint} handler (the request followed "
-                            "docs/lifecycle-http.md)", status=status, seconds=seconds)
-        if not isinstance(payload, dict):
-            raise HttpError(endpoint, "shape", f"answered {status} with {excerpt(resp.text)}, not a JSON object",
-                            "answer with a JSON object (Content-Type: application/json)",
-                            status=status, seconds=seconds)
-        return payload, seconds
-
-    def _late(self, endpoint: str, kind: str, seconds: float) -> HttpError:
-        limit = self.config.timeouts[kind]
-        return HttpError(endpoint, "timeout", f"no answer within timeouts.{kind} = {limit:g} s "
-                         f"(measured {seconds:.3f} s)",
-                         f"make POST {self.config.paths[endpoint]} answer faster, or raise timeouts.{kind} "
-                         f"in {self.config.path}", seconds=seconds)
+        payload, _, seconds = self._wire.post(endpoint, self.config.url(endpoint), self.config.paths[endpoint], body,
+                                              self.config.timeouts["mutation"])
+        mutation_shape(self.contract, endpoint, body, payload, seconds)
+        log.debug("lifecycle.http", endpoint=endpoint, seconds=round(seconds, 4))
+        return Ack(True, seconds, payload if isinstance(payload, dict) else {"answer": payload})
 
 
-def _json(resp: httpx.Response) -> Any:
-    try:
-        return resp.json()
-    except ValueError:
-        return None
+def _kept(payload: Any) -> dict:
+    """A served answer's raw JSON as evidence: whole up to MAX_RAW bytes, else its size and digest."""
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+    if len(text.encode()) <= MAX_RAW:
+        return payload if isinstance(payload, dict) else {"answer": payload}
+    return {"cut": True, "bytes": len(text.encode()), "sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "excerpt": text[:4096]}

@@ -1,22 +1,42 @@
-"""The YAML config of an HTTP shim (docs/lifecycle-http.md), loaded and validated strictly.
+"""The YAML config of an HTTP shim, in either contract, loaded and validated strictly.
 
-Every error names the file, the line, the field and the fix (:class:`HttpConfigError`, a
-:class:`lab.profile.ProfileError`, so it prints and is caught like a bad profile)::
+Two contracts (docs/lifecycle-http.md): memlab's own, and the peer gate's (memorycheck's), whose
+users' configs and shims are taken unchanged. A config says which it speaks by its keys, or by
+``contract: memlab | memorycheck``:
+
+memlab's own::
 
     name: our-memory                       # optional; default: the file's stem
     base_url: http://127.0.0.1:8765        # http(s); no credentials in the URL
     paths: {query: /v1/query}              # per endpoint; defaults /reset /write /delete /query /advance_time
     headers: {Authorization: "Bearer ${TOKEN}"}   # ${VAR}: from the environment, never stored
-    timeouts: {mutation: 5, query: 30}     # seconds
+    timeouts: {mutation: 5, query: 30, convergence: 5}   # seconds
     capabilities: {ttl: true, tenants: true}
+
+memorycheck's (every key but base_url optional; the peer's defaults)::
+
+    base_url: "http://127.0.0.1:8808"
+    supports_ttl: false
+    timeout_seconds: 30                    # every request
+    convergence_timeout_seconds: 30        # how long a mutation may take to show (default: timeout_seconds)
+    convergence_interval_seconds: 0.25     # the longest pause between two confirming queries
+    auth_token_env: MEMORYCHECK_HTTP_TOKEN # a bearer token from this variable, when it is set
+
+Keys of both contracts together, without ``contract:``, are an error; a config with only
+``base_url`` (and ``contract``-neutral keys) is memorycheck's, the contract such a minimal file
+comes from. Every error names the file, the line, the field and the fix
+(:class:`HttpConfigError`, a :class:`lab.profile.ProfileError`, so it prints and is caught like a
+bad profile). Numbers must be finite and positive; a URL holds no whitespace or control
+characters.
 
 May import: the standard library, yaml and ``lab.profile`` (the error and the YAML-with-lines reader).
 """
 from __future__ import annotations
 
+import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,13 +46,19 @@ import yaml
 from lab.profile import ProfileError
 from lab.profile.yamlfile import line_index, read_text
 
+CONTRACTS = ("memlab", "memorycheck")
 ENDPOINTS = ("reset", "write", "delete", "query", "advance_time")
 DEFAULT_PATHS = {name: "/" + name for name in ENDPOINTS}
-DEFAULT_TIMEOUTS = {"mutation": 5.0, "query": 30.0}
+DEFAULT_TIMEOUTS = {"mutation": 5.0, "query": 30.0, "convergence": 5.0}
 DEFAULT_CAPABILITIES = {"ttl": False, "tenants": True}
-TOP_FIELDS = ("name", "base_url", "paths", "headers", "timeouts", "capabilities")
+MEMLAB_KEYS = ("name", "paths", "headers", "timeouts", "capabilities")
+PEER_KEYS = ("supports_ttl", "timeout_seconds", "convergence_timeout_seconds", "convergence_interval_seconds",
+             "auth_token_env")
+PEER_INTERVAL = 0.25  # memorycheck's default pause between two confirming queries
 _VAR = re.compile(r"\$\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_BAD_URL = re.compile(r"[\x00-\x20\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class HttpConfigError(ProfileError):
@@ -41,7 +67,9 @@ class HttpConfigError(ProfileError):
 
 @dataclass(frozen=True)
 class HttpConfig:
-    """A validated shim config. ``headers`` keep their ``${VAR}`` templates as written."""
+    """A validated shim config. ``headers`` keep their ``${VAR}`` templates as written;
+    ``convergence`` is {timeout, interval} in seconds; ``unset_token`` names an ``auth_token_env``
+    that is not set (requests then go without Authorization, as memorycheck sends them)."""
 
     name: str
     base_url: str
@@ -50,6 +78,9 @@ class HttpConfig:
     timeouts: dict[str, float]
     capabilities: dict[str, bool]
     path: Path | None = None
+    contract: str = "memlab"
+    convergence: dict[str, float] = field(default_factory=lambda: {"timeout": 5.0, "interval": PEER_INTERVAL})
+    unset_token: str | None = None
 
     def url(self, endpoint: str) -> str:
         """The full URL of one endpoint."""
@@ -61,13 +92,13 @@ class HttpConfig:
 
     def to_json(self) -> dict[str, Any]:
         """The config as plain data for results: header names only, never their values."""
-        return {"name": self.name, "base_url": self.base_url, "paths": dict(self.paths),
+        return {"name": self.name, "contract": self.contract, "base_url": self.base_url, "paths": dict(self.paths),
                 "headers": sorted(self.headers), "timeouts": dict(self.timeouts),
-                "capabilities": dict(self.capabilities)}
+                "convergence": dict(self.convergence), "capabilities": dict(self.capabilities)}
 
 
 def load_http_config(path: Path | str, *, base_url: str | None = None) -> HttpConfig:
-    """Load and validate a shim config; ``base_url`` (e.g. a CLI ``--url``) overrides the file's."""
+    """Load and validate a shim config; ``base_url`` (e.g. a CLI ``--base-url``) overrides the file's."""
     path = Path(path)
     text = read_text(path)
     try:
@@ -77,7 +108,7 @@ def load_http_config(path: Path | str, *, base_url: str | None = None) -> HttpCo
         raise HttpConfigError(path, mark.line + 1 if mark else None, "(yaml)",
                               f"not valid YAML: {getattr(exc, 'problem', exc)}",
                               "fix the YAML syntax at that line") from exc
-    return _Checker(path, data, line_index(node)).config(base_url)
+    return _Checker(path, data, line_index(node) if node is not None else {}).config(base_url)
 
 
 class _Checker:
@@ -94,25 +125,89 @@ class _Checker:
         if not isinstance(self.data, dict):
             raise HttpConfigError(self.path, 1, "(top)", "the config is not a mapping",
                                   "write `base_url: http://...` and the other fields as a YAML mapping")
+        contract = self.contract()
+        allowed = ("contract", "base_url") + (MEMLAB_KEYS if contract == "memlab" else PEER_KEYS)
         for key in self.data:
-            if key not in TOP_FIELDS:
-                raise self.fail(str(key), "unknown field", "use only " + ", ".join(TOP_FIELDS))
+            if key not in allowed:
+                other = "memorycheck" if contract == "memlab" else "memlab"
+                hint = f" (a key of {other}'s contract)" if key in (PEER_KEYS + MEMLAB_KEYS) else ""
+                raise self.fail(str(key), f"unknown field in {contract}'s contract{hint}",
+                                "use only " + ", ".join(allowed))
+        url = self.base_url(base_url)
+        return self.memlab(url) if contract == "memlab" else self.peer(url)
+
+    def contract(self) -> str:
+        """The contract: ``contract:`` when given, else by the keys (only base_url: memorycheck's)."""
+        given = self.data.get("contract")
+        if given is not None:
+            if given not in CONTRACTS:
+                raise self.fail("contract", f"{given!r} is not a contract", "write `contract: memlab` or "
+                                "`contract: memorycheck`")
+            return given
+        mine = [k for k in self.data if k in MEMLAB_KEYS]
+        theirs = [k for k in self.data if k in PEER_KEYS]
+        if mine and theirs:
+            raise self.fail(str(theirs[0]), f"keys of both contracts: {', '.join(mine)} (memlab's) and "
+                            f"{', '.join(theirs)} (memorycheck's)",
+                            "keep the keys of the contract your shim speaks, or say which with `contract: memlab` "
+                            "or `contract: memorycheck`")
+        return "memlab" if mine else "memorycheck"
+
+    def memlab(self, url: str) -> HttpConfig:
         name = self.data.get("name", self.path.stem)
         if not isinstance(name, str) or not name.strip():
             raise self.fail("name", "must be a non-empty string", "name the service, e.g. `name: our-memory`")
-        return HttpConfig(name=name, base_url=self.base_url(base_url), paths=self.paths(),
-                          headers=self.headers(), timeouts=self.timeouts(),
-                          capabilities=self.capabilities(), path=self.path)
+        timeouts = self.timeouts()
+        return HttpConfig(name=name, base_url=url, paths=self.paths(), headers=self.headers(), timeouts=timeouts,
+                          capabilities=self.capabilities(), path=self.path, contract="memlab",
+                          convergence={"timeout": timeouts["convergence"], "interval": PEER_INTERVAL})
+
+    def peer(self, url: str) -> HttpConfig:
+        ttl = self.data.get("supports_ttl", False)
+        if not isinstance(ttl, bool):
+            raise self.fail("supports_ttl", f"{ttl!r} is not true or false",
+                            "write `supports_ttl: true` or `supports_ttl: false` (unquoted)")
+        timeout = self.seconds("timeout_seconds", 30.0)
+        converge = self.seconds("convergence_timeout_seconds", timeout)
+        interval = self.seconds("convergence_interval_seconds", PEER_INTERVAL)
+        headers, unset = {}, None
+        env = self.data.get("auth_token_env")
+        if env is not None:
+            if not isinstance(env, str) or not _NAME.match(env):
+                raise self.fail("auth_token_env", f"{env!r} is not an environment variable name",
+                                "name a variable with letters, digits and _, e.g. MEMORYCHECK_HTTP_TOKEN")
+            if os.environ.get(env):
+                headers["Authorization"] = "Bearer ${" + env + "}"
+            else:
+                unset = env
+        return HttpConfig(name=self.path.stem, base_url=url, paths=dict(DEFAULT_PATHS), headers=headers,
+                          timeouts={"mutation": timeout, "query": timeout, "convergence": converge},
+                          capabilities={"ttl": ttl, "tenants": True}, path=self.path, contract="memorycheck",
+                          convergence={"timeout": converge, "interval": interval}, unset_token=unset)
+
+    def seconds(self, key: str, default: float) -> float:
+        value = self.data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise self.fail(key, f"{value!r} is not a positive, finite number of seconds", f"write e.g. `{key}: 30`")
+        return float(value)
 
     def base_url(self, override: str | None) -> str:
         url = override if override is not None else self.data.get("base_url")
-        where = "--url" if override is not None else "base_url"
+        where = "--base-url" if override is not None else "base_url"
         if not isinstance(url, str) or not url:
             raise self.fail("base_url", "missing", "add `base_url: http://127.0.0.1:8765` (your service's address)")
+        if _BAD_URL.search(url):
+            raise self.fail(where, f"{url!r} holds whitespace or a control character",
+                            "write the URL on one line, without spaces, e.g. http://127.0.0.1:8765")
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise self.fail(where, f"{url!r} is not an http(s) URL with a host",
                             "write it as http://host:port (or https://...)")
+        try:
+            parts.port
+        except ValueError:
+            raise self.fail(where, f"{url!r} has a port that is not a number from 0 to 65535",
+                            "write it as http://host:port") from None
         if parts.username or parts.password or parts.query or parts.fragment:
             raise self.fail(where, "credentials, a query or a fragment in the URL",
                             "keep only scheme://host:port/prefix; put credentials in headers as ${VARIABLES}")
@@ -129,7 +224,7 @@ class _Checker:
         for endpoint, route in given.items():
             if endpoint not in ENDPOINTS:
                 raise self.fail(f"paths.{endpoint}", "unknown endpoint", "use only " + ", ".join(ENDPOINTS))
-            if not isinstance(route, str) or not route.startswith("/"):
+            if not isinstance(route, str) or not route.startswith("/") or _BAD_URL.search(route):
                 raise self.fail(f"paths.{endpoint}", f"{route!r} is not a path",
                                 f"write it starting with /, e.g. /{endpoint}")
         return {**DEFAULT_PATHS, **given}
@@ -138,8 +233,8 @@ class _Checker:
         out = {}
         for header, value in self.mapping("headers").items():
             where = f"headers.{header}"
-            if not isinstance(value, str):
-                raise self.fail(where, "the value is not a string", f'quote it: {header}: "{value}"')
+            if not isinstance(value, str) or _CONTROL.search(value):
+                raise self.fail(where, "the value is not one line of text", f'quote it on one line: {header}: "..."')
             for var in _VAR.findall(value):
                 if not _NAME.match(var):
                     raise self.fail(where, f"${{{var}}} is not an environment variable name",
@@ -154,9 +249,9 @@ class _Checker:
         given = self.mapping("timeouts")
         for key, value in given.items():
             if key not in DEFAULT_TIMEOUTS:
-                raise self.fail(f"timeouts.{key}", "unknown timeout", "use only mutation and query (seconds)")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise self.fail(f"timeouts.{key}", f"{value!r} is not a positive number of seconds",
+                raise self.fail(f"timeouts.{key}", "unknown timeout", "use only mutation, query and convergence (seconds)")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise self.fail(f"timeouts.{key}", f"{value!r} is not a positive, finite number of seconds",
                                 f"write e.g. `{key}: {DEFAULT_TIMEOUTS[key]:g}`")
         return {k: float(given.get(k, v)) for k, v in DEFAULT_TIMEOUTS.items()}
 
