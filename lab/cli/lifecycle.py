@@ -1,12 +1,19 @@
-"""``memlab lifecycle``: the lifecycle gate (LIFECYCLE.md) — run, validate, doctor.
+"""``memlab lifecycle``: the lifecycle gate (docs/lifecycle.md) — run, validate, doctor, list-adapters.
+
+The peer gate's command lines work with only the program name changed (``memorycheck`` ->
+``memlab lifecycle``): ``run PACK --adapter SPEC --seeds N --fail-on p1|p2 --report-json FILE
+--report-md FILE`` (and ``--judge deterministic``, ``--no-baseline``), ``doctor --adapter
+http:CONFIG [--timeout S]``, ``validate PACK``, ``list-adapters``; its packs and shim configs are
+read as they are. memlab's own options stay (``--sut``, ``--http``, ``--scenarios``,
+``--position``, ``--json``, …).
 
 Exit codes of ``run``: 0 the gate passed, 1 it failed or was inconclusive, 2 a harness or
-input error (a bad scenario file, an unknown row, a SUT that never answered, the restarted
-position asked of an HTTP shim), 130
-interrupted (what was measured is kept and pinned). ``validate``: 0 valid (warnings
-printed), 2 invalid. ``doctor``: 0 every check passed, 1 a check failed, 2 a bad config. Each command
-imports the gate's code when it runs, so that ``memlab lifecycle --help`` loads none of it (only the
-scenario loader, for the bundled pack's folder).
+input error (a bad scenario file, an unknown row, a SUT that never answered, a mutation that
+never showed, the restarted position asked of an HTTP shim), 130 interrupted (what was measured
+is kept and pinned). ``validate``: 0 valid (warnings printed), 2 invalid. ``doctor``: 0 every
+check passed, 1 a check failed, 2 a bad config. Each command imports the gate's code when it
+runs, so that ``memlab lifecycle --help`` loads none of it (only the scenario loader, for the
+bundled pack's folder).
 """
 
 from __future__ import annotations
@@ -35,55 +42,102 @@ def lifecycle() -> None:
     """The lifecycle gate: do write, correct, rescope, expire and delete change what is served?"""
 
 
-def _pack(directory: Path):
-    """The scenarios of a pack folder; every error printed with its file, line and fix, then exit 2."""
-    pack = load_pack(directory)
+def _pack(where: Path):
+    """The scenarios of a pack (a folder or one file); every error printed with its file, line and fix,
+    then exit 2; warnings printed."""
+    pack = load_pack(where)
     for warning in pack.warnings:
-        err.print(f"[yellow]warning[/] {warning}", highlight=False)
+        err.print(f"[yellow]warning[/] {escape(str(warning))}", highlight=False)
     for error in pack.errors:
-        err.print(f"[bold red]invalid scenario[/] {error}", highlight=False)
+        err.print(f"[bold red]invalid scenario[/] {escape(str(error))}", highlight=False)
     if pack.errors:
-        fail(f"{len(pack.errors)} invalid scenario file(s) in {directory}; nothing was run")
+        fail(escape(f"{len(pack.errors)} invalid scenario file(s) in {where}; nothing was run"))
     return list(pack.scenarios)
 
 
 @lifecycle.command("validate")
-@click.argument("directory", type=click.Path(path_type=Path), default=BUNDLED_PACK)
-def validate_cmd(directory: Path) -> None:
-    """Check a scenario pack (every *.yaml/*.yml): exit 0 valid, 2 invalid (file, line, fix for each)."""
-    scenarios = _pack(directory)
-    click.echo(f"{len(scenarios)} scenario(s) in {directory}: valid")
+@click.argument("pack", type=click.Path(path_type=Path), default=BUNDLED_PACK)
+def validate_cmd(pack: Path) -> None:
+    """Check a scenario pack (a folder of *.yaml/*.yml, or one file; memlab's shape or memorycheck's):
+    exit 0 valid (warnings printed), 2 invalid (file, line, fix for each)."""
+    scenarios = _pack(pack)
+    shapes = load_pack(pack).peer
+    shown = f" ({len(shapes)} in memorycheck's shape)" if shapes else ""
+    click.echo(f"{len(scenarios)} scenario(s) in {pack}{shown}: valid")
+
+
+@lifecycle.command("list-adapters")
+def list_adapters_cmd() -> None:
+    """The --adapter specs memlab takes (memorycheck's, each naming a memlab target)."""
+    from lab.lifecycle.adapter_spec import LISTING
+    for spec, what in LISTING:
+        click.echo(f"  {spec:<20} {what}")
 
 
 @lifecycle.command("doctor")
-@click.argument("config", type=click.Path(path_type=Path))
+@click.argument("config", type=click.Path(path_type=Path), required=False)
+@click.option("--adapter", "adapter_spec", default=None, metavar="http:CONFIG",
+              help="The config as memorycheck names it (the same as CONFIG).")
 @click.option("--base-url", default=None, help="Override the config's base_url (e.g. a test instance).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds to wait for a write to show or a delete to take effect (the config's convergence "
+                   "timeout otherwise).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
-    """Check a team's HTTP shim against the contract (it resets the store: use a test instance)."""
+def doctor_cmd(config: Path | None, adapter_spec: str | None, base_url: str | None, timeout: float | None,
+               as_json: bool) -> None:
+    """Check a team's HTTP shim against its contract (it resets the store: use a test instance)."""
+    from dataclasses import replace
+
     from lab.lifecycle.adapters.http_config import load_http_config
     from lab.lifecycle.doctor import doctor
     from lab.profile import ProfileError
 
+    config = _http_config_path(config, adapter_spec)
     try:
         cfg = load_http_config(config, base_url=base_url)
     except ProfileError as exc:  # HttpConfigError, or the file cannot be read
-        fail(str(exc))
+        fail(escape(str(exc)))
+    if timeout is not None:
+        cfg = replace(cfg, convergence={**cfg.convergence, "timeout": timeout})
     report = doctor(cfg)
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else "\n".join(report.lines()))
     sys.exit(0 if report.ok else 1)
 
 
+def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
+    """The shim config from CONFIG or ``--adapter http:CONFIG`` (exactly one of them)."""
+    from lab.lifecycle.adapter_spec import SpecError, parse
+
+    if adapter_spec is None:
+        if config is None:
+            fail("name the shim's config: memlab lifecycle doctor CONFIG (or --adapter http:CONFIG)")
+        return config
+    try:
+        spec = parse(adapter_spec)
+    except SpecError as exc:
+        fail(escape(str(exc)))
+    if spec.http is None:
+        fail(f"doctor checks an HTTP shim: --adapter http:CONFIG, not {escape(adapter_spec)}")
+    if config is not None and Path(spec.http) != config:
+        fail("give the config once: CONFIG or --adapter http:CONFIG")
+    return Path(spec.http)
+
+
 @lifecycle.command("run")
+@click.argument("pack", type=click.Path(path_type=Path), required=False)
 @click.option("--sut", "patterns", multiple=True, metavar="ROW", help="Rows to gate (repeatable; globs allowed).")
 @click.option("--http", "http_config", type=click.Path(path_type=Path), default=None,
-              help="A shim config (docs/lifecycle-http.md) for a team's own service.")
-@click.option("--scenarios", "scenarios_dir", type=click.Path(path_type=Path), default=BUNDLED_PACK,
-              show_default=True, help="Scenario pack folder.")
+              help="A shim config (memlab's contract or memorycheck's; docs/lifecycle-http.md) for a team's own "
+                   "service.")
+@click.option("--adapter", "adapter_spec", default=None, metavar="SPEC",
+              help="What to gate, as memorycheck names it: http:CONFIG, reference:strict|naive|leaky, "
+                   "langgraph[:sqlite], sut:ROW (`memlab lifecycle list-adapters`).")
+@click.option("--scenarios", "scenarios_dir", type=click.Path(path_type=Path), default=None,
+              help="Scenario pack: a folder, or one file (the same as PACK). [default: the bundled pack]")
 @click.option("--seeds", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Runs of the pack, each in its own scenario order; unstable checks are shown.")
-@click.option("--fail-on", type=click.Choice(["p1", "p2"]), default="p1", show_default=True,
-              help="p1: only P1 checks block; p2: P1 and P2 block.")
+@click.option("--fail-on", type=click.Choice(["p1", "p2"]), default="p2", show_default=True,
+              help="p2: P1 and P2 checks block (as memorycheck's default); p1: only P1 checks block.")
 @click.option("--position", type=click.Choice(["live", "restarted", "both"]), default=None,
               help="live: one SUT process for the run; restarted: the SUT and its services stopped and "
                    "started anew after every mutation; both: each its own row, side by side. [default: live]")
@@ -93,13 +147,24 @@ def doctor_cmd(config: Path, base_url: str | None, as_json: bool) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Result-set folder. Default: results/lifecycle-<UTC timestamp>/.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the summary (checks, accuracy, delta, gate) to this file.")
+              help="Also write memlab's summary (checks, accuracy, delta, gate, positions, erasure) to this file.")
+@click.option("--report-json", "report_json", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the report in memorycheck's JSON fields (with memlab's summary under `memlab`).")
+@click.option("--report-md", "report_md", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the Markdown report to this file.")
+@click.option("--judge", type=click.Choice(["deterministic", "deterministic-v0"]), default="deterministic",
+              help="The judge (memlab's deterministic one; accepted as memorycheck names it).")
+@click.option("--no-baseline", is_flag=True,
+              help="Accepted for memorycheck's CI lines; memlab's no-memory baseline (the prompt alone) costs "
+                   "nothing and is always judged.")
 @profiles_option
 @no_fork_server_option
 @sign_key_option
-def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: Path, seeds: int, fail_on: str,
-            position: str | None, restart: bool, runtime_name: str, out: Path | None, json_file: Path | None,
-            profiles_dir: Path, sign_key: Any, no_fork_server: bool = False) -> None:
+def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | None, adapter_spec: str | None,
+            scenarios_dir: Path | None, seeds: int, fail_on: str, position: str | None, restart: bool,
+            runtime_name: str, out: Path | None, json_file: Path | None, report_json: Path | None,
+            report_md: Path | None, judge: str, no_baseline: bool, profiles_dir: Path, sign_key: Any,
+            no_fork_server: bool = False) -> None:
     """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error."""
     from lab.cli.progress import RunProgress
     from lab.lifecycle.adapters.http_config import load_http_config
@@ -107,19 +172,31 @@ def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: 
     from lab.profile import ProfileError
     from lab.resultset.lock import OutRefused
 
+    if pack is not None and scenarios_dir is not None:
+        fail("give the pack once: PACK or --scenarios")
+    if adapter_spec is not None:
+        patterns, http_config = _adapter(adapter_spec, patterns, http_config)
     if not patterns and http_config is None:
-        fail("name what to gate: --sut ROW (e.g. --sut lifecycle-strict) or --http CONFIG")
+        fail("name what to gate: --sut ROW (e.g. --sut lifecycle-strict), --http CONFIG or --adapter SPEC")
     if restart and position not in (None, "both"):
         fail(f"--restart means --position both; it contradicts --position {position}\n  fix: give one of them")
+    if no_baseline:
+        err.print("note: --no-baseline is accepted and has no effect: memlab judges its no-memory baseline (the "
+                  "prompt alone) at no cost, so memory_utility_delta is always measured", highlight=False)
     chosen = positions("both" if restart else position or "live")
-    scenarios = _pack(scenarios_dir)
+    scenarios = _pack(pack or scenarios_dir or BUNDLED_PACK)
     out = out or Path("results") / ("lifecycle-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
     targets, runtime = [], None
     if http_config is not None:
         try:
-            targets += [http_target(load_http_config(http_config), where) for where in chosen]
+            cfg = load_http_config(http_config)
+            targets += [http_target(cfg, where) for where in chosen]
         except (ProfileError, ValueError) as exc:  # a bad config (HttpConfigError) or an unreadable file
-            fail(str(exc))
+            fail(escape(str(exc)))
+        err.print(f"http:{escape(cfg.name)}: {cfg.contract}'s contract at {escape(cfg.base_url)}", highlight=False)
+        if cfg.unset_token:
+            err.print(f"note: auth_token_env names {cfg.unset_token}, which is not set: requests go without "
+                      "Authorization", highlight=False)
     if patterns:
         runtime = _runtime(runtime_name)
         if no_fork_server and hasattr(runtime, "use_fork_server"):
@@ -127,14 +204,29 @@ def run_cmd(patterns: tuple[str, ...], http_config: Path | None, scenarios_dir: 
         targets += [sut_target(p, runtime, out, where) for p in _lifecycle_rows(profiles_dir, patterns, runtime)
                     for where in chosen]
     err.print(f"memlab lifecycle: {len(targets)} target(s) ({', '.join(chosen)}) × {len(scenarios)} scenario(s) × "
-              f"{seeds} seed(s) -> {out}", highlight=False)
+              f"{seeds} seed(s), fail on {fail_on} -> {escape(str(out))}", highlight=False)
     try:
         with RunProgress(err, total=len(targets) * len(scenarios) * seeds) as bar:
             outcome = run_gate(targets, scenarios, seeds, fail_on, out, runtime.name if runtime else "http",
                                progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1))
     except OutRefused as exc:  # another run writes --out, or it holds a set: nothing was written
-        fail(str(exc))
-    _finish(outcome, json_file, sign_key)
+        fail(escape(str(exc)))
+    _finish(outcome, json_file, sign_key, report_json, report_md, adapter_spec or ", ".join(t.key for t in targets))
+
+
+def _adapter(spec_text: str, patterns: tuple[str, ...], http_config: Path | None) -> tuple[tuple[str, ...], Path | None]:
+    """``--adapter SPEC`` as --sut or --http (it names one target; give it alone)."""
+    from lab.lifecycle.adapter_spec import SpecError, parse
+
+    if patterns or http_config is not None:
+        fail("--adapter names what to gate: give it instead of --sut and --http, not beside them")
+    try:
+        spec = parse(spec_text)
+    except SpecError as exc:
+        fail(escape(str(exc)))
+    if spec.note:
+        err.print(f"note: {escape(spec.note)}", highlight=False)
+    return ((spec.row,), None) if spec.row else ((), Path(spec.http))
 
 
 def _runtime(name: str):
@@ -175,8 +267,10 @@ def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> l
     return chosen
 
 
-def _finish(outcome, json_file: Path | None, sign_key: Any) -> None:
+def _finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | None = None,
+            report_md: Path | None = None, adapter: str = "") -> None:
     """Reports, summary, signature; the table; the exit code of the gate."""
+    from lab.lifecycle.peer_report import report as peer_report
     from lab.lifecycle.results import summary_json
     from lab.report import lifecycle as lifecycle_report
     from lab.report.files import write_lifecycle_reports
@@ -191,11 +285,20 @@ def _finish(outcome, json_file: Path | None, sign_key: Any) -> None:
     if json_file is not None:
         json_file.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(out / "summary.json", json_file)
+    if report_json is not None:
+        report_json.parent.mkdir(parents=True, exist_ok=True)
+        report_json.write_text(json.dumps(peer_report(rows, run, summary, adapter), indent=2) + "\n", encoding="utf-8")
+    if report_md is not None:
+        report_md.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / "report.md", report_md)
     if sign_key is not None:
         record = signing.sign(out, sign_key)
         err.print(f"signed manifest.json with {record['key_id']}", highlight=False)
     lifecycle_report.print_report(rows, run, stdout_console())
-    err.print(f"result set: {out} (memlab verify {out})", highlight=False)
+    for path, what in ((report_json, "report (json)"), (report_md, "report (md)")):
+        if path is not None:
+            err.print(f"{what}: {escape(str(path))}", highlight=False)
+    err.print(f"result set: {escape(str(out))} (memlab verify {escape(str(out))})", highlight=False)
     if outcome.interrupted:
         err.print("[yellow]interrupted[/]: what was measured is kept and pinned")
         sys.exit(130)

@@ -111,8 +111,10 @@ def test_the_findings_name_the_query_what_was_served_and_the_value_that_drove_it
     html = (out / "report.html").read_text()
     row = json.loads((out / "rows" / "lifecycle-naive@live.json").read_text())
     finding = next(f for f in row["findings"] if f["check"] == "deletion_residue")
-    assert finding["value"] in finding["served"] and finding["label"] == "deleted" and finding["prompt"]
-    assert f"<mark>{finding['value']}</mark>" in html
+    (value,) = finding["values"][:1]
+    assert value["value"] in finding["served"] and value["label"] == "deleted" and finding["prompt"]
+    assert f"<mark>{value['value']}</mark>" in html
+    assert len({(f["scenario"], f["seed"], f["step"], f["check"]) for f in row["findings"]}) == len(row["findings"])
 
 
 def test_a_bad_scenario_file_is_an_input_error_naming_file_and_line(tmp_path):
@@ -155,13 +157,20 @@ def test_a_pack_without_queries_is_inconclusive_never_a_pass(tmp_path, cache):
     assert {c["status"] for c in summary["checks"].values()} == {"NOT TESTED"}
 
 
-def test_the_gate_runs_a_teams_http_shim_and_fails_a_delete_that_does_nothing(tmp_path):
+def test_the_gate_runs_a_teams_http_shim_and_a_delete_that_never_takes_effect_is_a_harness_error(tmp_path):
     config = tmp_path / "shim.yaml"
-    for store, rc in ((None, 0), (NoopDeleteStore(), 1)):
+    for store, rc in ((None, 0), (NoopDeleteStore(), 2)):
         with shims.serve(store) as server:
-            config.write_text(shims.EXAMPLE_CONFIG.read_text().replace("http://127.0.0.1:8765", server.url))
-            summary, _ = gate_run(tmp_path / f"rc{rc}", "--http", config, rc=rc)
-        assert summary["checks"]["deletion_residue"]["status"] == ("PASS" if rc == 0 else "FAIL")
+            text = shims.EXAMPLE_CONFIG.read_text().replace("http://127.0.0.1:8765", server.url)
+            config.write_text(text.replace("  query: 5\n", "  query: 5\n  convergence: 0.2\n"))
+            summary, out = gate_run(tmp_path / f"rc{rc}", "--http", config, rc=rc)
+        row = json.loads(next((out / "rows").glob("*.json")).read_text())
+        if rc == 0:
+            assert summary["checks"]["deletion_residue"]["status"] == "PASS"
+            continue
+        # never a finding: the delete was confirmed by polling, it never took effect, the scenario stopped there
+        assert summary["status"] == "error" and summary["checks"]["deletion_residue"]["violations"] == 0
+        assert any("was still served 0.2" in e["message"] and "delete" in e["message"] for e in row["errors"])
 
 
 def test_a_missing_or_bad_shim_config_is_an_input_error_never_a_traceback(tmp_path):
