@@ -78,18 +78,24 @@ class LifecycleSet:
 
     def write_manifest(self, run: dict[str, Any]) -> dict[str, Any]:
         """Digest every row and evidence file and write ``manifest.json`` (voids an old signature)."""
-        saved = {p.name: read_json(p) for p in sorted((self.root / "rows").glob("*.json"))}
-        rows = [{"file": f"rows/{name}", "row": row["row"], "digest": digest(row)} for name, row in saved.items()]
-        manifest = {"schema": MANIFEST_SCHEMA, "kind": "lifecycle", "lab": run.get("lab"),
-                    "run_id": run.get("run_id"), "canonicalization": "RFC 8785 (JCS)",
-                    "digest": "SHA-256 over the canonical encoding of each row file",
-                    "decision_rules": DECISION_RULES, "fail_on": run.get("fail_on"), "rows": rows,
-                    "evidence_digest": "SHA-256 over the bytes of each evidence file "
-                                       "(run.json, scenarios, observations, logs)",
-                    "evidence": evidence(self.root, EVIDENCE_DIRS)}
-        (self.root / "manifest.sig").unlink(missing_ok=True)
-        write_json(self.root / "manifest.json", manifest)
-        return manifest
+        return write_manifest(self.root, run)
+
+
+def write_manifest(root: Path, run: dict[str, Any]) -> dict[str, Any]:
+    """Digest every row and evidence file of the set at ``root`` into ``manifest.json`` (an old
+    signature is removed: it no longer signs this manifest)."""
+    saved = {p.name: read_json(p) for p in sorted((root / "rows").glob("*.json"))}
+    rows = [{"file": f"rows/{name}", "row": row["row"], "digest": digest(row)} for name, row in saved.items()]
+    manifest = {"schema": MANIFEST_SCHEMA, "kind": "lifecycle", "lab": run.get("lab"),
+                "run_id": run.get("run_id"), "canonicalization": "RFC 8785 (JCS)",
+                "digest": "SHA-256 over the canonical encoding of each row file",
+                "decision_rules": DECISION_RULES, "fail_on": run.get("fail_on"), "rows": rows,
+                "evidence_digest": "SHA-256 over the bytes of each evidence file "
+                                   "(run.json, scenarios, observations, logs)",
+                "evidence": evidence(root, EVIDENCE_DIRS)}
+    (root / "manifest.sig").unlink(missing_ok=True)
+    write_json(root / "manifest.json", manifest)
+    return manifest
 
 
 def load_scenarios(root: Path) -> dict[str, Scenario]:
