@@ -45,6 +45,10 @@ ROWS = {
         "The same RedisSaver served as `get_state` returns it: a message that fails to load reaches the "
         "agent as the raw constructor dict after the saver's ERROR log -- REPORTED, not refused, and a "
         "consistent relabel is ACCEPTED as on langgraph-redis."),
+    "langgraph-store-sqlite": (
+        "Whoever can write `store.db` decides what a LangGraph agent's long-term memory holds: every edited, "
+        "deleted, forged, swapped or copied item, a changed `updated_at`, a rolled-back file and an erased item "
+        "put back are served by `search` as genuine, with no error and no warning (the store checks nothing)."),
     "openai-agents-sqlite-session": (
         "`SQLiteSession` hands the next `Runner` turn whatever `agent_messages` holds: every one of the "
         "ten edits reaches the agent as genuine conversation history."),
@@ -91,7 +95,8 @@ ROWS = {
 #: engine holding only the base, 2026-12-01 (load average 11-16 from other work; 283 s at a lower load).
 #: letta: measured 2026-12-01 the same way (the first local run's prepare_seconds, about 1 GB installed)
 #: while the machine was loaded (load average 20-50), pip's cache holding part of the set.
-ENV_BUILD = {"langgraph-sqlite": 39.5, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
+#: langgraph-store: measured 2026-12-03 the same way (LocalRuntime.prepare, 33.1 s; load average 1.4).
+ENV_BUILD = {"langgraph-sqlite": 39.5, "langgraph-store": 33.1, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
              "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6, "letta": 347.8}
 
 
