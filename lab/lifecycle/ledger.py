@@ -10,16 +10,18 @@ what every value ever written *is* for the querying scope. Semantics (LIFECYCLE.
 - ``rescope`` = delete at the old scope + write of the current value at the new scope, carrying
   its absolute expiry (so a TTL keeps running); with no current value it only deletes.
 - ``advance_time {steps}`` is the only thing that moves logical time (``now``, from 0).
-  A value written at time t with ``ttl_steps`` n is **expired when now >= t + n**: ``ttl_steps: 1``
-  lives until the next ``advance_time``. ``Ledger(ttl=False)`` ignores TTLs (for a SUT that
-  cannot express them: nothing expires, so no value is labelled expired).
+  A value written at time t with ``ttl_steps`` n is **expired when now >= t + n** — if it was
+  still the key's value then: one superseded before its TTL ran out stays stale (as the peer
+  gate's ledger has it: only a current value expires). ``ttl_steps: 1`` lives until the next
+  ``advance_time``. ``Ledger(ttl=False)`` ignores TTLs (for a SUT that cannot express them:
+  nothing expires, so no value is labelled expired).
 - ``query`` changes nothing.
 
 Labels against a querying scope Q, per entry: another tenant's entry is ``foreign_tenant``;
 another user's in Q's tenant is ``foreign_user``; Q's own entries are ``deleted``, ``expired``
 and/or ``stale`` (superseded), else ``current``. One value string can carry several labels (its
-entries differ, or one entry is both stale and expired); the value's label is the first of
-PRECEDENCE that it carries::
+entries differ, or one entry expired and was superseded after); the value's label is the first
+of PRECEDENCE that it carries::
 
     current > deleted > foreign_tenant > foreign_user > expired > stale
 
@@ -96,6 +98,7 @@ class _Entry:
     written_at: int
     expires_at: int | None
     deleted: bool = False
+    superseded_at: int | None = None  # the logical time a newer write of its key came
 
 
 class Ledger:
@@ -187,7 +190,10 @@ class Ledger:
         return labels or {Label.CURRENT}
 
     def _expired(self, entry: _Entry) -> bool:
-        return self.ttl and entry.expires_at is not None and self.now >= entry.expires_at
+        """Its TTL ran out while it was the key's value (a value superseded before stays stale)."""
+        if not self.ttl or entry.expires_at is None or self.now < entry.expires_at:
+            return False
+        return entry.superseded_at is None or entry.superseded_at >= entry.expires_at
 
     def _live(self, scope: Scope, key: str | None) -> _Entry | None:
         history = self._history.get((scope, key))  # type: ignore[arg-type]
@@ -198,8 +204,11 @@ class Ledger:
     def _write(self, scope: Scope, key: str | None, value: str | None, index: int,
                expires_at: int | None) -> None:
         entry = _Entry(str(key), str(value), scope, index, expires_at)
+        history = self._history.setdefault((scope, entry.key), [])
+        if history and history[-1].superseded_at is None:
+            history[-1].superseded_at = self.now
         self._entries.append(entry)
-        self._history.setdefault((scope, entry.key), []).append(entry)
+        history.append(entry)
 
     def _delete(self, scope: Scope, key: str | None) -> None:
         for entry in self._history.get((scope, key), []):  # type: ignore[arg-type]

@@ -112,12 +112,15 @@ def test_precedence_on_values_with_several_labels():
                   s("write", key="x", value="mine"), s("correct", key="x", value="mine2"),
                   s("write", BOB, key="y", value="mine"), s("write", CAROL_GLOBEX, key="z", value="both"),
                   s("write", BOB, key="z", value="both"), s("write", key="t", value="old", ttl_steps=1),
-                  s("correct", key="t", value="new"), s("advance_time", steps=1))
+                  s("advance_time", steps=1), s("correct", key="t", value="new"),
+                  s("write", key="u", value="early", ttl_steps=1), s("correct", key="u", value="later"),
+                  s("advance_time", steps=1))
     got = labels(ledger, ALICE)
     assert got["same"] is Label.CURRENT          # current here beats foreign_user
     assert got["mine"] is Label.FOREIGN_USER     # P1 (bob's) beats P2 (stale here)
     assert got["both"] is Label.FOREIGN_TENANT   # another tenant beats another user
-    assert got["old"] is Label.EXPIRED           # stale and expired: expired
+    assert got["old"] is Label.EXPIRED           # expired, then superseded: expired
+    assert got["early"] is Label.STALE           # superseded before its TTL ran out: stale (the peer's rule)
 
 
 def test_known_reports_the_entry_carrying_the_winning_label_and_round_trips():
@@ -149,15 +152,17 @@ class Model:
                 return event[4]
 
     def label(self, index, query):
-        kind, scope, key, _value, ends = self.log[index]
+        kind, scope, key, _value, ends, _at = self.log[index]
         if scope.tenant_id != query.tenant_id:
             return {Label.FOREIGN_TENANT}
         if scope != query:
             return {Label.FOREIGN_USER}
-        later = [e[0] for e in self.log[index + 1:] if e[1:3] == (scope, key)]
-        found = {Label.DELETED} if "del" in later else set()
-        found |= {Label.STALE} if "put" in later else set()
-        found |= {Label.EXPIRED} if ends is not None and self.now >= ends else set()
+        later = [e for e in self.log[index + 1:] if e[1:3] == (scope, key)]
+        found = {Label.DELETED} if any(e[0] == "del" for e in later) else set()
+        puts = [e[5] for e in later if e[0] == "put"]
+        found |= {Label.STALE} if puts else set()
+        # expired: its TTL ran out while it was the key's value (before any later put)
+        found |= {Label.EXPIRED} if ends is not None and self.now >= ends and (not puts or puts[0] >= ends) else set()
         return found or {Label.CURRENT}
 
     def labels(self, query):
@@ -183,18 +188,19 @@ class LedgerMachine(RuleBasedStateMachine):
     @rule(scope=scopes, key=keys, value=values, ttl=st.none() | st.integers(1, 3))
     def write(self, scope, key, value, ttl):
         self.ledger.apply(self.steps("write", scope, key=key, value=value, ttl_steps=ttl))
-        self.model.log.append(("put", scope, key, value, None if ttl is None else self.model.now + ttl))
+        self.model.log.append(("put", scope, key, value, None if ttl is None else self.model.now + ttl,
+                               self.model.now))
 
     @rule(scope=scopes, key=keys, value=values)
     def correct(self, scope, key, value):
         self.ledger.apply(self.steps("correct", scope, key=key, value=value))
-        self.model.log.append(("put", scope, key, value, None))
+        self.model.log.append(("put", scope, key, value, None, self.model.now))
 
     @rule(scope=scopes, key=keys)
     def delete(self, scope, key):
         history = {e[3] for e in self.model.log if e[0] == "put" and e[1:3] == (scope, key)}
         self.ledger.apply(self.steps("delete", scope, key=key))
-        self.model.log.append(("del", scope, key, None, None))
+        self.model.log.append(("del", scope, key, None, None, self.model.now))
         assert self.ledger.current(scope, key) is None
         other = {self.ledger.current(scope, k) for k in ("k1", "k2") if k != key}
         assert all(self.labels(scope).get(v) is not Label.CURRENT for v in history - other)
@@ -203,9 +209,9 @@ class LedgerMachine(RuleBasedStateMachine):
     def rescope(self, scope, key, to):
         value, ends = self.model.current(scope, key), self.model.ends(scope, key)
         self.ledger.apply(self.steps("rescope", scope, key=key, to=to))
-        self.model.log.append(("del", scope, key, None, None))
+        self.model.log.append(("del", scope, key, None, None, self.model.now))
         if value is not None:
-            self.model.log.append(("put", to, key, value, ends))
+            self.model.log.append(("put", to, key, value, ends, self.model.now))
 
     @rule(n=st.integers(1, 3))
     def advance(self, n):
