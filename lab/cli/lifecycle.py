@@ -66,6 +66,25 @@ def validate_cmd(pack: Path) -> None:
     click.echo(f"{len(scenarios)} scenario(s) in {pack}{shown}: valid")
 
 
+@lifecycle.command("export")
+@click.argument("pack", type=click.Path(path_type=Path), default=BUNDLED_PACK)
+@click.option("--to", "to", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="A new folder for the exported files (one <id>.yaml each).")
+@click.option("--shape", type=click.Choice(["memorycheck", "memlab"]), default="memorycheck", show_default=True,
+              help="memorycheck: `- op: NAME` with the fields beside op (the peer gate reads it); memlab: memlab's own.")
+def export_cmd(pack: Path, to: Path, shape: str) -> None:
+    """Write a pack (default: the bundled one) in either scenario shape; loading it back gives the same scenarios."""
+    from lab.lifecycle.scenario_export import to_yaml
+
+    scenarios = _pack(pack)
+    if to.exists() and any(to.iterdir()):
+        fail(escape(f"{to} is not empty\n  fix: export into a new folder"))
+    to.mkdir(parents=True, exist_ok=True)
+    for scenario in scenarios:
+        (to / f"{scenario.id}.yaml").write_text(to_yaml(scenario, shape), encoding="utf-8")
+    click.echo(f"{len(scenarios)} scenario(s) written to {to} in {shape}'s shape")
+
+
 @lifecycle.command("list-adapters")
 def list_adapters_cmd() -> None:
     """The --adapter specs memlab takes (memorycheck's, each naming a memlab target)."""
