@@ -1,11 +1,13 @@
 """``memlab site``: both measurements of every SUT as static HTML pages (lab.report.site).
 
 Each folder given is an at-rest result set (its lifecycle set may sit inside it, in
-``lifecycle/``, as under results/published/) or a lifecycle result set. Rows are grouped by their
-row name, so an at-rest set and a lifecycle set of the same row — wherever each was written — land
-on one SUT page. Every set is verified first; a set that does not verify stops the command
-(exit 1) before anything is written, as a report of unverified numbers would mislead. What it reads and
-writes with is imported when it runs, so that ``memlab site --help`` loads none of it.
+``lifecycle/``, as under results/published/), a lifecycle result set, or a folder holding only
+``lifecycle/`` (a row the lifecycle gate alone measures, e.g. an in-memory store). Rows are
+grouped by their row name, so an at-rest set and a lifecycle set of the same row — wherever each
+was written — land on one SUT page. Every set is verified first; a set that does not verify stops
+the command (exit 1) before anything is written, as a report of unverified numbers would mislead.
+What it reads and writes with is imported when it runs, so that ``memlab site --help`` loads none
+of it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ def sets_in(folders: tuple[Path, ...]) -> list[tuple[str, Path]]:
 
     out = []
     for folder in folders:
+        if not (folder / "manifest.json").is_file() and (folder / "lifecycle" / "manifest.json").is_file():
+            out.append(("lifecycle", folder / "lifecycle"))  # a lifecycle-only row's published folder
+            continue
         if not (folder / "manifest.json").is_file():
             fail(f"{folder}: not a result set (no manifest.json); give the folder `memlab run` or "
                   "`memlab lifecycle run` wrote")
