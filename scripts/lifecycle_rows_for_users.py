@@ -67,6 +67,16 @@ ROWS: dict[str, str] = {
         "Reads pass straight through to SqliteSaver, and this driver corrects by appending and cannot remove "
         "one message: every correction is served beside the old value, deletes are not tested; "
         "langgraph-sqlite measures LangGraph's own update and removal."),
+    "langgraph-store": (
+        "InMemoryStore's keyed `put` replaces a fact's value, `delete` removes it and the namespace keeps "
+        "tenants and users apart, so while its process runs it passes every check it can express; but it "
+        "keeps nothing past its process: after each restart it serves no fact at all (every current fact "
+        "missing, FAIL). A store for development, not memory an agent can be restarted on."),
+    "langgraph-store-sqlite": (
+        "SqliteStore does the same and keeps it across restarts: a correction or a second write of a key "
+        "replaces its value, a deleted fact is gone from what `search` serves, nothing reaches another user "
+        "or tenant, and no deleted value is found in `store.db` afterwards (Debian's SQLite zeroes deleted "
+        "rows). Expiry is not tested: its TTL counts wall-clock minutes."),
     "openai-agents-sqlite-session": (
         "`SQLiteSession` appends: every correction leaves the old value in the next turn's history; it "
         "cannot erase one item of the caller's choosing, so deletes are not tested; a restart changes nothing."),
