@@ -113,7 +113,7 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
     untestable = not_testable(meta.get("capabilities", []), meta.get("erasure"))
     position = meta.get("position", "live")
     by_seed: dict[int, list[QueryJudgement]] = {}
-    found, errors = Found(), []
+    found, errors = Found(untestable), []
     for obs in sorted(observations, key=lambda o: (o["seed"], o["scenario"])):
         scenario = scenarios.get(obs["scenario"])
         if scenario is None:
@@ -203,7 +203,8 @@ class Found:
     the values that are its evidence: ``failed`` (FAIL), ``not_tested`` (the judge could not decide,
     with why) and ``retrieved`` (forbidden values that reached the agent, answered or not)."""
 
-    def __init__(self) -> None:
+    def __init__(self, not_testable: Mapping[str, str] | None = None) -> None:
+        self.not_testable = dict(not_testable or {})  # check -> why the SUT cannot express it
         self.failed: list[dict[str, Any]] = []
         self.not_tested: list[dict[str, Any]] = []
         self.retrieved: list[dict[str, Any]] = []
@@ -228,6 +229,8 @@ class Found:
                     self.retrieved.append(_finding(check, where, result.retrieved))
             self.not_tested += [{**_finding("missing_current_fact", where, ()), "key": key, "reason": NO_CURRENT}
                                 for key in judgement.no_current]
+            self.not_tested += [{**_finding(check, where, ()), "reason": self.not_testable[check]}
+                                for check in judgement.untestable if check in self.not_testable]
 
 
 UNJUDGED_VALUE = "the value reached the agent (retrieved) but not its answer: the judge cannot tell whether it drove it"

@@ -30,14 +30,17 @@ def _scope(scope: Scope) -> str:
 
 
 class _Place:
-    """File, line and field of a step's sub-field, for errors and warnings."""
+    """File, line and field of a step's sub-field, for errors and warnings (either step shape)."""
 
     def __init__(self, scenario: Scenario, lines: dict[Where, int]):
         self.path, self.lines = scenario.path, lines
 
     def at(self, step: Step, *sub: str | int) -> tuple[str, int, str]:
-        """(path, line, field) of ``steps[i].<op>.<sub...>``, the step's line if not indexed."""
-        where: Where = ("steps", step.index, step.op, *sub)
+        """(path, line, field) of ``steps[i].<op>.<sub...>`` (memlab's shape) or ``steps[i].<sub...>``
+        (the peer's, fields beside ``op``), the step's line if the field is not in the file."""
+        own: Where = ("steps", step.index, step.op, *sub)
+        peer: Where = ("steps", step.index, *sub)
+        where = peer if peer in self.lines and own not in self.lines else own
         return self.path, self.lines.get(where, step.line), field_name(where)
 
 

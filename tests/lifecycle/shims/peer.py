@@ -6,7 +6,9 @@ standard library's http.server and FastAPI), and the ways a real stack behaves:
 - ``leaky``: filters by tenant only (another user's values reach the answer);
 - ``eventual``: writes and deletes take effect ``DELAY`` seconds after their ok;
 - ``paraphrase``: the answer says values in its own words; ``retrieved`` carries them;
-- ``naive``: deletes and corrections are acknowledged and ignored (the old values stay served).
+- ``naive``: deletes and corrections are acknowledged and ignored (the old values stay served);
+- ``disguise``: a deleted value stays, served with a soft hyphen between its letters (invisible on
+  screen, not the same string).
 
 ``serve(mode, frontend)`` runs one on 127.0.0.1, port 0, in a thread of the test process. As the
 peer's own templates do, a request that lacks a field reads it as "" (so a shim sent another
@@ -23,7 +25,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DELAY = 0.5
-MODES = ("correct", "leaky", "eventual", "paraphrase", "naive")
+MODES = ("correct", "leaky", "eventual", "paraphrase", "naive", "disguise")
 
 
 class Store:
@@ -65,7 +67,10 @@ class Store:
 
     def delete(self, tenant: str, user: str, key: str) -> None:
         with self.lock:
-            if self.mode != "naive":
+            if self.mode == "disguise":
+                held = self.facts.get((tenant, user, key), [])
+                held[:] = [("\u00ad".join(v), expires) for v, expires in held]
+            elif self.mode != "naive":
                 self._later(lambda: self.facts.pop((tenant, user, key), None))
 
     def advance(self, steps: int) -> None:
