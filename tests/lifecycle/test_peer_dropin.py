@@ -186,3 +186,14 @@ def test_adapters_memlab_cannot_take_are_refused_with_the_nearest_row(tmp_path):
                        ("nosuch", "list-adapters")):
         done = memlab("lifecycle", "run", "--adapter", spec, "--out", tmp_path / spec.replace(":", "-"), check_rc=2)
         assert hint in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("spec, row", [("langgraph", "langgraph-store"), ("langgraph:sqlite", "langgraph-store-sqlite")])
+def test_the_peers_langgraph_line_runs_memlabs_langgraph_store_rows(tmp_path, spec, row):
+    # the same LangGraph release in both (scripts/test.d/40-peers.sh pins the peer's to the rows' pins)
+    pe, peer, me, mine, out = side_by_side(tmp_path, peer_gate.peer_pack(), "--adapter", spec, memlab_args=LOCAL)
+    assert pe == me == 0, out
+    assert_same_but_the_documented_opportunities(peer, mine)
+    assert list(mine["memlab"]["rows"]) == [f"{row}@live"]
+    expiry = mine["metrics"]["expiry_leak"]  # no TTL on the lab's clock in either: NOT TESTED, counted per query
+    assert expiry == peer["metrics"]["expiry_leak"] and expiry["opportunities"] == 0 and expiry["not_tested"] == 2
