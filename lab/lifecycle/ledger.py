@@ -1,7 +1,7 @@
 """The lifecycle ledger: the pure state machine with logical time that owns the truth.
 
 Never a model, never the SUT: the ledger replays a scenario's steps and says, at any query,
-what every value ever written *is* for the querying scope. Semantics (LIFECYCLE.md, made exact):
+what every value ever written *is* for the querying scope. Semantics (docs/lifecycle.md, made exact):
 
 - ``write``/``correct`` appends a value to the history of (scope, key); the newest entry of a
   history is the key's value there, every older entry is superseded (stale). ``correct`` is a

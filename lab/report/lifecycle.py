@@ -103,7 +103,7 @@ def values_text(finding: dict[str, Any]) -> str:
 
 
 def check_names(rows: list[dict[str, Any]]) -> list[str]:
-    """The checks the rows carry, P1 first, in the order LIFECYCLE.md lists them."""
+    """The checks the rows carry, P1 first, in the order docs/lifecycle.md lists them."""
     present = set(rows[0]["checks"]) if rows else set()
     return [name for name in CHECKS if name in present] + sorted(present - set(CHECKS))
 

@@ -86,7 +86,7 @@ def render_index(suts: list[SutResults]) -> str:
     rows = [r for s in suts for r in s.rows]
     pages = [(s.page, i) for s in suts for i in range(len(s.rows))]
     extra = [lifecycle_cells(s) for s in suts for _ in s.rows]
-    head = [f'<th title="the lifecycle gate (LIFECYCLE.md), {p}: the SUT {"kept running" if p == "live" else "restarted after every mutation"}">'
+    head = [f'<th title="the lifecycle gate (docs/lifecycle.md), {p}: the SUT {"kept running" if p == "live" else "restarted after every mutation"}">'
             f"lifecycle<br>{p}</th>" for p in POSITIONS]
     index = "".join(f'<li><a href="{s.page}">{escape(s.name)}</a> — {len(s.rows)} at-rest row(s), '
                     f"{len(s.lifecycle) or 'no'} lifecycle position(s)</li>" for s in suts)

@@ -14,7 +14,7 @@ written value is served, or the deleted one no longer is (``Ack.confirm``: how
 long it took, in how many queries). A scenario's own queries are asked once and
 never polled for an expected value.
 
-Two optional parts, for the lab's additions (LIFECYCLE.md): ``volumes()`` (volume name ->
+Two optional parts, for the lab's additions (docs/lifecycle.md): ``volumes()`` (volume name ->
 host folder of the SUT's raw store, scanned for erasure at rest; see :func:`volumes_of`)
 and ``restart(while_stopped=None)`` (stop the SUT and its services, call ``while_stopped``,
 start it as a new process; see :func:`can_restart`). An adapter without them (the HTTP
