@@ -218,7 +218,8 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
                       "Authorization", highlight=False)
     if patterns:
         runtime = _runtime(runtime_name)
-        if no_fork_server and hasattr(runtime, "use_fork_server"):
+        # a fork server pays off over many starts; the live position starts each SUT once
+        if (no_fork_server or chosen == ("live",)) and hasattr(runtime, "use_fork_server"):
             runtime.use_fork_server = False
         targets += [sut_target(p, runtime, out, where) for p in _lifecycle_rows(profiles_dir, patterns, runtime)
                     for where in chosen]
@@ -259,12 +260,12 @@ def _runtime(name: str):
 
 def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> list:
     """The selected profiles, each one the lifecycle gate can measure here (else exit 2 with the fix)."""
-    from lab.profile import file_row, scan_profiles, select
+    from lab.profile import file_row, scan_named, scan_profiles, select
     from lab.runtime import runnable as runnable_here
 
     if not profiles_dir.is_dir():
         fail(f"no profile folder at {profiles_dir}")
-    profiles, errors = scan_profiles(profiles_dir)
+    profiles, errors = scan_named(profiles_dir, list(patterns)) or scan_profiles(profiles_dir)
     chosen = select(profiles, list(patterns))
     bad = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), p) for p in patterns)]
     for error in bad:

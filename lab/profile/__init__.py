@@ -58,8 +58,8 @@ from lab.profile.validate import Validator
 from lab.profile.yamlfile import line_index, load_yaml, read_text
 
 __all__ = ["IMAGES_DIR", "PROFILES_DIR", "PROJECT_ROOT", "Capabilities", "ForkServer", "LifecycleSpec", "Profile", "ProfileError", "ServiceSpec",
-           "SignalFilter", "driver_dir", "file_row", "line_index", "load_profile", "load_profiles", "profile_files", "read_text", "scan_profiles",
-           "select"]
+           "SignalFilter", "driver_dir", "file_row", "line_index", "load_profile", "load_profiles", "profile_files", "read_text", "scan_named",
+           "scan_profiles", "select"]
 
 
 def load_profile(path: Path) -> Profile:
@@ -96,6 +96,29 @@ def scan_profiles(directory: Path = PROFILES_DIR) -> tuple[list[Profile], list[P
                                        "clear error)"))
             continue
         seen[prof.row] = path
+        profiles.append(prof)
+    return profiles, errors
+
+
+def scan_named(directory: Path, patterns: list[str]) -> tuple[list[Profile], list[ProfileError]] | None:
+    """The profiles of rows named outright (no glob), each read from its own file ``<row>.yaml``
+    alone, as ``scan_profiles`` then ``select`` would give them; None when a pattern is a glob or
+    has no file of its name (then scan the folder). Reading one file instead of every profile is
+    what a command naming one row waits for."""
+    if not patterns or any(set(p) & set("*?[") for p in patterns):
+        return None
+    paths = [Path(directory) / f"{p}.yaml" for p in dict.fromkeys(patterns)]
+    if not all(p.is_file() for p in paths):
+        return None
+    profiles, errors = [], []
+    for path in paths:
+        try:
+            prof = load_profile(path)
+        except ProfileError as exc:
+            errors.append(exc)
+            continue
+        if prof.row != path.stem:
+            return None  # a file that holds another row: let the scan say so
         profiles.append(prof)
     return profiles, errors
 
