@@ -15,21 +15,67 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from lab.lifecycle.judge import CHECKS
 from lab.lifecycle.results import row_key
 
 _STYLE = {"PASS": "bold green", "FAIL": "bold red", "NOT TESTED": "dim", "INCONCLUSIVE": "yellow", "error": "magenta"}
-NOT_TESTED_NOTE = ("NOT TESTED: the check had no opportunity in the pack, or the SUT cannot express it "
-                   "(e.g. no TTL); it is never counted as a pass.")
+NOT_TESTED_NOTE = ("NOT TESTED: the check had no opportunity in the pack, the SUT cannot express it "
+                   "(e.g. no TTL), or a value reached the agent but not its answer; it is never counted as a pass.")
+#: What every term of a lifecycle report means (docs/lifecycle.md), shown under every report.
+LEGEND: tuple[tuple[str, str], ...] = (
+    ("scope_leakage (P1)", "another user's or tenant's value was served"),
+    ("deletion_residue (P1)", "a deleted value was served"),
+    ("stale_reuse (P2)", "a superseded value was served after a correction"),
+    ("expiry_leak (P2)", "a value was served after its TTL ran out"),
+    ("missing_current_fact (P2)", "a fact the scenario requires (must_use) was not served"),
+    ("P1 / P2", "severity: P1 privacy and security, P2 reliability; the gate fails on P1 and P2 by default "
+                "(--fail-on p2), on P1 only with --fail-on p1"),
+    ("a/b", "violations / opportunities: one opportunity per query that had a value of the check's kind in "
+            "reach (per required fact for missing_current_fact); a finding is one query and check"),
+    ("NOT TESTED", "no opportunity, a check the SUT cannot express, or a value that reached the agent but not "
+                   "its answer: never a pass"),
+    ("INCONCLUSIVE", "nothing the gate rests on was tested, a value reached the agent unjudged, or the SUT served "
+                     "no fact beyond the prompt (utility Δ ≤ 0): never a pass, exit 1"),
+    ("current facts", "required facts whose current value was served"),
+    ("utility Δ", "current facts served minus what a no-memory agent has (the prompt alone): a store that "
+                  "remembers nothing cannot pass; +1.00 with a FAIL means it remembers, and also serves what it "
+                  "should not"),
+    ("erasure at rest", "a raw byte scan of the SUT's volumes after each delete: a storage finding beside the "
+                        "gate, never in it; not found is not proven gone"),
+    ("live / restarted", "one SUT process for the run, or the SUT and its services restarted after every "
+                         "mutation: each its own row, never merged"),
+)
 
 
 def rate_text(check: dict[str, Any]) -> str:
-    """``100% (12/12)``-style text of a check's rate with its counts."""
+    """``100% (12/12)``-style text of a check's rate with its counts (and how many were not tested)."""
+    untested = f" · {check['not_tested']} n/t" if check.get("not_tested") else ""
     if not check.get("opportunities"):
-        return "–"
-    return f"{check['violations'] / check['opportunities']:.0%} ({check['violations']}/{check['opportunities']})"
+        return f"–{untested}"
+    return (f"{check['violations'] / check['opportunities']:.0%} ({check['violations']}/{check['opportunities']})"
+            f"{untested}")
+
+
+def gate_text(row: dict[str, Any]) -> str:
+    """The gate in one line: fail_on, status, the blocking findings and checks."""
+    gate = row["gate"]
+    text = f"fail on {gate.get('fail_on', '?')}: {row['status']}"
+    if gate.get("blocking"):
+        text += f", {gate.get('blocking_findings', '?')} blocking finding(s) in {', '.join(gate['blocking'])}"
+    return text
+
+
+def retrieval_text(row: dict[str, Any]) -> str:
+    """What reached the agent, beside the gate: each check's count over the queries that said, or ''."""
+    r = row.get("retrieval")
+    if not r:
+        return ""
+    parts = [f"{name} {c['violations']}/{c['opportunities']}" for name, c in r["checks"].items() if c["opportunities"]]
+    return (f"what reached the agent (retrieved; beside the gate, never in it), over {r['queries']} queries: "
+            + ", ".join(parts))
 
 
 def accuracy_text(acc: dict[str, Any]) -> str:
@@ -134,18 +180,23 @@ def print_report(rows: list[dict[str, Any]], run: dict[str, Any], console: Conso
     console.print(table(rows))
     for row in rows:
         gate, key = row["gate"], row_key(row)
+        console.print(f"  {key}: {gate_text(row)}", markup=False, highlight=False)
         for reason in gate.get("reasons", []):
             console.print(f"  {key}: {reason}", markup=False, highlight=False)
+        if retrieval_text(row):
+            console.print(f"  {key}: {retrieval_text(row)}", markup=False, highlight=False)
         if gate.get("unstable"):
             console.print(f"  {key}: [yellow]unstable across seeds[/]: {', '.join(gate['unstable'])}")
         for err in row["errors"][:5]:
-            console.print(f"  {key}: [magenta]harness error[/] {err['scenario']} seed {err['seed']}: "
-                          f"{err['message']}")
+            console.print(f"  {key}: [magenta]harness error[/] {escape(err['scenario'])} seed {err['seed']}: "
+                          f"{escape(err['message'])}")
         if len(row["errors"]) > 5:
             console.print(f"  {key}: … {len(row['errors']) - 5} more harness errors (rows/{key}.json)")
         for line in ([restart_text(row)] if restart_text(row) else []) + erasure_lines(row, limit=3):
             console.print(f"  {key}: {line}", markup=False, highlight=False)
-    console.print(f"[dim]{rows[0]['judge_limits'] if rows else ''}\n{NOT_TESTED_NOTE}[/]")
+    console.print(f"[dim]{escape(rows[0]['judge_limits']) if rows else ''}\n{NOT_TESTED_NOTE}[/]")
+    console.print("[dim]" + escape("; ".join(f"{term}: {meaning}" for term, meaning in LEGEND[:5])) +
+                  " (docs/lifecycle.md; report.md and report.html explain every term)[/]")
 
 
 def markdown(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
@@ -160,9 +211,11 @@ def markdown(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
         cells = [f"{row['checks'][n]['status']} {rate_text(row['checks'][n])}" for n in names]
         lines.append(f"| {row_key(row)} | " + " | ".join(cells) + f" | {accuracy_text(row['current_fact_accuracy'])} | "
                      f"{delta_text(row['memory_utility_delta'])} | **{row['status']}** | {erasure_text(row)} |")
+    lines += ["", "How to read this report:", ""] + [f"- **{term}**: {meaning}" for term, meaning in LEGEND]
     for row in rows:
-        lines += ["", f"## {row_key(row)}", ""]
+        lines += ["", f"## {row_key(row)}", "", f"- gate: {gate_text(row)}"]
         lines += [f"- {reason}" for reason in row["gate"].get("reasons", [])]
+        lines += [f"- {retrieval_text(row)}"] if retrieval_text(row) else []
         lines += [f"- {restart_text(row)} (the SUT and its services stopped and started after every mutation)"
                   ] if restart_text(row) else []
         lines += [f"- {_one_line(line, 400)}" for line in erasure_lines(row)]
@@ -173,6 +226,12 @@ def markdown(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
                          f"— served: `{_one_line(f['served'])}`")
         if len(row["findings"]) > 50:
             lines.append(f"- … {len(row['findings']) - 50} more findings in rows/{row_key(row)}.json")
+        untested = row.get("not_tested", [])
+        for f in untested[:20]:
+            lines.append(f"- NOT TESTED **{f['check']}** in `{f['scenario']}` seed {f['seed']} step {f['step']}: "
+                         f"{f['reason']}" + (f" ({_one_line(values_text(f), 200)})" if f["values"] else ""))
+        if len(untested) > 20:
+            lines.append(f"- … {len(untested) - 20} more NOT TESTED in rows/{row_key(row)}.json")
         if not row["findings"] and not row["errors"]:
             lines.append("No finding.")
     lines += ["", rows[0]["judge_limits"] if rows else "", "", NOT_TESTED_NOTE, ""]

@@ -14,8 +14,8 @@ from html import escape
 from typing import Any
 
 from lab.lifecycle.results import row_key
-from lab.report.lifecycle import (NOT_TESTED_NOTE, accuracy_text, check_names, delta_text, erasure_counts,
-                                  erasure_text, rate_text, restart_text)
+from lab.report.lifecycle import (LEGEND, NOT_TESTED_NOTE, accuracy_text, check_names, delta_text, erasure_counts,
+                                  erasure_text, gate_text, rate_text, restart_text, retrieval_text)
 
 _COLOURS = {"PASS": "#116329", "FAIL": "#cf222e", "NOT TESTED": "#8c959f", "INCONCLUSIVE": "#bf8700",
             "error": "#8250df"}
@@ -27,6 +27,7 @@ CSS = """
 .lc .f{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:8px 0}.lc .f h3{margin:0 0 4px;font-size:14px}
 .lc pre{background:#f6f8fa;padding:8px;border-radius:4px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
 .lc mark{background:#ffd8d3;color:#1f2328;padding:0 2px;border-radius:2px}.lc .muted{color:#57606a}
+.lc dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}.lc dt{font-weight:600}.lc dd{margin:0}
 """
 
 
@@ -46,8 +47,10 @@ def checks_table(rows: list[dict[str, Any]]) -> str:
     head = "".join(f"<th>{escape(n)} ({escape(rows[0]['checks'][n]['severity'])})</th>" for n in names)
     body = "".join(_row(row, names) for row in rows)
     limits = escape(rows[0]["judge_limits"]) if rows else ""
+    legend = "".join(f"<dt>{escape(term)}</dt><dd>{escape(meaning)}</dd>" for term, meaning in LEGEND)
     return (f"<table><tr><th>row</th>{head}<th>current facts</th><th>utility Δ</th><th>gate</th>"
-            f"<th>erasure at rest</th></tr>{body}</table><p class=muted>{limits}<br>{escape(NOT_TESTED_NOTE)}</p>")
+            f"<th>erasure at rest</th></tr>{body}</table><p class=muted>{limits}<br>{escape(NOT_TESTED_NOTE)}</p>"
+            f"<details class=legend><summary>How to read this table</summary><dl>{legend}</dl></details>")
 
 
 def status_cell(status: str, text: str = "", href: str | None = None, title: str | None = None) -> str:
@@ -97,8 +100,10 @@ def findings(row: dict[str, Any]) -> str:
     """A (row, position)'s heading (anchor ``r-<row@position>``), restarts, erasure at rest, gate reasons,
     harness errors and every finding with what was served."""
     key = escape(row_key(row))
-    parts = [f"<h2 id='r-{key}'>{key}: {escape(row['status'])}</h2>", _erasure(row)]
+    parts = [f"<h2 id='r-{key}'>{key}: {escape(row['status'])}</h2>", f"<p>gate: {escape(gate_text(row))}</p>",
+             _erasure(row)]
     parts += [f"<p>{escape(r)}</p>" for r in row["gate"].get("reasons", [])]
+    parts += [f"<p class=muted>{escape(retrieval_text(row))}</p>"] if retrieval_text(row) else []
     parts += [f"<p><b>harness error</b> {escape(e['scenario'])} seed {e['seed']}: {escape(e['message'])}</p>"
               for e in row["errors"]]
     for f in row["findings"]:
@@ -110,6 +115,11 @@ def findings(row: dict[str, Any]) -> str:
                       f"<mark>{escape(v['value'])}</mark> (key {escape(v['key'])}, {escape(v['label'])}, "
                       f"written in {escape(_scope(v['written_in']))})</div>" for v in f["values"])
             + f"<div class=muted>served</div><pre>{_marked(f['served'], [v['value'] for v in f['values']])}</pre></div>")
+    for f in row.get("not_tested", [])[:100]:
+        shown = ", ".join(v["value"] for v in f["values"])
+        parts.append(f"<div class=f><h3>NOT TESTED {escape(f['check'])} · {escape(f['scenario'])} · seed {f['seed']} · "
+                     f"step {f['step']}</h3><div class=muted>{escape(f['reason'])}"
+                     f"{' — ' + escape(shown) if shown else ''}</div></div>")
     if not row["findings"] and not row["errors"]:
         parts.append("<p>No finding.</p>")
     return "".join(parts)
