@@ -20,6 +20,7 @@ from rich.table import Table
 
 from lab.lifecycle.judge import CHECKS
 from lab.lifecycle.results import row_key
+from lab.report.compact import Code, Codes, compact_table, print_fitting
 
 _STYLE = {"PASS": "bold green", "FAIL": "bold red", "NOT TESTED": "dim", "INCONCLUSIVE": "yellow", "error": "magenta"}
 NOT_TESTED_NOTE = ("NOT TESTED: the check had no opportunity in the pack, the SUT cannot express it "
@@ -160,9 +161,10 @@ def table(rows: list[dict[str, Any]]) -> Table:
     out.add_column("row", no_wrap=True)
     names = check_names(rows)
     for name in names:
-        out.add_column(f"{name} ({rows[0]['checks'][name]['severity']})", justify="center")
-    for col in ("current facts", "utility Δ", "gate", "erasure at rest"):
+        out.add_column(f"{name}\n({rows[0]['checks'][name]['severity']})", justify="center")
+    for col in ("current\nfacts", "utility\nΔ", "gate"):
         out.add_column(col, justify="center")
+    out.add_column("erasure at rest", justify="center", max_width=24)
     for row in rows:
         cells = []
         for name in names:
@@ -175,9 +177,42 @@ def table(rows: list[dict[str, Any]]) -> Table:
     return out
 
 
+STATUS_CODES = Codes([Code("PASS", "P", "passed", "bold green"), Code("FAIL", "F", "failed", "bold red"),
+                      Code("NOT TESTED", "n", "not tested (never a pass)", "dim")])
+_ABBREVIATED = {"scope_leakage": "SL", "deletion_residue": "DR", "stale_reuse": "SR", "expiry_leak": "EL",
+                "missing_current_fact": "MF"}
+
+
+def compact(rows: list[dict[str, Any]]) -> Table:
+    """The table in about 60 columns besides the row names: one code per check, in the checks' order
+    (``SL DR SR EL MF``), then current facts, utility, the gate; row names wrap."""
+    names = check_names(rows)
+    out = compact_table("memlab lifecycle gate")
+    out.add_column("row", overflow="fold")
+    out.add_column(" ".join(_ABBREVIATED.get(n, n) for n in names))
+    for col in ("facts", "Δ", "gate"):
+        out.add_column(col)
+    for row in rows:
+        codes = "  ".join(STATUS_CODES.styled(row["checks"][n]["status"]) for n in names)
+        acc = row["current_fact_accuracy"]
+        out.add_row(escape(row_key(row)), codes, f"{acc['hits']}/{acc['opportunities']}",
+                    delta_text(row["memory_utility_delta"]), f"[{_STYLE.get(row['status'], '')}]{row['status']}[/]")
+    return out
+
+
+def compact_key(rows: list[dict[str, Any]]) -> list[str]:
+    """The lines under the compact table: the codes and the checks' abbreviations."""
+    names = check_names(rows)
+    return [f"[dim]{STATUS_CODES.key()}[/]",
+            "[dim]" + escape(" · ".join(f"{_ABBREVIATED.get(n, n)} {n} ({rows[0]['checks'][n]['severity']})"
+                                        for n in names)) + "; the counts are in report.md[/]"]
+
+
 def print_report(rows: list[dict[str, Any]], run: dict[str, Any], console: Console) -> None:
-    """The table, then per row what blocks, what is unstable, the errors, and the judge's limits."""
-    console.print(table(rows))
+    """The table (compact where the full one does not fit), then per row what blocks, what is unstable,
+    the errors, and the judge's limits."""
+    if rows:
+        print_fitting(console, table(rows), compact(rows), compact_key(rows))
     for row in rows:
         gate, key = row["gate"], row_key(row)
         console.print(f"  {key}: {gate_text(row)}", markup=False, highlight=False)
