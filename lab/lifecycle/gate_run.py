@@ -16,20 +16,21 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import structlog
 
 from lab.lifecycle.adapters import AdapterError
 from lab.lifecycle.adapters.driver import DriverAdapter
-from lab.lifecycle.adapters.http import HttpAdapter
-from lab.lifecycle.adapters.http_config import HttpConfig
 from lab.lifecycle.results import LifecycleSet, row_key, run_status
 from lab.lifecycle.runner import NO_RESTART, POSITIONS, run_pack
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.results import lab_revision, write_json
 from lab.runtime import Runtime
 from lab.runtime.housekeeping import RunRegistry, new_run_id
+
+if TYPE_CHECKING:  # the HTTP adapter (and httpx) only when a shim is gated
+    from lab.lifecycle.adapters.http_config import HttpConfig
 
 log = structlog.get_logger(__name__)
 
@@ -84,6 +85,8 @@ def http_target(config: HttpConfig, position: str = "live") -> Target:
     meta = {"row": config.name, "position": position, "sut": {"package": config.name, "config": config.to_json()},
             "adapter": "http", "capabilities": adapter_caps,
             "scope": "separate" if "tenants" in adapter_caps else "folded", "runtime": "http", "erasure": "record"}
+    from lab.lifecycle.adapters.http import HttpAdapter
+
     return Target(config.name, meta, lambda registry: HttpAdapter(config))
 
 

@@ -54,7 +54,6 @@ from pathlib import Path
 from lab.profile.names import file_row
 from lab.profile.model import (IMAGES_DIR, PROFILES_DIR, PROJECT_ROOT, Capabilities, ForkServer, LifecycleSpec, Profile,
                                ProfileError, ServiceSpec, SignalFilter, driver_dir)
-from lab.profile.validate import Validator
 from lab.profile.yamlfile import line_index, load_yaml, read_text
 
 __all__ = ["IMAGES_DIR", "PROFILES_DIR", "PROJECT_ROOT", "Capabilities", "ForkServer", "LifecycleSpec", "Profile", "ProfileError", "ServiceSpec",
@@ -64,6 +63,8 @@ __all__ = ["IMAGES_DIR", "PROFILES_DIR", "PROJECT_ROOT", "Capabilities", "ForkSe
 
 def load_profile(path: Path) -> Profile:
     """Load and validate one profile file."""
+    from lab.profile.validate import Validator  # the schema (pydantic) only once a profile is read
+
     data, lines, texts = load_yaml(path)
     return Validator(path, data, lines, texts).profile()
 
