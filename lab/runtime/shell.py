@@ -26,8 +26,11 @@ def _reachable(path: Path) -> str:
 
 
 def lab_python() -> str:
-    """The interpreter the lab runs on."""
-    return _reachable(Path(sys.executable))
+    """The interpreter the lab runs on; in a virtual environment its ``bin/python``, whichever name
+    started it (a Debian venv's scripts start ``bin/python3``), so a fix reads the same everywhere."""
+    venv_python = Path(sys.prefix) / "bin" / "python"
+    in_venv = sys.prefix != sys.base_prefix and venv_python.is_file()
+    return _reachable(venv_python if in_venv else Path(sys.executable))
 
 
 def memlab() -> str:
