@@ -176,21 +176,29 @@ def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
 @click.option("--no-baseline", is_flag=True,
               help="Accepted for memorycheck's CI lines; memlab's no-memory baseline (the prompt alone) costs "
                    "nothing and is always judged.")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Complete the run in this folder that did not finish (killed or interrupted): its own options, "
+                   "only the scenario runs it has no observation of.")
 @profiles_option
 @no_fork_server_option
 @sign_key_option
 def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | None, adapter_spec: str | None,
             scenarios_dir: Path | None, seeds: int, fail_on: str, position: str | None, restart: bool,
             runtime_name: str, out: Path | None, json_file: Path | None, report_json: Path | None,
-            report_md: Path | None, judge: str, no_baseline: bool, profiles_dir: Path, sign_key: Any,
-            no_fork_server: bool = False) -> None:
-    """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error."""
+            report_md: Path | None, judge: str, no_baseline: bool, resume_dir: Path | None, profiles_dir: Path,
+            sign_key: Any, no_fork_server: bool = False) -> None:
+    """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error,
+    130 interrupted, 143 terminated (what was measured is kept: --resume completes it)."""
     from lab.cli.progress import RunProgress
     from lab.lifecycle.adapters.http_config import load_http_config
     from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
     from lab.profile import ProfileError
     from lab.resultset.lock import OutRefused
 
+    _terminate_as_interrupt()
+    if resume_dir is not None:
+        _resume(resume_dir, json_file, report_json, report_md, sign_key, no_fork_server)
+        return
     if pack is not None and scenarios_dir is not None:
         fail("give the pack once: PACK or --scenarios")
     if adapter_spec is not None:
@@ -228,10 +236,70 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
     try:
         with RunProgress(err, total=len(targets) * len(scenarios) * seeds) as bar:
             outcome = run_gate(targets, scenarios, seeds, fail_on, out, runtime.name if runtime else "http",
-                               progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1))
+                               progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1),
+                               options={"profiles": str(profiles_dir)})
     except OutRefused as exc:  # another run writes --out, or it holds a set: nothing was written
         fail(escape(str(exc)))
     _finish(outcome, json_file, sign_key, report_json, report_md, adapter_spec or ", ".join(t.key for t in targets))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is: what was measured is kept and pinned (exit 143)."""
+
+    signal = "SIGTERM"
+
+
+def _terminate_as_interrupt() -> None:
+    """Turn SIGTERM into :class:`Terminated` for the rest of this process."""
+    import signal
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+#: Options a resume takes from the run it completes (parameter -> as typed); giving one is refused.
+RESUME_TAKES = {"pack": "PACK", "patterns": "--sut", "http_config": "--http", "adapter_spec": "--adapter",
+                "scenarios_dir": "--scenarios", "seeds": "--seeds", "fail_on": "--fail-on", "position": "--position",
+                "restart": "--restart", "runtime_name": "--runtime", "out": "--out", "profiles_dir": "--profiles"}
+
+
+def _resume(root: Path, json_file: Path | None, report_json: Path | None, report_md: Path | None, sign_key: Any,
+            no_fork_server: bool) -> None:
+    """``--resume DIR``: the run in DIR, its own targets and options, only its missing scenario runs."""
+    from click.core import ParameterSource
+
+    from lab.cli.progress import RunProgress
+    from lab.lifecycle.gate_run import run_gate
+    from lab.lifecycle.partial import missing
+    from lab.lifecycle.results import load_scenarios
+    from lab.lifecycle.resume import ResumeRefused, resume_targets
+    from lab.resultset.lock import OutRefused
+
+    ctx = click.get_current_context()
+    given = [flag for name, flag in RESUME_TAKES.items() if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if given:
+        fail(f"--resume takes the run's own options from {escape(str(root / 'run.json'))}; it refuses "
+             f"{', '.join(given)}\n  fix: give --resume DIR alone (with --json, --report-json, --report-md or "
+             "--sign-key if you want them)")
+    try:
+        run, targets = resume_targets(root, no_fork_server)
+    except ResumeRefused as exc:
+        fail(escape(str(exc)))
+    scenarios = sorted(load_scenarios(root).values(), key=lambda s: s.id)
+    todo = missing(root, run)
+    left = sum(len(todo[t.key]) for t in targets)
+    err.print(f"memlab lifecycle: resuming {escape(str(root))}: {left} scenario run(s) of {len(targets)} target(s) "
+              "left to measure", highlight=False)
+    try:
+        with RunProgress(err, total=left) as bar:
+            outcome = run_gate(targets, scenarios, int(run["seeds"]), run["fail_on"], root, run.get("runtime", "?"),
+                               progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1),
+                               resume=run)
+    except OutRefused as exc:
+        fail(escape(str(exc)))
+    _finish(outcome, json_file, sign_key, report_json, report_md, ", ".join(t.key for t in targets))
 
 
 def _adapter(spec_text: str, patterns: tuple[str, ...], http_config: Path | None) -> tuple[tuple[str, ...], Path | None]:
@@ -320,6 +388,7 @@ def _finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | 
             err.print(f"{what}: {escape(str(path))}", highlight=False)
     err.print(f"result set: {escape(str(out))} (memlab verify {escape(str(out))})", highlight=False)
     if outcome.interrupted:
-        err.print("[yellow]interrupted[/]: what was measured is kept and pinned")
-        sys.exit(130)
+        err.print(f"[yellow]interrupted[/]: what was measured is kept and pinned; `memlab lifecycle run --resume "
+                  f"{escape(str(out))}` completes it")
+        sys.exit(143 if outcome.terminated else 130)
     sys.exit(EXIT[summary["status"]])

@@ -43,6 +43,7 @@ class Target:
     row: str
     meta: dict[str, Any]
     open: Callable[[RunRegistry], Any]  # -> a started Adapter (a context manager that closes it)
+    todo: set[tuple[str, int]] | None = None  # the (scenario, seed) runs to measure; None: all (a resume: the missing)
 
     @property
     def key(self) -> str:
@@ -63,28 +64,33 @@ class GateRun:
     run: dict[str, Any]
     rows: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
+    terminated: bool = False  # the interrupt was SIGTERM
 
 
-def sut_target(profile: Any, runtime: Runtime, out: Path, position: str = "live") -> Target:
-    """A SUT row (a profile taking the lifecycle measurement) on ``runtime``, at ``position``."""
+def sut_target(profile: Any, runtime: Runtime, out: Path, position: str = "live",
+               meta: dict[str, Any] | None = None) -> Target:
+    """A SUT row (a profile taking the lifecycle measurement) on ``runtime``, at ``position``
+    (``meta``: what a resumed run's run.json states about it)."""
     spec = profile.lifecycle
-    meta = {"row": profile.row, "position": position, "sut": dict(profile.sut), "adapter": "driver",
-            "capabilities": sorted(spec.capabilities), "scope": spec.scope, "runtime": runtime.name,
-            # the at-rest profile states its erasure kind; a lifecycle-only row's driver does (at open)
-            "erasure": profile.capabilities.erasure if "at_rest" in profile.measurements else None}
+    meta = meta if meta is not None else {
+        "row": profile.row, "position": position, "sut": dict(profile.sut), "adapter": "driver",
+        "capabilities": sorted(spec.capabilities), "scope": spec.scope, "runtime": runtime.name,
+        # the at-rest profile states its erasure kind; a lifecycle-only row's driver does (at open)
+        "erasure": profile.capabilities.erasure if "at_rest" in profile.measurements else None}
     logs = out / "logs" / row_key(meta)
     return Target(profile.row, meta, lambda registry: DriverAdapter(profile, runtime, registry, logs_dir=logs).start())
 
 
-def http_target(config: HttpConfig, position: str = "live") -> Target:
-    """A team's own service behind the HTTP shim contract (docs/lifecycle-http.md); only live:
-    ``restarted`` raises ValueError (NO_RESTART, with the fix)."""
+def http_target(config: HttpConfig, position: str = "live", meta: dict[str, Any] | None = None) -> Target:
+    """A team's own service behind an HTTP shim (docs/lifecycle-http.md); only live: ``restarted``
+    raises ValueError (NO_RESTART, with the fix). ``meta``: what a resumed run's run.json states."""
     if position != "live":
         raise ValueError(NO_RESTART.format(name=f"http:{config.name}"))
     adapter_caps = sorted({"erase"} | {name for name, on in config.capabilities.items() if on})
-    meta = {"row": config.name, "position": position, "sut": {"package": config.name, "config": config.to_json()},
-            "adapter": "http", "capabilities": adapter_caps,
-            "scope": "separate" if "tenants" in adapter_caps else "folded", "runtime": "http", "erasure": "record"}
+    meta = meta if meta is not None else {
+        "row": config.name, "position": position, "sut": {"package": config.name, "config": config.to_json()},
+        "adapter": "http", "capabilities": adapter_caps, "scope": "separate" if "tenants" in adapter_caps else "folded",
+        "runtime": "http", "erasure": "record", "config_path": str(config.path)}
     from lab.lifecycle.adapters.http import HttpAdapter
 
     return Target(config.name, meta, lambda registry: HttpAdapter(config))
@@ -100,23 +106,34 @@ def positions(choice: str) -> tuple[str, ...]:
 
 
 def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_on: str, out: Path,
-             runtime_name: str, progress: Callable[[str, str], None] = lambda row, step: None) -> GateRun:
-    """Run every scenario once per seed on every target and write a lifecycle result set."""
-    results = LifecycleSet(out)
-    results.save_scenarios(scenarios)
+             runtime_name: str, progress: Callable[[str, str], None] = lambda row, step: None,
+             resume: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> GateRun:
+    """Run every scenario once per seed on every target and write a lifecycle result set; ``resume``:
+    the run.json of the run in ``out`` that did not complete (its targets' metas are the targets'),
+    whose missing runs only are measured; ``options``: what a resume needs besides (e.g. profiles)."""
+    results = LifecycleSet(out, resume=resume is not None)
     registry = RunRegistry(new_run_id())
-    run = {"kind": "lifecycle", "run_id": registry.run_id, "started": _now(), "finished": None,
-           "status": "running", "runtime": runtime_name, "lab": lab_revision(), "fail_on": fail_on,
-           "seeds": seeds, "scenarios": len(scenarios), "rows": [t.meta for t in targets]}
+    if resume is None:
+        results.save_scenarios(scenarios)
+        run = {"kind": "lifecycle", "run_id": registry.run_id, "started": _now(), "finished": None,
+               "status": "running", "runtime": runtime_name, "lab": lab_revision(), "fail_on": fail_on,
+               "seeds": seeds, "scenarios": len(scenarios), "options": dict(options or {}),
+               "rows": [t.meta for t in targets]}
+    else:
+        run = resume
+        run["resumed"] = [*run.get("resumed", []), {"at": _now(), "lab": lab_revision(), "registry": registry.run_id}]
+        run["status"], run["finished"] = "running", None
     write_json(out / "run.json", run)
     outcome = GateRun(out, run)
     try:
         for target in targets:
-            _measure(target, scenarios, seeds, results, run, registry, progress)
+            if target.todo is None or target.todo:
+                _measure(target, scenarios, seeds, results, run, registry, progress)
         run["status"] = "completed"
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM turned into one by the CLI
         registry.kill_all()
         run["status"], outcome.interrupted = "interrupted", True
+        outcome.terminated = getattr(exc, "signal", "") == "SIGTERM"
     finally:
         run["finished"] = _now()
         write_json(out / "run.json", run)
@@ -149,7 +166,7 @@ def _measure(target: Target, scenarios: list[Scenario], seeds: int, results: Lif
         write_json(results.root / "run.json", run)
         try:
             run_pack(adapter, scenarios, range(seeds), save=save, progress=lambda step: progress(target.key, step),
-                     position=target.position)
+                     position=target.position, only=target.todo)
         except AdapterError as exc:  # the position cannot be taken (an adapter that cannot restart)
             _unmeasured(target, scenarios, seeds, save, str(exc))
             progress(target.key, "position failed")
@@ -161,6 +178,8 @@ def _unmeasured(target: Target, scenarios: list[Scenario], seeds: int, save: Cal
     """Every scenario of the pack unmeasured on this target, said per scenario (the row's error)."""
     for scenario in scenarios:
         for seed in range(seeds):
+            if target.todo is not None and (scenario.id, seed) not in target.todo:
+                continue
             save({"scenario": scenario.id, "seed": seed, "namespace": None, "position": target.position,
                   "adapter": target.row, "steps": [], "queries": [], "skipped": [],
                   "error": {"stage": "open", "message": message}})

@@ -50,9 +50,10 @@ def observation_name(obs: dict[str, Any]) -> str:
 class LifecycleSet:
     """A lifecycle result-set folder being written."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, resume: bool = False):
         self.root = Path(root)
-        self._lock = claim(self.root)  # one writer per folder, never into an existing set (lab.resultset.lock)
+        # one writer per folder, never into an existing set but the run it resumes (lab.resultset.lock)
+        self._lock = claim(self.root, resume=resume)
         self._scenarios: dict[str, Scenario] | None = None
 
     def save_scenarios(self, scenarios: list[Scenario]) -> None:

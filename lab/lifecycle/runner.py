@@ -94,9 +94,11 @@ def run_scenario(adapter: Adapter, scenario: Scenario, seed: int, namespace: str
 
 def run_pack(adapter: Adapter, scenarios: Iterable[Scenario], seeds: int | Iterable[int],
              save: Callable[[dict[str, Any]], Any] = lambda obs: None,
-             progress: Callable[[str], None] = lambda label: None, position: str = "live") -> list[dict[str, Any]]:
+             progress: Callable[[str], None] = lambda label: None, position: str = "live",
+             only: set[tuple[str, int]] | None = None) -> list[dict[str, Any]]:
     """Every scenario once per seed (namespace ``s{seed}-{id}``; order shuffled by the seed, seed 0
-    keeps file order) in ``position``; ``save`` gets each observation as it ends, ``progress`` its label."""
+    keeps file order) in ``position``; ``save`` gets each observation as it ends, ``progress`` its label;
+    ``only``: just these (scenario, seed) runs (a resume)."""
     check_position(adapter, position)
     scenarios = list(scenarios)
     probe = ErasureProbe(scenarios, volumes_of(adapter), position)
@@ -106,6 +108,8 @@ def run_pack(adapter: Adapter, scenarios: Iterable[Scenario], seeds: int | Itera
         if seed != 0:
             random.Random(seed).shuffle(order)
         for scenario in order:
+            if only is not None and (scenario.id, seed) not in only:
+                continue
             obs = run_scenario(adapter, scenario, seed, f"s{seed}-{scenario.id}", position, probe)
             save(obs)
             progress(f"seed {seed} {scenario.id}")

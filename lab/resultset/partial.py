@@ -27,6 +27,7 @@ class Partial:
     trials_saved: int = 0
     pinned: bool = False
     trials_expected: int = 0
+    resume: str = ""  # the command that completes it (default: memlab run --resume ROOT)
 
     def lines(self) -> list[str]:
         """What to print, one fact a line."""
@@ -39,7 +40,7 @@ class Partial:
                    else "no manifest.json: nothing is pinned yet" + (" (the run was killed while writing it, or "
                                                                      "it was removed)" if self.status == "completed"
                                                                      else ""))
-        out.append(f"complete it with `memlab run --resume {self.root}` (after `memlab gc`)")
+        out.append(f"complete it with `{self.resume or f'memlab run --resume {self.root}'}` (after `memlab gc`)")
         return out
 
     def to_json(self) -> dict[str, Any]:

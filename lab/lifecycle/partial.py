@@ -1,0 +1,54 @@
+"""A lifecycle set whose run did not complete: what it holds, and what a resume still has to measure.
+
+A lifecycle run killed (no manifest) or interrupted (its manifest pins what was measured, and
+run.json says ``interrupted``) is never called complete: ``memlab verify`` says PARTIAL (exit 3)
+and lists, per (row, position), the (scenario, seed) runs that have no observation;
+``memlab lifecycle run --resume DIR`` measures exactly those (:func:`missing`) and completes the
+set. The expected runs are every scenario saved in the set, once per seed of run.json, on every
+(row, position) of run.json.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lab.lifecycle.results import observation_name, row_key
+from lab.resultset.loading import JSONProblem, read_strict
+from lab.resultset.partial import Partial
+
+
+def missing(root: Path, run: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
+    """(row, position) key -> the (scenario, seed) runs without an observation in the set at ``root``."""
+    root = Path(root)
+    scenarios = sorted(p.stem for p in (root / "scenarios").glob("*.json"))
+    seeds = range(int(run.get("seeds") or 0))
+    out = {}
+    for meta in run.get("rows", []):
+        key = row_key(meta)
+        folder = root / "observations" / key
+        out[key] = [(sid, seed) for seed in seeds for sid in scenarios
+                    if not (folder / observation_name({"scenario": sid, "seed": seed})).is_file()]
+    return out
+
+
+def lifecycle_partial(root: Path) -> Partial | None:
+    """The partial lifecycle set at ``root``, or None when its run completed with every run observed and
+    its manifest written (or the folder holds no lifecycle run)."""
+    root = Path(root)
+    try:
+        run = read_strict(root / "run.json")
+    except (OSError, JSONProblem):
+        return None
+    if not isinstance(run, dict) or run.get("kind") != "lifecycle" or not isinstance(run.get("rows"), list):
+        return None
+    gaps = missing(root, run)
+    pinned = (root / "manifest.json").is_file()
+    if run.get("status") == "completed" and pinned and not any(gaps.values()):
+        return None
+    keys = [row_key(m) for m in run["rows"] if isinstance(m, dict)]
+    have = {p.stem for p in (root / "rows").glob("*.json")} if (root / "rows").is_dir() else set()
+    expected = len(keys) * len(list((root / "scenarios").glob("*.json"))) * int(run.get("seeds") or 0)
+    holes = [f"{key}:{sid}@s{seed}" for key, runs in gaps.items() for sid, seed in runs]
+    return Partial(root, str(run.get("status")), keys, sorted(set(keys) - have), holes, expected - len(holes),
+                   pinned, expected, resume=f"memlab lifecycle run --resume {root}")
