@@ -125,16 +125,11 @@ def doctor_cmd(config: Path | None, adapter_spec: str | None, base_url: str | No
 
 def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
     """The shim config from CONFIG or ``--adapter http:CONFIG`` (exactly one of them)."""
-    from lab.lifecycle.adapter_spec import SpecError, parse
-
     if adapter_spec is None:
         if config is None:
             fail("name the shim's config: memlab lifecycle doctor CONFIG (or --adapter http:CONFIG)")
         return config
-    try:
-        spec = parse(adapter_spec)
-    except SpecError as exc:
-        fail(escape(str(exc)))
+    spec = _spec(adapter_spec)
     if spec.http is None:
         fail(f"doctor checks an HTTP shim: --adapter http:CONFIG, not {escape(adapter_spec)}")
     if config is not None and Path(spec.http) != config:
@@ -243,6 +238,16 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
     _finish(outcome, json_file, sign_key, report_json, report_md, adapter_spec or ", ".join(t.key for t in targets))
 
 
+def _spec(text: str):
+    """The target an ``--adapter`` spec names (lab.lifecycle.adapter_spec); a spec memlab cannot take: exit 2."""
+    from lab.lifecycle.adapter_spec import SpecError, parse
+
+    try:
+        return parse(text)
+    except SpecError as exc:
+        fail(escape(str(exc)))
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, handled as Ctrl-C is: what was measured is kept and pinned (exit 143)."""
 
@@ -304,14 +309,9 @@ def _resume(root: Path, json_file: Path | None, report_json: Path | None, report
 
 def _adapter(spec_text: str, patterns: tuple[str, ...], http_config: Path | None) -> tuple[tuple[str, ...], Path | None]:
     """``--adapter SPEC`` as --sut or --http (it names one target; give it alone)."""
-    from lab.lifecycle.adapter_spec import SpecError, parse
-
     if patterns or http_config is not None:
         fail("--adapter names what to gate: give it instead of --sut and --http, not beside them")
-    try:
-        spec = parse(spec_text)
-    except SpecError as exc:
-        fail(escape(str(exc)))
+    spec = _spec(spec_text)
     if spec.note:
         err.print(f"note: {escape(spec.note)}", highlight=False)
     return ((spec.row,), None) if spec.row else ((), Path(spec.http))

@@ -23,8 +23,6 @@ Example::
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,9 +30,10 @@ from typing import Any
 import yaml
 
 from lab.lifecycle.scenario import ScenarioError
+from lab.profile import yamlfile
 
 MAX_BYTES, MAX_NODES, MAX_DEPTH, MAX_ALIASES = 1_000_000, 10_000, 10, 100
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where PyYAML has it: the same nodes, faster
+LOADER = yamlfile.SAFE_LOADER  # libyaml where PyYAML has it: the same nodes, faster
 _MERGE, _STR = "tag:yaml.org,2002:merge", "tag:yaml.org,2002:str"
 Where = tuple[str | int, ...]
 
@@ -51,19 +50,7 @@ class Oddity:
 
 def read_text(path: Path) -> str:
     """The file's text: a regular file, at most MAX_BYTES, UTF-8."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ScenarioError(path, None, "(file)", "not a regular file", "point at a scenario .yaml file")
-        with Path(path).open("rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise ScenarioError(path, None, "(file)", f"cannot read: {exc.strerror}", "check the path") from exc
-    if len(raw) > MAX_BYTES:
-        raise ScenarioError(path, None, "(file)", f"larger than {MAX_BYTES} bytes", "split the scenario")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(path, None, "(file)", "not UTF-8 text", "save the file as UTF-8") from exc
+    return yamlfile.read_text(path, MAX_BYTES, ScenarioError, "split the scenario")
 
 
 def read_yaml(path: Path) -> tuple[Any, dict[Where, int], list[Oddity]]:
@@ -91,20 +78,13 @@ def read_yaml(path: Path) -> tuple[Any, dict[Where, int], list[Oddity]]:
 
 def _check_events(path: Path, text: str) -> None:
     """Depth and alias count from the event stream, before composing (which recurses)."""
-    depth = aliases = 0
-    for event in yaml.parse(text, Loader=LOADER):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise ScenarioError(path, event.start_mark.line + 1, "(yaml)", f"the document is nested deeper than "
-                                    f"{MAX_DEPTH}", "a scenario is a short, flat list of steps: simplify it")
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
-        elif isinstance(event, yaml.AliasEvent):
-            aliases += 1
-            if aliases > MAX_ALIASES:
-                raise ScenarioError(path, event.start_mark.line + 1, "(yaml)", f"more than {MAX_ALIASES} aliases",
-                                    "write the values out instead of repeating *aliases")
+    broken = yamlfile.event_bounds(text, MAX_DEPTH, MAX_ALIASES)
+    if broken and broken[0] == "depth":
+        raise ScenarioError(path, broken[1], "(yaml)", f"the document is nested deeper than {MAX_DEPTH}",
+                            "a scenario is a short, flat list of steps: simplify it")
+    if broken:
+        raise ScenarioError(path, broken[1], "(yaml)", f"more than {MAX_ALIASES} aliases",
+                            "write the values out instead of repeating *aliases")
 
 
 def _index(path: Path, root: yaml.Node) -> tuple[dict[Where, int], list[Oddity]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -38,21 +38,45 @@ _MERGE = "tag:yaml.org,2002:merge"
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def read_text(path: Path, limit: int = MAX_BYTES) -> str:
-    """The file's text (UTF-8, at most ``limit`` bytes)."""
+#: How a file reader says what is wrong: (path, line, field, message, fix) -> the exception to raise.
+ErrorFactory = Callable[[Path, "int | None", str, str, str], Exception]
+
+
+def read_text(path: Path, limit: int = MAX_BYTES, error: ErrorFactory = ProfileError,
+              trim: str = "a profile is a short file; trim it") -> str:
+    """The file's text (a regular file, UTF-8, at most ``limit`` bytes); ``error`` builds the exception
+    (a scenario's reader passes its own), ``trim`` the fix for a file too large."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read, a device never end
-            raise ProfileError(path, None, "(file)", "not a regular file", "make the profile a plain file")
+            raise error(path, None, "(file)", "not a regular file", "point at a plain file")
         with Path(path).open("rb") as fh:
             raw = fh.read(limit + 1)
     except OSError as exc:
-        raise ProfileError(path, None, "(file)", f"cannot read: {exc.strerror}", "check the path") from exc
+        raise error(path, None, "(file)", f"cannot read: {exc.strerror}", "check the path") from exc
     if len(raw) > limit:
-        raise ProfileError(path, None, "(file)", f"larger than {limit} bytes", "a profile is a short file; trim it")
+        raise error(path, None, "(file)", f"larger than {limit} bytes", trim)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ProfileError(path, None, "(file)", "not UTF-8 text", "save the file as UTF-8") from exc
+        raise error(path, None, "(file)", "not UTF-8 text", "save the file as UTF-8") from exc
+
+
+def event_bounds(text: str, max_depth: int, max_aliases: int) -> tuple[str, int] | None:
+    """The first bound the YAML event stream breaks, ``("depth" | "aliases", line)``, or None. Read
+    from the parser's events, before anything is composed (composing recurses and expands aliases)."""
+    depth = aliases = 0
+    for event in yaml.parse(text, Loader=SAFE_LOADER):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > max_depth:
+                return "depth", event.start_mark.line + 1
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > max_aliases:
+                return "aliases", event.start_mark.line + 1
+    return None
 
 
 def load_yaml(path: Path) -> tuple[Any, dict[str, int], dict[str, str]]:
@@ -92,20 +116,13 @@ def _yaml_fix(exc: yaml.YAMLError) -> str:
 
 def _check_events(path: Path, text: str) -> None:
     """Depth and alias count, from the event stream (before composing, which recurses)."""
-    depth = aliases = 0
-    for event in yaml.parse(text, Loader=SAFE_LOADER):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise ProfileError(path, event.start_mark.line + 1, "(yaml)", f"nested deeper than {MAX_DEPTH} levels",
-                                   "flatten the structure; no profile field nests that deep")
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
-        elif isinstance(event, yaml.AliasEvent):
-            aliases += 1
-            if aliases > MAX_ALIASES:
-                raise ProfileError(path, event.start_mark.line + 1, "(yaml)", f"more than {MAX_ALIASES} aliases",
-                                   "write the values out instead of repeating *aliases")
+    broken = event_bounds(text, MAX_DEPTH, MAX_ALIASES)
+    if broken and broken[0] == "depth":
+        raise ProfileError(path, broken[1], "(yaml)", f"nested deeper than {MAX_DEPTH} levels",
+                           "flatten the structure; no profile field nests that deep")
+    if broken:
+        raise ProfileError(path, broken[1], "(yaml)", f"more than {MAX_ALIASES} aliases",
+                           "write the values out instead of repeating *aliases")
 
 
 def _check_graph(path: Path, root: yaml.Node) -> None:
