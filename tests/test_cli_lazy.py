@@ -20,8 +20,9 @@ from lab.cli import COMMANDS, main
 from lab.cli.lazy import LazyGroup
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The modules outside lab.cli a command's --help may load: packages with no code, and constants.
-LIGHT = {"lab", "lab.report", "lab.report.formats", "lab.resultset", "lab.resultset.grounds",
+#: The modules outside lab.cli a command's --help may load: packages with no code, constants, and the
+#: one function every printed text from outside passes through (lab.report.inert).
+LIGHT = {"lab", "lab.report", "lab.report.formats", "lab.report.inert", "lab.resultset", "lab.resultset.grounds",
          "lab.resultset.gate_choices", "lab.lifecycle", "lab.lifecycle.grounds"}
 LOADED = """
 import json, sys

@@ -1,0 +1,110 @@
+"""Writing a file without following a link out: every file memlab writes goes through here.
+
+A file is written whole to a new file beside it (created exclusively, never through a link) and
+renamed into place, so a crash leaves the old file or the new one, never half of one, and a
+failed write (a full disk) leaves no temporary file behind. The place it goes to is checked
+first: a symlink there, or a file with other hard links, is refused with :class:`UnsafeTarget`
+(replacing either would write where the link points, or leave another name holding old bytes
+that look current). Files that are appended to (a SUT's log) or locked (``run.lock``) are opened
+with :func:`open_file`, which refuses the same. A bottom role: it imports no other role of the lab,
+and every role may import it.
+
+    >>> import tempfile; from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> write_text(folder / "a.txt", "one\\n").read_text()
+    'one\\n'
+    >>> (folder / "link.txt").symlink_to(folder / "a.txt")
+    >>> write_text(folder / "link.txt", "two")
+    Traceback (most recent call last):
+    ...
+    lab.safewrite.UnsafeTarget: ... is a symlink ...
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import IO
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+#: The mode of a file written here: what ``open()`` would give it.
+FILE_MODE = 0o666 & ~_UMASK
+
+
+class UnsafeTarget(OSError):
+    """A path memlab will not write to: a symlink, a file with other hard links, or no regular file."""
+
+    def __init__(self, path: Path, what: str, code: int = errno.ELOOP):
+        super().__init__(code, f"{path} {what}; memlab never writes through a link: remove it "
+                               "(or choose another path) and run the command again", str(path))
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def check_target(path: Path) -> None:
+    """``UnsafeTarget`` when ``path`` is a symlink, a file with other hard links, or not a regular file."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeTarget(path, f"is a symlink (to {os.readlink(path)})")
+    if stat.S_ISDIR(info.st_mode):
+        raise UnsafeTarget(path, "is a folder, where memlab writes a file", errno.EISDIR)
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeTarget(path, "is not a regular file (a fifo, socket or device)")
+    if info.st_nlink > 1:
+        raise UnsafeTarget(path, f"has {info.st_nlink} hard links (another name shares its bytes)", errno.EMLINK)
+
+
+def write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` whole (a new file renamed into place); returns ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    check_target(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), FILE_MODE)
+            fh.write(data)
+        check_target(path)  # again, just before: a link made meanwhile is not replaced either
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def write_text(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` whole (:func:`write_bytes`); returns ``path``."""
+    return write_bytes(path, text.encode(encoding))
+
+
+def open_file(path: Path, mode: str = "ab") -> IO:
+    """``path`` opened for appending (``ab``) or locking (``a+``) without following a symlink, and
+    refused (``UnsafeTarget``) when it is not a regular file or has other hard links."""
+    path = Path(path)
+    flags = (os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # a fifo must not block
+             | (os.O_RDWR if "+" in mode else os.O_WRONLY))
+    try:
+        fd = os.open(path, flags, FILE_MODE)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            check_target(path)
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        os.close(fd)
+        check_target(path)
+        raise UnsafeTarget(path, "is not a regular file of its own")
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8")
