@@ -30,11 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "lifecycle")]
 
+from peer_gate import PEER, SOURCE  # noqa: E402  (where the tests find the peer and its source)
 from shims import peer as shims  # noqa: E402  (the peer-contract shims of the tests)
 
-PEER = ROOT / ".peers" / "memorycheck" / "bin" / "memorycheck"
 MEMLAB = [sys.executable, "-m", "lab.cli", "lifecycle"]
-SOURCE = Path(os.environ.get("MEMLAB_MEMORYCHECK_SOURCE", ROOT.parent / "shared" / "peers" / "memorycheck"))
 
 
 def once(tool: str, pack: Path, spec: str, scratch: Path) -> tuple[float, str]:

@@ -4,11 +4,18 @@
 # the versions memlab's langgraph-store rows pin (so --adapter langgraph measures the same library
 # in both), into its own virtual environment, .peers/memorycheck (gitignored), made once and reused
 # while the source and those pins are unchanged.
-# The source is $MEMLAB_MEMORYCHECK_SOURCE, by default ../shared/peers/memorycheck beside this
-# checkout (where this lab's CI machines keep it). Without it the peer tests fail, naming this script.
+# The source is $MEMLAB_MEMORYCHECK_SOURCE, by default shared/peers/memorycheck beside this checkout
+# or the folder above it (where this lab's CI machines keep it). Without it the peer tests fail,
+# naming this script.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-src=${MEMLAB_MEMORYCHECK_SOURCE:-../shared/peers/memorycheck}
+src=${MEMLAB_MEMORYCHECK_SOURCE:-}
+if [ -z "$src" ]; then
+  for candidate in ../shared/peers/memorycheck ../../shared/peers/memorycheck; do
+    if [ -f "$candidate/pyproject.toml" ]; then src=$candidate; break; fi
+  done
+  src=${src:-../shared/peers/memorycheck}
+fi
 venv=.peers/memorycheck
 if [ ! -f "$src/pyproject.toml" ]; then
   echo "memorycheck's source is not at $src: the peer tests will fail (set MEMLAB_MEMORYCHECK_SOURCE)" >&2

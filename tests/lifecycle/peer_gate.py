@@ -13,7 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER = ROOT / ".peers" / "memorycheck" / "bin" / "memorycheck"
-SOURCE = Path(os.environ.get("MEMLAB_MEMORYCHECK_SOURCE", ROOT.parent / "shared" / "peers" / "memorycheck"))
+SOURCE = Path(os.environ.get("MEMLAB_MEMORYCHECK_SOURCE") or next(
+    (p for p in (ROOT.parent / "shared" / "peers" / "memorycheck", ROOT.parent.parent / "shared" / "peers" / "memorycheck")
+     if (p / "pyproject.toml").is_file()), ROOT.parent / "shared" / "peers" / "memorycheck"))
 RATES = ("scope_leakage", "deletion_residue", "stale_reuse", "expiry_leak")
 
 
