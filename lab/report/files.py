@@ -1,10 +1,12 @@
-"""Report formats by name, and writing the report files into a result set."""
+"""Report formats by name, and writing the report files into a result set (never through a link:
+lab.safewrite)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Callable
 
+from lab import safewrite
 from lab.report import html, junit, lifecycle, lifecycle_html, markdown
 from lab.report.formats import DEFAULT_FILES
 
@@ -28,7 +30,7 @@ def write_reports(root: Path, rows: list[dict[str, Any]], run: dict[str, Any]) -
     written = []
     for fmt, name in DEFAULT_FILES.items():
         path = Path(root) / name
-        path.write_text(render(fmt, rows, run, root), encoding="utf-8")
+        safewrite.write_text(path, render(fmt, rows, run, root))
         written.append(path)
     return written
 
@@ -38,6 +40,6 @@ def write_lifecycle_reports(root: Path, rows: list[dict[str, Any]], run: dict[st
     written = []
     for fmt, name in DEFAULT_FILES.items():
         path = Path(root) / name
-        path.write_text(LIFECYCLE_RENDERERS[fmt](rows, run), encoding="utf-8")
+        safewrite.write_text(path, LIFECYCLE_RENDERERS[fmt](rows, run))
         written.append(path)
     return written

@@ -18,6 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from lab import safewrite
 from lab.cases import CASE_IDS
 from lab.report import html, lifecycle_html
 from lab.report.html_filters import filter_bar, filter_css
@@ -134,12 +135,11 @@ def render_sut(sut: SutResults) -> str:
 
 
 def write_site(suts: list[SutResults], out: Path) -> list[Path]:
-    """Write index.html and one page per SUT into ``out``; returns the paths written."""
+    """Write index.html and one page per SUT into ``out`` (each whole, never through a link:
+    lab.safewrite); returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "index.html"]
-    written[0].write_text(render_index(suts), encoding="utf-8")
+    safewrite.write_text(written[0], render_index(suts))
     for sut in suts:
-        path = out / sut.page
-        path.write_text(render_sut(sut), encoding="utf-8")
-        written.append(path)
+        written.append(safewrite.write_text(out / sut.page, render_sut(sut)))
     return written

@@ -17,6 +17,8 @@ import os
 from pathlib import Path
 from typing import IO
 
+from lab import safewrite
+
 LOCK_FILE = "run.lock"
 #: What a folder holds once a run has written into it.
 SET_MARKS = ("manifest.json", "run.json", "rows", "observations")
@@ -32,7 +34,7 @@ def claim(root: Path, resume: bool = False) -> IO[str]:
     ``resume``: the folder must hold the run to continue instead of nothing."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    handle = open(root / LOCK_FILE, "a+", encoding="utf-8")
+    handle = safewrite.open_file(root / LOCK_FILE, "a+")  # never a link: its truncation would reach out
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import rfc8785
 
-from lab import METHOD_REVISION, __version__, moments
+from lab import METHOD_REVISION, __version__, moments, safewrite
 from lab.judge.derive import SavedRow, derive_rows, read_trials
 from lab.judge.observation import Observation, ShapeError
 from lab.judge.scoring import DECISION_RULES
@@ -37,13 +36,10 @@ from lab.resultset.pins import evidence
 
 
 def write_json(path: Path, data: Any) -> Path:
-    """Write JSON atomically (a crash never leaves half a file; NaN and Infinity are refused)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    """Write JSON whole, never through a link (:mod:`lab.safewrite`: a crash never leaves half a file; a
+    symlink or a hard-linked file in its place is ``UnsafeTarget``); NaN and Infinity are refused."""
     text = json.dumps(data, indent=2, sort_keys=True, default=str, allow_nan=False)  # strict readers refuse NaN
-    tmp.write_text(text + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return safewrite.write_text(Path(path), text + "\n")
 
 
 def read_json(path: Path) -> Any:

@@ -28,6 +28,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from lab import safewrite
 from lab.resultset.loading import JSONProblem, read_strict
 
 SIGNATURE_FILE = "manifest.sig"
@@ -63,8 +64,10 @@ def keygen(path: Path) -> tuple[Path, Path, str]:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(pem)
-    pub_path.write_bytes(private.public_key().public_bytes(serialization.Encoding.PEM,
-                                                           serialization.PublicFormat.SubjectPublicKeyInfo))
+    fd = os.open(pub_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # never through a link either
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(private.public_key().public_bytes(serialization.Encoding.PEM,
+                                                   serialization.PublicFormat.SubjectPublicKeyInfo))
     return path, pub_path, key_id(private.public_key())
 
 
@@ -122,7 +125,7 @@ def sign(root: Path, private: Ed25519PrivateKey) -> dict[str, Any]:
         "public_key": base64.b64encode(raw_public(public)).decode(), "key_id": key_id(public),
         "signature": base64.b64encode(private.sign(data)).decode(),
     }
-    (Path(root) / SIGNATURE_FILE).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    safewrite.write_text(Path(root) / SIGNATURE_FILE, json.dumps(record, indent=2, sort_keys=True) + "\n")
     return record
 
 
