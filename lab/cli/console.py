@@ -1,22 +1,25 @@
-"""The command line's standard error console, its exit with one error line (text, never markup), and
-output a reader may stop reading early (``memlab show DIR | head``)."""
+"""The command line's standard error console, its exit with one error line (text, never markup, its
+control characters shown: lab.report.inert), and output a reader may stop reading early
+(``memlab show DIR | head``)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
-from typing import Iterator
+from typing import Iterator, NoReturn
 
 from rich.console import Console
-from rich.markup import escape
 
-console = Console(stderr=True)
+from lab.report.inert import inert
+
+console = Console(stderr=True, emoji=False)
 
 
-def fail(message: str, code: int = 2) -> None:
-    """Print ``memlab: MESSAGE`` (as text: a path like ``[/vol]`` stays itself) and exit ``code``."""
-    console.print(f"[bold red]memlab:[/] {escape(message)}")  # error text, not markup
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``memlab: MESSAGE`` (as text: a path like ``[/vol]`` stays itself, an escape character
+    shows as ``\\x1b``; its lines stay lines) and exit ``code``."""
+    console.print(f"[bold red]memlab:[/] {inert(message, lines=True)}", soft_wrap=True, highlight=False)
     sys.exit(code)
 
 

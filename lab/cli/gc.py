@@ -4,9 +4,9 @@ because a live process still uses it (named)."""
 from __future__ import annotations
 
 import click
-from rich.markup import escape
 
 from lab.cli.console import console, fail
+from lab.report.inert import inert
 
 
 @click.command()
@@ -21,7 +21,7 @@ def gc() -> None:
     done = gc_run()
     left = [item for item in done if item.startswith(GC_LEFT)]
     for item in done:
-        console.print(escape(item if item in left else f"removed {item}"))
+        console.print(inert(item if item in left else f"removed {item}"))
     removed = len(done) - len(left)
     console.print(f"gc: {removed} item(s) removed" if removed else "gc: nothing to remove")
     if left:

@@ -11,19 +11,19 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from lab.report.inert import inert
 from lab.runtime import images as lab_images
 from lab.runtime.dockercli import DockerError, engine
 
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def _engine_or_exit() -> None:
     ok, why = engine()
     if not ok:
-        err.print(f"[bold red]memlab:[/] {escape(why)}\n  fix: start an engine (.ci/docker-up does it on Debian)")
+        err.print(f"[bold red]memlab:[/] {inert(why)}\n  fix: start an engine (.ci/docker-up does it on Debian)")
         sys.exit(2)
 
 
@@ -48,9 +48,9 @@ def build_cmd(names: tuple[str, ...], ca_certs: tuple[Path, ...], base_from: str
     started = time.monotonic()
     try:
         records = lab_images.build(list(names) or None, list(ca_certs) or None, force=force, base_from=base_from,
-                                   progress=lambda line: err.print(line, markup=False))
+                                   progress=lambda line: err.print(inert(line, markup=False), markup=False))
     except (lab_images.ImageBuildError, DockerError) as exc:
-        err.print(f"[bold red]memlab:[/] {exc}")
+        err.print(f"[bold red]memlab:[/] {inert(exc, lines=True)}")
         sys.exit(2)
     for rec in records:
         how = f"built in {rec.seconds:.1f} s" if rec.built else "present"
@@ -67,5 +67,5 @@ def list_cmd() -> None:
     for col in columns:
         table.add_column(col)
     for row in lab_images.listing():
-        table.add_row(*(row[c] for c in columns))
+        table.add_row(*(inert(row[c]) for c in columns))
     Console(width=200 if not sys.stdout.isatty() else None).print(table)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
 from lab import RUNTIME_NAMES
 from lab.cli.console import console, fail
 from lab.cli.options import profiles_option
+from lab.report.inert import inert
 
 
 def profiles_in(directory: Path) -> tuple[list, list]:
@@ -26,7 +26,7 @@ def profiles_in(directory: Path) -> tuple[list, list]:
         fail(f"no profile folder at {directory}")
     profiles, errors = scan_profiles(directory)
     for err in errors:
-        console.print(f"[bold red]invalid profile[/] {escape(str(err))}")
+        console.print(f"[bold red]invalid profile[/] {inert(err, lines=True)}")
     return profiles, errors
 
 
@@ -52,17 +52,17 @@ def list_cmd(profiles_dir: Path, runtime_name: str) -> None:
         fail(str(exc))
     profiles, errors = profiles_in(profiles_dir)
     for err in errors:
-        what = escape(f"{err.field}: {err.message}")  # the profile's own text, never markup
-        table.add_row(escape(file_row(err.path)), "", "", f"[red]invalid profile[/]: {what}")
+        what = inert(f"{err.field}: {err.message}")  # the profile's own text, never markup
+        table.add_row(inert(file_row(err.path)), "", "", f"[red]invalid profile[/]: {what}")
     for prof in profiles:
         if prof.status == "unavailable":
-            status = f"[yellow]unavailable[/]: {escape(str(prof.unavailable_reason))}"
+            status = f"[yellow]unavailable[/]: {inert(prof.unavailable_reason)}"
         else:
             ok, why = runnable_here(runtime, prof)
-            status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {escape(why)}"
+            status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {inert(why)}"
             if ok and prof.image and runtime.name == "docker" and (absent := own_image.missing(prof)):
-                status += f"; {escape(absent)}"
-        table.add_row(prof.row, str(prof.sut.get("package", "")), str(prof.sut.get("version", "")), status)
+                status += f"; {inert(absent)}"
+        table.add_row(inert(prof.row), inert(prof.sut.get("package", "")), inert(prof.sut.get("version", "")), status)
     stdout_console().print(table)
     if errors:
         fail(f"{len(errors)} invalid profile(s) in {profiles_dir} (each named above with its fix)")

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from lab.cli.options import reports_option, sign_key_option
-from lab.cli.results import err, fail, finish
+from lab.cli.console import fail
+from lab.cli.results import err, finish
+from lab.report.inert import inert
 
 
 @click.command("merge")
@@ -34,11 +35,11 @@ def merge_cmd(shards: tuple[Path, ...], out: Path, sign_key: Any, reports: bool)
     try:
         _, rows = merge(list(shards), out)
     except (Unreadable, OutRefused) as exc:
-        fail(escape(str(exc)))
+        fail(str(exc))
     result = verify(out)
     if not result.ok:  # a merge this lab wrote must verify; say so loudly if it does not
-        fail(escape(f"the merged set {out} does not verify: {result.findings[0].ground} {result.findings[0].file}: "
-                    f"{result.findings[0].detail}"))
+        fail(f"the merged set {out} does not verify: {result.findings[0].ground} {result.findings[0].file}: "
+             f"{result.findings[0].detail}")
     print_matrix(rows, stdout_console())
     finish(out, sign_key, reports, None, None)
-    err.print(f"merged {len(shards)} shard(s) into {escape(str(out))}: {result.rows} row(s), verified", highlight=False)
+    err.print(f"merged {len(shards)} shard(s) into {inert(str(out))}: {result.rows} row(s), verified", highlight=False)

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from lab.report.inert import inert
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -73,6 +75,12 @@ def _to_bar(logger: Any, method: str, event: dict) -> dict:
     return event
 
 
+def _inert(logger: Any, method: str, event: dict) -> dict:
+    """Every string a log line carries (a driver's message, a path) with its control characters shown
+    (lab.report.inert): a log line is one line, and never a terminal's escape sequence."""
+    return {k: inert(v, markup=False) if isinstance(v, str) else v for k, v in event.items()}
+
+
 def _by_level(logger: Any, method: str, event: dict) -> dict:
     if _LEVELS.get(method, logging.INFO) < settings.level:
         raise structlog.DropEvent
@@ -85,7 +93,7 @@ def configure(verbose: int = 0, quiet: bool = False) -> None:
     settings.level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     structlog.configure(
         processors=[structlog.contextvars.merge_contextvars, _to_bar, _by_level, structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="%H:%M:%S"),
+                    structlog.processors.TimeStamper(fmt="%H:%M:%S"), _inert,
                     structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())],
         wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
         logger_factory=structlog.WriteLoggerFactory(file=_LazyStderr()),
@@ -126,7 +134,7 @@ class RunProgress:
         from lab.cases.variants import is_variant
 
         with self._lock:
-            self._last_step = self.description = f"{row} {step}"
+            self._last_step = self.description = inert(f"{row} {step}")
             if self._bar:
                 if advance and is_variant(step):
                     self._bar.update(self._task, total=self._bar.tasks[0].total + advance)
@@ -136,7 +144,7 @@ class RunProgress:
         """What the run waits for now (a long step), until the next trial is done; ``where`` names the
         row and trial that wait (default: the last step counted, right only when one row runs)."""
         with self._lock:
-            where = where or self._last_step
-            self.description = f"{where} · {text[:90]}" if where else text[:90]
+            where = inert(where) if where else self._last_step
+            self.description = f"{where} · {inert(text[:90])}" if where else inert(text[:90])
             if self._bar:
                 self._bar.update(self._task, description=self.description)

@@ -7,6 +7,7 @@ what it reads and renders with when it runs, so that its ``--help`` loads none o
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -15,10 +16,11 @@ from typing import Any
 import click
 from rich.console import Console
 
-from lab.cli.console import reader_may_leave
+from lab.cli.console import fail, reader_may_leave
 from lab.cli.options import reports_option, sign_key_option
-from lab.cli.results import err, fail, finish, load_lifecycle, load_set
+from lab.cli.results import err, finish, load_lifecycle, load_set
 from lab.report.formats import DEFAULT_FILES
+from lab.report.inert import inert
 
 
 @click.command("analyze")
@@ -46,8 +48,8 @@ def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool
     changed = [(p.key, c, a, b) for p in compare_rows(before, rows).pairs for c, a, b in p.changed]
     print_matrix(load_set(out)[0], stdout_console())
     for key, cid, a, b in changed:
-        err.print(f"changed {key} {cid}: {a} -> {b}", highlight=False)
-    err.print(f"analyzed {result_dir} -> {out}: {len(changed)} cell(s) differ from the source", highlight=False)
+        err.print(inert(f"changed {key} {cid}: {a} -> {b}"), highlight=False)
+    err.print(inert(f"analyzed {result_dir} -> {out}: {len(changed)} cell(s) differ from the source"), highlight=False)
     sys.exit(finish(out, sign_key, reports, None, None))
 
 
@@ -89,19 +91,26 @@ def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
         if out is None:
             print_matrix(rows, stdout_console())
             return
-        with open(out, "w", encoding="utf-8") as fh:
-            print_matrix(rows, Console(file=fh, width=170, color_system=None))
-        return
+        print_matrix(rows, file_console := _file_console())
+        return _emit(file_console.file.getvalue(), out)
     _emit(render_report(fmt, rows, run, result_dir), out)
 
 
+def _file_console() -> Console:
+    """A console rendering into text, as a file gets it (170 columns, no colour)."""
+    return Console(file=io.StringIO(), width=170, color_system=None)
+
+
 def _emit(text: str, out: Path | None) -> None:
-    """A rendered report to ``out`` (saying so on stderr), or to standard output when none is given."""
+    """A rendered report to ``out`` (written whole, never through a link: lab.safewrite; saying so on
+    stderr), or to standard output when none is given."""
+    from lab import safewrite
+
     if out is None:
         click.echo(text, nl=False)
     else:
-        out.write_text(text, encoding="utf-8")
-        err.print(f"report: {out}", highlight=False)
+        safewrite.write_text(out, text)
+        err.print(f"report: {inert(str(out))}", highlight=False)
 
 
 def _report_lifecycle(root: Path, fmt: str, out: Path | None) -> None:
@@ -111,8 +120,7 @@ def _report_lifecycle(root: Path, fmt: str, out: Path | None) -> None:
 
     rows, run = load_lifecycle(root)
     if fmt == "terminal":
-        console = stdout_console() if out is None else Console(file=open(out, "w", encoding="utf-8"), width=170,
-                                                               color_system=None)
+        console = stdout_console() if out is None else _file_console()
         lifecycle_report.print_report(rows, run, console)
-        return
+        return None if out is None else _emit(console.file.getvalue(), out)
     _emit(LIFECYCLE_RENDERERS[fmt](rows, run), out)

@@ -17,21 +17,30 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.errors import MarkupError
 
+from lab.cli.console import fail as fail_text
 from lab.cli.options import gate_options, private_key, public_key
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
+from lab.report.inert import inert
 from lab.resultset.grounds import GROUNDS
 
 if TYPE_CHECKING:
     from lab.resultset.verify import Verification
 
-err = Console(stderr=True, soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 SIGNATURE_GROUNDS = ("bad-signature", "signature-key-mismatch", "signature-missing")
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print one error line and exit (2: bad input)."""
-    err.print(f"[bold red]memlab:[/] {message}", markup=True, highlight=False)
+    """Print one error line and exit (2: bad input). ``message`` is rich markup (text its caller
+    escaped stays text); its control characters are shown (lab.report.inert), and markup that does
+    not parse prints as text, never a traceback. Text from outside goes to :func:`fail_text`."""
+    text = inert(message, markup=False, lines=True)
+    try:
+        err.print(f"[bold red]memlab:[/] {text}", markup=True, highlight=False)
+    except MarkupError:
+        err.print(f"memlab: {text}", markup=False, highlight=False)
     sys.exit(code)
 
 
@@ -41,7 +50,7 @@ def load_set(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     try:
         return load_rows(root), load_run(root)
     except Unreadable as exc:
-        fail(str(exc))
+        fail_text(str(exc))
 
 
 def run_gate(rows: list[dict[str, Any]], fail_on: str | None, min_level: str | None) -> int:
@@ -51,9 +60,9 @@ def run_gate(rows: list[dict[str, Any]], fail_on: str | None, min_level: str | N
     from lab.resultset.gate import evaluate
     result = evaluate(rows, fail_on, min_level)
     for line in result.failures:
-        err.print(f"[bold red]gate failed[/] {line}", highlight=False)
+        err.print(f"[bold red]gate failed[/] {inert(line)}", highlight=False)
     for line in result.undecided:
-        err.print(f"[magenta]gate undecided[/] {line}", highlight=False)
+        err.print(f"[magenta]gate undecided[/] {inert(line)}", highlight=False)
     verdict = {0: "[green]gate met[/]", 1: "[bold red]gate failed[/]", 2: "[magenta]gate undecided[/]"}
     err.print(f"{verdict[result.exit_code]} (--fail-on {fail_on or '-'}, --min-level {min_level or '-'}); "
               f"exit {result.exit_code}", highlight=False)
@@ -67,10 +76,11 @@ def finish(out: Path, sign_key: Any, reports: bool, fail_on: str | None, min_lev
     rows, run = load_set(out)
     if reports:
         for path in write_reports(out, rows, run):
-            err.print(f"report: {path}", highlight=False)
+            err.print(f"report: {inert(path)}", highlight=False)
     if sign_key is not None:
         record = signing.sign(out, sign_key)
-        err.print(f"signed manifest.json with {record['key_id']} -> {out / signing.SIGNATURE_FILE}", highlight=False)
+        err.print(f"signed manifest.json with {record['key_id']} -> {inert(out / signing.SIGNATURE_FILE)}",
+                  highlight=False)
     return run_gate(rows, fail_on, min_level)
 
 
@@ -102,7 +112,7 @@ def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     try:
         result = verify_any(result_dir, pubkey)
     except Unreadable as exc:
-        fail(str(exc))
+        fail_text(str(exc))
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
@@ -123,14 +133,15 @@ def sign_cmd(result_dir: Path, key: Any) -> None:
     try:
         result = verify_any(result_dir)
     except Unreadable as exc:
-        fail(str(exc))
+        fail_text(str(exc))
     blocking = [f for f in result.findings if f.ground not in SIGNATURE_GROUNDS]
     if blocking:
         result.findings = blocking
         print_verification(result)
-        fail("not signed: the result set does not verify", code=1)
+        fail_text("not signed: the result set does not verify", code=1)
     record = signing.sign(result_dir, key)
-    click.echo(f"signed {result_dir / 'manifest.json'} with {record['key_id']} -> {signing.SIGNATURE_FILE}")
+    click.echo(f"signed {inert(result_dir / 'manifest.json', markup=False)} with {record['key_id']} -> "
+               f"{signing.SIGNATURE_FILE}")
 
 
 @click.command("keygen")
@@ -142,8 +153,9 @@ def keygen_cmd(key_path: Path) -> None:
     try:
         private, public, kid = signing.keygen(key_path)
     except (signing.SigningKeyError, OSError) as exc:
-        fail(str(exc))
-    click.echo(f"private key {private} (keep it secret), public key {public}, key id {kid}")
+        fail_text(str(exc))
+    click.echo(f"private key {inert(private, markup=False)} (keep it secret), public key "
+               f"{inert(public, markup=False)}, key id {kid}")
 
 
 def load_lifecycle(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -153,7 +165,7 @@ def load_lifecycle(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         rows = [read_json(p) for p in sorted((root / "rows").glob("*.json"))]
         run = read_json(root / "run.json")
     except (OSError, ValueError) as exc:
-        fail(f"{root}: the lifecycle result set cannot be read: {exc}")
+        fail_text(f"{root}: the lifecycle result set cannot be read: {exc}")
     return rows, run
 
 
@@ -168,13 +180,13 @@ def gate_cmd(result_dir: Path, fail_on: str | None, min_level: str | None, pubke
     from lab.resultset.loading import Unreadable
 
     if not (fail_on or min_level):
-        fail("give --fail-on and/or --min-level")
+        fail_text("give --fail-on and/or --min-level")
     try:
         result = verify_any(result_dir, pubkey)
     except Unreadable as exc:
-        fail(str(exc))
+        fail_text(str(exc))
     if not result.ok:
         print_verification(result)
-        fail("gate undecided: the result set does not verify")
+        fail_text("gate undecided: the result set does not verify")
     rows, _ = load_set(result_dir)
     sys.exit(run_gate(rows, fail_on, min_level))

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import click
 import structlog
-from rich.markup import escape
 
 from lab import RECORDS_PER_CONTEXT, RUNTIME_NAMES, __version__
 from lab.cli.console import console, fail
 from lab.cli.listing import profiles_in
 from lab.cli.options import gate_options, no_fork_server_option, profiles_option, reports_option, sign_key_option
 from lab.cli.run_options import run_id_option
+from lab.report.inert import inert
 
 DEFAULT_SUT = "reference-*"
 log = structlog.get_logger(__name__)
@@ -104,7 +104,8 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         fail(f"{', '.join(p.row for p in lifecycle_only)}: lifecycle rows, not measured at rest; "
               f"run them with `memlab lifecycle run --sut {lifecycle_only[0].row}`")
     for prof in lifecycle_only:
-        console.print(f"[yellow]skipped[/] {prof.row}: a lifecycle row (`memlab lifecycle run --sut {prof.row}`)")
+        name = inert(prof.row)
+        console.print(f"[yellow]skipped[/] {name}: a lifecycle row (`memlab lifecycle run --sut {name}`)")
     chosen = [p for p in chosen if p not in lifecycle_only]
     if shard_spec:
         try:
@@ -116,7 +117,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         invalid = [e for e in invalid if file_row(e.path) in shard["assigned"]]
     unavailable = [p for p in chosen if p.status != "runnable"]
     for prof in unavailable:
-        console.print(f"[yellow]skipped[/] {prof.row}: unavailable: {escape(str(prof.unavailable_reason))}")
+        console.print(f"[yellow]skipped[/] {inert(prof.row)}: unavailable: {inert(prof.unavailable_reason)}")
     runnable = [p for p in chosen if p.status == "runnable"]
     if not runnable and not invalid:
         fail("none of the selected rows can run here")
@@ -136,19 +137,19 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
             if shard:  # merge refuses a shard that did not measure a row it was given, and says why
                 shard["skipped"][prof.row] = f"not runnable on the {runtime.name} runtime there: {why}"
     if cannot:  # one line, whatever their number: each group of rows with what enables it
-        groups = "; ".join(f"{', '.join(rows)} ({escape(fix)})" for fix, rows in cannot.items())
+        groups = "; ".join(f"{inert(', '.join(rows))} ({inert(fix)})" for fix, rows in cannot.items())
         console.print(f"[yellow]skipped[/] (not runnable on the {runtime.name} runtime here; "
-                      f"{escape(memlab_command())} list --runtime {runtime.name} says why): {groups}", soft_wrap=True)
+                      f"{inert(memlab_command())} list --runtime {runtime.name} says why): {groups}", soft_wrap=True)
     if not runnable and not invalid:
         fail("none of the selected rows can run here")
     out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {out}")
+    console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {inert(out)}")
     try:
         with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
             summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records, invalid=invalid,
                                  progress=bar.step, run_id=run_id, shard=shard, resume=resume is not None)
     except Interrupted as exc:
-        console.print(f"[yellow]{escape(str(exc))}[/]; partial result set in {out}")
+        console.print(f"[yellow]{inert(str(exc))}[/]; partial result set in {inert(out)}")
         sys.exit(130)
     except (OutRefused, ResumeRefused) as exc:  # another run writes --out, it holds a set, or not this run's
         fail(str(exc))
@@ -158,7 +159,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         fail(f"harness failure: {type(exc).__name__}: {exc}\n  what was measured is kept in {out}; "
               f"the traceback is in {out / 'harness-error.txt'}")
     print_matrix(summary.rows, stdout_console())
-    console.print(f"result set: {out}")
+    console.print(f"result set: {inert(out)}")
     sys.exit(_outcome(finish(out, sign_key, reports, fail_on, min_level), summary.problems(), allow_errors))
 
 
@@ -168,7 +169,7 @@ def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:
         return code
     console.print(f"[bold red]memlab:[/] {len(problems)} row(s) not cleanly measured:")
     for line in problems:
-        console.print(f"  {escape(line.splitlines()[0])}")
+        console.print(f"  {inert(line.splitlines()[0])}")
     if allow_errors:
         console.print("exit code as if measured cleanly (--allow-errors)")
         return code

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lab.cli.results import err, fail, load_lifecycle, verify_any
+from lab.cli.console import fail
+from lab.cli.results import err, load_lifecycle, verify_any
+from lab.report.inert import inert
 
 if TYPE_CHECKING:
     from lab.report.site import SutResults
@@ -92,11 +94,11 @@ def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool) -> None:
         except Unreadable as exc:
             fail(str(exc))
         for folder, result in rejected:
-            err.print(f"REJECTED {folder}: " + "; ".join(f"{f.ground} {f.file}" for f in result.findings[:5]),
+            err.print(inert(f"REJECTED {folder}: " + "; ".join(f"{f.ground} {f.file}" for f in result.findings[:5])),
                       highlight=False)
         if rejected:
             fail(f"{len(rejected)} of {len(sets)} result set(s) do not verify; nothing written", 1)
     suts = collect(sets)
     written = write_site(suts, out)
-    err.print(f"site: {written[0]} and {len(written) - 1} SUT page(s), from {len(sets)} result set(s)",
+    err.print(inert(f"site: {written[0]} and {len(written) - 1} SUT page(s), from {len(sets)} result set(s)"),
               highlight=False)

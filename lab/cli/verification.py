@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from lab.report.inert import inert
 from lab.resultset.loading import Unreadable
 from lab.resultset.partial import Partial
 from lab.resultset.verify import Verification, verify
@@ -20,20 +21,25 @@ from lab.resultset.verify import Verification, verify
 PARTIAL_EXIT = 3
 
 
+def _text(value: Any) -> str:
+    """A path, a finding or a name from the set, with its control characters shown (lab.report.inert)."""
+    return inert(value, markup=False)
+
+
 def print_verification(result: Verification) -> None:
     """VERIFIED with what was checked, or REJECTED with every finding (and a hint for a changed classifier)."""
     if result.ok:
         signed = f"signed by {result.signed_by}" if result.signed_by else "not signed"
-        click.echo(f"VERIFIED {result.root}: {result.rows} row(s), {result.evidence} evidence file(s), "
+        click.echo(f"VERIFIED {_text(result.root)}: {result.rows} row(s), {result.evidence} evidence file(s), "
                    f"recount and re-derivation agree, {signed}")
         return
-    click.echo(f"REJECTED {result.root}: {len(result.findings)} finding(s)")
-    for f in result.findings:
-        click.echo(f"  {f.ground:<24} {f.file}: {f.detail}")
+    click.echo(f"REJECTED {_text(result.root)}: {len(result.findings)} finding(s)")
+    for f in result.findings:  # file and detail quote the set's own text: shown, never interpreted
+        click.echo(f"  {f.ground:<24} {_text(f.file)}: {_text(f.detail)}")
     if any(f.ground == "verdict-not-derivable" for f in result.findings):
         lab = (result.manifest.get("lab") or {}).get("commit")
-        click.echo(f"hint: these verdicts were derived by lab commit {lab}; if the classifier changed since, "
-                   f"`memlab analyze {result.root}` derives a new result set from the same observations")
+        click.echo(f"hint: these verdicts were derived by lab commit {_text(lab)}; if the classifier changed since, "
+                   f"`memlab analyze {_text(result.root)}` derives a new result set from the same observations")
 
 
 def verify_partial(part: Partial, pubkey: Any, as_json: bool) -> int:
@@ -53,7 +59,7 @@ def verify_partial(part: Partial, pubkey: Any, as_json: bool) -> int:
     if as_json:
         click.echo(json.dumps(part.to_json(), indent=2))
     else:
-        click.echo(f"PARTIAL {part.root}: not a complete result set")
+        click.echo(f"PARTIAL {_text(part.root)}: not a complete result set")
         for line in part.lines():
-            click.echo(f"  {line}")
+            click.echo(f"  {_text(line)}")
     return PARTIAL_EXIT

@@ -116,8 +116,11 @@ def levels() -> list[tuple[str, str, str]]:
 
 
 def metric_text(value: Any) -> str:
-    """A metric or rate as ``0.80``; ``—`` when there is none."""
-    return "—" if value is None else f"{value:.2f}"
+    """A metric or rate as ``0.80``; ``—`` when there is none (what a tampered set holds instead of a
+    number, as text)."""
+    if value is None:
+        return "—"
+    return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
 def run_facts(rows: list[dict[str, Any]], run: dict[str, Any]) -> list[tuple[str, str]]:

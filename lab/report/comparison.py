@@ -6,11 +6,11 @@ import json
 from typing import Any, Iterator
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from lab.cases import CASE_IDS
 from lab.resultset.compare import Comparison, Pair
+from lab.report.inert import inert
 from lab.report.terminal import cell_text
 
 
@@ -37,27 +37,28 @@ def _verdict_line(row: dict[str, Any]) -> list[str]:
 
 
 def _side_by_side(pair: Pair, labels: tuple[str, str], console: Console) -> None:
-    table = Table(title=f"{pair.key}: not comparable, side by side", title_justify="left", header_style="bold")
+    table = Table(title=f"{inert(pair.key)}: not comparable, side by side", title_justify="left", header_style="bold")
     table.add_column("set")
     for cid in CASE_IDS:
         table.add_column(cid, justify="center")
     table.add_column("metric")
     table.add_column("level")
     for label, row in zip(labels, (pair.a, pair.b)):
-        metric = "—" if row.get("metric") is None else f"{row['metric']:.2f}"
-        table.add_row(escape(label), *_verdict_line(row), metric, row.get("level") or "—")
+        value = row.get("metric")
+        metric = "—" if value is None else f"{value:.2f}" if isinstance(value, (int, float)) else inert(value)
+        table.add_row(inert(label), *_verdict_line(row), metric, inert(row.get("level") or "—"))
     console.print(table)
     for name, (a, b) in pair.differing.items():
         for path, x, y in leaf_differences(a, b, name):
-            console.print(f"  [yellow]differs[/] {escape(path)}: {escape(_short(x))}  |  {escape(_short(y))}")
+            console.print(f"  [yellow]differs[/] {inert(path)}: {inert(_short(x))}  |  {inert(_short(y))}")
 
 
 def _libraries_basis(pair: Pair, console: Console) -> None:
     """What the pair's libraries were judged on, and the package differences that were not judged."""
-    console.print(f"  {escape(pair.key)}: libraries judged on {escape(pair.basis)}")
+    console.print(f"  {inert(pair.key)}: libraries judged on {inert(pair.basis)}")
     if pair.not_judged:
         shown = ", ".join(f"{name} {a or 'absent'} | {b or 'absent'}" for name, (a, b) in pair.not_judged.items())
-        console.print(f"  [dim]not judged (outside the SUT's dependency closure):[/] {escape(shown)}")
+        console.print(f"  [dim]not judged (outside the SUT's dependency closure):[/] {inert(shown)}")
 
 
 def render(result: Comparison, labels: tuple[str, str], console: Console) -> None:
@@ -65,14 +66,14 @@ def render(result: Comparison, labels: tuple[str, str], console: Console) -> Non
     comparable = [p for p in result.pairs if p.comparable]
     table = Table(title=f"comparable rows: {labels[0]} -> {labels[1]}", title_justify="left", header_style="bold")
     for col in ("row", "case", labels[0], labels[1]):
-        table.add_column(escape(col))
+        table.add_column(inert(col))
     for pair in comparable:
         for cid, a, b in pair.changed:
-            table.add_row(pair.key, cid, a, f"[bold]{b}[/]")
+            table.add_row(inert(pair.key), cid, inert(a), f"[bold]{inert(b)}[/]")
         for cid, cond, a, b in pair.beside:
-            table.add_row(pair.key, cid, a, f"{b} [yellow]({cond} differs: side by side)[/]")
+            table.add_row(inert(pair.key), cid, inert(a), f"{inert(b)} [yellow]({inert(cond)} differs: side by side)[/]")
         if not pair.changed and not pair.beside:
-            table.add_row(pair.key, "all", f"{pair.unchanged} unchanged", "[dim]same[/]")
+            table.add_row(inert(pair.key), "all", f"{pair.unchanged} unchanged", "[dim]same[/]")
     if comparable:
         console.print(table)
         for pair in comparable:
@@ -83,7 +84,7 @@ def render(result: Comparison, labels: tuple[str, str], console: Console) -> Non
             _libraries_basis(pair, console)
     for side, keys in ((labels[0], result.only_a), (labels[1], result.only_b)):
         for key in keys:
-            console.print(f"only in {escape(side)}: {key}")
+            console.print(f"only in {inert(side)}: {inert(key)}")
     changed = sum(len(p.changed) for p in comparable)
     apart = sum(1 for p in result.pairs if not p.comparable)
     console.print(f"{len(comparable)} comparable row(s), {changed} changed cell(s); "

@@ -8,20 +8,18 @@ not evaluable, so none of its verdicts count).
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
 from lab.cases import CASE_IDS
 from lab.report.common import case_title, control_title, metric_text, row_key, run_facts
+from lab.report.inert import inert
 
 
-_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _clean(text: Any) -> str:
-    """Text XML 1.0 can hold (a SUT's message may carry control characters)."""
-    return _NOT_XML.sub("\ufffd", str(text))
+def _clean(text: Any, lines: bool = False) -> str:
+    """Text from the set as XML 1.0 holds it, inert (lab.report.inert): control characters, a
+    surrogate or a non-character shown as escapes, a line feed too unless ``lines``."""
+    return inert(text, markup=False, lines=lines)
 
 
 def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:
@@ -31,7 +29,7 @@ def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:
 def _cell_case(suite: ET.Element, key: str, cid: str, cell: dict[str, Any]) -> str:
     case = _case(suite, key, case_title(cid))
     verdict, reason = cell.get("verdict"), _clean(cell.get("reason") or "")
-    statements = _clean("\n".join(map(str, (cell.get("evidence") or {}).get("statements") or [])))
+    statements = _clean("\n".join(map(str, (cell.get("evidence") or {}).get("statements") or [])), lines=True)
     if verdict == "ACCEPTED":
         ET.SubElement(case, "failure", message=f"ACCEPTED: {reason}", type="ACCEPTED").text = statements
         return "failures"
@@ -42,7 +40,7 @@ def _cell_case(suite: ET.Element, key: str, cid: str, cell: dict[str, Any]) -> s
         ET.SubElement(case, "skipped", message=f"not applicable: {reason}")
         return "skipped"
     note = " (audit point only: half credit)" if cell.get("detection_point") == "audit" else ""
-    ET.SubElement(case, "system-out").text = f"{verdict}{note}: {reason}"
+    ET.SubElement(case, "system-out").text = _clean(f"{verdict}{note}: {reason}")
     return "passed"
 
 
@@ -51,7 +49,7 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
     root = ET.Element("testsuites", name="memlab")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for row in rows:
-        key = row_key(row)
+        key = _clean(row_key(row))
         suite = ET.SubElement(root, "testsuite", name=key)
         props = ET.SubElement(suite, "properties")
         for label, value in run_facts(rows, run) + [("metric", metric_text(row.get("metric"))),

@@ -1,4 +1,6 @@
-"""The Markdown report: run facts, the matrix, group rates, each row's setting and cells."""
+"""The Markdown report: run facts, the matrix, group rates, each row's setting and cells. Every text
+from the set is inert (lab.report.inert) and escaped, so it renders as itself: no line, table cell,
+link, code span or HTML tag of its own."""
 
 from __future__ import annotations
 
@@ -6,11 +8,15 @@ from typing import Any
 
 from lab.cases import CASE_IDS, GROUPS
 from lab.report.common import LEGEND, case_title, cell_label, metric_text, row_key, run_facts
+from lab.report.inert import inert
+
+_SPECIAL = str.maketrans({c: "\\" + c for c in "\\|`*[]<>"})
 
 
 def _esc(value: Any) -> str:
-    """Text safe inside a Markdown table cell."""
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+    """Text from the set safe in Markdown, a table cell included: control characters shown as escapes
+    (line breaks among them), and what Markdown would read as markup escaped."""
+    return inert(value, markup=False).translate(_SPECIAL)
 
 
 def _table(header: list[str], lines: list[list[Any]]) -> list[str]:
@@ -26,14 +32,14 @@ def _control(row: dict[str, Any], cid: str) -> str:
 def _row_section(row: dict[str, Any]) -> list[str]:
     sut = row.get("sut") or {}
     config = ", ".join(f"{k}={v}" for k, v in (row.get("configuration") or {}).items())
-    out = [f"### {row_key(row)}", "", f"{row.get('title') or ''}".strip(), "",
-           f"- SUT: {sut.get('package')} {sut.get('version')} (commit {sut.get('commit') or 'n/a'})",
-           f"- configuration: {config or '—'}",
-           f"- DUT boundary: {row.get('dut_boundary') or '—'}",
-           f"- position: {row.get('position')}; SUT stopped during edits: {row.get('sut_stopped_during_edits')}",
-           f"- metric {metric_text(row.get('metric'))}, level {row.get('level') or '—'}"]
+    out = [f"### {_esc(row_key(row))}", "", _esc(f"{row.get('title') or ''}".strip()), "",
+           _esc(f"- SUT: {sut.get('package')} {sut.get('version')} (commit {sut.get('commit') or 'n/a'})"),
+           f"- configuration: {_esc(config or '—')}",
+           f"- DUT boundary: {_esc(row.get('dut_boundary') or '—')}",
+           _esc(f"- position: {row.get('position')}; SUT stopped during edits: {row.get('sut_stopped_during_edits')}"),
+           f"- metric {_esc(metric_text(row.get('metric')))}, level {_esc(row.get('level') or '—')}"]
     if not row.get("evaluable"):
-        out.append(f"- **not evaluable**: {row.get('not_evaluable_reason')}")
+        out.append(f"- **not evaluable**: {_esc(row.get('not_evaluable_reason'))}")
     out.append("")
     cells = [[case_title(cid), row["cells"][cid].get("verdict"), row["cells"][cid].get("observation_class") or "—",
               _variants(row["cells"][cid]), row["cells"][cid].get("reason") or ""] for cid in CASE_IDS]

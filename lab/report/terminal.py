@@ -9,11 +9,11 @@ import sys
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from lab.cases import CASE_IDS, GROUPS
 from lab.report.compact import Code, Codes, compact_table, print_fitting
+from lab.report.inert import inert
 
 _LABELS = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
 
@@ -61,7 +61,12 @@ def _controls(row: dict[str, Any]) -> list[str]:
 
 
 def _metric(row: dict[str, Any]) -> str:
-    return "—" if row.get("metric") is None else f"{row['metric']:.2f}"
+    metric = row.get("metric")
+    return "—" if metric is None else f"{metric:.2f}" if isinstance(metric, (int, float)) else inert(metric)
+
+
+def _level(row: dict[str, Any]) -> str:
+    return inert(row.get("level") or "—")
 
 
 def matrix(rows: list[dict[str, Any]]) -> Table:
@@ -75,8 +80,8 @@ def matrix(rows: list[dict[str, Any]]) -> Table:
         table.add_column(col, justify="center")
     for row in _sorted(rows):
         cells = [cell_text(row["cells"][cid]) for cid in CASE_IDS]
-        table.add_row(escape(row["row"]), row["detection_point"], *[f"[{style}]{text}[/]" for text, style in cells],
-                      *_controls(row), _metric(row), row.get("level") or "—")
+        table.add_row(inert(row["row"]), inert(row["detection_point"]),
+                      *[f"[{style}]{text}[/]" for text, style in cells], *_controls(row), _metric(row), _level(row))
     return table
 
 
@@ -92,8 +97,8 @@ def compact_matrix(rows: list[dict[str, Any]]) -> Table:
         table.add_column(col)
     for row in _sorted(rows):
         groups = [VERDICT_CODES.run(cell_text(row["cells"][cid])[0] for cid in ids) for ids in GROUPS.values()]
-        table.add_row(escape(row["row"]), row["detection_point"], *groups, *_controls(row), _metric(row),
-                      row.get("level") or "—")
+        table.add_row(inert(row["row"]), inert(row["detection_point"]), *groups, *_controls(row), _metric(row),
+                      _level(row))
     return table
 
 
@@ -120,4 +125,4 @@ def print_matrix(rows: list[dict[str, Any]], console: Console | None = None) -> 
     if not print_fitting(console, matrix(rows), compact_matrix(rows), [f"[dim]{VERDICT_CODES.key()}[/]"]):
         console.print(f"[dim]{LEGEND}[/]")
     for line in problems(rows):  # a reason quotes logs and paths ("[/vol/store]"): text, not markup
-        console.print(f"[magenta]![/] {escape(line)}")
+        console.print(f"[magenta]![/] {inert(line)}")
