@@ -77,9 +77,10 @@ def read_strict(path: Path) -> Any:
         raise
     except OSError as exc:
         raise JSONProblem(f"{path} cannot be read: {exc.strerror or exc}", "syntax") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder with a traceback
+        os.close(fd)
+        raise JSONProblem(f"{path} is not a regular file (a folder, fifo or device)", "syntax")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise JSONProblem(f"{path} is not a regular file (a folder, fifo or device)", "syntax")
         data = fh.read(MAX_JSON_BYTES + 1)
     return loads_strict(data, str(path))
 
