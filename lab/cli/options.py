@@ -1,11 +1,15 @@
 """Options several commands share: ``--profiles``, ``--no-fork-server``, ``--sign-key``, ``--pubkey``'s key
-loading, ``--reports/--no-reports``, and the CI gate's ``--fail-on`` and ``--min-level``. Their help and choices load nothing heavy: a key is
+loading, ``--reports/--no-reports``, the CI gate's ``--fail-on`` and ``--min-level``, and a ``--json`` that
+holds for errors too (``json_first`` and ``unreadable_as_json``). Their help and choices load nothing heavy: a key is
 read (lab.resultset.signing) only when one is given."""
 
 from __future__ import annotations
 
+import functools
+import json
+import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import click
 
@@ -24,8 +28,46 @@ def _key_callback(loader: str) -> Callable[[click.Context, click.Parameter, Path
         try:
             return getattr(signing, loader)(value)
         except signing.SigningKeyError as exc:
+            if ctx.meta.get(_JSON):
+                _json_error(ctx.params.get("result_dir"), f"{param.opts[0]}: {exc}")
             raise click.BadParameter(str(exc)) from None
     return callback
+
+
+_JSON = "memlab.json"
+
+
+def json_first(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """``--json``'s callback (an eager option): later options and the command know JSON was asked for."""
+    ctx.meta[_JSON] = value
+    return value
+
+
+def _json_error(result_dir: Any, error: str) -> NoReturn:
+    """An input error as the JSON ``--json`` promises, then exit 2."""
+    click.echo(json.dumps({"result_set": None if result_dir is None else str(result_dir), "verified": False,
+                           "unreadable": True, "error": error}, indent=2))
+    sys.exit(2)
+
+
+def unreadable_as_json(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Around a ``RESULT_DIR [--json]`` command: a set that cannot be read (``Unreadable``, or an error of
+    the machine: lab.cli.oserrors) exits 2 with why, as JSON when ``--json`` was given."""
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from lab.cli.console import fail
+        from lab.cli.oserrors import describe
+        from lab.resultset.loading import Unreadable
+        try:
+            return command(*args, **kwargs)
+        except (Unreadable, OSError) as exc:
+            text = str(exc) if isinstance(exc, Unreadable) else describe(exc)
+            if text is None:
+                raise
+            if kwargs.get("as_json"):
+                _json_error(kwargs.get("result_dir"), text)
+            fail(text)
+    return wrapper
 
 
 private_key = _key_callback("load_private_key")

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.errors import MarkupError
 
 from lab.cli.console import fail as fail_text
-from lab.cli.options import gate_options, private_key, public_key
+from lab.cli.options import gate_options, json_first, private_key, public_key, unreadable_as_json
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
 from lab.report.inert import inert
 from lab.resultset.grounds import GROUNDS
@@ -98,7 +98,9 @@ def verify_any(root: Path, pubkey: Any = None) -> Verification:
 @click.argument("result_dir", type=click.Path(path_type=Path))
 @click.option("--pubkey", type=click.Path(dir_okay=False, path_type=Path), callback=public_key,
               help="Ed25519 public key (PEM) the manifest must be signed by.")
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("--json", "as_json", is_flag=True, is_eager=True, callback=json_first,
+              help="Print the findings as JSON (an unreadable set too: its error as JSON, exit 2).")
+@unreadable_as_json
 def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     """Verify a result set: digests, signature, recount, re-derivation; name each rejection ground."""
     from lab.cli.verification import print_verification, verify_partial
@@ -109,10 +111,7 @@ def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     part = None if is_lifecycle(result_dir) else partial(result_dir)
     if part is not None:
         sys.exit(verify_partial(part, pubkey, as_json))
-    try:
-        result = verify_any(result_dir, pubkey)
-    except Unreadable as exc:
-        fail_text(str(exc))
+    result = verify_any(result_dir, pubkey)  # Unreadable: exit 2 with why (as JSON with --json)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:

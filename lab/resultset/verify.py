@@ -31,7 +31,7 @@ from lab.resultset.differences import row_differences
 from lab.resultset.dumps import dump_disagreements
 from lab.resultset.grounds import GROUNDS
 from lab.resultset.loading import JSONProblem, load_manifest, read_strict, shape_problem
-from lab.resultset.pins import EVIDENCE_DIRS, evidence_files, file_digest
+from lab.resultset.pins import EVIDENCE_DIRS, EVIDENCE_TOP, evidence_files, file_digest
 from lab.resultset.results import digest, load_saved
 
 #: Method revisions this verifier knows the rules of.
@@ -110,8 +110,9 @@ def _check_signature(result: Verification, pubkey: Any) -> None:
 
 
 def _safe(root: Path, name: Any, folder: str | None = None) -> Path | None:
-    """``root/name`` when ``name`` is a plain relative POSIX path inside the set (and inside ``folder``)."""
-    if not isinstance(name, str) or not name or "\\" in name:
+    """``root/name`` when ``name`` is a plain relative POSIX path inside the set (and inside ``folder``),
+    written one way only (``a//b`` or ``a/b/`` would name a listed file a second time)."""
+    if not isinstance(name, str) or not name or "\\" in name or PurePosixPath(name).as_posix() != name:
         return None
     parts = PurePosixPath(name).parts
     if PurePosixPath(name).is_absolute() or ".." in parts or "." in parts:
@@ -185,8 +186,12 @@ def check_evidence(result: Verification, folders: tuple[str, ...] = EVIDENCE_DIR
     for entry in result.manifest["evidence"]:
         file = entry.get("file") if isinstance(entry, dict) else None
         path = _safe(root, file)
-        if path is None or not isinstance(entry.get("digest"), str):
-            result.add("row-malformed", "manifest.json", f"evidence entry {entry!r} needs a relative file and a digest")
+        evidence_place = path is not None and (file in EVIDENCE_TOP or file.split("/", 1)[0] in folders)
+        if not evidence_place or not isinstance(entry.get("digest"), str) or file in listed:
+            why = ("listed twice (one file, one entry)" if file in listed else "needs a relative file and a digest"
+                   if path is None or evidence_place else "is no evidence file (run.json, or a file under "
+                   + ", ".join(f"{f}/" for f in folders) + ")")
+            result.add("row-malformed", "manifest.json", f"evidence entry {entry!r}: {why}")
             continue
         listed.add(file)
         if not path.is_file():
