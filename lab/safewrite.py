@@ -68,18 +68,23 @@ def write_bytes(path: Path, data: bytes) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     check_target(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # a read-only folder: the error names the file to be written, not a temporary name
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), FILE_MODE)
             fh.write(data)
         check_target(path)  # again, just before: a link made meanwhile is not replaced either
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)  # a full disk while writing: the error names the file, not a descriptor
         raise
     return path
 
@@ -87,6 +92,24 @@ def write_bytes(path: Path, data: bytes) -> Path:
 def write_text(path: Path, text: str, encoding: str = "utf-8") -> Path:
     """Write ``text`` to ``path`` whole (:func:`write_bytes`); returns ``path``."""
     return write_bytes(path, text.encode(encoding))
+
+
+def copy_tree(src: Path, dst: Path) -> list[Path]:
+    """Copy every regular file under ``src`` to the same place under ``dst``, each whole
+    (:func:`write_bytes`); a symlink, fifo or device under ``src`` is ``UnsafeTarget`` (never
+    followed). The first error stops the copy, naming its file. Returns the files written."""
+    src, dst = Path(src), Path(dst)
+    written = []
+    for folder, dirs, files in os.walk(src):
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            info = os.lstat(path)
+            if stat.S_ISDIR(info.st_mode):
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                raise UnsafeTarget(path, "is a symlink, fifo or device, where memlab copies files")
+            written.append(write_bytes(dst / path.relative_to(src), path.read_bytes()))
+    return written
 
 
 def open_file(path: Path, mode: str = "ab") -> IO:

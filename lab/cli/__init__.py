@@ -5,9 +5,11 @@ Each command lives in a module of its own and is imported only when it is asked 
 import no command, and ``memlab COMMAND --help`` only that command's module, whose heavy imports wait
 until it runs (``images`` aside: its help names the host's CA folders, from the runtime).
 
-Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a harness failure, 130
-interrupted (what was measured is kept); each command's module says its own (``run``: lab.cli.run;
-``list``: lab.cli.listing; the result-set commands: lab.cli.results).
+Exit codes: 0 the command completed (whatever the verdicts), 2 bad input or a harness failure (an
+error of the machine too: a full disk, a read-only or forbidden folder, ..., said with its path and
+the fix by lab.cli.oserrors, never a traceback), 130 interrupted (what was measured is kept); each
+command's module says its own (``run``: lab.cli.run; ``list``: lab.cli.listing; the result-set
+commands: lab.cli.results).
 
 May import: every role (it is the top).
 """
@@ -25,7 +27,7 @@ COMMANDS = {
     "analyze": ("lab.cli.reports:analyze_cmd",
                 "Re-derive every row from RESULT_DIR's saved observations into a new result set."),
     "compare": ("lab.cli.reports:compare_cmd",
-                'Cell for cell, where the conditions of METHOD.md "Reporting" match; other rows side by side.'),
+                'Cell for cell, where the conditions of docs/method.md "Reporting" match; other rows side by side.'),
     "gate": ("lab.cli.results:gate_cmd", "Gate a saved result set for CI, after verifying it."),
     "gc": ("lab.cli.gc:gc",
            "Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders)."),
@@ -51,13 +53,29 @@ COMMANDS = {
 }
 
 
+class _Group(LazyGroup):
+    """The lab's group: an error of the machine a command meets (lab.cli.oserrors) exits 2 with its
+    path and the fix."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            from lab.cli.oserrors import describe
+            text = describe(exc)
+            if text is None:
+                raise
+            from lab.cli.console import fail
+            fail(text)
+
+
 def configure_logging(verbose: int, quiet: bool = False) -> None:
     """structlog to stderr (lab.cli.progress): -v info, -vv debug; -q errors only and no progress bar."""
     from lab.cli import progress
     progress.configure(verbose, quiet)
 
 
-@click.group(cls=LazyGroup, lazy_subcommands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, lazy_subcommands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memlab", message=f"%(prog)s %(version)s (method {METHOD_REVISION})")
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no log output but errors (for CI logs).")

@@ -151,7 +151,7 @@ def keygen_cmd(key_path: Path) -> None:
 
     try:
         private, public, kid = signing.keygen(key_path)
-    except (signing.SigningKeyError, OSError) as exc:
+    except signing.SigningKeyError as exc:  # an error of the machine is said by the group (lab.cli.oserrors)
         fail_text(str(exc))
     click.echo(f"private key {inert(private, markup=False)} (keep it secret), public key "
                f"{inert(public, markup=False)}, key id {kid}")

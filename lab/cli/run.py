@@ -3,14 +3,15 @@
 Exit codes: 0 completed with every row evaluable and no harness error (with a gate, --fail-on or
 --min-level: the gate met); 1 the gate failed (2 when it cannot be decided); 2 bad input, a harness
 failure, a selected profile invalid, a row not evaluable or a trial with a harness error
-(``--allow-errors``: those last three exit 0); 130 interrupted (what was measured is kept).
+(``--allow-errors``: those last three exit 0; an error of the machine, a full disk or a read-only
+--out, is said with its path and the fix); 130 interrupted, 143 terminated (SIGTERM): what was
+measured is kept, run.json says interrupted, ``--resume`` completes it.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import sys
-import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -71,8 +72,11 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     runtime, e.g. its server is not installed) is named on stderr, is not in the result set and does
     not change the code; when no selected row can run, the exit is 2."""
     from lab.cli import progress
+    from lab.cli import run_failures as ended
+    from lab.cli.oserrors import describe
+    from lab.cli.signals import terminate_as_interrupt
     from lab.cli.results import finish
-    from lab.cli.run_options import OptionRefused, recorded_rows, shard_of
+    from lab.cli.run_options import OptionRefused, recorded_rows, resumed_options, shard_of
     from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
     from lab.method.resume import ResumeRefused
     from lab.profile import file_row, select
@@ -91,8 +95,13 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
                   "--shard or --run-id")
         try:
             out, patterns = resume, patterns or tuple(recorded_rows(resume))
+            taken = resumed_options(resume, _given(click.get_current_context()))
         except OptionRefused as exc:
             fail(str(exc))
+        nonce = taken.get("nonce", nonce)  # the killed run's options, where this resume gives none
+        records = int(taken.get("records", records))
+        no_fork_server = bool(taken.get("no_fork_server", no_fork_server))
+        runtime_name = str(taken.get("runtime_name", runtime_name))
     profiles, errors = profiles_in(profiles_dir)
     wanted = list(patterns) or [DEFAULT_SUT]
     chosen = select(profiles, wanted)
@@ -144,23 +153,35 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         fail("none of the selected rows can run here")
     out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {inert(out)}")
-    try:
-        with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
-            summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records, invalid=invalid,
-                                 progress=bar.step, run_id=run_id, shard=shard, resume=resume is not None)
-    except Interrupted as exc:
-        console.print(f"[yellow]{inert(str(exc))}[/]; partial result set in {inert(out)}")
-        sys.exit(130)
-    except (OutRefused, ResumeRefused) as exc:  # another run writes --out, it holds a set, or not this run's
-        fail(str(exc))
-    except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept on disk
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "harness-error.txt").write_text(traceback.format_exc())
-        fail(f"harness failure: {type(exc).__name__}: {exc}\n  what was measured is kept in {out}; "
-              f"the traceback is in {out / 'harness-error.txt'}")
-    print_matrix(summary.rows, stdout_console())
-    console.print(f"result set: {inert(out)}")
-    sys.exit(_outcome(finish(out, sign_key, reports, fail_on, min_level), summary.problems(), allow_errors))
+    measured = False
+    with terminate_as_interrupt():  # SIGTERM as Ctrl-C: the SUTs killed, what was measured kept
+        try:
+            with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
+                summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records,
+                                     invalid=invalid, progress=bar.step, run_id=run_id, shard=shard,
+                                     resume=resume is not None)
+            measured = True
+            print_matrix(summary.rows, stdout_console())
+            console.print(f"result set: {inert(out)}")
+            code = finish(out, sign_key, reports, fail_on, min_level)
+        except (Interrupted, KeyboardInterrupt) as exc:
+            ended.interrupted(exc, out, measured)
+        except (OutRefused, ResumeRefused) as exc:  # another run writes --out, it holds a set, or not this run's
+            fail(str(exc))
+        except OSError as exc:  # a full disk, a read-only --out, ...: the user's to fix
+            if describe(exc) is None:
+                ended.harness(exc, out)
+            ended.machine(exc, out, "after" if measured else "during" if (out / "run.json").is_file() else "before")
+        except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept
+            ended.harness(exc, out)
+    sys.exit(_outcome(code, summary.problems(), allow_errors))
+
+
+def _given(ctx: click.Context) -> set[str]:
+    """The parameters given on the command line (or by the environment), not left at their default."""
+    from click.core import ParameterSource
+    return {name for name in ctx.params
+            if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)}
 
 
 def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:

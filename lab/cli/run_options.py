@@ -1,5 +1,5 @@
 """What ``memlab run`` makes of its sharding and resume options before anything runs: the run id
-checked, this shard's block of run.json, the rows a killed run recorded. A refusal is an
+checked, this shard's block of run.json, the rows and options a killed run recorded. A refusal is an
 :class:`OptionRefused` whose text is the fix; the command prints it and exits 2. What each needs is
 imported when it runs, so that ``memlab run --help`` loads none of it."""
 
@@ -42,6 +42,29 @@ def shard_of(spec: str, run_id: str | None, selection: list[str], nonce: str | N
         raise OptionRefused(f"--shard {spec}: shard {index} has no rows: {count} shards for "
                             f"{len(shard['selection'])} selected row(s); use at most {len(shard['selection'])} shards")
     return shard
+
+
+#: A killed run's recorded option (run.json ``options`` or the run's own key) -> the parameter of
+#: ``memlab run`` it fills when a resume does not give it, and how the recorded value becomes it.
+RESUMED = {"nonce": ("nonce", lambda v: v), "records": ("records", int),
+           "fork_server": ("no_fork_server", lambda v: not v), "runtime": ("runtime_name", str)}
+
+
+def resumed_options(folder: Path, given: set[str]) -> dict[str, object]:
+    """The options of the killed run in ``folder`` that this resume did not give (parameter -> value),
+    from its run.json; one given is kept as given (the resume refuses it if it differs)."""
+    from lab.method.resume import ResumeRefused, recorded as recorded_run
+    try:
+        run = recorded_run(folder)
+    except ResumeRefused as exc:
+        raise OptionRefused(str(exc)) from None
+    was = {**(run.get("options") or {}), "runtime": run.get("runtime")}
+    taken: dict[str, object] = {}
+    for key, (param, convert) in RESUMED.items():
+        if param in given or key not in was or (was[key] is None and key != "nonce"):
+            continue
+        taken[param] = None if was[key] is None else convert(was[key])
+    return taken
 
 
 def recorded_rows(folder: Path) -> list[str]:

@@ -4,7 +4,10 @@ prepare the SUT's environment -> save profile and environment -> seed -> the oth
 each a task of its own (observations saved as they happen) -> derive the rows -> manifest
 (:mod:`lab.method.rowwork`, on the run's workers: :mod:`lab.method.schedule`).
 A row that cannot be prepared is recorded as an error row; the rest still runs.
-Ctrl-C kills every SUT process of the run and still writes what was measured.
+Ctrl-C (or SIGTERM, which the CLI raises as one) kills every SUT process of the run and still writes
+what was measured (status ``interrupted``, with the ``signal``); a run that fails (a full disk, a
+crash of the lab) still kills them and pins what it can (status ``failed``): never a set that
+verifies as complete.
 """
 
 from __future__ import annotations
@@ -75,8 +78,9 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
     try:
         run = _begin(results, profiles, invalid, runtime, nonce, records, resume, run_id or registry.run_id,
                      registry.run_id, shard)
-    except resuming.ResumeRefused:
+    except BaseException:  # refused, or run.json not writable: nothing of this run is left behind
         registry.close()
+        results.close()
         raise
     cancel = threading.Event()
     summary = RunSummary(out=out, run=run)
@@ -96,33 +100,59 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
         saved = resuming.saved_trials(results.observation_dir(p.row)) if resume else {}
         works.append(RowWork(i, p, runtime, registry, results, run, resuming.plan_of(saved) or make_plan(nonce, records),
                              cancel, lambda step, row=p.row: progress(row, step), done, saved))
+    run["status"] = "failed"  # until the pool has ended as it should
     try:
         for work in works:
             work.start(pool)
         try:
             pool.wait()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             cancel.set()
             pool.cancel()
             registry.kill_all()
             pool.drain()
-            run["status"] = "interrupted"
-            raise Interrupted("interrupted: SUT processes killed, measured trials kept") from None
+            run.update(status="interrupted", signal=getattr(exc, "signal", None) or "SIGINT")
+            stop = Interrupted(f"interrupted ({run['signal']}): SUT processes killed, measured trials kept")
+            stop.signal = run["signal"]
+            raise stop from None
         run["status"] = "completed"
-    finally:
-        pool.cancel()
-        pool.drain()
-        for work in works:  # a row cut short (Ctrl-C, a crash of the lab) is derived from what it saved
-            try:
-                work.finish()
-            except Exception as exc:  # never hides what ended the run
-                log.error("row.derive_failed", row=work.profile.row, error=f"{type(exc).__name__}: {exc}")
-        run["finished"] = _now()
-        write_json(out / "run.json", run)
-        results.write_manifest(run)
-        registry.close()
-        log.info("run.end", run_id=run["run_id"], status=run["status"], out=str(out))
+    except BaseException:
+        _end(pool, works, registry, results, run, ending=True)
+        raise
+    _end(pool, works, registry, results, run)
     return summary
+
+
+def _end(pool: Workers, works: list[RowWork], registry: RunRegistry, results: ResultSet, run: dict[str, Any],
+         ending: bool = False) -> None:
+    """However the run ended: its rows derived from what they saved, run.json and the manifest written,
+    every SUT process killed and the scratch removed. A step that fails (a full disk) is logged and
+    the next still runs; the first failure is raised after the last step, unless the run is
+    ``ending`` with an exception of its own."""
+    failures: list[BaseException] = []
+
+    def step(name: str, do: Callable[[], Any]) -> bool:
+        try:
+            do()
+            return True
+        except Exception as exc:  # never hides what ended the run, never skips the cleanup
+            log.error("run.end_step_failed", step=name, error=f"{type(exc).__name__}: {exc}")
+            failures.append(exc)
+            return False
+
+    pool.cancel()
+    pool.drain()
+    for work in works:  # a row cut short (Ctrl-C, a crash of the lab) is derived from what it saved
+        step(f"derive {work.profile.row}", work.finish)
+    run["finished"] = _now()
+    if run["status"] == "completed" and failures:  # a row not derived: the set is not whole
+        run["status"] = "failed"
+    if step("run.json", lambda: write_json(results.root / "run.json", run)):
+        step("manifest", lambda: results.write_manifest(run))  # never a manifest beside a stale run.json
+    step("registry", registry.close)
+    log.info("run.end", run_id=run["run_id"], status=run["status"], out=str(results.root))
+    if failures and not ending:
+        raise failures[0]
 
 
 def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileError], runtime: Runtime,
@@ -141,6 +171,7 @@ def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileErr
         except resuming.ResumeRefused:
             results.close()
             raise
+        run.pop("signal", None)  # what interrupted it before
         run.update(status="running", finished=None,
                    resumed=run.get("resumed", []) + [{"at": _now(), "process_run": process_run}])
     else:

@@ -141,8 +141,17 @@ class RowWork:
         else:
             self._environment = environment
             save("environment", environment)
-        return RowProcedure(prepared, self.runtime, self.registry, self.plan, save,
+        return RowProcedure(prepared, self.runtime, self.registry, self.plan, self._unless_cut(save),
                             self.results.root / "logs" / profile.row, self._step, self.saved, self.kept)
+
+    def _unless_cut(self, save: Callable[[str, dict[str, Any]], Any]) -> Callable[[str, dict[str, Any]], Any]:
+        """``save``, except a trial's error once the run is cancelled: its SUT was killed by the interrupt,
+        so it was cut short, not measured (Interrupted; ``--resume`` measures it)."""
+        def guarded(trial: str, data: dict[str, Any]) -> Any:
+            if self.cancel.is_set() and data.get("status") == "error":
+                raise Interrupted(trial)
+            return save(trial, data)
+        return guarded
 
     def _step(self, name: str) -> None:
         if self.cancel.is_set():

@@ -9,14 +9,13 @@ hold no symlink): a new set is derived only from observations that are what the 
 from __future__ import annotations
 
 import hashlib
-import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import rfc8785
 
-from lab import METHOD_REVISION
+from lab import METHOD_REVISION, safewrite
 from lab.judge.derive import c3_disagreements
 from lab.judge.observation import ShapeError
 from lab.resultset.dumps import dump_disagreements
@@ -62,7 +61,7 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
     results = ResultSet(out)  # this analyze alone writes ``out`` (lab.resultset.lock)
     for folder in EVIDENCE_DIRS:
         if (source / folder).is_dir():
-            shutil.copytree(source / folder, out / folder)
+            safewrite.copy_tree(source / folder, out / folder)
     run = {"run_id": old.get("run_id") or manifest.get("run_id"), "started": old.get("started"),
            "finished": old.get("finished"), "status": old.get("status"), "runtime": old.get("runtime"),
            "method_revision": METHOD_REVISION, "lab": lab_revision(), "rows": [p.name for p in rows_obs],

@@ -16,12 +16,12 @@ shard's file and the fix.
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 from typing import Any
 
 import rfc8785
 
+from lab import safewrite
 from lab.resultset.loading import Unreadable, load_manifest, load_run
 from lab.resultset.pins import EVIDENCE_DIRS
 from lab.resultset.results import ResultSet, write_json
@@ -49,7 +49,7 @@ def merge(sources: list[Path], out: Path) -> tuple[dict[str, Any], list[dict[str
         for folder in EVIDENCE_DIRS:
             for row in shard.rows:
                 if (shard.root / folder / row).is_dir():
-                    shutil.copytree(shard.root / folder / row, out / folder / row)
+                    safewrite.copy_tree(shard.root / folder / row, out / folder / row)
     first = ordered[0].run
     run = {**{k: first[k] for k in SAME_RUN if k in first},
            "started": min(s.run.get("started") or "" for s in ordered),

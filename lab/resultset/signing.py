@@ -55,7 +55,7 @@ def keygen(path: Path) -> tuple[Path, Path, str]:
     path = Path(path)
     pub_path = path.with_name(path.name.removesuffix(".pem") + ".pub.pem")
     for target in (path, pub_path):
-        if target.exists():
+        if target.exists() or target.is_symlink():
             raise SigningKeyError(f"{target} exists; memlab keygen never overwrites a key (choose another path)")
     path.parent.mkdir(parents=True, exist_ok=True)
     private = Ed25519PrivateKey.generate()
