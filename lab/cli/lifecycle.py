@@ -27,14 +27,20 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from lab import RUNTIME_NAMES
 from lab.cli.options import no_fork_server_option, profiles_option, sign_key_option
 from lab.cli.results import err, fail
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
+from lab.report.inert import inert
 
 EXIT = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 1, "error": 2}
+
+
+def shown(text: object) -> str:
+    """Text from outside (a scenario, a shim, a path) for the console: control characters shown as
+    escapes, markup escaped, its line breaks kept (lab.report.inert)."""
+    return inert(text, lines=True)
 
 
 @click.group("lifecycle")
@@ -47,11 +53,11 @@ def _pack(where: Path):
     then exit 2; warnings printed."""
     pack = load_pack(where)
     for warning in pack.warnings:
-        err.print(f"[yellow]warning[/] {escape(str(warning))}", highlight=False)
+        err.print(f"[yellow]warning[/] {shown(str(warning))}", highlight=False)
     for error in pack.errors:
-        err.print(f"[bold red]invalid scenario[/] {escape(str(error))}", highlight=False)
+        err.print(f"[bold red]invalid scenario[/] {shown(str(error))}", highlight=False)
     if pack.errors:
-        fail(escape(f"{len(pack.errors)} invalid scenario file(s) in {where}; nothing was run"))
+        fail(shown(f"{len(pack.errors)} invalid scenario file(s) in {where}; nothing was run"))
     return list(pack.scenarios)
 
 
@@ -78,7 +84,7 @@ def export_cmd(pack: Path, to: Path, shape: str) -> None:
 
     scenarios = _pack(pack)
     if to.exists() and any(to.iterdir()):
-        fail(escape(f"{to} is not empty\n  fix: export into a new folder"))
+        fail(shown(f"{to} is not empty\n  fix: export into a new folder"))
     to.mkdir(parents=True, exist_ok=True)
     for scenario in scenarios:
         (to / f"{scenario.id}.yaml").write_text(to_yaml(scenario, shape), encoding="utf-8")
@@ -115,7 +121,7 @@ def doctor_cmd(config: Path | None, adapter_spec: str | None, base_url: str | No
     try:
         cfg = load_http_config(config, base_url=base_url)
     except ProfileError as exc:  # HttpConfigError, or the file cannot be read
-        fail(escape(str(exc)))
+        fail(shown(str(exc)))
     if timeout is not None:
         cfg = replace(cfg, convergence={**cfg.convergence, "timeout": timeout})
     report = doctor(cfg)
@@ -131,7 +137,7 @@ def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
         return config
     spec = _spec(adapter_spec)
     if spec.http is None:
-        fail(f"doctor checks an HTTP shim: --adapter http:CONFIG, not {escape(adapter_spec)}")
+        fail(f"doctor checks an HTTP shim: --adapter http:CONFIG, not {shown(adapter_spec)}")
     if config is not None and Path(spec.http) != config:
         fail("give the config once: CONFIG or --adapter http:CONFIG")
     return Path(spec.http)
@@ -214,8 +220,8 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
             cfg = load_http_config(http_config)
             targets += [http_target(cfg, where) for where in chosen]
         except (ProfileError, ValueError) as exc:  # a bad config (HttpConfigError) or an unreadable file
-            fail(escape(str(exc)))
-        err.print(f"http:{escape(cfg.name)}: {cfg.contract}'s contract at {escape(cfg.base_url)}", highlight=False)
+            fail(shown(str(exc)))
+        err.print(f"http:{shown(cfg.name)}: {cfg.contract}'s contract at {shown(cfg.base_url)}", highlight=False)
         if cfg.unset_token:
             err.print(f"note: auth_token_env names {cfg.unset_token}, which is not set: requests go without "
                       "Authorization", highlight=False)
@@ -227,14 +233,14 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
         targets += [sut_target(p, runtime, out, where) for p in _lifecycle_rows(profiles_dir, patterns, runtime)
                     for where in chosen]
     err.print(f"memlab lifecycle: {len(targets)} target(s) ({', '.join(chosen)}) × {len(scenarios)} scenario(s) × "
-              f"{seeds} seed(s), fail on {fail_on} -> {escape(str(out))}", highlight=False)
+              f"{seeds} seed(s), fail on {fail_on} -> {shown(str(out))}", highlight=False)
     try:
         with RunProgress(err, total=len(targets) * len(scenarios) * seeds) as bar:
             outcome = run_gate(targets, scenarios, seeds, fail_on, out, runtime.name if runtime else "http",
                                progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1),
                                options={"profiles": str(profiles_dir)})
     except OutRefused as exc:  # another run writes --out, or it holds a set: nothing was written
-        fail(escape(str(exc)))
+        fail(shown(str(exc)))
     _finish(outcome, json_file, sign_key, report_json, report_md, adapter_spec or ", ".join(t.key for t in targets))
 
 
@@ -245,7 +251,7 @@ def _spec(text: str):
     try:
         return parse(text)
     except SpecError as exc:
-        fail(escape(str(exc)))
+        fail(shown(str(exc)))
 
 
 class Terminated(KeyboardInterrupt):
@@ -285,17 +291,17 @@ def _resume(root: Path, json_file: Path | None, report_json: Path | None, report
     ctx = click.get_current_context()
     given = [flag for name, flag in RESUME_TAKES.items() if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     if given:
-        fail(f"--resume takes the run's own options from {escape(str(root / 'run.json'))}; it refuses "
+        fail(f"--resume takes the run's own options from {shown(str(root / 'run.json'))}; it refuses "
              f"{', '.join(given)}\n  fix: give --resume DIR alone (with --json, --report-json, --report-md or "
              "--sign-key if you want them)")
     try:
         run, targets = resume_targets(root, no_fork_server)
     except ResumeRefused as exc:
-        fail(escape(str(exc)))
+        fail(shown(str(exc)))
     scenarios = sorted(load_scenarios(root).values(), key=lambda s: s.id)
     todo = missing(root, run)
     left = sum(len(todo[t.key]) for t in targets)
-    err.print(f"memlab lifecycle: resuming {escape(str(root))}: {left} scenario run(s) of {len(targets)} target(s) "
+    err.print(f"memlab lifecycle: resuming {shown(str(root))}: {left} scenario run(s) of {len(targets)} target(s) "
               "left to measure", highlight=False)
     try:
         with RunProgress(err, total=left) as bar:
@@ -303,7 +309,7 @@ def _resume(root: Path, json_file: Path | None, report_json: Path | None, report
                                progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1),
                                resume=run)
     except OutRefused as exc:
-        fail(escape(str(exc)))
+        fail(shown(str(exc)))
     _finish(outcome, json_file, sign_key, report_json, report_md, ", ".join(t.key for t in targets))
 
 
@@ -313,7 +319,7 @@ def _adapter(spec_text: str, patterns: tuple[str, ...], http_config: Path | None
         fail("--adapter names what to gate: give it instead of --sut and --http, not beside them")
     spec = _spec(spec_text)
     if spec.note:
-        err.print(f"note: {escape(spec.note)}", highlight=False)
+        err.print(f"note: {shown(spec.note)}", highlight=False)
     return ((spec.row,), None) if spec.row else ((), Path(spec.http))
 
 
@@ -337,7 +343,7 @@ def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> l
     chosen = select(profiles, list(patterns))
     bad = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), p) for p in patterns)]
     for error in bad:
-        err.print(f"[bold red]invalid profile[/] {escape(str(error))}", highlight=False)
+        err.print(f"[bold red]invalid profile[/] {shown(str(error))}", highlight=False)
     if bad:
         fail("a selected profile is invalid; nothing was run")
     if not chosen:
@@ -385,10 +391,10 @@ def _finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | 
     lifecycle_report.print_report(rows, run, stdout_console())
     for path, what in ((report_json, "report (json)"), (report_md, "report (md)")):
         if path is not None:
-            err.print(f"{what}: {escape(str(path))}", highlight=False)
-    err.print(f"result set: {escape(str(out))} (memlab verify {escape(str(out))})", highlight=False)
+            err.print(f"{what}: {shown(str(path))}", highlight=False)
+    err.print(f"result set: {shown(str(out))} (memlab verify {shown(str(out))})", highlight=False)
     if outcome.interrupted:
         err.print(f"[yellow]interrupted[/]: what was measured is kept and pinned; `memlab lifecycle run --resume "
-                  f"{escape(str(out))}` completes it")
+                  f"{shown(str(out))}` completes it")
         sys.exit(143 if outcome.terminated else 130)
     sys.exit(EXIT[summary["status"]])

@@ -21,6 +21,7 @@ from rich.table import Table
 from lab.lifecycle.judge import CHECKS
 from lab.lifecycle.results import row_key
 from lab.report.compact import Code, Codes, compact_table, print_fitting
+from lab.report.inert import inert
 
 _STYLE = {"PASS": "bold green", "FAIL": "bold red", "NOT TESTED": "dim", "INCONCLUSIVE": "yellow", "error": "magenta"}
 NOT_TESTED_NOTE = ("NOT TESTED: the check had no opportunity in the pack, the SUT cannot express it "
@@ -195,7 +196,7 @@ def compact(rows: list[dict[str, Any]]) -> Table:
     for row in rows:
         codes = "  ".join(STATUS_CODES.styled(row["checks"][n]["status"]) for n in names)
         acc = row["current_fact_accuracy"]
-        out.add_row(escape(row_key(row)), codes, f"{acc['hits']}/{acc['opportunities']}",
+        out.add_row(inert(row_key(row)), codes, f"{acc['hits']}/{acc['opportunities']}",
                     delta_text(row["memory_utility_delta"]), f"[{_STYLE.get(row['status'], '')}]{row['status']}[/]")
     return out
 
@@ -215,20 +216,21 @@ def print_report(rows: list[dict[str, Any]], run: dict[str, Any], console: Conso
         print_fitting(console, table(rows), compact(rows), compact_key(rows))
     for row in rows:
         gate, key = row["gate"], row_key(row)
+        key = inert(key, markup=False)
         console.print(f"  {key}: {gate_text(row)}", markup=False, highlight=False)
         for reason in gate.get("reasons", []):
-            console.print(f"  {key}: {reason}", markup=False, highlight=False)
+            console.print(f"  {key}: {inert(reason, markup=False)}", markup=False, highlight=False)
         if retrieval_text(row):
             console.print(f"  {key}: {retrieval_text(row)}", markup=False, highlight=False)
         if gate.get("unstable"):
-            console.print(f"  {key}: [yellow]unstable across seeds[/]: {', '.join(gate['unstable'])}")
+            console.print(f"  {escape(key)}: [yellow]unstable across seeds[/]: {', '.join(gate['unstable'])}")
         for err in row["errors"][:5]:
-            console.print(f"  {key}: [magenta]harness error[/] {escape(err['scenario'])} seed {err['seed']}: "
-                          f"{escape(err['message'])}")
+            console.print(f"  {escape(key)}: [magenta]harness error[/] {inert(err['scenario'])} seed {err['seed']}: "
+                          f"{inert(err['message'])}")
         if len(row["errors"]) > 5:
-            console.print(f"  {key}: … {len(row['errors']) - 5} more harness errors (rows/{key}.json)")
+            console.print(f"  {key}: … {len(row['errors']) - 5} more harness errors (rows/{key}.json)", markup=False)
         for line in ([restart_text(row)] if restart_text(row) else []) + erasure_lines(row, limit=3):
-            console.print(f"  {key}: {line}", markup=False, highlight=False)
+            console.print(f"  {key}: {inert(line, markup=False)}", markup=False, highlight=False)
     console.print(f"[dim]{escape(rows[0]['judge_limits']) if rows else ''}\n{NOT_TESTED_NOTE}[/]")
     console.print("[dim]" + escape("; ".join(f"{term}: {meaning}" for term, meaning in LEGEND[:5])) +
                   " (docs/lifecycle.md; report.md and report.html explain every term)[/]")
