@@ -36,9 +36,6 @@ from lab.runtime import get_runtime  # noqa: E402
 from lab.runtime.housekeeping import RunRegistry, new_run_id  # noqa: E402
 
 PHASES = ("prepare", "start", "scenarios", "stop", "judge", "total")
-#: The peer LIFECYCLE.md compares against; it is not on the registries this machine reaches.
-PEER = ("memorycheck 0.1 (its reference adapter, in-process): not installable here (on neither PyPI nor npm); "
-        "LIFECYCLE.md quotes 0.3-0.5 s for a whole pack on this kind of machine")
 
 
 def once(profile: Any, scenarios: list, position: str = "live", runtime: str = "local") -> dict[str, float]:
@@ -104,7 +101,7 @@ def main() -> None:
         print(f"  live {live['total']:.3f}s  |  restarted {again['total']:.3f}s: {again['restarts']:.0f} restarts, "
               f"median {again['restart']:.3f}s per restart (stop + start), erasure scans {again['scans']:.3f}s "
               f"(live {live['scans']:.3f}s)")
-    print(f"  peer: {PEER}")
+    print("  the peer gate memorycheck beside memlab, whole commands as a CI job runs them: bench/lifecycle_peer.py")
 
 
 if __name__ == "__main__":

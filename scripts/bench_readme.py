@@ -36,6 +36,7 @@ BENCHES = {
     "lifecycle": (["bench/lifecycle.py", "--runs", "3"], None),
     "lifecycle_rows": (["bench/lifecycle.py", "--row", "atmem-chain", "--row", "langgraph-sqlite",
                         "--position", "restarted", "--runs", "3"], None),
+    "lifecycle_peer": (["bench/lifecycle_peer.py", "--runs", "5"], 9),
     "fork_server": (["bench/fork_server.py", "--row", "langgraph-sqlite", "--row", "mem0-qdrant-local",
                      "--row", "crewai-ltm-lancedb", "--row", "hermes-memory-md", "--lifecycle", "mem0-qdrant-local",
                      "--lifecycle", "hermes-memory-md", "--lifecycle", "crewai-ltm-lancedb"], 8),
