@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from edits import registry
+from edits.confine import confine
 from edits.layout import LayoutError, StoreLayout
 from edits.model import AppliedEdit, EditSpec, Record
 
@@ -38,7 +39,8 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
                versions: dict[str, str] | None = None) -> Editor:
     """The editor for ``layout.backend``: on a volume path, or connected to a running service's URL.
 
-    The backend is looked up in :mod:`edits.registry` (each editor module declares its own).
+    The backend is looked up in :mod:`edits.registry` (each editor module declares its own). A
+    volume holding a symlink out of it, a fifo or a device is refused (:mod:`edits.confine`).
     ``versions`` (version value -> seeded marker, from the SUT's answers to the seeding
     writes) reaches the editor of list-element records (``records:``), which needs it to
     roll a context back to an earlier version (T2) and to label opaque version rows.
@@ -51,6 +53,7 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
         return backend.open(layout, _service_url(layout, services), versions)
     if layout.volume not in volumes:
         raise ValueError(f"layout names volume {layout.volume!r}, which the profile does not declare")
+    confine(volumes[layout.volume])  # StoreEscape: a link out of the volume, a fifo or a device in it
     return backend.open(layout, volumes[layout.volume], versions)
 
 

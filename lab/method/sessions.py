@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from edits.base import editor_for
+from edits.confine import StoreEscape
 from edits.model import EditError
 from lab.driver import DriverClient, DriverError
 from lab.method.bed import Bed
@@ -112,18 +113,27 @@ class Sessions:
         (the SUT's own when it runs, else started for this access and stopped after)."""
         versions = {**self.bed.seed_versions, **obs.get("op_version", {})}
         if not self.profile.services:
-            yield editor_for(self.profile.store, volumes, versions=versions)
+            yield _editor(self.profile.store, volumes, versions=versions)
         elif session is not None:
-            yield editor_for(self.profile.store, volumes, session.services, versions=versions)
+            yield _editor(self.profile.store, volumes, session.services, versions=versions)
         else:
             with self.services(obs, f"{trial}-store", volumes) as urls:
-                yield editor_for(self.profile.store, volumes, urls, versions=versions)
+                yield _editor(self.profile.store, volumes, urls, versions=versions)
 
     def store_records(self, obs: dict[str, Any], trial: str, volumes: dict[str, Path],
                       session: Session | None = None) -> list[dict[str, Any]]:
         """The store's records as the generic editor reads them, in one access."""
         with self.store(obs, trial, volumes, session) as editor:
             return records(editor)
+
+
+def _editor(*args: Any, **kwargs: Any) -> Any:
+    """The generic editor (edits.base.editor_for); a store it refuses to open (a link out of its
+    volume: edits.confine) is a StageError naming why."""
+    try:
+        return editor_for(*args, **kwargs)
+    except StoreEscape as exc:
+        raise StageError("store", f"the generic editor refuses the store: {exc}") from exc
 
 
 def records(editor) -> list[dict[str, Any]]:
