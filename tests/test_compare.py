@@ -1,4 +1,4 @@
-"""``memlab compare``: changed cells only where the comparability conditions of METHOD.md match."""
+"""``memlab compare``: changed cells only where the comparability conditions of docs/method.md match."""
 
 import copy
 import json

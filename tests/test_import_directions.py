@@ -1,4 +1,4 @@
-"""lab/ is one package per role; each role imports only the roles below it (DESIGN.md's table).
+"""lab/ is one package per role; each role imports only the roles below it (docs/design.md, "Roles").
 
 The allowed directions are written once here and in each package's docstring; a role that
 reaches up (the judge importing the method, a runtime importing the result set) fails.
@@ -51,7 +51,7 @@ def lab_imports(path: Path):
 
 def test_every_module_of_lab_belongs_to_a_known_role():
     unknown = sorted({role_of(p) for p in LAB.rglob("*.py")} - set(ALLOWED) - {"__init__"})
-    assert unknown == [], f"lab/ modules outside the role table: {unknown} (add them to ALLOWED and DESIGN)"
+    assert unknown == [], f"lab/ modules outside the role table: {unknown} (add them to ALLOWED and docs/design.md)"
 
 
 def test_roles_import_only_the_roles_below_them():

@@ -1,5 +1,5 @@
-"""Unordered memory with a metadata layer (METHOD.md: only "unordered key-value memory with no
-metadata layer cannot express T2/T4/T8"): T2 and T4 are measured there, and T4's effect is seen
+"""Unordered memory with a metadata layer (docs/method.md: only unordered key-value memory with no
+metadata layer cannot express T2/T4/T8): T2 and T4 are measured there, and T4's effect is seen
 in the exchanged order key the read serves, not in an order served at random."""
 
 from lab.cases import BY_ID, not_applicable

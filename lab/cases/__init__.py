@@ -1,4 +1,4 @@
-"""The cases: the ten edits and three controls of METHOD.md, one module each, as data.
+"""The cases: the ten edits and three controls of docs/method.md, one module each, as data.
 
 A case (:mod:`lab.cases.case`) says what it edits, which context the read after the restart
 looks at, what the store must be able to express, its group and level, and carries its own

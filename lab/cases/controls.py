@@ -1,4 +1,4 @@
-"""The three controls of METHOD.md, as data: what each checks, and what the method does for it.
+"""The three controls of docs/method.md, as data: what each checks, and what the method does for it.
 
 All must hold for a result to count: without C1 a SUT that refuses everything would score
 perfectly; without C2 one that serves nothing new would; a case whose edit did not land (C3)
@@ -26,7 +26,7 @@ class Control:
 
     @property
     def text(self) -> str:
-        """``name: what it checks`` (how reports and METHOD.md state it)."""
+        """``name: what it checks`` (how reports and docs/method.md state it)."""
         return f"{self.name}: {self.checks}"
 
 

@@ -1,4 +1,4 @@
-"""The registry: every case module in the order of METHOD.md, and what is derived from them.
+"""The registry: every case module in the order of docs/method.md, and what is derived from them.
 
 Adding a case: write ``lab/cases/tN.py`` with its ``CASE`` (spec builder, C3 rule, sealed-state
 rule, effect check, group, level, needs; a restore case its ``sut_op``) and add the module to

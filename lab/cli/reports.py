@@ -59,7 +59,7 @@ def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @reader_may_leave()
 def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
-    """Cell for cell, where the conditions of METHOD.md "Reporting" match; other rows side by side."""
+    """Cell for cell, where the conditions of docs/method.md "Reporting" match; other rows side by side."""
     from lab.report.comparison import render as render_comparison
     from lab.report.terminal import stdout_console
     from lab.resultset.compare import compare as compare_rows

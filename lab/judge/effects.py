@@ -1,4 +1,4 @@
-"""The effect check (lab addition to METHOD.md): does the served memory reflect the edit?
+"""The effect check (docs/method.md, a lab addition): does the served memory reflect the edit?
 
 A pure function of the case's intended edit and what the read served; the check itself is the
 case's own (``lab.cases.tN.effect``), found through the registry. An ACCEPTED cell whose edit

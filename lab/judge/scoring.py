@@ -1,4 +1,4 @@
-"""Score, group rates and level of a row, from its cells alone (METHOD.md "Score", "Levels").
+"""Score, group rates and level of a row, from its cells alone (docs/method.md "Score", "Levels").
 
 Decision rules (also written into every manifest):
 - N counts the cells with a verdict REJECTED, REPORTED or ACCEPTED; ``n/a`` and

@@ -1,4 +1,4 @@
-"""The method (METHOD.md's procedure): per case a fresh copy of the seeded volumes, the SUT
+"""The method (the procedure of docs/method.md): per case a fresh copy of the seeded volumes, the SUT
 stopped, one fault step (an edit by a generic editor, or a restore around the SUT's own
 operation), C3 before the restart, then restart, read and observe; rows and, once a row is
 seeded, its trials side by side.

@@ -1,4 +1,4 @@
-"""The procedure of METHOD.md for one row: seed once, then per case a fresh copy of the
+"""The procedure of docs/method.md for one row: seed once, then per case a fresh copy of the
 seeded volumes -> (SUT stopped) fault step -> C3 -> restart -> read (-> audit).
 
 The fault step is the case's: an :class:`~lab.method.edit_step.EditStep` (a storage edit by

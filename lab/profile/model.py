@@ -24,7 +24,7 @@ TOP_FIELDS = {
     "fork_server", "image", "side_by_side",
 }
 POSITIONS = ("stopped", "alive")
-#: The two measurements of the lab: at rest (METHOD.md) and the lifecycle gate (LIFECYCLE.md).
+#: The two measurements of the lab: at rest (docs/method.md) and the lifecycle gate (docs/lifecycle.md).
 MEASUREMENTS = ("at_rest", "lifecycle")
 #: What a SUT may offer the lifecycle gate: TTL with logical time, tenant and user kept apart, its own
 #: update, and per-record erasure (``erase``; without it the gate does not send deletes or rescopes).

@@ -1,5 +1,5 @@
 """What every report format says the same way: row keys, labels, metric text, run facts, and the
-words a reader needs without METHOD.md open (what each case does, each verdict, detection point,
+words a reader needs without docs/method.md open (what each case does, each verdict, detection point,
 observation class and level means).
 
 The case texts come from the cases themselves (their names, C3 rules and module docstrings); the
@@ -26,7 +26,7 @@ CASE_SHORT = {"T1": "the fact in one record changed", "T2": "the newest record d
               "T7": "an older record copied over the newest", "T8": "owner, role, source or time changed",
               "T9": "store copied, one write, copy put back", "T10": "store copied, one erasure, copy put back"}
 
-#: (label, verdict, what it means, how it counts) -- METHOD.md "Verdicts" and "Score".
+#: (label, verdict, what it means, how it counts) -- docs/method.md "Verdicts" and "Score".
 VERDICTS = (
     ("REJ", "REJECTED", "the SUT refused to load or serve the affected memory (an error, an empty result, "
      "a refusal to resume)", "pass: 1"),
@@ -39,18 +39,18 @@ VERDICTS = (
      "failed, or an ACCEPTED edit had no visible effect on the read", "not counted"),
     ("n/a", "not applicable", "the store cannot express this edit (the reason is given)", "not counted"))
 
-#: Detection point -> what it means (METHOD.md "Verdicts").
+#: Detection point -> what it means (docs/method.md "Verdicts").
 POINTS = {"read": "the signal or refusal comes at load or serve time, on the SUT's own read path",
           "audit": "only a separate audit command finds the edit (partial credit, since the agent already "
                    "resumed); a SUT offering both is two rows, and a read row never gets credit for the audit"}
 
-#: Observation class -> what it means (METHOD.md "Verdicts").
+#: Observation class -> what it means (docs/method.md "Verdicts").
 CLASSES = {"a": "refusal or signal on the SUT's own read path, seen by the harness that made the read",
            "b": "value reported by the SUT itself in a separate audit call (the call, the store it ran against "
                 "and the interval since the edit are recorded); never combined with a read verdict",
            "c": "read made through a vendor client SDK not declared part of the SUT (managed stores)"}
 
-#: Level -> its name in METHOD.md "Levels".
+#: Level -> its name in docs/method.md "Levels".
 LEVEL_NAMES = {"L0": "measured", "L1": "bytes bound", "L2": "sequence bound", "L3": "context bound",
                "L4": "head anchored off the store"}
 

@@ -1,4 +1,4 @@
-"""One static, self-contained HTML page a security engineer reads without METHOD.md open.
+"""One static, self-contained HTML page a security engineer reads without docs/method.md open.
 
 The page: the run's facts; the verdict matrix as a heat map, each case column headed by its
 name and what the edit does; a legend of verdicts, detection points, observation classes,

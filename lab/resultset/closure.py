@@ -1,6 +1,6 @@
 """The SUT's dependency closure: its package and what it requires, transitively, in a row's environment.
 
-METHOD.md compares "the libraries the SUT links against", not everything installed beside it
+docs/method.md compares "the libraries the SUT links against", not everything installed beside it
 (another row's driver may share the environment's folder). A row's environment records each
 package's version (``runtime.packages``) and, since listing layout 3, its requirements
 (``runtime.detail.requires``: Requires-Dist strings, parsed with :mod:`packaging`). The closure

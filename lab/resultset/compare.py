@@ -1,4 +1,4 @@
-"""``memlab compare A B``: cell for cell, but only where METHOD.md "Reporting" says verdicts compare.
+"""``memlab compare A B``: cell for cell, but only where docs/method.md "Reporting" says verdicts compare.
 
 Two verdicts are comparable only when the SUT version, libraries, runtime, store,
 configuration, DUT boundary, position, whether the SUT was stopped during the edits,

@@ -1,6 +1,6 @@
 """An independent recount of a row's metric, counts, group rates, level and evaluability.
 
-Written on purpose without lab.judge.scoring (a second reading of METHOD.md "Score" and
+Written on purpose without lab.judge.scoring (a second reading of docs/method.md "Score" and
 "Levels", in exact fractions, sharing only the ``Verdict`` names): ``memlab verify`` compares
 what a row states with what this module counts from the row's own cells. It recounts only under the
 decision rules it implements, stated in ``RULES``; a manifest stating other rules is
