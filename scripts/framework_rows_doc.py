@@ -1,7 +1,7 @@
 """Write docs/rows.md from the committed result sets of the framework rows (issue 4).
 
 Every matrix, version and run time in the document is read from
-results/published/<row>/ (nothing typed by hand); the notes are the row's profile notes. What
+results/published/<row>/ (nothing typed by hand); the notes are the row's profile notes (:func:`notes`). What
 is written here by hand is one line per row saying what the measured matrix means for a user
 of that framework, and the environment build times measured on an empty cache. Run after
 re-publishing a row:
@@ -15,6 +15,8 @@ import json
 from datetime import datetime
 
 from rows_doc_common import CASE_IDS, ROOT, installed_version, matrix, published_rows
+
+from lab.profile import load_profile  # noqa: E402  (rows_doc_common put the repository on the path)
 
 #: row -> one line for a user of the framework (an interpretation of the committed matrix).
 ROWS = {
@@ -100,6 +102,15 @@ ENV_BUILD = {"langgraph-sqlite": 39.5, "langgraph-store": 33.1, "openai-agents":
              "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6, "letta": 347.8}
 
 
+def notes(name: str, saved: dict, row: dict) -> str:
+    """The row's notes: those of its profile in sut_profiles/ where the profile is still the one the set
+    was measured with in all but its notes (reworded since: a document of the project named instead of
+    one outside it), else those the set was measured with (``saved``: its profile.json)."""
+    current = load_profile(ROOT / "sut_profiles" / f"{name}.yaml").to_json()
+    same = {k: v for k, v in current.items() if k != "notes"} == {k: v for k, v in saved.items() if k != "notes"}
+    return current.get("notes") if same else row.get("notes")
+
+
 def seconds(run: dict) -> float:
     start, end = (datetime.fromisoformat(run[k]) for k in ("started", "finished"))
     return (end - start).total_seconds()
@@ -137,7 +148,7 @@ def main() -> None:
         out += ["", f"**For a user:** {for_user}", ""]
         if na:
             out += ["n/a: " + "; ".join(na) + ".", ""]
-        out += [f"Notes: {r0.get('notes')}", ""]
+        out += [f"Notes: {notes(name, saved, r0)}", ""]
     (ROOT / "docs" / "rows.md").write_text("\n".join(out), encoding="utf-8")
 
 
