@@ -27,8 +27,14 @@ Example (the ``store:`` block of a profile)::
                                  # for places that held one):
                                  #   context: {field: doc, path: [meta, uid]}
                                  #   identity: [id, {field: doc, path: [id]}]
+                                 # A context made of several fields (sqlite, postgres) is a list:
+                                 # the first holds the lab's context, the others its scope; every
+                                 # edit keeps the victim's whole scope and C3 checks all of it:
+                                 #   context: [session_id, app_name, user_id]
       records: {...}             # records that are elements of a list in a version row
                                  # (sqlite, postgres): see edits.layout_records
+      map: {...}                 # records that are the entries of a keyed map (a JSON object)
+                                 # in each row (sqlite, postgres): see edits.layout_map
 
 Every other field belongs to one backend, which declares and validates it in its own
 module (:class:`edits.registry.Field`)::
@@ -45,7 +51,8 @@ module (:class:`edits.registry.Field`)::
                                  # triggers and re-creates them, unchanged, in its transaction
 
 The parsers of the pieces (payload, paths, metadata refs) are in
-:mod:`edits.layout_fields`; those of ``records:`` in :mod:`edits.layout_records`.
+:mod:`edits.layout_fields`; those of ``records:`` in :mod:`edits.layout_records`, of ``map:`` in
+:mod:`edits.layout_map`.
 
 Example::
 
@@ -69,10 +76,11 @@ from typing import Any
 from edits import registry
 from edits.layout_fields import (METADATA_NAMES, POSITION, FieldRef, LayoutError, PayloadSpec, payload_spec,
                                  refs_of, text_field)
+from edits.layout_map import MapEntries, parse_map
 from edits.layout_records import ElementRecords, parse_records
 
-__all__ = ["StoreLayout", "parse_layout", "LayoutError", "PayloadSpec", "FieldRef", "ElementRecords", "POSITION",
-           "COMMON_FIELDS"]
+__all__ = ["StoreLayout", "parse_layout", "LayoutError", "PayloadSpec", "FieldRef", "ElementRecords", "MapEntries",
+           "POSITION", "COMMON_FIELDS"]
 
 COMMON_FIELDS = registry.COMMON_FIELDS  # parsed here for every backend; the rest are the backends' own
 
@@ -99,6 +107,8 @@ class StoreLayout:
     records: ElementRecords | None = None
     context_ref: FieldRef | None = None
     identity_refs: dict[str, FieldRef] = field(default_factory=dict)
+    scope: tuple[FieldRef, ...] = ()  # the other fields of a context of several (``context: [a, b, c]``)
+    map: MapEntries | None = None
     collection: str | None = None
     context_pattern: str = "{context}"
     options: dict[str, Any] = field(default_factory=dict)
@@ -130,12 +140,14 @@ class StoreLayout:
                if not self.records and any(r.path or r.values or len(refs) > 1 for refs in self.meta_refs.values()
                                            for r in refs) else {}),
             **({"records": self.records.to_json()} if self.records else {}),
+            **({"map": self.map.to_json()} if self.map else {}),
             **({"collection": self.collection} if self.collection else {}),
             **({"context_pattern": self.context_pattern} if self.context_pattern != "{context}" else {}),
             **({"context_ref": {"field": self.context_ref.field, "path": list(self.context_ref.path)}}
                if self.context_ref else {}),
             **({"identity_refs": {n: {"field": r.field, "path": list(r.path)} for n, r in self.identity_refs.items()}}
                if self.identity_refs else {}),
+            **({"scope": [{"field": r.field, "path": list(r.path)} for r in self.scope]} if self.scope else {}),
             **({"options": dict(self.options)} if self.options else {}),
         }
 
@@ -158,6 +170,7 @@ def parse_layout(data: Any) -> StoreLayout:
     own = {f.name: f.read(data, name) for f in backend.fields}
     if backend.check is not None:
         backend.check(data)
+    data, scope = _context_of_several(data, backend)
     identity = data.get("identity", [])
     context_ref, identity_refs = None, {}
     if isinstance(data.get("context"), dict) or (isinstance(identity, list) and
@@ -192,6 +205,14 @@ def parse_layout(data: Any) -> StoreLayout:
     elif payload.format == "opaque":
         raise LayoutError("payload.format", "an opaque payload needs records: (version rows of a state)",
                           "declare records: {text, version, ...}, or use text | json | msgpack")
+    entries = None
+    if data.get("map") is not None:
+        if backend.map_editor is None or records is not None:
+            raise LayoutError("map", f"a keyed map's entries are edited by {_names(lambda b: b.map_editor)} "
+                              f"(without records:), not {name}", "remove map:, or keep the map in a SQL column")
+        entries = parse_map(data, identity, metadata, payload)
+        identity = ["@key"]
+        meta_refs = {k: (FieldRef(None, p),) for k, p in entries.metadata.items()}
     for key, value in data.items():  # another backend's field, unless unset (None, "", or the default to_json writes)
         unset = value in (None, "", _DEFAULTS.get(key))
         if key not in COMMON_FIELDS and key not in backend.field_names() and not unset:
@@ -208,8 +229,10 @@ def parse_layout(data: Any) -> StoreLayout:
         metadata={k: refs[0].name() if refs[0].field is None else refs[0].field for k, refs in meta_refs.items()},
         meta_refs=meta_refs,
         records=records,
+        map=entries,
         context_ref=context_ref,
         identity_refs=identity_refs,
+        scope=scope,
         **{k: v for k, v in own.items() if k in _ATTRIBUTES and v is not None},
         options={k: v for k, v in own.items() if k not in _ATTRIBUTES and v is not None},
     )
@@ -219,6 +242,31 @@ def _names(test) -> str:
     """The backends for which ``test`` holds, for a message: the sqlite editor, the a/b editors."""
     names = registry.readers(test)
     return f"the {'/'.join(names)} editor{'s' if len(names) > 1 else ''}"
+
+
+def _context_of_several(data: dict, backend: registry.Backend) -> tuple[dict, tuple[FieldRef, ...]]:
+    """``context: [first, *scope]``: the store mapping with ``context`` its first entry, and the refs of
+    the others (a field name or {field, path}); a single context gives ``(data, ())``."""
+    entries = data.get("context")
+    if not isinstance(entries, list):
+        return data, ()
+    fix = "e.g. context: [session_id, app_name, user_id] (the first holds the lab's context)"
+    if not backend.field_paths or data.get("records") is not None:
+        raise LayoutError("context", f"a context of several fields is read by {_names(lambda b: b.field_paths)} "
+                          f"(without records:), not {backend.name}", "name one field")
+    if len(entries) < 2 or not all(isinstance(e, str) and e or isinstance(e, dict) for e in entries):
+        raise LayoutError("context", "a context of several fields lists at least two field names or {field, path}",
+                          fix)
+    refs = [refs_of(f"context[{i}]", e)[0] for i, e in enumerate(entries)]
+    if any(r.values or (isinstance(e, dict) and not r.path) for r, e in zip(refs, entries)):
+        raise LayoutError("context", "an entry is a field name or {field, path} (a path inside the field)", fix)
+    names = [r.name() for r in refs]
+    identity = {i if isinstance(i, str) else refs_of("identity", i)[0].name() for i in data.get("identity") or []
+                if isinstance(i, (str, dict))}
+    if len(set(names)) != len(names) or identity & set(names):
+        raise LayoutError("context", f"{names} names a field twice, or one the identity names too (a context "
+                          "field is kept with a record, an identity field made fresh on T5)", fix)
+    return {**data, "context": entries[0]}, tuple(refs[1:])
 
 
 def _slot_refs(data: dict, identity: Any) -> tuple[FieldRef | None, list[str], dict[str, FieldRef]]:

@@ -27,6 +27,9 @@ class Record:
     ``locator`` says where it lives (file, table, rowid, line) for reports;
     ``label`` is the seeded marker the lab attributes to a record whose payload it
     cannot read (an opaque version row, see ``edits.version_rows``), else None.
+    ``scope`` holds the values of the other fields of a context made of several
+    (``context: [session_id, app_name, user_id]``), in the layout's order; the record is in
+    the context ``(context, *scope)``.
     """
 
     context: str
@@ -38,10 +41,15 @@ class Record:
     locator: dict[str, Any] = field(default_factory=dict)
     label: str | None = None
     derived: dict[str, Any] | None = None  # the store's declared derived values in this context (edits.derived)
+    scope: tuple = ()
 
     def key(self) -> str:
         """Stable key of the record's identity, for diffs."""
         return "|".join(str(v) for v in self.identity)
+
+    def whole_context(self) -> tuple:
+        """The context with its scope: what a record of the same context shares with it."""
+        return (self.context, *self.scope)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-safe view (bytes shown as hex)."""
@@ -55,6 +63,7 @@ class Record:
             "locator": {k: _jsonable(v) for k, v in self.locator.items()},
             **({"label": self.label} if self.label is not None else {}),
             **({"derived": self.derived} if self.derived is not None else {}),
+            **({"scope": [_jsonable(v) for v in self.scope]} if self.scope else {}),
         }
 
 

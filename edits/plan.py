@@ -47,6 +47,10 @@ class Plan:
         """The records of one context, in order."""
         return [r for r in self.records if r.context == context]
 
+    def beside(self, record: Record) -> list[Record]:
+        """The records of ``record``'s whole context (its scope too), in order."""
+        return [r for r in self.records if r.whole_context() == record.whole_context()]
+
 
 @dataclass
 class Outcome:
@@ -71,14 +75,14 @@ def plan(spec: EditSpec, records: list[Record], metadata: dict[str, str]) -> Pla
         _check_find(spec, target)
     elif case == "T4":
         other = _other(spec, records, target, spec.second, "second")
-        if other.context != target.context:
-            raise EditError(f"T4: the two records are in different contexts ({target.context!r}, {other.context!r})")
+        if other.whole_context() != target.whole_context():
+            raise EditError(f"T4: the two records are in different contexts ({_named(target)!r}, {_named(other)!r})")
     elif case in ("T6", "T7"):
         other = _other(spec, records, target, spec.donor, "donor")
-        if case == "T6" and other.context == target.context:
+        if case == "T6" and other.whole_context() == target.whole_context():
             raise EditError(f"T6: donor and victim are both in context {target.context!r}; a replay needs another context")
-        if case == "T7" and other.context != target.context:
-            raise EditError(f"T7: donor is in context {other.context!r}, the victim in {target.context!r}")
+        if case == "T7" and other.whole_context() != target.whole_context():
+            raise EditError(f"T7: donor is in context {_named(other)!r}, the victim in {_named(target)!r}")
     elif case == "T8":
         name = spec.meta_field
         if not name:
@@ -90,6 +94,11 @@ def plan(spec: EditSpec, records: list[Record], metadata: dict[str, str]) -> Pla
         if meta_value == old:
             raise EditError(f"T8: new {name} {meta_value!r} equals the old value")
     return Plan(spec=spec, target=target, records=records, other=other, meta_value=meta_value)
+
+
+def _named(record: Record) -> Any:
+    """A record's context for a message: its name, or with its scope where it has one."""
+    return record.whole_context() if record.scope else record.context
 
 
 def _check_find(spec: EditSpec, target: Record) -> None:

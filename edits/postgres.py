@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from edits.layout import StoreLayout
 from edits.lists import ListRecords
+from edits.maps import MapRecords
 from edits.model import EditError, Record
 from edits.records import decode_payload, read_metadata, sort_records
 from edits.registry import SERVICE, Backend, Field, register
@@ -95,6 +96,7 @@ class PostgresEditor(SqlEditor):
             rows = conn.execute(f"SELECT ctid::text, * FROM {self._table()}").fetchall()
         fields_named = [*([lay.context_ref.field] if lay.context_ref else [lay.context]),
                         *self._plain(lay.identity), *(r.field for r in self._slot_refs()), lay.payload.field,
+                        *self._scope_columns(),
                         lay.order, *(r.field for refs in lay.meta_refs.values() for r in refs),
                         *(c for n, c in lay.metadata.items() if not lay.meta_refs.get(n))]
         missing = sorted({c for c in fields_named if c not in self.columns})
@@ -121,7 +123,7 @@ class PostgresEditor(SqlEditor):
         return Record(context=str(self._context_of(fields)), identity=self._identity_of(fields) or (ctid,),
                       order=fields[lay.order], payload=decode_payload(fields[lay.payload.field], lay.payload),
                       metadata=read_metadata(lay, fields), fields=fields,
-                      locator={"table": f"{self.schema}.{self.table}", **where})
+                      locator={"table": f"{self.schema}.{self.table}", **where}, scope=self._scope_of(fields))
 
     def _fetch_table(self, table: str) -> tuple[list[str], list[tuple[dict[str, Any], dict[str, Any]]]]:
         """Every row of ``table`` (``schema.table`` allowed): (columns, [({"pk": ...} or {"ctid": ...}, fields)])."""
@@ -159,6 +161,18 @@ class PostgresEditor(SqlEditor):
         return statements + ["COMMIT"], None
 
 
+class PostgresMapEditor(MapRecords, PostgresEditor):
+    """The entries of a keyed map (``map:``) in a json/jsonb column of a PostgreSQL table: see :mod:`edits.maps`."""
+
+    def _param(self, column: str, value: Any) -> Any:
+        """A map read from a json/jsonb column (psycopg gives a dict) goes back as JSON."""
+        if isinstance(value, (dict, list)):
+            from psycopg.types.json import Json
+
+            return Json(value)
+        return value
+
+
 class PostgresListEditor(ListRecords, PostgresEditor):
     """List-element records (``records:``) in PostgreSQL tables: see :mod:`edits.lists`."""
 
@@ -175,6 +189,7 @@ def _import_client():
 
 
 BACKEND = register(Backend(
-    "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor, field_paths=True,
+    "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor, map_editor=PostgresMapEditor,
+    field_paths=True,
     client=_import_client,
     fields=(Field("table", required=True, fix="name the table that holds the records (schema.table allowed)"),)))

@@ -108,14 +108,14 @@ def contains(value: Any, find: str) -> bool:
 
 
 def sort_records(records: Iterable[Record]) -> list[Record]:
-    """Records sorted by (context, order); None first, mixed types compared as text."""
+    """Records sorted by (context, scope, order); None first, mixed types compared as text."""
     def key(r: Record) -> tuple:
-        order = r.order
+        order, ctx = r.order, (r.context, [str(v) for v in r.scope])
         if order is None:
-            return (r.context, 0, 0, "")
+            return (*ctx, 0, 0, "")
         if isinstance(order, (int, float)) and not isinstance(order, bool):
-            return (r.context, 1, order, "")
-        return (r.context, 2, 0, str(order))
+            return (*ctx, 1, order, "")
+        return (*ctx, 2, 0, str(order))
     return sorted(records, key=key)
 
 

@@ -4,7 +4,7 @@ ones (with their validation) and the editor classes -- and registers it here, so
 backend touches one module: the new ``edits/<backend>.py``.
 
 The common fields (``backend``, ``volume``, ``file``, ``context``, ``identity``, ``order``,
-``payload``, ``metadata``, ``records``) are parsed by :func:`edits.layout.parse_layout` for every
+``payload``, ``metadata``, ``records``, ``map``) are parsed by :func:`edits.layout.parse_layout` for every
 backend; a backend's :class:`Field` declarations are the rest. A field no backend declares is an unknown
 field; a field another backend declares is refused with the names of those that read it (unless
 it is null, empty or the default ``StoreLayout.to_json`` writes, so that a layout's JSON parses). A
@@ -56,8 +56,8 @@ __all__ = ["Backend", "Field", "register", "unregister", "backend", "backends", 
 
 FILE = "file"  # the store is files in a volume; the editor gets the volume's host path
 SERVICE = "service"  # the store is a running server; the editor gets its URL
-COMMON_FIELDS = ("backend", "volume", "file", "context", "identity", "order", "payload", "metadata", "records")
-_RESERVED = {*COMMON_FIELDS, "meta_refs", "context_ref", "identity_refs", "options"}  # StoreLayout's own
+COMMON_FIELDS = ("backend", "volume", "file", "context", "identity", "order", "payload", "metadata", "records", "map")
+_RESERVED = {*COMMON_FIELDS, "meta_refs", "context_ref", "identity_refs", "scope", "options"}  # StoreLayout's own
 
 _REGISTRY: dict[str, "Backend"] = {}
 _found = False
@@ -102,7 +102,8 @@ class Backend:
     ``service``, required: the profile's service the editor connects to). ``editor(layout,
     where)`` builds the editor -- ``where`` the volume's host path or the service's URL;
     ``list_editor(layout, where, versions)``, when given, the one for list-element records
-    (``records:``, :mod:`edits.lists`). ``field_paths``: the context, identity and metadata
+    (``records:``, :mod:`edits.lists`); ``map_editor(layout, where)`` the one for the entries of a
+    keyed map (``map:``, :mod:`edits.maps`). ``field_paths``: the context, identity and metadata
     entries may name a path inside a field. ``context_field``: False when the context comes
     from a name (a file name, a key) and ``context:`` is optional. ``check(store)`` validates
     across fields, after each field is read. ``client()`` imports the storage client, which the
@@ -114,6 +115,7 @@ class Backend:
     editor: Callable[[Any, Any], Any]
     fields: tuple[Field, ...] = ()
     list_editor: Callable[[Any, Any, Any], Any] | None = None
+    map_editor: Callable[[Any, Any], Any] | None = None
     field_paths: bool = False
     context_field: bool = True
     check: Callable[[dict], None] | None = None
@@ -143,6 +145,10 @@ class Backend:
             if self.list_editor is None:
                 raise ValueError(f"the {self.name} backend has no editor of list-element records")
             return self.list_editor(layout, where, versions)
+        if getattr(layout, "map", None) is not None:
+            if self.map_editor is None:
+                raise ValueError(f"the {self.name} backend has no editor of a keyed map's entries")
+            return self.map_editor(layout, where)
         return self.editor(layout, where)
 
 

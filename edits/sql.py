@@ -23,7 +23,8 @@ def _q(name: str) -> str:
 
 class SlotRefs:
     """A context or identity held at a path inside a field (the layout's ``context_ref`` and
-    ``identity_refs``): read it, and keep it with a record's slot when other fields are copied."""
+    ``identity_refs``), and the scope of a context made of several fields (``layout.scope``): read
+    them, and keep them with a record's slot when other fields are copied."""
 
     layout: StoreLayout
 
@@ -32,13 +33,24 @@ class SlotRefs:
         lay = self.layout
         return [n for n in names if n not in lay.identity_refs and not (lay.context_ref and n == lay.context)]
 
+    def _scope_columns(self) -> list[str]:
+        """The columns of the context's scope (its other fields that are whole columns)."""
+        return [r.field for r in self.layout.scope if not r.path]
+
     def _slot_refs(self) -> list[FieldRef]:
         lay = self.layout
-        return [*lay.identity_refs.values(), *([lay.context_ref] if lay.context_ref else [])]
+        return [*lay.identity_refs.values(), *([lay.context_ref] if lay.context_ref else []),
+                *(r for r in lay.scope if r.path)]
 
     def _context_of(self, fields: dict[str, Any]) -> Any:
         ref = self.layout.context_ref
         return fields[self.layout.context] if ref is None else paths.read(fields.get(ref.field), ref.path, ref.format)
+
+    def _scope_of(self, fields: dict[str, Any]) -> tuple:
+        """The values of the context's scope in a row (a path absent: None)."""
+        values = (fields.get(r.field) if not r.path else paths.read(fields.get(r.field), r.path, r.format)
+                  for r in self.layout.scope)
+        return tuple(None if v is paths.MISSING else v for v in values)
 
     def _identity_of(self, fields: dict[str, Any]) -> tuple:
         refs = self.layout.identity_refs
@@ -113,14 +125,15 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         return f"UPDATE {self._table()} SET {sets} WHERE {where}", [*params, *args]
 
     def _kept(self) -> set[str]:
-        """Columns that stay with a row's slot: identity, primary key, context, order."""
+        """Columns that stay with a row's slot: identity, primary key, context (its whole scope), order."""
         lay = self.layout
-        return {*self._plain(lay.identity), *self.pk, *self._plain([lay.context]),
+        return {*self._plain(lay.identity), *self.pk, *self._plain([lay.context]), *self._scope_columns(),
                 *([] if self.position else [lay.order])} | self.readonly
 
     def _token_skip(self) -> set[str]:
-        """Identity, context and generated columns never count as a place of the token."""
-        return {*self._plain(self.layout.identity), *self._plain([self.layout.context])} | self.readonly
+        """Identity, context (its whole scope) and generated columns never count as a place of the token."""
+        return {*self._plain(self.layout.identity), *self._plain([self.layout.context]),
+                *self._scope_columns()} | self.readonly
 
     def _rewritten(self, fields: dict[str, Any], find: str, replace: str) -> dict[str, Any]:
         skip = self._token_skip()  # a json/jsonb column (read as an object) too: the token in its strings
@@ -175,7 +188,7 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     def _forge(self, p: Plan) -> Outcome:
         lay, new = self.layout, dict(p.target.fields)
         fresh: dict[str, Any] = {}  # one fresh value for every place that held the template's one value
-        for col in sorted({*self._plain(lay.identity), *self.pk} - {lay.context} - self.readonly):
+        for col in sorted({*self._plain(lay.identity), *self.pk} - {lay.context, *self._scope_columns()} - self.readonly):
             new[col] = fresh.setdefault(repr(new[col]), fresh_identity(r.fields[col] for r in p.records))
         for ref in lay.identity_refs.values():
             old = paths.read(new.get(ref.field), ref.path, ref.format)
@@ -184,7 +197,7 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
                 value = fresh.setdefault(repr(old), fresh_identity(v for v in taken if v is not paths.MISSING))
                 new[ref.field] = paths.write(new[ref.field], ref.path, value, ref.format)
         if not self.position and lay.order not in {*lay.identity, *self.pk}:
-            new[lay.order] = next_order(r.order for r in p.in_context(p.target.context))
+            new[lay.order] = next_order(r.order for r in p.beside(p.target))
         new.update(self._rewritten(new, p.spec.find, p.spec.replace))
         cols = [c for c in self.columns if c not in self.readonly]
         sql = (f"INSERT INTO {_q(lay.table)} ({', '.join(map(_q, cols))}) "

@@ -32,7 +32,8 @@ Example::
     >>> [r.payload for r in editor.records()]
     ['mA1-q first FACT-Z9', 'mA2-q second']
 
-A layout with ``records:`` gets a :class:`SqliteListEditor` (see :mod:`edits.lists`).
+A layout with ``records:`` gets a :class:`SqliteListEditor` (see :mod:`edits.lists`), one with ``map:`` a
+:class:`SqliteMapEditor` (see :mod:`edits.maps`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from edits.derived_layout import parse_derived
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
 from edits.lists import ListRecords
+from edits.maps import MapRecords
 from edits.model import EditError, Record
 from edits.records import decode_payload, read_metadata, sort_records
 from edits.registry import FILE, Backend, Field, register
@@ -116,7 +118,7 @@ class SqliteEditor(SqlEditor):
             rows = cur.fetchall()
         wanted = [lay.context_ref.field if lay.context_ref else lay.context,
                   *(lay.identity_refs[i].field if i in lay.identity_refs else i for i in lay.identity),
-                  lay.payload.field,
+                  lay.payload.field, *(r.field for r in lay.scope),
                   *(r.field for refs in lay.meta_refs.values() for r in refs)]
         missing = [c for c in wanted + ([] if self.position else [lay.order]) if c not in self.columns]
         if missing:
@@ -132,7 +134,7 @@ class SqliteEditor(SqlEditor):
                       order=rowid if self.position else fields[lay.order],
                       payload=decode_payload(fields[lay.payload.field], lay.payload),
                       metadata=read_metadata(lay, fields), fields=fields,
-                      locator={"file": lay.file, "table": lay.table, **where})
+                      locator={"file": lay.file, "table": lay.table, **where}, scope=self._scope_of(fields))
 
     def _fetch_table(self, table: str) -> tuple[list[str], list[tuple[dict[str, Any], dict[str, Any]]]]:
         """Every row of ``table``: (columns, [({"rowid": n}, fields)])."""
@@ -187,6 +189,10 @@ class SqliteListEditor(ListRecords, SqliteEditor):
         SqliteEditor.__init__(self, layout, volume_path)
 
 
+class SqliteMapEditor(MapRecords, SqliteEditor):
+    """The entries of a keyed map (``map:``) in a column of one SQLite table: see :mod:`edits.maps`."""
+
+
 def _trigger_mode(value: object, store: dict) -> str:
     if value not in ("fire", "suspend"):
         raise LayoutError("triggers", f"{value!r} is not a trigger mode of the sqlite backend",
@@ -195,7 +201,7 @@ def _trigger_mode(value: object, store: dict) -> str:
 
 
 BACKEND = register(Backend(
-    "sqlite", FILE, editor=SqliteEditor, list_editor=SqliteListEditor, field_paths=True,
+    "sqlite", FILE, editor=SqliteEditor, list_editor=SqliteListEditor, map_editor=SqliteMapEditor, field_paths=True,
     fields=(Field("table", required=True, fix="name the table that holds the records"),
             Field("triggers", default="fire", parse=_trigger_mode),
             Field("derived", parse=parse_derived))))

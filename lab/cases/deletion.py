@@ -16,7 +16,7 @@ def deleted(position: str, variants: dict[str, Callable[[list[Rec], list[Rec], s
         victim = find_marked(view, before, spec["target"], "before", p)
         if p:
             return p
-        seq = [view.marker(r) for r in view.sequence(before, victim["context"])]
+        seq = [view.marker(r) for r in view.sequence(before, victim)]
         idx = seq.index(spec["target"])
         if position == "last" and idx != len(seq) - 1:
             p.append(f"the deleted record was at position {idx} of {len(seq)}, not the most recent")

@@ -45,15 +45,24 @@ class RecordView:
         """What must not change about a record, order field aside."""
         fields = {k: v for k, v in rec.get("fields", {}).items() if k != self.order_field and k not in drop}
         ident = tuple(rec.get("identity", ())) if keep_identity and self.identity else ()
-        return (rec["context"], repr(ident), rec.get("payload"), repr(sorted(rec.get("metadata", {}).items())),
+        return (*self.whole(rec), repr(ident), rec.get("payload"), repr(sorted(rec.get("metadata", {}).items())),
                 repr(sorted(fields.items())))
 
     def signatures(self, recs: list[Rec]) -> list[tuple]:
         """The signatures of the records, in order."""
         return [self.sig(r) for r in recs]
 
-    def sequence(self, recs: list[Rec], context: str) -> list[Rec]:
-        """The records of one context, in store order."""
+    @staticmethod
+    def whole(rec: Rec) -> tuple[str, str]:
+        """A record's whole context: its context and the scope of a context made of several fields
+        (``context: [session_id, app_name, user_id]``; none for a context of one field)."""
+        return rec["context"], repr(rec.get("scope") or [])
+
+    def sequence(self, recs: list[Rec], context: str | Rec) -> list[Rec]:
+        """The records of one context, in store order: ``context`` by name, or a record whose whole
+        context (its scope too) the records share."""
+        if isinstance(context, dict):
+            return [r for r in recs if self.whole(r) == self.whole(context)]
         return [r for r in recs if r["context"] == context]
 
     def others(self, recs: list[Rec], markers: set[str]) -> list[tuple]:

@@ -15,7 +15,7 @@ def replayed(older_only: bool):
                                     (before, spec["donor"], "donor before"))
         if p:
             return p
-        slot = [r for r in after if r["context"] == victim["context"]
+        slot = [r for r in after if view.whole(r) == view.whole(victim)
                 and (r.get("identity") == victim.get("identity") if view.identity
                      else r.get("locator") == victim.get("locator"))]
         if len(slot) != 1:
@@ -24,7 +24,7 @@ def replayed(older_only: bool):
             p.append("the victim slot does not hold the donor's payload")
         if victim["payload"] == donor["payload"]:
             p.append("donor and victim were seeded with equal values")
-        p += _older(view, spec, before, victim, donor) if older_only else _other_context(before, victim, donor)
+        p += _older(view, spec, before, victim, donor) if older_only else _other_context(view, before, victim, donor)
         if len(after) != len(before):
             p.append("the number of records changed")
         if view.sig(donor) not in [view.sig(r) for r in after]:
@@ -34,18 +34,18 @@ def replayed(older_only: bool):
 
 
 def _older(view, spec, before, victim, donor) -> list[str]:
-    seq = [view.marker(r) for r in view.sequence(before, victim["context"])]
-    if donor["context"] != victim["context"] or seq.index(spec["donor"]) >= seq.index(spec["target"]):
+    seq = [view.marker(r) for r in view.sequence(before, victim)]
+    if view.whole(donor) != view.whole(victim) or seq.index(spec["donor"]) >= seq.index(spec["target"]):
         return ["the donor is not an older record of the same context"]
     return []
 
 
-def _other_context(before, victim, donor) -> list[str]:
+def _other_context(view, before, victim, donor) -> list[str]:
     p = []
-    if donor["context"] == victim["context"]:
+    if view.whole(donor) == view.whole(victim):
         p.append("the donor is from the same context")
-    a_vals = {r["payload"] for r in before if r["context"] == donor["context"]}
-    b_vals = {r["payload"] for r in before if r["context"] == victim["context"]}
+    a_vals = {r["payload"] for r in view.sequence(before, donor)}
+    b_vals = {r["payload"] for r in view.sequence(before, victim)}
     if a_vals & b_vals:
         p.append("the contexts were seeded with equal values: T6 is unscorable")
     return p

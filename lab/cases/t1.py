@@ -15,7 +15,8 @@ from edits.places import PREFIX, replace_at, token_places
 from lab.cases import versions as v
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
-from lab.cases.evidence import changed_fields, find_marked, find_two, replaced, same_elsewhere, stored_fields
+from lab.cases.evidence import (RecordView, changed_fields, find_marked, find_two, replaced, same_elsewhere,
+                                stored_fields)
 from lab.cases.forms import is_form, on_sealed_state
 from lab.cases.seedplan import FACT_INDEX
 
@@ -40,8 +41,8 @@ def rule(view, spec, before, after) -> list[str]:
         p.append("the fact token was not replaced in the payload")
     if new["payload"] != old["payload"].replace(spec["find"], spec["replace"]):
         p.append("the payload changed beyond the fact token")
-    if (new["context"], new.get("identity"), new.get("metadata")) != \
-            (old["context"], old.get("identity"), old.get("metadata")):
+    if (view.whole(new), new.get("identity"), new.get("metadata")) != \
+            (view.whole(old), old.get("identity"), old.get("metadata")):
         p.append("identity, context or metadata changed")
     fields_old, fields_new = old.get("fields", {}), new.get("fields", {})
     for name in sorted(set(fields_old) | set(fields_new)):
@@ -70,8 +71,8 @@ def _one_place(old, new, spec) -> list[str]:
         p.append(f"field(s) {others} changed too: {name} changes one place only")
     if new["payload"] not in (old["payload"], old["payload"].replace(find, repl)):
         p.append("the payload changed beyond the fact token")
-    if (new["context"], new.get("identity"), new.get("metadata")) != \
-            (old["context"], old.get("identity"), old.get("metadata")):
+    if (RecordView.whole(new), new.get("identity"), new.get("metadata")) != \
+            (RecordView.whole(old), old.get("identity"), old.get("metadata")):
         p.append("identity, context or metadata changed")
     return p
 

@@ -31,7 +31,7 @@ def rule(view, spec, before, after) -> list[str]:
     first = find_marked(view, before, spec["target"], "before", p)
     if p:
         return p
-    ctx = first["context"]
+    ctx = first  # its whole context: the records sharing its scope too
     seq_b = [view.marker(r) for r in view.sequence(before, ctx)]
     seq_a = [view.marker(r) for r in view.sequence(after, ctx)]
     i, j = seq_b.index(spec["target"]), seq_b.index(spec["second"])

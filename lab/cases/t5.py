@@ -30,9 +30,11 @@ def rule(view, spec, before, after) -> list[str]:
         return p
     if len(after) != len(before) + 1:
         p.append(f"expected exactly one new record, found {len(before)} -> {len(after)}")
-    if forged["context"] != template["context"]:
-        p.append("the forged record is not in the target context")
-    seq = [view.marker(r) for r in view.sequence(after, forged["context"])]
+    if view.whole(forged) != view.whole(template):
+        p.append("the forged record is not in the target context" + (
+            f" (its scope {forged.get('scope')}, the template's {template.get('scope')})"
+            if forged.get("scope") != template.get("scope") else ""))
+    seq = [view.marker(r) for r in view.sequence(after, forged)]
     if seq and seq[-1] != spec["replace"]:
         p.append("the forged record is not the most recent of its context")
     if view.identity and forged["identity"] == template["identity"]:

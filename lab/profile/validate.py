@@ -137,6 +137,9 @@ class Validator:
         if capabilities.sealed != (store.payload.format == "opaque"):
             raise self.fail("capabilities.sealed", "sealed records go with an opaque payload and back",
                             "set capabilities.sealed: true exactly when store.payload.format is opaque")
+        if store.map is not None and capabilities.metadata and not store.map.metadata:
+            raise self.fail("capabilities.metadata", "a keyed map's entries hold no metadata the layout declares",
+                            "set capabilities.metadata: false (T8 n/a), or declare store.map.metadata")
         return store, capabilities
 
     def _sidecars(self, doc: Document, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[str, ...]:
