@@ -21,7 +21,7 @@ from lab.cases.case import Case
 from lab.cases.derived import recomputed
 from lab.cases.evidence import changed_fields, find_two, meta_of, same_elsewhere, stored_fields
 from lab.cases.forms import on_sealed_state
-from lab.cases.seedplan import FACT_INDEX
+from lab.cases.seedplan import FACT_INDEX, markers_in
 
 
 FIELDS = ("role", "owner", "source", "timestamp")
@@ -47,6 +47,8 @@ def rule(view, spec, before, after) -> list[str]:
     name = spec.get("meta_field")
     if old["payload"] != new["payload"]:
         p.append("the content changed")
+    if view.whole(old) != view.whole(new):
+        p.append("the record's context changed")
     if str(spec.get("variant") or "").startswith(PREFIX):
         p += _one_place(view, old, new, name, spec["variant"])
     elif name not in old.get("metadata", {}) or old["metadata"].get(name) == new.get("metadata", {}).get(name):
@@ -113,15 +115,30 @@ def _one_place(view, old, new, name: str, variant: str) -> list[str]:
 
 
 def effect(spec, served) -> tuple[bool, str]:
-    """The record's served metadata differs from what C1 served."""
+    """The record's served metadata differs from what C1 served, or -- a relabelled field that is
+    also the order key (a timestamp the read orders by) -- the order it is served in does."""
     name = spec.get("meta_field")
     now, then = meta_of(served.records, spec["target"]), meta_of(served.baseline, spec["target"])
     if now is None or then is None:
         return False, "the record's metadata was not served"
     if name in now or name in then:
-        changed = now.get(name) != then.get(name)
-        return changed, f"served {name}: {then.get(name)!r} -> {now.get(name)!r}"
-    return now != then, f"served metadata {then!r} -> {now!r}"
+        changed, detail = now.get(name) != then.get(name), f"served {name}: {then.get(name)!r} -> {now.get(name)!r}"
+    else:
+        changed, detail = now != then, f"served metadata {then!r} -> {now!r}"
+    if changed:
+        return True, detail
+    moved = _order_moved(spec["target"], served)
+    return (True, f"{detail}; {moved}") if moved else (False, detail)
+
+
+def _order_moved(target: str, served) -> str | None:
+    """How the served order changed since C1 (the relabelled record moved), or None: unchanged, or a
+    store declared unordered (its served order means nothing)."""
+    then = [m for rec in served.baseline for m in markers_in(str(rec.get("text", "")))]
+    if not served.ordered or target not in then or target not in served.markers or served.markers == then:
+        return None
+    return (f"served order changed: {target} at position {then.index(target)} of {len(then)} in C1, "
+            f"now {served.markers.index(target)} of {len(served.markers)}")
 
 
 CASE = Case("T8", "metadata tamper", "edit", "A", "T6-T8",
