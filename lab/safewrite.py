@@ -90,8 +90,9 @@ def write_bytes(path: Path, data: bytes) -> Path:
 
 
 def write_text(path: Path, text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` whole (:func:`write_bytes`); returns ``path``."""
-    return write_bytes(path, text.encode(encoding))
+    """Write ``text`` to ``path`` whole (:func:`write_bytes`; a lone surrogate, which no encoding holds,
+    as its escape ``\\ud800``); returns ``path``."""
+    return write_bytes(path, text.encode(encoding, "backslashreplace"))
 
 
 def copy_tree(src: Path, dst: Path) -> list[Path]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.cases import CASE_IDS, CONTROLS, GROUPS
+from lab.report.inert import inert
 from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, case_edit, case_title,
                                cell_label, levels, metric_text, rate_groups, row_key, run_facts)
 from lab.report.html_filters import filter_bar, filter_css, row_classes
@@ -224,11 +225,13 @@ def cell_panel(anchor: str, title: str, case_text: str, row: dict[str, Any], cid
 
 
 def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = None) -> str:
-    """The whole page as HTML text; ``root`` (the result set's folder) adds the records before and after."""
+    """The whole page as HTML text; ``root`` (the result set's folder) adds the records before and after.
+    A control character a SUT wrote shows as its escape (lab.report.inert): ``cat report.html`` is
+    as inert as the page."""
     facts = "".join(f"<li><b>{escape(k)}</b> {escape(v)}</li>" for k, v in run_facts(rows, run))
     panels = "".join(cell_panel(f"d-{i}-{c}", f"{row_key(r)} · {case_title(c)}", f"{c}: {case_edit(c)}", r, c,
                                 cell_label(r["cells"][c]), root) for i, r in enumerate(rows) for c in CASE_IDS)
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    return inert("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>memlab result set</title><style>{CSS}{filter_css(rows)}</style></head><body>"
             f"<h1>memlab result set: integrity of agent memory at rest</h1><ul class=\"facts\">{facts}</ul>"
@@ -239,4 +242,4 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = 
             "<a href=\"#legend\">below</a>.</p>"
             f"<h2>Verdict matrix</h2>{filter_bar(rows)}{matrix(rows)}{legend()}"
             "<h2>Rows</h2>" + "".join(row_section(i, r) for i, r in enumerate(rows))
-            + f"{panels}</body></html>\n")
+            + f"{panels}</body></html>\n", markup=False, lines=True)

@@ -22,6 +22,7 @@ from lab import safewrite
 from lab.cases import CASE_IDS
 from lab.report import html, lifecycle_html
 from lab.report.html_filters import filter_bar, filter_css
+from lab.report.inert import inert
 from lab.report.common import case_edit, case_title, cell_label, row_key
 from lab.report.lifecycle import check_names, rate_text
 from lab.report.lifecycle_positions import POSITIONS, differences
@@ -59,11 +60,11 @@ def page_name(name: str) -> str:
 
 
 def _document(title: str, body: str, rows: list[dict[str, Any]]) -> str:
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    return inert("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>{escape(title)}</title><style>{html.CSS}{lifecycle_html.CSS}{_CSS}{filter_css(rows)}</style>"
             "</head><body>"
-            f"{body}</body></html>\n")
+            f"{body}</body></html>\n", markup=False, lines=True)  # a SUT's control characters as escapes
 
 
 def lifecycle_cells(sut: SutResults) -> list[str]:

@@ -2,7 +2,8 @@
 
 Every JSON file of a set is read strictly (:func:`read_strict`): at most ``MAX_JSON_BYTES``,
 nested at most ``MAX_JSON_DEPTH`` deep, no ``NaN``/``Infinity`` (nor a number too large for a
-float, such as ``1e400``), no key twice in one object. JSON itself allows these, but a file
+float, such as ``1e400``), no key twice in one object, no lone surrogate (``"\\ud800"``, which no
+canonical encoding holds: lab.resultset.surrogates). JSON itself allows these, but a file
 that uses them reads differently in different readers (a duplicate ``"verdict"`` is one
 verdict to this lab and another to the next tool), so it is refused, never read.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.cases import CASE_IDS
+from lab.resultset.surrogates import ESCAPED, has_lone
 
 MANIFEST_SCHEMA = "memlab.manifest/1"
 #: The largest JSON file of a set read. Published files are below 1 MiB; a case's observation at
@@ -38,7 +40,8 @@ class Unreadable(Exception):
 
 
 class JSONProblem(Unreadable, ValueError):
-    """A JSON file that is not read: ``kind`` is ``syntax``, ``size``, ``depth``, ``number`` or ``duplicate``."""
+    """A JSON file that is not read: ``kind`` is ``syntax``, ``size``, ``depth``, ``number``, ``duplicate``
+    or ``surrogate``."""
 
     def __init__(self, message: str, kind: str):
         super().__init__(message)
@@ -61,11 +64,15 @@ def loads_strict(text: str | bytes, where: str) -> Any:
         raise JSONProblem(f"{where} nests {depth} deep; a memlab file nests at most {MAX_JSON_DEPTH} deep "
                           "(it was not written by memlab)", "depth")
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_unique)
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_unique)
     except JSONProblem as exc:
         raise JSONProblem(f"{where}: {exc}", exc.kind) from None
     except (ValueError, RecursionError) as exc:
         raise JSONProblem(f"{where} cannot be read as JSON: {exc}", "syntax") from None
+    if ESCAPED.search(text) and has_lone(value):
+        raise JSONProblem(f"{where} holds a lone surrogate (a \\udXXX escape that is no Unicode character, so no "
+                          "canonical encoding can hold it; memlab never writes one)", "surrogate")
+    return value
 
 
 def read_strict(path: Path) -> Any:

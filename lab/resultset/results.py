@@ -33,12 +33,16 @@ from lab.profile import PROJECT_ROOT
 from lab.resultset.loading import MANIFEST_SCHEMA, read_strict
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
+from lab.resultset.surrogates import ESCAPED, replace_lone
 
 
 def write_json(path: Path, data: Any) -> Path:
     """Write JSON whole, never through a link (:mod:`lab.safewrite`: a crash never leaves half a file; a
-    symlink or a hard-linked file in its place is ``UnsafeTarget``); NaN and Infinity are refused."""
+    symlink or a hard-linked file in its place is ``UnsafeTarget``); NaN and Infinity are refused, and a
+    lone surrogate a SUT sent is written as its escape text (lab.resultset.surrogates)."""
     text = json.dumps(data, indent=2, sort_keys=True, default=str, allow_nan=False)  # strict readers refuse NaN
+    if ESCAPED.search(text):  # one may be lone: no canonical encoding (nor a strict reader) takes it
+        text = json.dumps(replace_lone(json.loads(text)), indent=2, sort_keys=True, allow_nan=False)
     return safewrite.write_text(Path(path), text + "\n")
 
 
