@@ -28,6 +28,7 @@ from typing import Any
 
 import structlog
 
+from lab import safewrite
 from lab.driver.lines import MAX_LINE_BYTES  # re-exported: the default limit a harness error names
 from lab.driver.lines import LineReader, LineTooLong, parse_answer, wait_reading
 
@@ -105,7 +106,7 @@ class DriverClient(SutLog):
     def start(self) -> "DriverClient":
         """Start the process in its own session (so a stop reaches its children too)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        logfile = open(self.log_path, "ab")
+        logfile = safewrite.open_file(self.log_path)  # appended to, never through a link
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=logfile, cwd=self.cwd, env=self.env, start_new_session=True)

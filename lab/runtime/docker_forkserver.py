@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 import structlog
 
+from lab import safewrite
 from lab.driver import DriverClient
 from lab.profile import Profile
 from lab.runtime import Prepared
@@ -141,7 +142,7 @@ class ContainerForkServer(ForkServer):
         names = read_record(self.record)
         if names is not None:
             self.keep_record.parent.mkdir(parents=True, exist_ok=True)
-            self.keep_record.write_text(json.dumps(names))
+            safewrite.write_text(self.keep_record, json.dumps(names))
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import structlog
 
+from lab import safewrite
 from lab.runtime import images
 from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
@@ -63,7 +64,7 @@ def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) 
             "--mount", f"type=bind,source={data.resolve()},target={DATA}", image, *_command(spec.kind, port)]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log.info("service.starting", kind=spec.kind, runtime="docker", port=port, data=str(data))
-    with open(log_path, "ab") as out:
+    with safewrite.open_file(log_path) as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=environment(),
                                 start_new_session=True)
     url, version = ready(spec.kind, proc, port, DATA, log_path)

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from lab import safewrite
+
 RUN_LABEL = "memlab.run"
 CACHE_LABEL = "memlab.cache"
 IMAGE_LABEL = "memlab.image"
@@ -120,9 +122,9 @@ def complete_log(log_path: Path, start: int, engine_log: str | None, container: 
         copied = ""
     if engine_log in copied:
         return
-    with open(log_path, "a", encoding="utf-8") as out:
+    with safewrite.open_file(log_path) as out:
         out.write(f"\n[memlab: the docker client's copy above is incomplete; the engine's log of "
-                  f"{container} follows]\n{engine_log}")
+                  f"{container} follows]\n{engine_log}".encode("utf-8", "backslashreplace"))
 
 
 def labelled(kind: str, where: dict[str, str], value_of: str = RUN_LABEL) -> list[tuple[str, str]]:

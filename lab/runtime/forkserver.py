@@ -29,6 +29,7 @@ from typing import Any
 
 import structlog
 
+from lab import safewrite
 from lab.profile import IMAGES_DIR, Profile
 from lab.runtime.housekeeping import scratch_base, server_folder, track_server
 
@@ -74,10 +75,10 @@ class ForkServer:
                 "unused_paths": self.unused_paths,
                 "idle": IDLE_SECONDS}
         spec_path = self.folder / "spec.json"  # not an argument: a recorded module list outgrows one (128 KiB)
-        spec_path.write_text(json.dumps(spec))
+        safewrite.write_text(spec_path, json.dumps(spec))
         read, write = os.pipe()
         began = time.monotonic()
-        with open(self.log_path, "ab") as logfile:
+        with safewrite.open_file(self.log_path) as logfile:
             self.proc = subprocess.Popen([self.python, "-u", "-m", "memlab_driver.fork_server", str(spec_path),
                                           str(write)], cwd=self.driver.parent, env=env, stdin=subprocess.DEVNULL,
                                          stdout=logfile, stderr=logfile, pass_fds=(write,), start_new_session=True)

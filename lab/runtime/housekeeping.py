@@ -24,6 +24,7 @@ from pathlib import Path
 
 import structlog
 
+from lab import safewrite
 from lab.runtime import reaper
 
 log = structlog.get_logger(__name__)
@@ -68,10 +69,10 @@ class RunRegistry:
         self.run_id = run_id
         self.dir = cache_dir() / "runs" / run_id
         (self.dir / "pids").mkdir(parents=True, exist_ok=True)
-        (self.dir / "owner").write_text(_identity(os.getpid()))
+        safewrite.write_text(self.dir / "owner", _identity(os.getpid()))
         self.scratch_root = Path(tempfile.mkdtemp(prefix=f"{run_id}-", dir=scratch_base()))
         self.scratch_root.chmod(0o711)  # a service run as its own user (PostgreSQL) reaches its volume
-        (self.dir / "scratch").write_text(str(self.scratch_root))
+        safewrite.write_text(self.dir / "scratch", str(self.scratch_root))
 
     def track(self, client) -> None:
         """Record a started SUT process (and its container, if it runs in one)."""
@@ -79,8 +80,8 @@ class RunRegistry:
         if getattr(client, "container", None):  # with its log (a SUT's), so a kill first saves the engine's copy
             (self.dir / "containers").mkdir(exist_ok=True)
             log_path = getattr(client, "log_path", None)
-            (self.dir / "containers" / client.container).write_text(
-                f"{log_path}\n{getattr(client, '_log_start', 0)}" if log_path else "")
+            safewrite.write_text(self.dir / "containers" / client.container,
+                                 f"{log_path}\n{getattr(client, '_log_start', 0)}" if log_path else "")
 
     def track_pid(self, pid: int) -> None:
         """Record a process by pid alone, as soon as it exists (a service's server before it is probed)."""
@@ -119,7 +120,7 @@ def track_server(run_id: str, pid: int, own: Path | None = None) -> None:
     run but may serve several runs of one memlab process, so its environment names none."""
     folder = server_folder(run_id)
     if folder is not None:
-        (folder / str(pid)).write_text(_identity(pid) + (f"\n{own}" if own else ""))
+        safewrite.write_text(folder / str(pid), _identity(pid) + (f"\n{own}" if own else ""))
 
 
 def track_container(run_id: str, name: str) -> None:
@@ -128,7 +129,7 @@ def track_container(run_id: str, name: str) -> None:
     state = cache_dir() / "runs" / run_id
     if state.is_dir():
         (state / "containers").mkdir(exist_ok=True)
-        (state / "containers" / name).write_text("")
+        safewrite.write_text(state / "containers" / name, "")
 
 
 def gc() -> list[str]:

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from lab import safewrite
 from lab.runtime.dockercli import IMAGE_LABEL, DockerError, docker, image_id, image_labels, stream
 from lab.runtime.housekeeping import cache_dir
 
@@ -110,7 +111,7 @@ def finish_build(name: str, tag: str, started: float, packages: tuple | list, la
     rec = ImageRecord(name, tag, image_id(tag) or "", built=True, seconds=round(time.monotonic() - started, 1),
                       labels=image_labels(tag))
     records_dir().mkdir(parents=True, exist_ok=True)
-    (records_dir() / f"{name}.json").write_text(json.dumps({**asdict(rec), "finished": time.time()}, indent=1))
+    safewrite.write_text(records_dir() / f"{name}.json", json.dumps({**asdict(rec), "finished": time.time()}, indent=1))
     progress(f"{name}: built {tag} ({rec.id[:19]}) in {rec.seconds:.0f} s")
     return rec
 

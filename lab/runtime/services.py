@@ -37,7 +37,7 @@ from typing import Callable
 
 import structlog
 
-from lab import moments
+from lab import moments, safewrite
 from lab.profile.model import SERVICE_KINDS, ServiceSpec
 
 log = structlog.get_logger(__name__)
@@ -232,7 +232,7 @@ def _postgres(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str]
     if not (data / "PG_VERSION").exists():
         _checked([str(bin_dir / "initdb"), "-D", str(data), *INITDB_ARGS], env, "initdb", **_postgres_user())
     port = free_port()
-    with open(log_path, "ab") as out:
+    with safewrite.open_file(log_path) as out:
         proc = subprocess.Popen([str(bin_dir / "postgres"), *postgres_args(str(data), port)],
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 cwd=data, **_postgres_user())
@@ -272,7 +272,7 @@ def pg_query(url: str, sql: str, *before: str) -> str:
 def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str], on_spawn: Spawned) -> RunningService:
     data.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    with open(log_path, "ab") as out:
+    with safewrite.open_file(log_path) as out:
         proc = subprocess.Popen(redis_command(spec.kind, str(data), port),
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     spawned(spec, proc, on_spawn)
