@@ -1,0 +1,99 @@
+"""The Google ADK rows (images/adk-sessions): DatabaseSessionService on SQLite, a session's events
+and its three state scopes (session, user, app).
+
+Each row re-measured at rest (``memlab run``) and compared with its published set, cell and variant
+for cell and variant; the events row's edits stayed in the victim's whole context (app, user and
+session: a context of three fields) and its T8 relabel of the order key alone is decided by the
+served order; each row's lifecycle gate, live and restarted, once per row and position, equal to
+its published set (``results/published/<row>/lifecycle/``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from integrity_rows import ROOT, published as published_at_rest, remeasure, summary as at_rest
+from test_lifecycle_rows import installed, published, summary
+
+pytestmark = pytest.mark.rows
+
+EVENTS = "adk-sessions-sqlite"
+ROWS = (EVENTS, "adk-sessions-sqlite-session-state", "adk-sessions-sqlite-user-state", "adk-sessions-sqlite-app-state")
+
+
+@pytest.fixture(scope="module")
+def at_rest_run(tmp_path_factory):
+    """``run(row)``: the row re-measured at rest, by detection point (each row once)."""
+    done: dict[str, dict] = {}
+
+    def run(row: str) -> dict:
+        if row not in done:
+            done[row] = remeasure(row, tmp_path_factory.mktemp(row) / "set")
+        return done[row]
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def lifecycle(tmp_path_factory):
+    """``run(row, position)``: the lifecycle row record (each run made once)."""
+    done: dict[tuple, dict] = {}
+
+    def run(row: str, position: str) -> dict:
+        if (row, position) not in done:
+            out = tmp_path_factory.mktemp(f"{row}-{position}") / "set"
+            cmd = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", "local",
+                   "--position", position, "--fail-on", "p1", "--out", str(out)]
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+            assert proc.returncode in (0, 1), f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
+            done[row, position] = json.loads((out / "rows" / f"{row}@{position}.json").read_text())
+        return done[row, position]
+
+    return run
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_row_matches_its_published_result_set(at_rest_run, row):
+    then, now = published_at_rest(row), at_rest_run(row)
+    assert set(now) == set(then)
+    for point, old in then.items():
+        assert at_rest(now[point]) == at_rest(old), f"{row}@{point} differs from results/published/{row}"
+
+
+def test_every_edit_of_an_event_stays_in_the_victims_app_user_and_session(at_rest_run):
+    row = at_rest_run(EVENTS)["read"]
+    assert row["store"]["scope"] == [{"field": "app_name", "path": []}, {"field": "user_id", "path": []}]
+    for case in ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"):
+        cell = row["cells"][case]
+        assert cell["verdict"] == "ACCEPTED", (case, cell["reason"])
+        assert cell["evidence"]["c3"]["ok"], (case, cell["evidence"]["c3"]["reasons"])
+    forged = row["cells"]["T5"]["evidence"]["statements"]
+    assert any(s.startswith("INSERT") and "'memlab_app'" in s and row["cells"]["T5"]["evidence"]["intended"]["context"]
+               in s for s in forged), forged  # the forged event in the victim's app, user and session
+
+
+def test_the_order_key_alone_relabelled_is_seen_in_the_served_order(at_rest_run):
+    cell = at_rest_run(EVENTS)["read"]["cells"]["T8"]
+    [moved] = [v for v in cell["variants"] if v["variant"] == "meta_field=timestamp; place=timestamp"]
+    assert moved["verdict"] == "ACCEPTED" and "served order changed" in moved["effect"]["detail"], moved
+
+
+@pytest.mark.parametrize("row", ROWS[1:])
+def test_a_state_map_expresses_what_its_capabilities_say(at_rest_run, row):
+    cells = at_rest_run(row)["read"]["cells"]
+    na = {c for c, cell in cells.items() if cell["verdict"] == "n/a"}
+    erasure = row.endswith("session-state")
+    assert na == {"T2", "T4", "T8"} | (set() if erasure else {"T10"}), {c: cells[c]["reason"] for c in na}
+    assert all(cells[c]["verdict"] == "ACCEPTED" for c in cells if c not in na), {c: cells[c]["reason"] for c in cells}
+
+
+@pytest.mark.parametrize("position", ["live", "restarted"])
+@pytest.mark.parametrize("row", ROWS)
+def test_lifecycle_run_matches_its_published_set(lifecycle, row, position):
+    then, now = published(row, position), lifecycle(row, position)
+    assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
+    assert summary(now) == summary(then), f"{row}@{position} differs from results/published/{row}/lifecycle"
