@@ -84,6 +84,28 @@ ROWS = {
         "deleted, reordered, forged, copied or relabelled block, a restored older data directory and a "
         "deleted block brought back are served by `BlockManager` as genuine, with no warning -- and the "
         "block's checkpoint history, which still holds the genuine values, is never compared with it."),
+    "adk-sessions-sqlite": (
+        "Whoever can write `sessions.db` decides what an ADK agent resumes a session with: every edited, "
+        "deleted, reordered, forged, copied or relabelled event, a restored older file and a deleted session "
+        "brought back are served by `get_session` as genuine, with no warning -- a forged event served as "
+        "genuine once it carries the victim's app, user and session (a context of three fields: every edit "
+        "here keeps all three). The T8 variant `place=event_data.author` alone is an error of its own, not "
+        "a verdict: the author relabelled without the content's role leaves the role served unchanged (no "
+        "visible effect); the cell is decided by the other variants. A timestamp relabelled in the column "
+        "alone moves the event in the order served (`place=timestamp`)."),
+    "adk-sessions-sqlite-session-state": (
+        "A session's state (`sessions.state`, a keyed map) is served by `get_session` as it is in the file: "
+        "a changed, deleted, added or copied value, a restored older file and a deleted session brought back "
+        "all reach the agent as genuine state. T2, T4 and T8 are n/a: a dict is read by key, in no order, "
+        "and its values carry no metadata."),
+    "adk-sessions-sqlite-user-state": (
+        "A user's state (`user_states.state`, the `user:` keys an agent keeps across sessions) the same: "
+        "every value changed, deleted, added or copied from another user, and a rolled-back file, is served "
+        "as genuine. T2, T4 and T8 are n/a (a dict, no metadata); T10 is n/a: ADK erases no user state."),
+    "adk-sessions-sqlite-app-state": (
+        "An app's state (`app_states.state`, the `app:` keys every user of the app is served) the same: "
+        "every value changed, deleted, added or copied from another app, and a rolled-back file, is served "
+        "as genuine. T2, T4 and T8 are n/a (a dict, no metadata); T10 is n/a: ADK erases no app state."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
@@ -98,8 +120,10 @@ ROWS = {
 #: letta: measured 2026-12-01 the same way (the first local run's prepare_seconds, about 1 GB installed)
 #: while the machine was loaded (load average 20-50), pip's cache holding part of the set.
 #: langgraph-store: measured 2026-12-03 the same way (LocalRuntime.prepare, 33.1 s; load average 1.4).
+#: adk-sessions: the first local run's prepare_seconds, 2026-12-03, pip's cache holding the set (load average 1.5).
 ENV_BUILD = {"langgraph-sqlite": 39.5, "langgraph-store": 33.1, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
-             "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6, "letta": 347.8}
+             "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6, "letta": 347.8,
+             "adk-sessions": 40.1}
 
 
 def notes(name: str, saved: dict, row: dict) -> str:

@@ -100,4 +100,20 @@ ROWS: dict[str, str] = {
         "rewritten with a second write is one more block beside the old one (stale reuse in "
         "`ttl-then-rewrite`), and every deleted value stays readable in the PostgreSQL data directory "
         "(the WAL live; the table files once the server was stopped)."),
+    "adk-sessions-sqlite": (
+        "ADK's session events are a log: `append_event` adds a corrected value beside the old one, and "
+        "`get_session` serves both to the next turn (stale reuse in every correction); no app or user is "
+        "served another's events, at once or after a restart. ADK erases no single event (`delete_session` "
+        "takes the whole session), so deletes are not tested."),
+    "adk-sessions-sqlite-session-state": (
+        "Session state is a dict: a state delta on a key replaces its value, so a correction is served alone, "
+        "at once and after a restart, and no app or user reaches another's; ADK deletes no state key (a "
+        "session goes whole), so deletes are not tested."),
+    "adk-sessions-sqlite-user-state": (
+        "A user's state (the `user:` keys) behaves as session state: corrections replace the value, nothing "
+        "crosses apps or users, a restart changes nothing; no state key can be deleted (not tested)."),
+    "adk-sessions-sqlite-app-state": (
+        "An app's state (the `app:` keys) the same, one app per tenant and user here: corrections replace "
+        "the value, a restart changes nothing; no state key can be deleted (not tested). App state is "
+        "shared by every user of an app by design: two users of one app see each other's `app:` keys."),
 }

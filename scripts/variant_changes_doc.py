@@ -3,7 +3,9 @@
 Compares the published row files of a git revision (by default ``81d3562``, the last whose sets
 were measured without the variants) with results/published/ now. For each changed cell: the verdict before and after, the
 variant that decided it (its trial, name and reason) and the statements its edit ran; then, per
-row, how many variants each case was measured in. Nothing here is typed by hand.
+row, how many variants each case was measured in; then, for each later change of the adversary
+(:data:`LATER`), the rows it re-measured, their cells before and after it and every variant whose
+verdict moved. Nothing here is typed by hand but :data:`LATER`'s reasons.
 
     python scripts/variant_changes_doc.py [--before REV]
 """
@@ -24,6 +26,22 @@ MAX_STATEMENT = 400
 
 
 BEFORE = "81d3562"
+#: Later changes of the adversary that re-measured published rows: (title, the revision whose sets were
+#: measured before it, the rows re-measured, why those rows and no others).
+LATER = [(
+    "The adversary fixes of issue 26: a context of several fields, T8's served order, keyed maps",
+    "1adc2aa",
+    ("atmem-chain", "atmem-chain+checkpoint", "atmem-chain+checkpoint-beside", "crewai-ltm-lancedb"),
+    "Re-measured: the rows whose T8 relabels their order key (their layouts declare the timestamp T8 "
+    "relabels as the order: created_at), the ones whose T8 effect the served order can decide now. "
+    "mem0-qdrant-local's T8 relabels its order key too, but the row is declared unordered, where the "
+    "served order still means nothing. Not re-measured: no published row declares a context of several "
+    "fields or a keyed map (the editors' path for a context of one field is unchanged), and every other "
+    "row's T8 relabels no order key; every published set still verifies (memlab verify re-derives each "
+    "cell, the effect check included, and re-runs C3 on its saved evidence with the new code). No cell "
+    "moved: in every re-measured row the relabelled order key is the timestamp the read serves too, so "
+    "T8's effect was already seen in the served timestamp."),
+]
 
 
 def rows_of(texts: list[str]) -> dict[str, dict]:
@@ -80,6 +98,26 @@ def counts(after: dict[str, dict]) -> list[str]:
     return lines
 
 
+def later(title: str, rev: str, names: tuple[str, ...], why: str, after: dict[str, dict]) -> list[str]:
+    """The section of one later change: its reason, each re-measured row's cells before and after, and
+    every cell or variant whose verdict moved."""
+    before = rows_of(rows_at(rev))
+    keys = [k for k in sorted(after) if k.split("@")[0] in names]
+    moved = [line for line in changed({k: before[k] for k in keys if k in before}, {k: after[k] for k in keys})]
+    lines = ["## " + title, "", why, "", f"{sum(1 for line in moved if line.startswith('### '))} cell(s) changed "
+             f"against the sets at {rev}.", "",
+             "| row | before | after | variants moved |", "|---|---|---|---|"]
+    for key in keys:
+        old, new = before.get(key, {}).get("cells", {}), after[key]["cells"]
+        var = lambda cells: {(c, v["variant"]): v["verdict"] for c in CASE_IDS  # noqa: E731
+                             for v in cells.get(c, {}).get("variants") or []}
+        shift = [f"{c} `{v}` {var(old).get((c, v))} -> {verdict}" for (c, v), verdict in var(new).items()
+                 if var(old).get((c, v)) != verdict]
+        short = lambda cells: " ".join(cells[c]["verdict"][:3] if c in cells else "-" for c in CASE_IDS)  # noqa: E731
+        lines.append(f"| {key} | {short(old)} | {short(new)} | {'; '.join(shift) or 'none'} |")
+    return [*lines, "", *moved]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=BEFORE, help=f"git revision of the sets before (default {BEFORE})")
@@ -103,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
             "cannot), so they are measured through the created_at Mem0 keeps and serves.", "",
             f"{sum(1 for line in body if line.startswith('### '))} cell(s) changed.", "", *body,
             "## Trials per case", "", "How many trials each case of each row was measured in (1: its own "
-            "expression only).", "", *counts(after), ""]
+            "expression only).", "", *counts(after), "",
+            *(line for change in LATER for line in later(*change, after))]
     OUT.write_text("\n".join(text))
     print(f"wrote {OUT.relative_to(ROOT)}")
     return 0
