@@ -25,7 +25,9 @@ ALLOWED = {
     "report": {"cases", "judge", "resultset", "lifecycle"},
     "lifecycle": {"profile", "driver", "runtime", "resultset"},
     "testing": {"runtime"},
-    "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle"},
+    "sweep": {"profile", "runtime", "resultset", "lifecycle"},
+    "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle",
+            "sweep"},
 }
 
 
