@@ -49,6 +49,10 @@ COMMANDS = {
     "site": ("lab.cli.site:site_cmd",
              "One HTML page per SUT with its at-rest matrix and lifecycle gate together, and an index of every "
              "row with a lifecycle column."),
+    "sweep": ("lab.cli.sweep:sweep_cmd",
+              "Measure a row against releases of its SUT package the registry serves: one verified result set per "
+              "release, each its own row, and the releases lined up cell by cell with the release where each cell "
+              "changed."),
     "verify": ("lab.cli.results:verify_cmd", "Recompute a result set from its pinned bytes."),
 }
 

@@ -59,10 +59,18 @@ log = structlog.get_logger(__name__)
 @sign_key_option
 @reports_option
 @gate_options
+@click.option("--latest", is_flag=True,
+              help="Measure each row with the newest release of its SUT package the registry serves (the row's other "
+                   "pins kept, but those the release contradicts) and print it beside the row's published set, cell by "
+                   "cell: exit 0 the same, 1 a verdict or check changed, 2 the newest release could not be measured "
+                   "(lab.cli.sweep). With --sut, --profiles, --published, --out, --runtime, --jobs, --no-fork-server.")
+@click.option("--published", type=click.Path(file_okay=False, path_type=Path), default=Path("results") / "published",
+              show_default=True, help="With --latest: the folder of the published sets (<row>/, its lifecycle/ inside).")
 def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: int, nonce: str | None, records: int,
         profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
         min_level: str | None, no_fork_server: bool = False, shard_spec: str | None = None,
-        run_id: str | None = None, resume: Path | None = None) -> None:
+        run_id: str | None = None, resume: Path | None = None, latest: bool = False,
+        published: Path = Path("results") / "published") -> None:
     """Run the matrix: every selected row, ten edits, three controls; write a result set.
 
     Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
@@ -86,6 +94,16 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     from lab.runtime import runnable as runnable_here
     from lab.runtime.shell import memlab as memlab_command
 
+    if latest:
+        from lab.cli.sweep import run_latest
+        given = _given(click.get_current_context()) - {"patterns", "profiles_dir", "published", "out", "runtime_name",
+                                                         "jobs", "no_fork_server", "latest"}
+        if given:
+            fail(f"--latest measures the newest release as the published row was measured; it takes no "
+                 f"{', '.join(sorted('--' + g.replace('_', '-') for g in given))}\n  fix: give --latest with --sut, "
+                 "--profiles, --published, --out, --runtime, --jobs or --no-fork-server")
+        run_latest(patterns, profiles_dir, published, out, None if "runtime_name" not in _given(
+            click.get_current_context()) else runtime_name, jobs, no_fork_server)
     shard = None
     if resume is not None:
         if out is not None and out.resolve() != resume.resolve():

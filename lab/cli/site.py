@@ -81,7 +81,11 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
               help="Folder to write index.html and one page per SUT into.")
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="Verify every set first (a set that does not verify: exit 1, nothing written).")
-def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool) -> None:
+@click.option("--sweeps", "sweeps_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="A folder of sweeps (`memlab sweep`'s --out folders, each with its sweep.json): each swept row's "
+                   "page shows its history across releases (verified with the sets). Default: results/sweeps/ "
+                   "when that folder exists.")
+def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool, sweeps_dir: Path | None = None) -> None:
     """One HTML page per SUT with its at-rest matrix and lifecycle gate together, and an index of
     every row with a lifecycle column. Exit 0 written, 1 a set does not verify, 2 unreadable input."""
     from lab.report.site import write_site
@@ -99,6 +103,42 @@ def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool) -> None:
         if rejected:
             fail(f"{len(rejected)} of {len(sets)} result set(s) do not verify; nothing written", 1)
     suts = collect(sets)
+    attach_history(suts, sweeps_dir, verify)
     written = write_site(suts, out)
     err.print(inert(f"site: {written[0]} and {len(written) - 1} SUT page(s), from {len(sets)} result set(s)"),
               highlight=False)
+
+
+def attach_history(suts: list[SutResults], sweeps_dir: Path | None, verify: bool) -> None:
+    """Each sweep under ``sweeps_dir`` (default results/sweeps/, when it exists) as its row's history, on
+    the row's page (a page of its own for a row no set given holds). With ``verify``, a sweep whose sets
+    or record do not verify (lab.sweep.summary.check_sweep) stops the command (exit 1)."""
+    from lab.report.site import SutResults
+    from lab.resultset.loading import Unreadable
+    from lab.sweep.summary import RECORD, check_sweep, load
+
+    if sweeps_dir is None:
+        sweeps_dir = Path("results") / "sweeps"
+        if not sweeps_dir.is_dir():
+            return
+    elif not sweeps_dir.is_dir():
+        fail(f"--sweeps {sweeps_dir}: no such folder\n  fix: give the folder holding the sweeps (memlab sweep's --out "
+             "folders), e.g. results/sweeps")
+    folders = [sweeps_dir] if (sweeps_dir / RECORD).is_file() else sorted(
+        p for p in sweeps_dir.iterdir() if (p / RECORD).is_file())
+    by_name = {s.name: s for s in suts}
+    for folder in folders:
+        if verify:
+            problems = check_sweep(folder)
+            if problems:
+                err.print(inert(f"REJECTED {folder}: " + "; ".join(problems[:5])), highlight=False)
+                fail(f"the sweep in {folder} does not verify (`memlab sweep --check {folder}`); nothing written", 1)
+        try:
+            doc = load(folder)
+        except (Unreadable, ValueError) as exc:
+            fail(str(exc))
+        sut = by_name.get(doc["row"])
+        if sut is None:
+            sut = by_name[doc["row"]] = SutResults(name=doc["row"], rows=[], run={})
+            suts.append(sut)
+        sut.history = doc

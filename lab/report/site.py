@@ -1,5 +1,6 @@
 """Both measurements of every SUT as a small static site: one page per SUT with its at-rest matrix
-and its lifecycle result together, and an index of all rows with a lifecycle column.
+and its lifecycle result together, and an index of all rows with a lifecycle column; a row swept
+across releases of its SUT package (``memlab sweep``) shows its history there too (lab.report.history).
 
 A SUT here is one folder of results: an at-rest result set, and beside it (or given apart) the
 lifecycle result set of the same row. Its page shows the verdict matrix and each row's section and
@@ -20,6 +21,7 @@ from typing import Any
 
 from lab import safewrite
 from lab.cases import CASE_IDS
+from lab.report import history as release_history
 from lab.report import html, lifecycle_html
 from lab.report.html_filters import filter_bar, filter_css
 from lab.report.inert import inert
@@ -43,6 +45,8 @@ class SutResults:
     run: dict[str, Any]
     root: Path | None = None
     lifecycle: list[dict[str, Any]] = field(default_factory=list)
+    #: The row's history across releases of its SUT package: a sweep's record (lab.report.history), if any.
+    history: dict[str, Any] | None = None
 
     @property
     def page(self) -> str:
@@ -62,7 +66,8 @@ def page_name(name: str) -> str:
 def _document(title: str, body: str, rows: list[dict[str, Any]]) -> str:
     return inert("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{escape(title)}</title><style>{html.CSS}{lifecycle_html.CSS}{_CSS}{filter_css(rows)}</style>"
+            f"<title>{escape(title)}</title><style>{html.CSS}{lifecycle_html.CSS}{_CSS}{release_history.CSS}"
+            f"{filter_css(rows)}</style>"
             "</head><body>"
             f"{body}</body></html>\n", markup=False, lines=True)  # a SUT's control characters as escapes
 
@@ -91,7 +96,9 @@ def render_index(suts: list[SutResults]) -> str:
     head = [f'<th title="the lifecycle gate (docs/lifecycle.md), {p}: the SUT {"kept running" if p == "live" else "restarted after every mutation"}">'
             f"lifecycle<br>{p}</th>" for p in POSITIONS]
     index = "".join(f'<li><a href="{s.page}">{escape(s.name)}</a> — {len(s.rows)} at-rest row(s), '
-                    f"{len(s.lifecycle) or 'no'} lifecycle position(s)</li>" for s in suts)
+                    f"{len(s.lifecycle) or 'no'} lifecycle position(s)"
+                    + (f'; <a href="{s.page}#history">history</a>: {escape(release_history.summary_line(s.history))}'
+                       if s.history else "") + "</li>" for s in suts)
     body = ("<h1>memlab: agent memory at rest and through its lifecycle</h1>"
             "<p class=\"lead\">Each line is one SUT configuration at one detection point: the ten edits of its "
             "stored memory made at rest (click a cell for its evidence on the SUT's page), then the lifecycle gate "
@@ -130,6 +137,7 @@ def render_sut(sut: SutResults) -> str:
     body = (f'<p><a href="index.html">← every row</a></p><h1>{escape(sut.name)}</h1>'
             f"<h2>At rest: the verdict matrix</h2>{html.matrix(rows) if rows else '<p>No at-rest rows.</p>'}"
             f'<h2 id="lifecycle">Lifecycle gate</h2>{gate}'
+            + (release_history.render(sut.history) if sut.history else "") +
             "<h2>At rest: the rows</h2>" + "".join(html.row_section(i, r) for i, r in enumerate(rows))
             + f"{html.legend()}{panels}")
     return _document(f"memlab: {sut.name}", body, [])
