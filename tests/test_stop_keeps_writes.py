@@ -24,7 +24,7 @@ BACKENDS = [("reference-naive", "SQLite"), ("reference-naive-jsonl", "JSON lines
 SUT_BACKENDS = [("langgraph-sqlite", "SQLite (LangGraph)"), ("langgraph-postgres", "PostgreSQL (LangGraph)"),
                 ("mem0-qdrant-local", "Qdrant local"), ("crewai-ltm-lancedb", "LanceDB"),
                 ("hermes-memory-md", "Markdown (Hermes)"), ("openai-agents-sqlite-session", "SQLite (OpenAI Agents)"),
-                ("llamaindex-memory-sqlite", "SQLite (LlamaIndex)")]
+                ("llamaindex-memory-sqlite", "SQLite (LlamaIndex)"), ("adk-sessions-sqlite", "SQLite (Google ADK)")]
 CASES = ([pytest.param(row, True, id=f"{row}-{what}") for row, what in BACKENDS]
          + [pytest.param("reference-naive", False, id="reference-naive-SQLite-plain")]
          + [pytest.param(row, True, id=f"{row}-{what}", marks=pytest.mark.rows) for row, what in SUT_BACKENDS])
