@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.cases import CASE_IDS
+from lab.resultset.rowshape import row_problem
 from lab.resultset.surrogates import ESCAPED, has_lone
 
 MANIFEST_SCHEMA = "memlab.manifest/1"
@@ -176,7 +177,7 @@ def shape_problem(row: Any) -> str | None:
         return f"'cells' needs one object for each of {', '.join(CASE_IDS)}"
     if not isinstance(controls, dict) or any(not isinstance(controls.get(c), dict) for c in ("C1", "C2")):
         return "'controls' needs C1 and C2"
-    return None
+    return row_problem(row)  # each field the reports read of its type
 
 
 def load_run(root: Path) -> dict[str, Any]:
