@@ -66,7 +66,8 @@ def parse_map(data: dict, identity: Any, metadata: dict, payload: PayloadSpec) -
         raise LayoutError("metadata", "the metadata of a map's entries sits inside their values",
                           "move it to map.metadata as paths inside an entry's value")
     if data.get("order") != POSITION:
-        raise LayoutError("order", "a map's entries are ordered by their place in the object", f'write order: "{POSITION}"')
+        raise LayoutError("order", "a map's entries are ordered by their place in the object",
+                          f'write order: "{POSITION}"')
     if payload.format != "json":
         raise LayoutError("payload.format", "a map is a JSON object", "write payload: {field: <column>, format: json}")
     text = raw.get("text", [])

@@ -93,7 +93,8 @@ class MapRecords:
         if found is paths.MISSING or found is None:
             return {}
         if not isinstance(found, dict):
-            raise EditError(f"{self.layout.table} {addr}: the value at {list(self.layout.payload.path)} is not an object")
+            raise EditError(f"{self.layout.table} {addr}: the value at {list(self.layout.payload.path)} "
+                            "is not an object")
         return found
 
     def _entry(self, addr: dict[str, Any], fields: dict[str, Any], index: int, key: str, value: Any) -> Record:

@@ -188,7 +188,8 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     def _forge(self, p: Plan) -> Outcome:
         lay, new = self.layout, dict(p.target.fields)
         fresh: dict[str, Any] = {}  # one fresh value for every place that held the template's one value
-        for col in sorted({*self._plain(lay.identity), *self.pk} - {lay.context, *self._scope_columns()} - self.readonly):
+        kept = {lay.context, *self._scope_columns()} | self.readonly  # the template's whole context stays
+        for col in sorted({*self._plain(lay.identity), *self.pk} - kept):
             new[col] = fresh.setdefault(repr(new[col]), fresh_identity(r.fields[col] for r in p.records))
         for ref in lay.identity_refs.values():
             old = paths.read(new.get(ref.field), ref.path, ref.format)
