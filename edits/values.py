@@ -26,6 +26,10 @@ Example::
     '00000020'
     >>> shift_moment(1796015809.5, moment_seconds("2026-12-01T05:16:49Z") - moment_seconds("2026-11-30T05:16:49Z"))
     1796102209.5
+    >>> shift_moment(datetime(2026, 11, 30, 5, 16, 49), 86400.0)
+    datetime.datetime(2026, 12, 1, 5, 16, 49)
+    >>> tamper_value("timestamp", datetime(2026, 11, 30, 5, 16, 49))
+    datetime.datetime(2026, 12, 1, 5, 16, 49)
 """
 
 from __future__ import annotations
@@ -71,7 +75,10 @@ def shift_iso(text: str, seconds: float) -> str:
 
 def moment_seconds(value: Any) -> float | None:
     """A timestamp value as seconds (epoch numbers by their size: seconds, ms, µs or ns, also as
-    integer text; an ISO-8601 string read as naive time), None for anything else."""
+    integer text; an ISO-8601 string or a date-time value -- a PostgreSQL timestamp column -- read as
+    naive time), None for anything else."""
+    if isinstance(value, datetime):
+        return (value.replace(tzinfo=None) - datetime(1970, 1, 1)).total_seconds()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value / _epoch_unit(value)
     if isinstance(value, str) and _INT_TEXT.match(value):
@@ -82,6 +89,8 @@ def moment_seconds(value: Any) -> float | None:
 
 def shift_moment(value: Any, seconds: float) -> Any:
     """A timestamp value moved by ``seconds`` in its own kind and format (see :func:`moment_seconds`)."""
+    if isinstance(value, datetime):
+        return value + timedelta(seconds=seconds)
     if isinstance(value, str) and not _INT_TEXT.match(value):
         return shift_iso(value, seconds)
     number = int(value) if isinstance(value, str) else value
@@ -101,7 +110,7 @@ def tamper_value(name: str, old: Any) -> Any:
 
     role: user <-> assistant, anything else -> "system" ("system" -> "user");
     timestamp: numbers +1 day (epoch milliseconds +86,400,000), number text too (decimals kept:
-    an adversary writes a time the reader parses), ISO strings +1 day;
+    an adversary writes a time the reader parses), ISO strings and date-time values +1 day;
     source, owner and anything else: a different value of the same kind.
     """
     if name == "role":
@@ -110,6 +119,8 @@ def tamper_value(name: str, old: Any) -> Any:
     if name == "timestamp":
         if isinstance(old, bool):
             return not old
+        if isinstance(old, datetime):
+            return old + timedelta(days=1)
         if isinstance(old, (int, float)):
             return old + (DAY * 1000 if abs(old) > 1e11 else DAY)
         if isinstance(old, str) and _INT_TEXT.match(old):

@@ -7,7 +7,8 @@ as the Runner does, without a model:
 
 - Store: ``DatabaseSessionService(db_url="sqlite+aiosqlite:///<store>/sessions.db")``, the
   configuration ADK's session docs give for a persistent local store (tables ``sessions``,
-  ``events``, ``user_states``, ``app_states``, schema v1).
+  ``events``, ``user_states``, ``app_states``, schema v1); ``config.db: postgres`` the same on the
+  profile's PostgreSQL service ``db`` (``postgresql+asyncpg://``, the async driver ADK names for it).
 - Who: ``app_name`` is ``config.app`` (``per-context``: the lab's context, each context an app of
   its own), ``user_id`` and ``session_id`` the lab's context; with a lifecycle ``scope`` (capability
   ``tenants``) the tenant is the app and the user the user.
@@ -44,7 +45,8 @@ PARTS = ("events", "session_state", "user_state", "app_state")
 PREFIX = {"session_state": "", "user_state": "user:", "app_state": "app:"}
 AGENT = "memlab_agent"  # the agent's name: the author of an assistant's event
 ROLES = {"user": ("user", "user"), "assistant": (AGENT, "model")}  # lab's role -> (author, content role)
-LIBRARIES = ("google-adk", "google-genai", "sqlalchemy", "aiosqlite", "pydantic")
+LIBRARIES = ("google-adk", "google-genai", "sqlalchemy", "aiosqlite", "asyncpg", "pydantic")
+DATABASES = ("sqlite", "postgres")
 
 
 class AdkSessionsDriver(kit.Driver):
@@ -54,22 +56,34 @@ class AdkSessionsDriver(kit.Driver):
         """The service on the store's database; its tables are made (or checked) on first use."""
         self.part = self.choice("part", PARTS, default="events")
         self.app = str(config.get("app") or "memlab_app")
-        [folder] = self.need_volumes("store", why="DatabaseSessionService keeps sessions.db there")
+        self.db = self.choice("db", DATABASES, default="sqlite")
         self.loop = asyncio.new_event_loop()
-        self.service = DatabaseSessionService(db_url=f"sqlite+aiosqlite:///{folder / 'sessions.db'}")
+        self.service = DatabaseSessionService(db_url=self._url())
         self._run(self.service.prepare_tables())
+
+    def _url(self):
+        """The database URL: sessions.db in volume store, or the PostgreSQL service db with asyncpg."""
+        if self.db == "postgres":
+            if "db" not in self.services:
+                raise kit.BadRequest("db: postgres needs a service named db (services: {db: {kind: postgres}})")
+            return self.services["db"].replace("postgresql://", "postgresql+asyncpg://", 1)
+        [folder] = self.need_volumes("store", why="DatabaseSessionService keeps sessions.db there")
+        return f"sqlite+aiosqlite:///{folder / 'sessions.db'}"
 
     def describe(self):
         """The service's distribution, what it runs under, and the capabilities of the part."""
         state = self.part != "events"
         erasure = "context" if self.part in ("events", "session_state") else "none"
+        backend = ({"postgresql": self._run(self._server_version())} if self.db == "postgres"
+                   else {"sqlite": sqlite3.sqlite_version})
         return {"sut": "google-adk", "version": kit.dist_version("google-adk"),
-                "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
+                "libraries": {"python": platform.python_version(), **backend,
                               **{name: kit.dist_version(name) for name in LIBRARIES}},
                 "capabilities": {"erasure": erasure, "order": not state, "metadata": not state, "snapshot": True,
                                  "lifecycle": ["tenants", *(["update"] if state else [])]},
-                "configuration": {"service": "DatabaseSessionService", "db_url": "sqlite+aiosqlite:///sessions.db",
-                                  "part": self.part, "app": self.app}}
+                "configuration": {"service": "DatabaseSessionService", "part": self.part, "app": self.app,
+                                  "db_url": "postgresql+asyncpg://<service db>" if self.db == "postgres"
+                                  else "sqlite+aiosqlite:///sessions.db"}}
 
     def write(self, context, text, meta):
         """One event appended to the context's session: a message, or a state delta of one key."""
@@ -119,6 +133,12 @@ class AdkSessionsDriver(kit.Driver):
             self.loop.close()
 
     # ---- helpers -----------------------------------------------------------------
+    async def _server_version(self):
+        from sqlalchemy import text
+
+        async with self.service.db_engine.connect() as conn:
+            return (await conn.execute(text("SHOW server_version"))).scalar()
+
     def _run(self, coro):
         return self.loop.run_until_complete(coro)
 

@@ -1,5 +1,5 @@
 """The Google ADK rows (images/adk-sessions): DatabaseSessionService on SQLite, a session's events
-and its three state scopes (session, user, app).
+and its three state scopes (session, user, app), and the events on PostgreSQL.
 
 Each row re-measured at rest (``memlab run``) and compared with its published set, cell and variant
 for cell and variant; the events row's edits stayed in the victim's whole context (app, user and
@@ -22,7 +22,8 @@ from test_lifecycle_rows import installed, published, summary
 pytestmark = pytest.mark.rows
 
 EVENTS = "adk-sessions-sqlite"
-ROWS = (EVENTS, "adk-sessions-sqlite-session-state", "adk-sessions-sqlite-user-state", "adk-sessions-sqlite-app-state")
+ROWS = (EVENTS, "adk-sessions-sqlite-session-state", "adk-sessions-sqlite-user-state", "adk-sessions-sqlite-app-state",
+        "adk-sessions-postgres")
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +65,9 @@ def test_row_matches_its_published_result_set(at_rest_run, row):
         assert at_rest(now[point]) == at_rest(old), f"{row}@{point} differs from results/published/{row}"
 
 
-def test_every_edit_of_an_event_stays_in_the_victims_app_user_and_session(at_rest_run):
-    row = at_rest_run(EVENTS)["read"]
+@pytest.mark.parametrize("events", [EVENTS, "adk-sessions-postgres"])
+def test_every_edit_of_an_event_stays_in_the_victims_app_user_and_session(at_rest_run, events):
+    row = at_rest_run(events)["read"]
     assert row["store"]["scope"] == [{"field": "app_name", "path": []}, {"field": "user_id", "path": []}]
     for case in ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"):
         cell = row["cells"][case]
@@ -76,13 +78,14 @@ def test_every_edit_of_an_event_stays_in_the_victims_app_user_and_session(at_res
                in s for s in forged), forged  # the forged event in the victim's app, user and session
 
 
-def test_the_order_key_alone_relabelled_is_seen_in_the_served_order(at_rest_run):
-    cell = at_rest_run(EVENTS)["read"]["cells"]["T8"]
+@pytest.mark.parametrize("events", [EVENTS, "adk-sessions-postgres"])
+def test_the_order_key_alone_relabelled_is_seen_in_the_served_order(at_rest_run, events):
+    cell = at_rest_run(events)["read"]["cells"]["T8"]
     [moved] = [v for v in cell["variants"] if v["variant"] == "meta_field=timestamp; place=timestamp"]
     assert moved["verdict"] == "ACCEPTED" and "served order changed" in moved["effect"]["detail"], moved
 
 
-@pytest.mark.parametrize("row", ROWS[1:])
+@pytest.mark.parametrize("row", ROWS[1:4])
 def test_a_state_map_expresses_what_its_capabilities_say(at_rest_run, row):
     cells = at_rest_run(row)["read"]["cells"]
     na = {c for c, cell in cells.items() if cell["verdict"] == "n/a"}
