@@ -1,15 +1,22 @@
-"""Tamper classes against `memlab verify`: tried / held.
+"""Tamper classes against `memlab verify`, then hostile classes against every command: tried / held.
 
-Each class is one way an adversary changes a result set (an edit, a removal, an addition,
+Each tamper class is one way an adversary changes a result set (an edit, a removal, an addition,
 re-pinning a digest, re-signing without the publisher's key, a symlink out of the set, a
-huge or deeply nested file, ...), applied to a fresh copy of one real set. A class *holds*
+huge or deeply nested file, a file listed twice, a lone surrogate, a folder where a file belongs,
+...), applied to a fresh copy of one real set. A class *holds*
 when `memlab verify` rejects the copy naming the expected ground (exit 1), or refuses it
 as unreadable (exit 2) where that is expected; a class whose copy verifies, or that names
 another ground only, or crashes, does not hold. tests/test_tamper_classes.py asserts every
 class holds (and that the reading commands never crash on any of them).
 
-    python bench/tamper.py                  # runs reference-naive into a temp folder, prints the table
+The hostile classes (bench/hostile.py) follow: links planted where memlab writes, text a terminal
+would obey, rows of another shape, a store linked out of its volume, a full or read-only disk, a
+folder one may not read, SIGTERM mid-run; tests/test_hostile_classes.py asserts each. The last
+lines are the totals, each class that did not hold named.
+
+    python bench/tamper.py                  # runs reference-naive into a temp folder, prints both tables
     python bench/tamper.py --from results/X # tampers copies of a saved (unsigned, one-row) set
+    python bench/tamper.py --verify-only    # the tamper table alone
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tamper_ops as op  # noqa: E402
 from tamper_ops import OBS, ROOT, ROW, ROW_NAME, Keys  # noqa: E402,F401 (ROW_NAME: the tests' row)
 
+import hostile  # noqa: E402
 from lab.resultset import signing  # noqa: E402
 from lab.resultset.verify import verify  # noqa: E402
 
@@ -152,6 +160,27 @@ CLASSES: tuple[Tamper, ...] = (
            pinned=True, signed=True),
     Tamper("row edited and re-signed without the publisher's key", op.resign_other, "signature-key-mismatch",
            pinned=True, signed=True),
+    # issue 28: a manifest naming a file twice or out of place, lone surrogates, folders, shapes, names
+    Tamper("manifest evidence entry listed twice", op.manifest(lambda m: m["evidence"].append(dict(m["evidence"][0]))),
+           "row-malformed"),
+    Tamper("manifest evidence entry listed again as a//b", op.evidence_again, "row-malformed"),
+    Tamper("manifest lists manifest.json as evidence",
+           op.manifest(lambda m: m["evidence"].append({"file": "manifest.json", "digest": "sha256:" + "0" * 64})),
+           "row-malformed"),
+    Tamper("row with a lone surrogate", op.surrogate(ROW), "row-malformed"),
+    Tamper("observation with a lone surrogate, re-pinned", op.surrogate(f"{OBS}/T1.json", repin=True),
+           "verdict-not-derivable"),
+    Tamper("manifest with a lone surrogate", op.surrogate("manifest.json"), UNREADABLE),
+    Tamper("signature with a lone surrogate", op.surrogate("manifest.sig"), "bad-signature", signed=True),
+    Tamper("row file replaced by a folder", op.folder(ROW), "row-missing"),
+    Tamper("observation replaced by a folder", op.folder(f"{OBS}/T4.json"), "evidence-missing"),
+    Tamper("manifest.sig replaced by a folder, key pinned", op.folder("manifest.sig"), "bad-signature", pinned=True,
+           signed=True),
+    Tamper("row of another shape (controls.C1 without ok), re-pinned", op.row(lambda r: r["controls"]["C1"].pop("ok")),
+           "row-malformed"),
+    Tamper("row of another shape (a cell's evidence a list), re-pinned",
+           op.row(lambda r: r["cells"]["T2"].update(evidence=["x"])), "row-malformed"),
+    Tamper("a file in rows/ named with an escape sequence", op.escaped_name, "row-extra"),
 )
 
 
@@ -191,6 +220,7 @@ def main() -> int:
     """Make (or take) a set, try every class on a copy, print the table and tried / held."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--from", dest="source", type=Path, default=None, help="a saved one-row set to tamper with")
+    parser.add_argument("--verify-only", action="store_true", help="the tamper table alone, not the hostile classes")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="memlab-tamper-") as tmp:
         tmp = Path(tmp)
@@ -203,16 +233,25 @@ def main() -> int:
             print(f"{pristine} does not verify untouched; nothing to tamper with")
             return 2
         ks = keys(tmp / "keys")
-        held = 0
+        failed = []
         for i, tamper in enumerate(CLASSES):
             work = tmp / f"c{i}"
             work.mkdir()
             ok, said = outcome(tampered(pristine, tamper, work, ks), tamper, ks)
-            held += ok
+            failed += [] if ok else [tamper.name]
             print(f"{'held' if ok else 'NOT HELD':<9} {tamper.name:<58} want {tamper.ground:<24} got {said}")
             shutil.rmtree(work)
-        print(f"tamper classes: {len(CLASSES)} tried, {held} held, {len(CLASSES) - held} not held")
-    return 0 if held == len(CLASSES) else 1
+        totals = [("tamper classes", len(CLASSES), len(failed))]
+        if not args.verify_only:
+            bed = hostile.Bed(pristine, tmp / "keys" / "publisher.pem", tmp / "hostile")
+            outcomes = hostile.table(bed)
+            failed += [h.name for h, ok, _ in outcomes if not ok]
+            totals.append(("hostile classes", len(outcomes), sum(not ok for _, ok, _ in outcomes)))
+        for label, tried, not_held in totals:
+            print(f"{label}: {tried} tried, {tried - not_held} held, {not_held} not held")
+        tried = sum(t for _, t, _ in totals)
+        print(f"all classes: {tried} tried, {tried - len(failed)} held; not held: {'; '.join(failed) or 'none'}")
+    return 0 if not failed else 1
 
 
 if __name__ == "__main__":

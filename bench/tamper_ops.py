@@ -195,5 +195,29 @@ def sig_edit(change: Callable[[dict], Any]) -> Callable[[Path, Keys], None]:
     return apply
 
 
+def surrogate(file: str, repin: bool = False) -> Callable[[Path, Keys], None]:
+    """A lone surrogate (``\\ud800``) spliced into the first string of a file."""
+    return text(file, '": "', '": "\\ud800', repin)
+
+
+def folder(file: str) -> Callable[[Path, Keys], None]:
+    """A file of the set replaced by a folder of the same name."""
+    def apply(root: Path, keys: Keys) -> None:
+        (root / file).unlink()
+        (root / file).mkdir()
+    return apply
+
+
+def evidence_again(root: Path, keys: Keys) -> None:
+    """The first evidence entry listed a second time, spelled ``a//b``."""
+    manifest(lambda m: m["evidence"].append({**m["evidence"][0],
+                                             "file": m["evidence"][0]["file"].replace("/", "//", 1)}))(root, keys)
+
+
+def escaped_name(root: Path, keys: Keys) -> None:
+    """A file in rows/ whose name holds an escape sequence (OSC 52) and a forged line."""
+    (root / "rows" / "x\x1b]52;c;aGk=\x07\r\nFAKE@read.json").write_text("{}\n", encoding="utf-8")
+
+
 def flip_b64(text: str) -> str:
     return ("A" if text[0] != "A" else "B") + text[1:]

@@ -77,7 +77,7 @@ def test_no_reader_prints_a_sets_text_raw_or_crashes_on_it(pristine, tmp_path, n
     runner = CliRunner()
     for args in (["show", root], ["report", root], ["report", root, "--format", "markdown"],
                  ["report", root, "--format", "junit"], ["report", root, "--format", "html"],
-                 ["compare", pristine, root], ["verify", root], ["site", root, "--out", tmp_path / "site", "--no-verify"],
+                 ["compare", pristine, root], ["verify", root], ["site", root, "--out", tmp_path / "site", "--no-verify", "--sweeps", tmp_path],
                  ["gate", root, "--fail-on", "accepted"]):
         result = runner.invoke(main, [str(a) for a in args])
         assert result.exception is None or isinstance(result.exception, SystemExit), (args, repr(result.exception))

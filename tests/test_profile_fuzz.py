@@ -199,6 +199,11 @@ CASES = [
     c("empty-file", None, "", "(top)", at_edit=False),
     c("not-utf8", None, BASE.encode() + b"notes2: \xff\xfe\n", "(file)", at_edit=False),
     c("too-large", None, BASE + "# " + "x" * 1_100_000 + "\n", "(file)", at_edit=False),
+    # text a terminal or a canonical encoding would choke on, in a value the error quotes (issue 28)
+    c("surrogate-title", "title: Fuzz base, a valid reference row", 'title: "Fuzz \\ud800 base"', "(yaml)"),
+    c("markup-row", "row: fuzz", 'row: "[/x]fuzz"', "row"),
+    c("markup-volume", "  store: {adversary: true}", '  "[bold]store[/x]": {adversary: true}', "volumes"),
+    c("markup-signal-pattern", "pattern: integrity", 'pattern: "[/x"', "signals[0].pattern"),
 ]
 
 

@@ -40,7 +40,7 @@ def test_a_row_of_another_shape_is_refused_naming_the_field(pristine, tmp_path, 
     path.write_text(json.dumps(row))
     for args in (["show", root], ["report", root, "--format", "markdown"], ["report", root, "--format", "junit"],
                  ["report", root, "--format", "html"], ["compare", pristine, root],
-                 ["site", root, "--out", tmp_path / "site", "--no-verify"]):
+                 ["site", root, "--out", tmp_path / "site", "--no-verify", "--sweeps", tmp_path / "none"]):
         result = CliRunner().invoke(main, [str(a) for a in args])
         assert isinstance(result.exception, SystemExit) and result.exit_code == 2, (args, repr(result.exception))
         assert f"field '{field}'" in result.output, result.output

@@ -114,7 +114,7 @@ def test_reports_site_and_sign_on_a_full_or_read_only_disk_are_exit_2(tmp_path, 
     disk = tmp_path / "disk"
     disk.mkdir()
     lines = {"report": memlab_line("report", rs, "--format", "html", "--out", disk / "r.html"),
-             "site": memlab_line("site", rs, "--out", disk / "site"),
+             "site": memlab_line("site", rs, "--out", disk / "site", "--sweeps", tmp_path),
              "analyze": memlab_line("analyze", rs, "--out", disk / "an"),
              "keygen": memlab_line("keygen", disk / "k.pem")}
     for options, said in (("size=8k", "no space left on the device"), ("ro", "the file system is read-only")):

@@ -53,9 +53,10 @@ log = structlog.get_logger(__name__)
 @click.option("--run-id", "run_id", default=None, callback=run_id_option, metavar="ID",
               help="Name the run in run.json (default: a new id); the shards of one run share it.")
 @click.option("--resume", "resume", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Continue the killed run in DIR (its --out; a shard's too, as it was recorded): saved trials "
-                   "are kept, the rest measured; refused when the lab, a profile, a driver or an option differs "
-                   "from the killed run's (docs/resume.md).")
+              help="Continue the killed run in DIR (its --out; a shard's too, as it was recorded) with the options "
+                   "its run.json recorded (--nonce, --records, --no-fork-server, --runtime): saved trials are kept, "
+                   "the rest measured; refused when the lab, a profile, a driver or an option given differs from "
+                   "the killed run's (docs/resume.md).")
 @sign_key_option
 @reports_option
 @gate_options
@@ -75,10 +76,12 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
 
     Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
     --min-level); 1 the gate failed; 2 bad input, a harness failure, a selected profile invalid, a row
-    not evaluable or a trial with a harness error (0 for those last three with --allow-errors); 130
-    interrupted. A row skipped before the run (unavailable, lifecycle-only, or not runnable on this
-    runtime, e.g. its server is not installed) is named on stderr, is not in the result set and does
-    not change the code; when no selected row can run, the exit is 2."""
+    not evaluable or a trial with a harness error (0 for those last three with --allow-errors), or an
+    error of the machine (a full disk, a read-only --out: the path and the fix); 130 interrupted, 143
+    terminated by SIGTERM (what was measured is kept; --resume DIR completes it). A row skipped before
+    the run (unavailable, lifecycle-only, or not runnable on this runtime, e.g. its server is not
+    installed) is named on stderr, is not in the result set and does not change the code; when no
+    selected row can run, the exit is 2."""
     from lab.cli import progress
     from lab.cli import run_failures as ended
     from lab.cli.oserrors import describe

@@ -36,6 +36,7 @@ from lab.cases.variants import is_variant
 from lab.judge.derive import TRIALS, read_trials
 from lab.method.bed import Bed
 from lab.profile import Profile, ProfileError, file_row
+from lab.resultset.coherence import unsafe_files
 from lab.resultset.loading import JSONProblem
 from lab.resultset.results import lab_revision, read_json
 
@@ -80,6 +81,12 @@ def recorded(out: Path) -> dict[str, Any]:
         raise ResumeRefused(f"{path}: not a run record of memlab (no list of rows)")
     if run.get("status") == "completed" and (Path(out) / "manifest.json").is_file():
         raise ResumeRefused(f"{out} holds a completed result set: nothing to resume (`memlab verify {out}`)")
+    unsafe = [(f, why) for f, why in unsafe_files(Path(out)) if not f.startswith(f"{KEPT}/")]  # seeded/: the SUT's
+    if unsafe:
+        raise ResumeRefused(f"{Path(out) / unsafe[0][0]}: {unsafe[0][1]} ({len(unsafe)} such entr"
+                            f"{'y' if len(unsafe) == 1 else 'ies'}); memlab never writes through a link and a set it "
+                            "wrote holds none, so this folder was changed after the run and cannot be resumed: "
+                            "measure again into a new --out")
     if any(key not in run for key in ("options", "drivers", "profiles")):
         raise ResumeRefused(f"{path} records no options or drivers (a run of an older lab): it cannot be "
                             "proved to be the same run; measure it again into a new --out")
