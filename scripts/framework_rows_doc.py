@@ -93,6 +93,11 @@ ROWS = {
         "a verdict: the author relabelled without the content's role leaves the role served unchanged (no "
         "visible effect); the cell is decided by the other variants. A timestamp relabelled in the column "
         "alone moves the event in the order served (`place=timestamp`)."),
+    "adk-sessions-postgres": (
+        "The same on PostgreSQL: whoever can write ADK's database (SQL on the server, or its data directory "
+        "at rest) decides what the agent resumes with -- every edited, deleted, reordered, forged, copied or "
+        "relabelled event, a rollback and a deleted session brought back are served by `get_session` as "
+        "genuine, with no warning (the author-only T8 variant an error of its own, as on SQLite)."),
     "adk-sessions-sqlite-session-state": (
         "A session's state (`sessions.state`, a keyed map) is served by `get_session` as it is in the file: "
         "a changed, deleted, added or copied value, a restored older file and a deleted session brought back "
@@ -120,10 +125,11 @@ ROWS = {
 #: letta: measured 2026-12-01 the same way (the first local run's prepare_seconds, about 1 GB installed)
 #: while the machine was loaded (load average 20-50), pip's cache holding part of the set.
 #: langgraph-store: measured 2026-12-03 the same way (LocalRuntime.prepare, 33.1 s; load average 1.4).
-#: adk-sessions: the first local run's prepare_seconds, 2026-12-03, pip's cache holding the set (load average 1.5).
+#: adk-sessions: the first local run's prepare_seconds, 2026-12-03, pip's cache holding the set (load average 1.5),
+#: after asyncpg joined the folder's pins for the PostgreSQL row (40.1 s before it).
 ENV_BUILD = {"langgraph-sqlite": 39.5, "langgraph-store": 33.1, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
              "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6, "letta": 347.8,
-             "adk-sessions": 40.1}
+             "adk-sessions": 59.2}
 
 
 def notes(name: str, saved: dict, row: dict) -> str:

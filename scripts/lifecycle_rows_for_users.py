@@ -105,6 +105,9 @@ ROWS: dict[str, str] = {
         "`get_session` serves both to the next turn (stale reuse in every correction); no app or user is "
         "served another's events, at once or after a restart. ADK erases no single event (`delete_session` "
         "takes the whole session), so deletes are not tested."),
+    "adk-sessions-postgres": (
+        "The same on PostgreSQL: a correction is one more event beside the old one (stale reuse), no app or "
+        "user is served another's events, a restart changes nothing; deletes are not tested."),
     "adk-sessions-sqlite-session-state": (
         "Session state is a dict: a state delta on a key replaces its value, so a correction is served alone, "
         "at once and after a restart, and no app or user reaches another's; ADK deletes no state key (a "
