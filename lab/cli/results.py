@@ -104,10 +104,14 @@ def verify_any(root: Path, pubkey: Any = None) -> Verification:
 def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     """Verify a result set: digests, signature, recount, re-derivation; name each rejection ground."""
     from lab.cli.verification import print_verification, verify_partial
-    from lab.lifecycle.verify import is_lifecycle
+    from lab.lifecycle.partial import lifecycle_partial
+    from lab.lifecycle.verify import is_lifecycle, verify_lifecycle
     from lab.resultset.loading import Unreadable
     from lab.resultset.partial import partial
 
+    part = lifecycle_partial(result_dir)
+    if part is not None:
+        sys.exit(verify_partial(part, pubkey, as_json, verify_lifecycle))
     part = None if is_lifecycle(result_dir) else partial(result_dir)
     if part is not None:
         sys.exit(verify_partial(part, pubkey, as_json))

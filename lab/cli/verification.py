@@ -46,10 +46,11 @@ def print_verification(result: Verification) -> None:
                    f"`memlab analyze {_text(result.root)}` derives a new result set from the same observations")
 
 
-def verify_partial(part: Partial, pubkey: Any, as_json: bool) -> int:
-    """A partial set: 3 when what a manifest pins holds (or nothing is pinned yet), 1 when it does not."""
+def verify_partial(part: Partial, pubkey: Any, as_json: bool, check: Any = verify) -> int:
+    """A partial set: 3 when what a manifest pins holds (or nothing is pinned yet), 1 when it does not
+    (``check``: the verifier of the set's kind)."""
     if part.pinned:
-        result = verify(part.root, pubkey)  # Unreadable: the command's (exit 2, as JSON with --json)
+        result = check(part.root, pubkey)  # Unreadable: the command's (exit 2, as JSON with --json)
         if any(not _partial_gap(f) for f in result.findings):  # the pinned part does not hold
             if as_json:
                 click.echo(json.dumps({**result.to_json(), "partial": True}, indent=2))
