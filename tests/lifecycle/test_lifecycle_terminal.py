@@ -1,5 +1,6 @@
 """The lifecycle table is legible on the terminal it is printed on: at 80 columns in its compact form
-(one code per check, the key under it), at 200 in its full form. Every published lifecycle row
+(one code per check, the key under it), and in its full form on a terminal as wide as the full table
+(one column narrower: the compact form again). Every published lifecycle row
 (each position its own line) printed through a pseudo-terminal of that size, then read back: every
 check's status and every gate must be there and be the row's. No Docker."""
 
@@ -55,8 +56,19 @@ def test_at_80_columns_every_check_of_every_row_reads_back_from_its_code():
     assert read == expected()
 
 
-def test_at_200_columns_the_full_table_shows_every_status_and_gate():
-    text = show(200)
+def full_width() -> int:
+    """The columns the full table of every published row takes (it grows with the longest row name)."""
+    from rich.console import Console
+
+    from lab.report.compact import natural_width
+    from lab.report.lifecycle import table
+    return natural_width(Console(), table([json.loads(p.read_text()) for p in ROWS]))
+
+
+def test_as_wide_as_the_full_table_it_shows_every_status_and_gate_and_one_column_less_is_compact():
+    width = full_width()
+    assert "SL DR SR EL" in show(width - 1)
+    text = show(width)
     assert "SL DR SR EL" not in text  # the full form, not the compact one
     read = {}
     for line in text.splitlines():
