@@ -48,7 +48,7 @@ BENCHES = {
     "matrix": (["bench/matrix.py", "--runs", "3", "--fork", "on", "--jobs", "2"], None),
     "records": (["bench/records.py"], None),
     "profile_fuzz": (["bench/profile_fuzz.py"], None),
-    "tamper": (["bench/tamper.py"], 1),
+    "tamper": (["bench/tamper.py"], 3),
     "kills": (["bench/kills.py"], None),
     "variants": (["bench/variants.py"], None),
     "cli_startup": (["bench/cli_startup.py", "--against", "e0b0fdf"], None),
