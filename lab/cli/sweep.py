@@ -268,6 +268,8 @@ def _print_latest(result: Any) -> None:
         click.echo(inert(f"  pin released for {result.newest}: {item['package']} {item['pinned']} -> "
                          f"{item['resolved']} ({item['because']})", markup=False))
     tail = f"; {len(result.changed)} cell(s) changed: {', '.join(result.changed)}" if result.changed else ""
+    if result.changed_variants:
+        tail += f"; {len(result.changed_variants)} variant(s) changed"
     click.echo(inert(f"{result.row}: {result.package} {result.newest or '(no release)'}: {words[result.code]}{tail}"
                      + (f" -> {result.out}" if result.cells else ""), markup=False))
     if result.message:

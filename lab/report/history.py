@@ -66,6 +66,14 @@ def render(doc: dict[str, Any], anchor: str = "history") -> str:
             f"{escape(str(doc.get('package')))} (the row pins {escape(str(doc.get('pinned')))}): {len(measured)} measured"
             + (f", {skipped} skipped by the halving" if skipped else "") + ". Each release is a row of its own, "
             "in a result set of its own; a release where cells moved is marked with them.</p>")
+    variants = doc.get("variant_changes", [])
+    more = ""
+    if variants:
+        lines = "".join(f"<li>{escape(str(c.get('cell')))}: {escape(str(c.get('old')))} → {escape(str(c.get('new')))}, "
+                        f"first in {escape(str(c.get('first_new')))} (last with the old: {escape(str(c.get('last_old')))})"
+                        "</li>" for c in variants)
+        more = (f"<details><summary>{len(variants)} change(s) of a case's expressions (variants; a cell is the weakest "
+                f"of them)</summary><ul>{lines}</ul></details>")
     return (f'<h2 id="{escape(anchor)}">History: {escape(str(doc.get("package")))} releases</h2>{lead}'
             f'<ol class="hist">{"".join(items)}</ol>{table}'
-            + (f"<ul>{words}</ul>" if words else "<p>No cell moved between the releases measured.</p>"))
+            + (f"<ul>{words}</ul>" if words else "<p>No cell moved between the releases measured.</p>") + more)

@@ -7,7 +7,8 @@ a sweep measures a release (:mod:`lab.sweep.runner`: the row's pins, that releas
 pinned one; its own row ``<row>_v<version>``; at rest, and the lifecycle gate when the row takes it,
 with the published set's runtime and ``--fail-on``), and its cells compared with the published ones.
 
-Codes: 0 every cell and check the same, 1 a verdict or a check changed, 2 the newest release could not
+Codes: 0 every cell and check the same, 1 a verdict (of a cell, or of one of the expressions of a case a
+cell is the weakest of: lab.sweep.lineup) or a check changed, 2 the newest release could not
 be measured (not installable, a run that failed, a set that does not verify) or the published set
 cannot be compared (missing, not verifying).
 """
@@ -23,7 +24,7 @@ from packaging.version import Version
 from lab.profile import Profile
 from lab.resultset.loading import Unreadable
 from lab.runtime.housekeeping import cache_dir
-from lab.sweep.lineup import ABSENT, differing, set_cells
+from lab.sweep.lineup import ABSENT, differing, set_cells, set_variants
 from lab.sweep.measure import Measured, Options, measure_release, verify_sets
 from lab.sweep.registry import served_versions
 from lab.sweep.resolve import pinned_version, resolve
@@ -45,13 +46,19 @@ class Latest:
     published: dict[str, str] = field(default_factory=dict)
     cells: dict[str, str] = field(default_factory=dict)
     changed: list[str] = field(default_factory=list)
+    published_variants: dict[str, str] = field(default_factory=dict)
+    variants: dict[str, str] = field(default_factory=dict)
+    changed_variants: list[str] = field(default_factory=list)   # expressions of a case whose verdict changed
     out: Path | None = None
     released: list[dict] = field(default_factory=list)
 
     def table(self) -> list[list[str]]:
-        """A line per cell: name, published, newest, and ``changed`` where they differ."""
-        return [[name, self.published.get(name, ABSENT), self.cells.get(name, ABSENT),
-                 "changed" if name in self.changed else ""] for name in dict.fromkeys([*self.published, *self.cells])]
+        """A line per cell: name, published, newest, and ``changed`` where they differ; then a line per
+        expression of a case (variant) that changed."""
+        return ([[name, self.published.get(name, ABSENT), self.cells.get(name, ABSENT),
+                  "changed" if name in self.changed else ""] for name in dict.fromkeys([*self.published, *self.cells])]
+                + [[name, self.published_variants.get(name, ABSENT), self.variants.get(name, ABSENT), "changed"]
+                   for name in self.changed_variants])
 
 
 def newest(package: str) -> str:
@@ -84,6 +91,7 @@ def run_latest(profile: Profile, published: Path, out: Path, options: Options) -
     package = str(profile.sut["package"])
     result = Latest(profile.row, package, pinned_version(pins, package) or str(profile.sut.get("version")), out=out)
     result.published = published_cells(published)
+    result.published_variants = set_variants(published)
     result.newest = newest(package)
     resolution = resolve(pins, package, result.newest)
     if not resolution.ok:
@@ -97,7 +105,9 @@ def run_latest(profile: Profile, published: Path, out: Path, options: Options) -
     if measured.status != "measured":
         result.message = f"{package} {result.newest}: {measured.status}: {measured.message}"
         return result
-    result.cells = measured.cells or {}
+    result.cells, result.variants = measured.cells or {}, measured.variants or {}
     result.changed = differing(result.published, result.cells)
-    result.code = CHANGED if result.changed else SAME
+    result.changed_variants = [name for name in differing(result.published_variants, result.variants)
+                               if name in result.published_variants and name in result.variants]
+    result.code = CHANGED if result.changed or result.changed_variants else SAME
     return result

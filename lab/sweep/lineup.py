@@ -5,7 +5,10 @@ A release's cells are one text per name, read from its verified sets:
 - at rest, per detection point: each case's verdict (``read T1: ACCEPTED``), the controls
   (``read C1: ok`` or ``FAIL``) and the level (``read level: L0``, or ``not evaluable``);
 - lifecycle, per position: each check's status (``restarted stale_reuse: FAIL``) and the gate
-  (``live gate: PASS``).
+  (``live gate: PASS``);
+- beside the cells, each expression of a case where a cell has several (``read T1 default``:
+  REPORTED, ``read T1 sidecar=ledger:emptied``: ACCEPTED): the cell is the weakest of them, so a release
+  that changes one expression only (a fix of the default) shows there, as a variant change.
 
 The row's name is not part of a cell's name: the cells of ``<row>_v3.0.0`` and of the published
 ``<row>`` line up. A change is a cell whose text differs between two releases measured one after the
@@ -53,6 +56,27 @@ def at_rest_cells(root: Path) -> dict[str, str]:
     return out
 
 
+def at_rest_variants(root: Path) -> dict[str, str]:
+    """The verdict of every expression of a case (its variants, docs/method.md "Variants") where a cell
+    has more than one: ``read T1 default``, ``read T1 sidecar=ledger:emptied``. A cell is the weakest of
+    them, so a release can change one expression (the default's) and leave the cell as it was."""
+    out: dict[str, str] = {}
+    for row in sorted(load_rows(root), key=lambda r: (POINTS.index(r["detection_point"])
+                                                        if r["detection_point"] in POINTS else 9, r["detection_point"])):
+        for case in sorted(row["cells"], key=_case_key):
+            variants = row["cells"][case].get("variants") or []
+            if len(variants) > 1:
+                for variant in variants:
+                    out[f"{row['detection_point']} {case} {variant.get('variant')}"] = str(variant.get("verdict"))
+    return out
+
+
+def set_variants(root: Path) -> dict[str, str]:
+    """The variants of a release's at-rest set in ``root`` (none when it has no at-rest set)."""
+    root = Path(root)
+    return at_rest_variants(root) if (root / "manifest.json").is_file() and not _is_lifecycle(root) else {}
+
+
 def lifecycle_rows(root: Path) -> list[dict[str, Any]]:
     """The rows of a lifecycle set, read strictly, in position order."""
     rows = [read_strict(p) for p in sorted((Path(root) / "rows").glob("*.json"))]
@@ -93,15 +117,20 @@ def names(cell_sets: Sequence[dict[str, str]]) -> list[str]:
     return list(dict.fromkeys(name for cells in cell_sets for name in cells))
 
 
-def changes(measured: Sequence[tuple[str, dict[str, str]]], served: Sequence[str]) -> list[dict[str, Any]]:
+def changes(measured: Sequence[tuple[str, dict[str, str]]], served: Sequence[str],
+            present_in_both: bool = False) -> list[dict[str, Any]]:
     """Every change between releases measured one after the other (``measured`` oldest first; ``served``
-    every release of the sweep's selection, to name the ones between that were not measured)."""
+    every release of the sweep's selection, to name the ones between that were not measured).
+    ``present_in_both``: only names both releases have (variants: an expression one release lacks, as
+    when its row could not be seeded, is said by its cell's change)."""
     out = []
     every = names([cells for _, cells in measured])
     for (old_version, old), (new_version, new) in zip(measured, measured[1:]):
         between = _between(served, old_version, new_version)
         for name in every:
             before, after = old.get(name, ABSENT), new.get(name, ABSENT)
+            if present_in_both and ABSENT in (before, after):
+                continue
             if before != after:
                 out.append({"cell": name, "old": before, "new": after, "last_old": old_version,
                             "first_new": new_version, "unmeasured_between": between})

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lab.resultset.loading import Unreadable, read_strict
-from lab.sweep.lineup import set_cells
+from lab.sweep.lineup import set_cells, set_variants
 
 
 class Interrupted(KeyboardInterrupt):
@@ -51,6 +51,7 @@ class Measured:
     version: str
     status: str
     cells: dict[str, str] | None = None
+    variants: dict[str, str] | None = None
     message: str = ""
     sets: dict[str, str] = field(default_factory=dict)     # kind -> folder, relative to the sweep
     kept: bool = False                                      # measured by an earlier run of the sweep
@@ -136,7 +137,7 @@ def measure_release(version: str, row: str, profiles: Path, out: Path, at_rest: 
     problems = verify_sets(sets)
     if problems:
         return Measured(version, "failed", message="; ".join(problems), sets=sets, kept=kept)
-    return Measured(version, "measured", cells=set_cells(out), sets=sets, kept=kept)
+    return Measured(version, "measured", cells=set_cells(out), variants=set_variants(out), sets=sets, kept=kept)
 
 
 def verify_sets(sets: dict[str, str]) -> list[str]:

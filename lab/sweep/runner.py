@@ -19,11 +19,11 @@ from typing import Any, Callable
 
 from lab.profile import Profile
 from lab.resultset.loading import Unreadable
-from lab.resultset.results import lab_revision
+from lab.resultset.files import lab_revision
 from lab.runtime.housekeeping import cache_dir
 from lab.sweep import summary
 from lab.sweep.halving import halve
-from lab.sweep.measure import Interrupted, Options, measure_release
+from lab.sweep.measure import Interrupted, Measured, Options, measure_release
 from lab.sweep.resolve import Resolution, pinned_version, resolve
 from lab.sweep.versionrow import check_sweepable, version_row, write_version_row
 
@@ -88,7 +88,8 @@ def start_record(request: Request) -> dict[str, Any]:
                                                          "lifecycle_fail_on": request.options.fail_on,
                                                          "fork_server": request.options.fork_server},
             "measurements": list(profile.measurements), "lab": lab_revision(), "started": now(), "finished": None,
-            "status": "running", "releases": releases, "cells": {}, "changes": []}
+            "status": "running", "releases": releases, "cells": {}, "variants": {}, "changes": [],
+            "variant_changes": []}
 
 
 def run_sweep(request: Request, say: Say = lambda text: None) -> dict[str, Any]:
@@ -104,11 +105,14 @@ def run_sweep(request: Request, say: Say = lambda text: None) -> dict[str, Any]:
         count[0] += 1
         entry = entries[version]
         shown = f"[{count[0]}{'' if request.bisect else '/' + str(len(request.versions))}] {doc['package']} {version}"
-        cells = _measure(request, version, entry, lambda text: say(f"{shown}: {text}"))
-        if cells is not None:
-            doc["cells"][version] = cells
+        measured = _measure(request, version, entry, lambda text: say(f"{shown}: {text}"))
+        if measured is not None:
+            doc["cells"][version] = measured.cells or {}
+            doc["variants"][version] = measured.variants or {}
         summary.write(out, doc)
-        return cells
+        # the halving compares releases on their cells and their variants: a fix of one expression counts
+        return None if measured is None else {**(measured.cells or {}),
+                                              **{f"variant {k}": v for k, v in (measured.variants or {}).items()}}
 
     try:
         if request.bisect:
@@ -128,7 +132,7 @@ def run_sweep(request: Request, say: Say = lambda text: None) -> dict[str, Any]:
     return doc
 
 
-def _measure(request: Request, version: str, entry: dict[str, Any], say: Say) -> dict[str, str] | None:
+def _measure(request: Request, version: str, entry: dict[str, Any], say: Say) -> Measured | None:
     """One release, start to end: resolved, written as its row, measured; its entry updated."""
     profile, out = request.profile, request.out
     pins = (profile.driver_dir / "requirements.txt").read_text(encoding="utf-8")
@@ -163,6 +167,6 @@ def _measure(request: Request, version: str, entry: dict[str, Any], say: Say) ->
     if measured.status == "measured":
         say(("kept from an earlier run, verified" if measured.kept else "measured and verified")
             + f": {len(measured.cells or {})} cells")
-        return measured.cells
+        return measured
     say(f"{summary.STATUS_WORDS[measured.status]}: " + (measured.message.splitlines() or [""])[0])
     return None

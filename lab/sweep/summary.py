@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from lab import safewrite
 from lab.resultset.loading import Unreadable, read_strict
-from lab.sweep.lineup import ABSENT, changes, names, set_cells, short
+from lab.sweep.lineup import ABSENT, changes, names, set_cells, set_variants, short
 from lab.sweep.measure import verify_sets
 
 SCHEMA = "memlab.sweep/1"
@@ -37,15 +37,17 @@ STATUS_WORDS = {"measured": "measured", "not-installed": "could not be installed
                 "same sweep again to complete it)", "pending": "not measured yet (the sweep was interrupted)"}
 
 
-def measured_cells(doc: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
-    """(release, cells) of every measured release, oldest first."""
-    return [(r["version"], doc["cells"][r["version"]]) for r in doc["releases"]
+def measured_cells(doc: dict[str, Any], key: str = "cells") -> list[tuple[str, dict[str, str]]]:
+    """(release, cells) of every measured release, oldest first (``key="variants"``: their variants)."""
+    return [(r["version"], doc.get(key, {}).get(r["version"], {})) for r in doc["releases"]
             if r["status"] == "measured" and r["version"] in doc.get("cells", {})]
 
 
 def with_changes(doc: dict[str, Any]) -> dict[str, Any]:
-    """The record with its changes derived from its cells."""
-    doc["changes"] = changes(measured_cells(doc), [r["version"] for r in doc["releases"]])
+    """The record with its changes (of cells, and of variants) derived from its cells and variants."""
+    versions = [r["version"] for r in doc["releases"]]
+    doc["changes"] = changes(measured_cells(doc), versions)
+    doc["variant_changes"] = changes(measured_cells(doc, "variants"), versions, present_in_both=True)
     return doc
 
 
@@ -64,7 +66,8 @@ def load(folder: Path) -> dict[str, Any]:
     doc = read_strict(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise Unreadable(f"{path}: schema {doc.get('schema') if isinstance(doc, dict) else None!r}, expected {SCHEMA!r}")
-    for key, kind in (("row", str), ("package", str), ("releases", list), ("cells", dict), ("changes", list)):
+    for key, kind in (("row", str), ("package", str), ("releases", list), ("cells", dict), ("changes", list),
+                      ("variants", dict), ("variant_changes", list)):
         if not isinstance(doc.get(key), kind):
             raise Unreadable(f"{path}: {key!r} missing or not a {kind.__name__}")
     return doc
@@ -95,30 +98,33 @@ def check_sweep(folder: Path) -> list[str]:
             continue
         root = sets.get("at_rest") or sets["lifecycle"].parent
         try:
-            cells = set_cells(root)
+            found = {"cells": set_cells(root), "variants": set_variants(root)}
         except (Unreadable, ValueError, OSError) as exc:
             problems.append(f"{version}: its sets cannot be read: {exc}")
             continue
-        if cells != doc["cells"].get(version):
-            differ = [n for n in names([cells, doc["cells"].get(version) or {}])
-                      if cells.get(n, ABSENT) != (doc["cells"].get(version) or {}).get(n, ABSENT)]
-            problems.append(f"{version}: the record's cells differ from its sets' ({', '.join(differ[:6])})")
+        for key, cells in found.items():
+            stated = doc[key].get(version)
+            if cells != stated:
+                differ = [n for n in names([cells, stated or {}]) if cells.get(n, ABSENT) != (stated or {}).get(n, ABSENT)]
+                problems.append(f"{version}: the record's {key} differ from its sets' ({', '.join(differ[:6])})")
     extra = set(doc["cells"]) - {r.get("version") for r in doc["releases"]}
     if extra:
         problems.append(f"cells of releases the record does not list: {', '.join(sorted(extra))}")
-    derived = changes(measured_cells(doc), [r["version"] for r in doc["releases"]])
-    if derived != doc["changes"]:
+    versions = [r["version"] for r in doc["releases"]]
+    if changes(measured_cells(doc), versions) != doc["changes"]:
         problems.append("the record's changes are not those its cells give (its summary was edited)")
+    if changes(measured_cells(doc, "variants"), versions, present_in_both=True) != doc["variant_changes"]:
+        problems.append("the record's variant changes are not those its variants give (its summary was edited)")
     return problems
 
 
-def lineup(doc: dict[str, Any], only_changed: bool = True) -> tuple[list[str], list[list[str]]]:
+def lineup(doc: dict[str, Any], only_changed: bool = True, key: str = "cells") -> tuple[list[str], list[list[str]]]:
     """The lineup as a table: the header (cell, then each measured release) and a line per cell (only
-    the cells that changed, unless ``only_changed`` is False)."""
-    measured = measured_cells(doc)
-    moved = {c["cell"] for c in doc.get("changes", [])}
+    the cells that changed, unless ``only_changed`` is False; ``key="variants"``: the variants)."""
+    measured = measured_cells(doc, key)
+    moved = {c["cell"] for c in doc.get("changes" if key == "cells" else "variant_changes", [])}
     cells = [n for n in names([c for _, c in measured]) if not only_changed or n in moved]
-    header = ["cell", *[v for v, _ in measured]]
+    header = ["cell" if key == "cells" else "variant", *[v for v, _ in measured]]
     return header, [[n, *[short(c.get(n, ABSENT)) for _, c in measured]] for n in cells]
 
 
@@ -140,8 +146,9 @@ def headline(doc: dict[str, Any]) -> str:
     span = f"{versions[0]} -> {versions[-1]}" if len(versions) > 1 else versions[0] if versions else "no release"
     parts = ", ".join(f"{n} {STATUS_WORDS.get(s, s).split(' (')[0]}" for s, n in counts.items())
     moved = len({c["cell"] for c in doc.get("changes", [])})
+    variants = len({c["cell"] for c in doc.get("variant_changes", [])})
     return (f"{doc['row']}: {doc['package']} {span} ({len(versions)} release(s): {parts}); "
-            f"{moved} cell(s) changed")
+            f"{moved} cell(s) changed" + (f", {variants} variant(s)" if variants else ""))
 
 
 def markdown(doc: dict[str, Any]) -> str:
@@ -161,6 +168,15 @@ def markdown(doc: dict[str, Any]) -> str:
         out.append("")
     else:
         out += ["## What changed", "", "No cell changed between the releases measured.", ""]
+    if doc.get("variant_changes"):
+        out += ["## Expressions of a case that changed", "",
+                "A cell is the weakest of its case's expressions (its variants: docs/method.md, \"Variants\"); a "
+                "release can change one of them and leave the cell as it was. Each change, with the row file whose "
+                "cell lists the variant:", ""]
+        for change in doc["variant_changes"]:
+            evidence = [_evidence(doc, change["last_old"], change["cell"]), _evidence(doc, change["first_new"], change["cell"])]
+            out.append(f"- {change_line(change)}; evidence: " + ", ".join(f"`{e}`" for e in evidence if e))
+        out.append("")
     out += ["## Every cell, release by release", "", "Cells that changed are in bold.", "",
             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for line in lines:
@@ -230,6 +246,10 @@ def summary_lines(doc: dict[str, Any]) -> Sequence[str]:
     """The end of a sweep in a few lines: the headline, each change, each release not measured."""
     lines = [headline(doc)]
     lines += [f"  changed {change_line(c)}" for c in doc.get("changes", [])]
+    variants = doc.get("variant_changes", [])
+    lines += [f"  variant changed {change_line(c)}" for c in variants[:12]]
+    if len(variants) > 12:
+        lines.append(f"  ... and {len(variants) - 12} more variant change(s): summary.md lists them")
     for release in doc["releases"]:
         if release["status"] in ("not-installed", "failed", "interrupted"):
             first = (release.get("message") or "").strip().splitlines()
