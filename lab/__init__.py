@@ -15,8 +15,10 @@ METHOD_REVISION = "bpm-agent-memory-integrity-00+variants-1"
 
 #: The runtimes a SUT runs on (lab.runtime.get_runtime): auto is docker where an engine answers, else local.
 RUNTIME_NAMES = ("auto", "local", "docker")
+#: The checkout: the folder holding lab/ (lab.resultset.files asks git about it).
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 #: The folder of the shipped SUT profiles (lab.profile).
-PROFILES_DIR = Path(__file__).resolve().parent.parent / "sut_profiles"
+PROFILES_DIR = PROJECT_ROOT / "sut_profiles"
 #: Records per context: the default and the method's minimum ("at least five records in each")
 #: (lab.cases.seedplan).
 RECORDS_PER_CONTEXT = 5

@@ -370,7 +370,7 @@ def _finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | 
     from lab.report.files import write_lifecycle_reports
     from lab.report.terminal import stdout_console
     from lab.resultset import signing
-    from lab.resultset.results import write_json
+    from lab.resultset.files import write_json
 
     out, run, rows = outcome.out, outcome.run, outcome.rows
     write_lifecycle_reports(out, rows, run)

@@ -25,7 +25,7 @@ from lab.lifecycle.adapters.driver import DriverAdapter
 from lab.lifecycle.results import LifecycleSet, row_key, run_status
 from lab.lifecycle.runner import NO_RESTART, POSITIONS, run_pack
 from lab.lifecycle.scenario import Scenario
-from lab.resultset.results import lab_revision, write_json
+from lab.resultset.files import lab_revision, write_json
 from lab.runtime import Runtime
 from lab.runtime.housekeeping import RunRegistry, new_run_id
 

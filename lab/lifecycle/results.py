@@ -29,7 +29,7 @@ from lab.lifecycle.derive import DECISION_RULES, combine, combine_retrieval, der
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
-from lab.resultset.results import digest, read_json, write_json
+from lab.resultset.files import digest, read_json, write_json
 
 MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
 ROW_SCHEMA = "memlab.lifecycle-row/1"

@@ -23,7 +23,7 @@ from lab.lifecycle.partial import lifecycle_partial, missing
 from lab.lifecycle.results import row_key
 from lab.profile import PROFILES_DIR, ProfileError, load_profile
 from lab.resultset.loading import JSONProblem, read_strict
-from lab.resultset.results import lab_revision
+from lab.resultset.files import lab_revision
 
 
 class ResumeRefused(Exception):

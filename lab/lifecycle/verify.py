@@ -17,7 +17,7 @@ from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
 from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, load_scenarios, rederive, row_key
 from lab.resultset import signing
 from lab.resultset.loading import JSONProblem, Unreadable
-from lab.resultset.results import digest, read_json
+from lab.resultset.files import digest, read_json
 from lab.resultset.verify import Finding, Verification, check_evidence, check_files
 
 

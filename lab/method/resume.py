@@ -38,7 +38,7 @@ from lab.method.bed import Bed
 from lab.profile import Profile, ProfileError, file_row
 from lab.resultset.coherence import unsafe_files
 from lab.resultset.loading import JSONProblem
-from lab.resultset.results import lab_revision, read_json
+from lab.resultset.files import lab_revision, read_json
 
 #: Where a set keeps each row's seeded volumes until the row ends.
 KEPT = "seeded"

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from edits.layout import StoreLayout
-from lab import PROFILES_DIR  # noqa: F401 -- lab.profile names it with the other paths
+from lab import PROFILES_DIR, PROJECT_ROOT  # noqa: F401 -- lab.profile names them with the other paths
 from lab.profile.names import bad_text
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 IMAGES_DIR = PROJECT_ROOT / "images"
 
 ERASURE = ("record", "context", "none")

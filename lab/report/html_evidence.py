@@ -17,7 +17,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from lab.resultset.results import read_json
+from lab.resultset.files import read_json
 
 #: Label -> background of a verdict chip.
 COLOURS = {"REJ": "#116329", "REP": "#2da44e", "REP·a": "#9a6700", "ACC": "#cf222e", "ERR": "#8250df",

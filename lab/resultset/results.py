@@ -17,66 +17,17 @@ Layout of a result set::
 
 from __future__ import annotations
 
-import hashlib
-import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import rfc8785
-
-from lab import METHOD_REVISION, __version__, moments, safewrite
+from lab import METHOD_REVISION, moments
 from lab.judge.derive import SavedRow, derive_rows, read_trials
 from lab.judge.observation import Observation, ShapeError
 from lab.judge.scoring import DECISION_RULES
-from lab.profile import PROJECT_ROOT
-from lab.resultset.loading import MANIFEST_SCHEMA, read_strict
+from lab.resultset.files import canonical, digest, lab_revision, read_json, write_json  # noqa: F401 (this module's API too)
+from lab.resultset.loading import MANIFEST_SCHEMA
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
-from lab.resultset.surrogates import ESCAPED, replace_lone
-
-
-def write_json(path: Path, data: Any) -> Path:
-    """Write JSON whole, never through a link (:mod:`lab.safewrite`: a crash never leaves half a file; a
-    symlink or a hard-linked file in its place is ``UnsafeTarget``); NaN and Infinity are refused, and a
-    lone surrogate a SUT sent is written as its escape text (lab.resultset.surrogates)."""
-    text = json.dumps(data, indent=2, sort_keys=True, default=str, allow_nan=False)  # strict readers refuse NaN
-    if ESCAPED.search(text):  # one may be lone: no canonical encoding (nor a strict reader) takes it
-        text = json.dumps(replace_lone(json.loads(text)), indent=2, sort_keys=True, allow_nan=False)
-    return safewrite.write_text(Path(path), text + "\n")
-
-
-def read_json(path: Path) -> Any:
-    """Read one JSON file strictly (:func:`lab.resultset.loading.read_strict`: ``JSONProblem`` names the
-    file and what is wrong)."""
-    return read_strict(path)
-
-
-def canonical(row: dict[str, Any]) -> bytes:
-    """The RFC 8785 canonical encoding of a row."""
-    return rfc8785.dumps(row)
-
-
-def digest(row: dict[str, Any]) -> str:
-    """``sha256:<hex>`` over the canonical encoding."""
-    return "sha256:" + hashlib.sha256(canonical(row)).hexdigest()
-
-
-def lab_revision() -> dict[str, Any]:
-    """The lab's release and git commit (with a dirty flag), as far as they can be known."""
-    info: dict[str, Any] = {"version": __version__, "commit": None, "dirty": None}
-    try:
-        commit = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"],
-                                capture_output=True, text=True, timeout=10)
-        if commit.returncode == 0:
-            info["commit"] = commit.stdout.strip()
-            status = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--",
-                                     "lab", "edits", "images", "sut_profiles"],
-                                    capture_output=True, text=True, timeout=10)
-            info["dirty"] = bool(status.stdout.strip())
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    return info
 
 
 class ResultSet:
