@@ -1,0 +1,125 @@
+"""Driver of langchain-postgres's ``PostgresChatMessageHistory``: a chat history on PostgreSQL.
+
+The store is the one the class's docstring sets up (langchain_postgres/chat_message_histories.py):
+a psycopg 3 connection to the profile's PostgreSQL service ``db``, the table made once by
+``PostgresChatMessageHistory.create_tables(conn, "chat_history")`` (``id SERIAL PRIMARY KEY,
+session_id UUID, message JSONB, created_at TIMESTAMPTZ``, an index on session_id), and one
+``PostgresChatMessageHistory("chat_history", session_id, sync_connection=conn)`` per conversation.
+
+- Context: the class takes a session id that must be a UUID (it raises otherwise); the lab's
+  context (a name) is mapped to ``uuid5(NAMESPACE, context)``, as an application keeps its own
+  conversation names. The name is also kept in the message as ``additional_kwargs.conversation``
+  -- a label for the lab's editor to find a conversation's rows by (the SUT never reads it back to
+  check it; its read filters on session_id alone).
+- write: ``add_messages([message])``, a ``HumanMessage`` / ``AIMessage`` / ``SystemMessage`` by
+  ``meta.role`` with a fresh id (``message.id``, kept in ``message.data.id`` by
+  ``message_to_dict``); the record id is that id.
+- read: ``history.messages`` (``get_messages``: ``SELECT message ... WHERE session_id = %s
+  ORDER BY id``, then ``messages_from_dict``), in the order served. Served meta: ``role`` (the
+  message's type: human -> user, ai -> assistant, system -> system).
+- erase (whole context): ``clear()`` (``DELETE ... WHERE session_id = %s``); the class has no
+  per-message delete.
+- lifecycle: ``update`` and the erase of one message set ``history.messages`` (the class's setter:
+  ``clear()`` then ``add_messages(...)``) to the served list with the message replaced (same id)
+  or left out: the class's one way to change or drop a message of a session.
+"""
+
+import platform
+import sys
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+
+import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+
+import psycopg  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
+from langchain_postgres import PostgresChatMessageHistory  # noqa: E402
+
+TABLE = "chat_history"  # the table name of the class's docstring example
+NAMESPACE = uuid.UUID("6f1b0c52-5d1e-4c7a-9a43-1d3c0b7e2a10")  # the driver's namespace for uuid5(context)
+MESSAGES = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}
+ROLES = {"human": "user", "ai": "assistant", "system": "system"}
+LIBRARIES = ("langchain-core", "psycopg", "psycopg-binary", "psycopg-pool")
+
+
+class LangchainPostgresHistoryDriver(kit.Driver):
+    """Maps the protocol onto PostgresChatMessageHistory (see the module docstring)."""
+
+    def open(self, volumes, config):
+        """A psycopg connection to the service db and the table made by create_tables."""
+        if "db" not in self.services:
+            raise kit.BadRequest("needs a service named db (services: {db: {kind: postgres}})")
+        self.conn = psycopg.connect(self.services["db"])
+        PostgresChatMessageHistory.create_tables(self.conn, TABLE)
+
+    def describe(self):
+        """The package, what it runs under, and the capabilities."""
+        server = self.conn.execute("SHOW server_version").fetchone()[0]
+        self.conn.commit()
+        return {"sut": "langchain-postgres", "version": kit.dist_version("langchain-postgres"),
+                "libraries": {"python": platform.python_version(), "postgresql": server,
+                              "libpq": f"{psycopg.pq.version()} ({psycopg.pq.__impl__})",
+                              **{name: kit.dist_version(name) for name in LIBRARIES}},
+                "capabilities": {"erasure": "context", "order": True, "metadata": True, "snapshot": True,
+                                 "lifecycle": ["update", "erase"]},
+                "configuration": {"table": TABLE, "session_id": "uuid5(namespace, context)",
+                                  "connection": "psycopg.connect(<service db>), sync"}}
+
+    def _history(self, context):
+        session = str(uuid.uuid5(NAMESPACE, context))
+        return PostgresChatMessageHistory(TABLE, session, sync_connection=self.conn)
+
+    def write(self, context, text, meta):
+        """add_messages with one message of the role, a fresh id, the conversation's name."""
+        cls = MESSAGES.get(meta.get("role", "user"))
+        if cls is None:
+            raise kit.BadRequest(f"meta.role {meta.get('role')!r}: use one of {sorted(MESSAGES)}")
+        message = cls(content=text, id=str(uuid.uuid4()), additional_kwargs={"conversation": context})
+        self._history(context).add_messages([message])
+        return _record(message)
+
+    def read(self, context):
+        """history.messages: the session's messages as get_messages serves them."""
+        return [_record(m) for m in self._history(context).messages]
+
+    def erase_context(self, context):
+        """clear(): every message of the session."""
+        history = self._history(context)
+        ids = [m.id for m in history.messages]
+        history.clear()
+        return ids
+
+    def erase_record(self, context, record_id):
+        """Lifecycle: the messages setter with the served list less that message."""
+        history = self._history(context)
+        kept = history.messages
+        if not any(m.id == record_id for m in kept):
+            raise KeyError(f"no message {record_id} in conversation {context}")
+        history.messages = [m for m in kept if m.id != record_id]
+        return [record_id]
+
+    def update(self, context, record_id, text, meta):
+        """Lifecycle: the messages setter with that message's content replaced (same class and id)."""
+        history = self._history(context)
+        served = history.messages
+        at = next((i for i, m in enumerate(served) if m.id == record_id), None)
+        if at is None:
+            raise KeyError(f"no message {record_id} in conversation {context}")
+        served[at] = served[at].model_copy(update={"content": text})
+        history.messages = served
+        return _record(served[at])
+
+    def close(self):
+        if hasattr(self, "conn"):
+            self.conn.close()
+
+
+def _record(message):
+    text = message.content if isinstance(message.content, str) else str(message.content)
+    return {"id": message.id, "text": text, "meta": {"role": ROLES.get(message.type, message.type)}}
+
+
+if __name__ == "__main__":
+    kit.serve(LangchainPostgresHistoryDriver)
