@@ -1,0 +1,136 @@
+"""Driver of Agno's SQLite storage (``agno.db.sqlite.SqliteDb``): offline, no model, no key.
+
+Agno keeps an agent's memory in the database its ``Agent(db=...)`` is given; the configuration its
+storage docs give for a local store is ``SqliteDb(db_file="tmp/agno.db")`` with the default table
+names. The driver opens ``SqliteDb(db_file=<store>/agno.db)`` and calls the same store-facing API an
+agent calls, without a model. ``config.part`` picks the memory a row measures:
+
+- ``memories`` (table ``agno_memories``): the user memories an agent puts in its system message
+  (``<memories_from_previous_interactions>``, agno/agent/_messages.py). Write is
+  ``MemoryManager(db=db).add_user_memory(UserMemory(memory=text), user_id)``; read is
+  ``MemoryManager.get_user_memories(user_id)`` (``db.get_user_memories(user_id=...)``, no ORDER BY:
+  the table's order), served in that order; update ``replace_user_memory``; erase
+  ``delete_user_memory`` (one memory). Served meta: ``timestamp`` (updated_at), ``created_at``,
+  ``topics``.
+- ``sessions`` (tables ``agno_sessions`` and ``agno_runs``): an agent session's chat history.
+  Write is one run of the session (``RunOutput`` with one message of the record's role), saved as an
+  agent saves it: ``db.upsert_session(AgentSession)`` and ``db.upsert_run(run, session_id,
+  user_id, run_index)`` with the run's place in the session (``resolve_run_index``); read is
+  ``db.get_session(session_id, SessionType.AGENT, user_id).get_chat_history()``, every user and
+  assistant message of the session's runs, in run order; update ``upsert_run`` of the same run id;
+  erase ``db.delete_run(run_id)`` (one run). Served meta: ``role``, ``timestamp`` (the message's
+  created_at), ``run_id``.
+
+The lab's context is the user_id (memories) or the session_id and user_id (sessions); with the
+lifecycle gate's folded scope it is ``tenant/user``.
+"""
+
+import platform
+import sqlite3
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+
+import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+
+from agno.db.base import SessionType  # noqa: E402
+from agno.db.schemas.memory import UserMemory  # noqa: E402
+from agno.db.sqlite import SqliteDb  # noqa: E402
+from agno.memory import MemoryManager  # noqa: E402
+from agno.models.message import Message  # noqa: E402
+from agno.run.agent import RunOutput  # noqa: E402
+from agno.run.base import RunStatus  # noqa: E402
+from agno.session import AgentSession  # noqa: E402
+from agno.session._utils import resolve_run_index  # noqa: E402
+
+PARTS = ("memories", "sessions")
+AGENT = "memlab_agent"  # the agent id a session's runs carry
+ROLES = ("user", "assistant")
+LIBRARIES = ("agno", "sqlalchemy", "pydantic")
+
+
+class AgnoDriver(kit.Driver):
+    """Maps the protocol onto one SqliteDb (see the module docstring)."""
+
+    def open(self, volumes, config):
+        self.part = self.choice("part", PARTS, default="memories")
+        [folder] = self.need_volumes("store", why="SqliteDb keeps agno.db there")
+        self.db = SqliteDb(db_file=str(folder / "agno.db"))
+        self.memory = MemoryManager(db=self.db)  # no model: only its store-facing methods are called
+
+    def describe(self):
+        memories = self.part == "memories"
+        return {"sut": "agno", "version": kit.dist_version("agno"),
+                "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
+                              **{name: kit.dist_version(name) for name in LIBRARIES}},
+                "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
+                                 "lifecycle": ["update", "erase"]},
+                "configuration": {"db": 'SqliteDb(db_file="agno.db")', "part": self.part,
+                                  "api": "MemoryManager" if memories else "upsert_session/upsert_run/get_session"}}
+
+    # ---- memories ------------------------------------------------------------------
+    def write(self, context, text, meta):
+        if self.part == "memories":
+            memory_id = self.memory.add_user_memory(UserMemory(memory=text), user_id=context)
+            return {"id": memory_id, "text": text}
+        run = self._run_of(context, str(uuid.uuid4()), text, meta)
+        session = self._session(context) or AgentSession(session_id=context, agent_id=AGENT, user_id=context,
+                                                         created_at=int(time.time()))
+        session.upsert_run(run)
+        self.db.upsert_session(session)
+        self.db.upsert_run(run, session_id=context, user_id=context, run_index=resolve_run_index(session, run))
+        return {"id": run.run_id, "text": text}
+
+    def read(self, context):
+        if self.part == "memories":
+            return [{"id": m.memory_id, "text": m.memory,
+                     "meta": {"timestamp": m.updated_at, "created_at": m.created_at, "topics": m.topics}}
+                    for m in self.memory.get_user_memories(user_id=context)]
+        session = self._session(context)
+        if session is None:
+            return []
+        run_of = {id(m): run.run_id for run in session.runs or [] for m in run.messages or []}
+        return [{"id": run_of.get(id(m)), "text": m.content if isinstance(m.content, str) else str(m.content),
+                 "meta": {"role": m.role, "timestamp": m.created_at, "message_id": m.id}}
+                for m in session.get_chat_history()]
+
+    def update(self, context, record_id, text, meta):
+        if self.part == "memories":
+            self.memory.replace_user_memory(record_id, UserMemory(memory=text), user_id=context)
+            return {"id": record_id, "text": text}
+        session = self._session(context)
+        if session is None or session.get_run(record_id) is None:
+            raise kit.BadRequest(f"no run {record_id!r} in session {context!r}")
+        run = self._run_of(context, record_id, text, meta)
+        self.db.upsert_run(run, session_id=context, user_id=context)  # run_index kept (Agno never updates it)
+        return {"id": record_id, "text": text}
+
+    def erase_record(self, context, record_id):
+        if self.part == "memories":
+            self.memory.delete_user_memory(record_id, user_id=context)
+        else:
+            self.db.delete_run(record_id)
+        return [record_id]
+
+    def close(self):
+        if hasattr(self, "db"):
+            self.db.close()
+
+    # ---- helpers -----------------------------------------------------------------
+    def _session(self, context):
+        return self.db.get_session(session_id=context, session_type=SessionType.AGENT, user_id=context)
+
+    @staticmethod
+    def _run_of(context, run_id, text, meta):
+        role = meta.get("role", "user")
+        if role not in ROLES:
+            raise kit.BadRequest(f"meta.role {role!r}: a chat history message is the user's or the assistant's")
+        return RunOutput(run_id=run_id, agent_id=AGENT, session_id=context, user_id=context,
+                         messages=[Message(role=role, content=text)], status=RunStatus.completed)
+
+
+if __name__ == "__main__":
+    kit.serve(AgnoDriver)
