@@ -1,0 +1,116 @@
+"""The agno rows (images/agno): Agno's SqliteDb, its user memories through MemoryManager
+(agno-sqlite) and an agent session's runs in agno_runs (agno-sqlite-sessions).
+
+Each row is re-measured at rest once (``integrity_rows.check_row``: cell and variant for cell and
+variant against its published set, and the installed agno version); the session row's edits stayed
+in the victim's session and user (its columns and the copies inside run_data); the memory row's T8
+moves the time a read serves; and each row's lifecycle gate, live and restarted, is run once
+(``--position both``, as published) and each position compared with
+``results/published/<row>/lifecycle/``. Both rows share one SUT environment.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from integrity_rows import ROOT, TIMINGS, check_row
+from lab.resultset.results import read_json
+from test_lifecycle_rows import installed, published, summary
+
+pytestmark = pytest.mark.rows
+
+MEMORIES, SESSIONS = "agno-sqlite", "agno-sqlite-sessions"
+ROWS = (MEMORIES, SESSIONS)
+CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10")
+
+
+@pytest.fixture(scope="module")
+def at_rest(tmp_path_factory):
+    """``run(row)``: (the comparison's failure or None, the new rows by detection point), once per row."""
+    done: dict[str, tuple] = {}
+
+    def run(row: str) -> tuple:
+        if row not in done:
+            out = tmp_path_factory.mktemp(row) / "set"
+            try:
+                check_row(row, out)
+                failure = None
+            except AssertionError as exc:  # reported by the comparison test; the others still look
+                failure = exc
+            rows = {r["detection_point"]: r for r in map(read_json, sorted((out / "rows").glob("*.json")))}
+            done[row] = failure, rows
+        return done[row]
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def lifecycle(tmp_path_factory):
+    """``run(row)``: the lifecycle row records by position, from one run of both positions."""
+    done: dict[str, dict] = {}
+
+    def run(row: str) -> dict:
+        if row not in done:
+            out = tmp_path_factory.mktemp(f"{row}-lifecycle") / "set"
+            cmd = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", "local",
+                   "--position", "both", "--fail-on", "p1", "--out", str(out)]
+            started = time.monotonic()
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+            TIMINGS.append(f"{row} (lifecycle, both positions, local): whole run {time.monotonic() - started:.1f} s")
+            assert proc.returncode in (0, 1), f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
+            done[row] = {p: json.loads((out / "rows" / f"{row}@{p}.json").read_text()) for p in ("live", "restarted")}
+        return done[row]
+
+    return run
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_row_matches_its_published_result_set(at_rest, row):
+    failure, rows = at_rest(row)
+    if failure is not None:
+        raise failure
+    assert set(rows) == {"read"}  # no audit command: the read point only
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_every_edit_is_served_as_genuine(at_rest, row):
+    read = at_rest(row)[1]["read"]
+    assert read["controls"]["C1"]["ok"] and read["controls"]["C2"]["ok"]
+    for case in CASES:
+        cell = read["cells"][case]
+        assert cell["verdict"] == "ACCEPTED", (case, cell["reason"])
+        if case not in ("T9", "T10"):
+            assert cell["evidence"]["c3"]["ok"], (case, cell["evidence"]["c3"]["reasons"])
+
+
+def test_every_edit_of_a_run_stays_in_the_victims_session_and_user(at_rest):
+    read = at_rest(SESSIONS)[1]["read"]
+    assert read["store"]["scope"] == [{"field": "user_id", "path": []}, {"field": "run_data", "path": ["session_id"]},
+                                      {"field": "run_data", "path": ["user_id"]}]
+    forged = read["cells"]["T5"]["evidence"]
+    victim = forged["intended"]["context"]
+    [insert] = [s for s in forged["statements"] if s.startswith("INSERT")]
+    assert insert.count(f"'{victim}'") == 2 and f'"session_id": "{victim}", "user_id": "{victim}"' in insert, insert
+    copied = read["cells"]["T6"]["evidence"]
+    victim = copied["intended"]["context"]
+    [update] = [s for s in copied["statements"] if s.startswith("UPDATE")]
+    assert f'"session_id": "{victim}", "user_id": "{victim}"' in update, update  # the donor's message, the victim's ids
+
+
+def test_the_memory_time_relabelled_is_the_time_served(at_rest):
+    cell = at_rest(MEMORIES)[1]["read"]["cells"]["T8"]
+    assert [v["variant"] for v in cell["variants"]] == ["default"]
+    assert cell["verdict"] == "ACCEPTED" and cell["variants"][0]["effect"]["detail"].startswith("served timestamp:")
+
+
+@pytest.mark.parametrize("position", ["live", "restarted"])
+@pytest.mark.parametrize("row", ROWS)
+def test_lifecycle_run_matches_its_published_set(lifecycle, row, position):
+    then, now = published(row, position), lifecycle(row)[position]
+    assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
+    assert summary(now) == summary(then), f"{row}@{position} differs from results/published/{row}/lifecycle"
