@@ -1,9 +1,11 @@
 """Driver of LangGraph's long-term store (``langgraph.store.base.BaseStore``): offline, no LLM.
 
 ``open.config.store`` picks the store: ``memory`` (``InMemoryStore``, held in the driver
-process: nothing outlives it) or ``sqlite`` (``SqliteStore`` on ``store.db`` in volume
-``store``, opened with ``SqliteStore.from_conn_string`` and ``setup()``). No index is configured
-(no embedding model offline), so neither store ranks: a search lists a namespace.
+process: nothing outlives it), ``sqlite`` (``SqliteStore`` on ``store.db`` in volume
+``store``, opened with ``SqliteStore.from_conn_string`` and ``setup()``) or ``postgres``
+(``PostgresStore``, langgraph-checkpoint-postgres, on the lab's PostgreSQL service ``db``, opened
+with ``PostgresStore.from_conn_string`` and ``setup()``). No index is configured (no embedding
+model offline), so no store ranks: a search lists a namespace.
 
 - Namespace: ``(tenant, user)`` when the request carries a lifecycle ``scope`` (capability
   ``tenants``: the two stay apart), else ``(context,)``. Each label is percent-escaped for ``%``,
@@ -13,7 +15,7 @@ process: nothing outlives it) or ``sqlite`` (``SqliteStore`` on ``store.db`` in 
   rest) a fresh ``uuid4().hex``. The record id is the store key.
 - Read: ``search(namespace, limit, offset)`` page after page until a short page (its default
   limit, 10, would cut a namespace short), in the order served (SqliteStore: ``updated_at``
-  newest first; InMemoryStore: insertion order). Served meta: the item's ``key``, ``created_at``,
+  newest first, PostgresStore likewise; InMemoryStore: insertion order). Served meta: the item's ``key``, ``created_at``,
   ``updated_at``.
 - Update (lifecycle): ``put`` on the record's key with the new value -- BaseStore's own "store or
   update" (it has no other update).
@@ -36,9 +38,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
 #: config.store -> the distribution that ships the store class (what describe names as the SUT).
-STORES = {"memory": "langgraph-checkpoint", "sqlite": "langgraph-checkpoint-sqlite"}
+STORES = {"memory": "langgraph-checkpoint", "sqlite": "langgraph-checkpoint-sqlite",
+          "postgres": "langgraph-checkpoint-postgres"}
 PAGE = 500
 LIBRARIES = ("langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "orjson")
+#: What describe adds for the PostgreSQL store (only there, so the other rows' libraries stay as published).
+POSTGRES_LIBRARIES = ("langgraph-checkpoint-postgres", "psycopg", "psycopg-binary")
 
 
 def label(text):
@@ -60,6 +65,14 @@ class LangGraphStoreDriver(kit.Driver):
 
             self.store = InMemoryStore()
             return
+        if self.kind == "postgres":
+            from langgraph.store.postgres import PostgresStore
+
+            if "db" not in self.services:
+                raise kit.BadRequest("store: postgres needs a service named db (services: {db: {kind: postgres}})")
+            self.store = self.exits.enter_context(PostgresStore.from_conn_string(self.services["db"]))
+            self.store.setup()
+            return
         from langgraph.store.sqlite import SqliteStore
 
         [folder] = self.need_volumes("store", why="SqliteStore keeps store.db there")
@@ -71,10 +84,13 @@ class LangGraphStoreDriver(kit.Driver):
         libs = {name: kit.dist_version(name) for name in LIBRARIES}
         if self.kind == "sqlite":
             libs["sqlite"] = sqlite3.sqlite_version
+        if self.kind == "postgres":
+            libs.update({name: kit.dist_version(name) for name in POSTGRES_LIBRARIES})
+            libs["postgresql"] = self.store.conn.execute("SHOW server_version").fetchone()["server_version"]
         return {"sut": STORES[self.kind], "version": kit.dist_version(STORES[self.kind]),
                 "libraries": {"python": platform.python_version(), **libs},
                 "capabilities": {"erasure": "record", "order": False, "metadata": True,
-                                 "snapshot": self.kind == "sqlite", "lifecycle": ["update", "tenants", "erase"]},
+                                 "snapshot": self.kind != "memory", "lifecycle": ["update", "tenants", "erase"]},
                 "configuration": {"store": self.kind, "store_class": type(self.store).__name__, "index": None}}
 
     def write(self, context, text, meta):
@@ -110,7 +126,7 @@ class LangGraphStoreDriver(kit.Driver):
         return ids
 
     def close(self):
-        """Close SqliteStore's connection (from_conn_string's exit)."""
+        """Close SqliteStore's or PostgresStore's connection (from_conn_string's exit)."""
         if hasattr(self, "exits"):
             self.exits.close()
 
