@@ -39,17 +39,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
 
-def _import_sut():
+def _import_sut(anchor_kind):
     """memory-blackbox's modules, imported in ``open``: its config reads ``~`` at import
     (``memory_blackbox.config.DEFAULT_HOME``), so every start imports it itself, in the trial's
-    environment (the profile names it in ``fork_server.per_start``)."""
+    environment (the profile names it in ``fork_server.per_start``). The anchor modules only
+    with ``anchor: file``: ``memory_blackbox.anchor`` first ships in 0.1.1 (0.1.0's
+    ``merkle/anchor.py`` is a seam that anchors nothing), so ``anchor: none`` runs on 0.1.0 too."""
     global MemoryMdAdapter, FileWitnessAnchor, anchor_now, MemoryBlackbox, keys, verify
     from memory_blackbox.adapters.memory_md import MemoryMdAdapter
-    from memory_blackbox.anchor.file_witness import FileWitnessAnchor
-    from memory_blackbox.anchor.verify import anchor_now
     from memory_blackbox.capture.engine import MemoryBlackbox
     from memory_blackbox.crypto import keys
     from memory_blackbox.query.verify import verify
+    if anchor_kind == "file":
+        try:
+            from memory_blackbox.anchor.file_witness import FileWitnessAnchor
+            from memory_blackbox.anchor.verify import anchor_now
+        except ImportError as exc:
+            raise kit.Unsupported(f"config.anchor: file needs memory_blackbox.anchor, first shipped in "
+                                  f"memory-blackbox 0.1.1 ({exc}); use anchor: none on this release") from exc
 
 
 def _line_id(line: str) -> str:
@@ -61,9 +68,9 @@ class BlackboxDriver(kit.Driver):
 
     def open(self, volumes, config):
         """Fixed paths; the signing key (made on first use); the ledger; a baseline per file."""
-        _import_sut()
         self.read_scan = self.choice("read_scan", ("before_read", "none"), "before_read")
         self.anchor_kind = self.choice("anchor", ("file", "none"), "file")
+        _import_sut(self.anchor_kind)
         self.need_volumes("store", "ledger", "keys", *(["witness"] if self.anchor_kind == "file" else []),
                           why=f"config.anchor: {self.anchor_kind}")
         vols = kit.fixed_paths(volumes, config.get("mount_label", "memory-blackbox"))
@@ -153,7 +160,7 @@ class BlackboxDriver(kit.Driver):
 
     def audit(self, context):
         """verify(ledger[, anchor=FileWitnessAnchor(witness)]): chain, Merkle[, external witness]."""
-        report = verify(self.bb.ledger, anchor=self.witness)
+        report = verify(self.bb.ledger, anchor=self.witness) if self.witness else verify(self.bb.ledger)
         problems = [] if report.ok else [report.summary]
         anchored = (f", anchor=FileWitnessAnchor({self.witness.path}))  # memory-blackbox verify --anchor"
                     if self.witness else ")  # memory-blackbox verify")

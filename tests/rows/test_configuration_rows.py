@@ -9,7 +9,8 @@ from integrity_rows import check_row
 pytestmark = pytest.mark.rows
 
 LOCAL = ["acrf-memory-guard-readme-entry", "langgraph-ledger+trace-off", "memory-blackbox-md-default",
-         "memory-blackbox-md+restart+ledger-off", "atelya-attest-chain-verify-only",
+         "memory-blackbox-md+restart+ledger-off", "memory-blackbox-md+restart+anchor-off",
+         "atelya-attest-chain-verify-only",
          "atelya-attest-chain+anchor-verify-only", "atelya-attest-chain+anchor-beside",
          "continuum-events+attest-beside", "atmem-chain+checkpoint-beside"]
 
