@@ -111,6 +111,32 @@ ROWS = {
         "An app's state (`app_states.state`, the `app:` keys every user of the app is served) the same: "
         "every value changed, deleted, added or copied from another app, and a rolled-back file, is served "
         "as genuine. T2, T4 and T8 are n/a (a dict, no metadata); T10 is n/a: ADK erases no app state."),
+    "langgraph-store-postgres": (
+        "PostgresStore is no different from SqliteStore: whoever can write the database (SQL on the server, "
+        "or its data directory at rest) decides what a LangGraph agent's long-term memory holds -- every "
+        "edited, deleted, forged, swapped or copied item, a changed `updated_at`, a rollback and an erased "
+        "item put back are served by `search` as genuine, with no warning."),
+    "langmem-sqlite": (
+        "LangMem's memory tools add nothing to the store under them: whatever `store.db` holds, "
+        "`search_memory` hands the agent as its own memories -- every edited, deleted, forged, swapped or "
+        "copied memory, a changed `updated_at`, a rolled-back file and a deleted memory brought back, with "
+        "no warning."),
+    "langchain-postgres-history": (
+        "`PostgresChatMessageHistory.get_messages` serves whatever the `chat_history` rows of the session "
+        "hold: every edited, deleted, reordered, forged, copied or consistently relabelled message, a "
+        "rollback of the data directory and a cleared session brought back reach the next turn as genuine "
+        "history (a role relabelled in one of its two places alone fails LangChain's message validation: a "
+        "check of shape, not of integrity)."),
+    "agno-sqlite": (
+        "Whatever `agno_memories` holds for a user is what `MemoryManager` puts in the agent's system "
+        "prompt: every edited, deleted, reordered, forged or copied memory, a moved `updated_at`, a restored "
+        "older `agno.db` and a deleted memory brought back are served as the agent's own, with no warning."),
+    "agno-sqlite-sessions": (
+        "An Agno session's history is whatever its rows in `agno_runs` say: every edited, deleted, "
+        "reordered, forged or copied run, a relabelled role or time, a restored older `agno.db` and a "
+        "deleted run brought back are served by `get_chat_history` as genuine conversation, with no "
+        "warning -- a forged run once it names the victim's session and user in its columns and its "
+        "`run_data` alike (every edit here keeps all four)."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
@@ -127,6 +153,7 @@ ROWS = {
 #: langgraph-store: measured 2026-12-03 the same way (LocalRuntime.prepare, 33.1 s; load average 1.4).
 #: adk-sessions: the first local run's prepare_seconds, 2026-12-03, pip's cache holding the set (load average 1.5),
 #: after asyncpg joined the folder's pins for the PostgreSQL row (40.1 s before it).
+#: langgraph-store, langmem, langchain-postgres, agno: not measured on an empty cache (no build time shown).
 ENV_BUILD = {"langgraph-sqlite": 39.5, "langgraph-store": 33.1, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
              "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6, "letta": 347.8,
              "adk-sessions": 59.2}

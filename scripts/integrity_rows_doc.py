@@ -18,7 +18,8 @@ ROWS = ["inspeximus-default", "inspeximus-rcpt+dir", "inspeximus-rcpt+dir+home",
         "atmem-chain+checkpoint", "acrf-memory-guard-readme-entry", "langgraph-ledger+trace-off",
         "memory-blackbox-md-default", "memory-blackbox-md+restart+ledger-off", "atelya-attest-chain-verify-only",
         "atelya-attest-chain+anchor-verify-only", "atelya-attest-chain+anchor-beside",
-        "continuum-events+attest-beside", "atmem-chain+checkpoint-beside"]
+        "continuum-events+attest-beside", "atmem-chain+checkpoint-beside",
+        "memory-blackbox-md+restart+anchor-off"]
 UNAVAILABLE = ["hdp-token-content-ref", "hdp-token-uuid", "agent-memory", "recallspection-exact",
                "recallspection-exact+anchor", "surgical-devops-g7"]
 # Seconds measured once (2026-11-30, the 2-core development machine, other work running alongside):

@@ -119,4 +119,31 @@ ROWS: dict[str, str] = {
         "An app's state (the `app:` keys) the same, one app per tenant and user here: corrections replace "
         "the value, a restart changes nothing; no state key can be deleted (not tested). App state is "
         "shared by every user of an app by design: two users of one app see each other's `app:` keys."),
+    "langgraph-store-postgres": (
+        "PostgresStore behaves as SqliteStore in what `search` serves: a keyed `put` replaces a value, "
+        "`delete` removes it, nothing reaches another user or tenant, at once and after a restart; but every "
+        "deleted value stays readable in the PostgreSQL data directory (the WAL live; the table file and "
+        "the WAL once the server was stopped) until PostgreSQL vacuums it. Expiry is not tested: its TTL "
+        "counts wall-clock minutes."),
+    "langmem-sqlite": (
+        "LangMem's `manage_memory` update and delete change what `search_memory` serves, at once and after a "
+        "restart, and nothing crosses users or tenants; a fact written again with `create` is a second "
+        "memory beside the first (stale reuse in `ttl-then-rewrite`): correct through `update` with the "
+        "memory's id. No deleted text is found in `store.db` afterwards (Debian's SQLite zeroes deleted rows)."),
+    "langchain-postgres-history": (
+        "A chat history has no update: the gate corrects and deletes by rewriting the session through the "
+        "`messages` setter (clear, then add), which serves the right values at once and after a restart with "
+        "no leak across sessions; a fact written again is one more message (stale reuse in "
+        "`ttl-then-rewrite`), and every removed message stays readable in the PostgreSQL data directory "
+        "(the WAL live; the table file and the WAL once the server was stopped)."),
+    "agno-sqlite": (
+        "`replace_user_memory` and `delete_user_memory` change what an agent is given at once and after a "
+        "restart, with no leak across users; a fact added again is a second memory beside the first (stale "
+        "reuse in `ttl-then-rewrite`). While Agno runs a deleted memory's text is still in `agno.db-wal`; "
+        "once it is stopped (its close checkpoints the WAL) a raw scan no longer finds it."),
+    "agno-sqlite-sessions": (
+        "A run rewritten under its `run_id` and `delete_run` change the chat history served at once and "
+        "after a restart, with no leak across sessions; a fact said again is another run beside the first "
+        "(stale reuse in `ttl-then-rewrite`). Erasure at rest as for agno-sqlite: the deleted text in "
+        "`agno.db-wal` while running, not found once stopped."),
 }
