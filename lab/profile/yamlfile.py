@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -40,6 +41,20 @@ SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: How a file reader says what is wrong: (path, line, field, message, fix) -> the exception to raise.
 ErrorFactory = Callable[[Path, "int | None", str, str, str], Exception]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one kind of file may cost, and what it is called in a fix (``what``: "a profile")."""
+
+    max_bytes: int = MAX_BYTES
+    depth: int = MAX_DEPTH
+    aliases: int = MAX_ALIASES
+    values: int = MAX_VALUES
+    what: str = "a profile"
+
+
+PROFILE = Limits()
 
 
 def read_text(path: Path, limit: int = MAX_BYTES, error: ErrorFactory = ProfileError,
@@ -79,24 +94,26 @@ def event_bounds(text: str, max_depth: int, max_aliases: int) -> tuple[str, int]
     return None
 
 
-def load_yaml(path: Path) -> tuple[Any, dict[str, int], dict[str, str]]:
-    """The file's data, the line of every dotted field, and the source text of every scalar."""
-    text = read_text(path)
+def load_yaml(path: Path, limits: Limits = PROFILE,
+              error: ErrorFactory = ProfileError) -> tuple[Any, dict[str, int], dict[str, str]]:
+    """The file's data, the line of every dotted field, and the source text of every scalar, within
+    ``limits``; ``error`` builds the exception (a shim config's reader passes its own)."""
+    text = read_text(path, limits.max_bytes, error, f"{limits.what} is a short file; trim it")
     try:
-        _check_events(path, text)
+        _check_events(path, text, limits, error)
         loader = SAFE_LOADER(text)
         try:
             node = loader.get_single_node()
             if node is not None:
-                _check_graph(path, node)
+                _check_graph(path, node, limits, error)
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or exc
-        raise ProfileError(path, mark.line + 1 if mark else None, "(yaml)", f"not valid YAML: {problem}",
-                           _yaml_fix(exc)) from None
+        raise error(path, mark.line + 1 if mark else None, "(yaml)", f"not valid YAML: {problem}",
+                    _yaml_fix(exc, limits.what)) from None
     lines: dict[str, int] = {}
     texts: dict[str, str] = {}
     if node is not None:
@@ -104,37 +121,37 @@ def load_yaml(path: Path) -> tuple[Any, dict[str, int], dict[str, str]]:
     return data, lines, texts
 
 
-def _yaml_fix(exc: yaml.YAMLError) -> str:
+def _yaml_fix(exc: yaml.YAMLError, what: str) -> str:
     """How to mend a YAML error, for the errors a fix can be named for."""
     text = str(exc)
     if "another document" in text:
-        return "a profile is one YAML document: remove the --- and what follows it"
+        return f"{what} is one YAML document: remove the --- and what follows it"
     if isinstance(exc, yaml.constructor.ConstructorError) and "tag" in text:
-        return "remove the !tag: a profile holds plain YAML values (text, numbers, lists, mappings)"
+        return f"remove the !tag: {what} holds plain YAML values (text, numbers, lists, mappings)"
     return "fix the YAML syntax at that line"
 
 
-def _check_events(path: Path, text: str) -> None:
+def _check_events(path: Path, text: str, limits: Limits, error: ErrorFactory) -> None:
     """Depth and alias count, from the event stream (before composing, which recurses)."""
-    broken = event_bounds(text, MAX_DEPTH, MAX_ALIASES)
+    broken = event_bounds(text, limits.depth, limits.aliases)
     if broken and broken[0] == "depth":
-        raise ProfileError(path, broken[1], "(yaml)", f"nested deeper than {MAX_DEPTH} levels",
-                           "flatten the structure; no profile field nests that deep")
+        raise error(path, broken[1], "(yaml)", f"nested deeper than {limits.depth} levels",
+                    f"flatten the structure; no field of {limits.what} nests that deep")
     if broken:
-        raise ProfileError(path, broken[1], "(yaml)", f"more than {MAX_ALIASES} aliases",
-                           "write the values out instead of repeating *aliases")
+        raise error(path, broken[1], "(yaml)", f"more than {limits.aliases} aliases",
+                    "write the values out instead of repeating *aliases")
 
 
-def _check_graph(path: Path, root: yaml.Node) -> None:
+def _check_graph(path: Path, root: yaml.Node, limits: Limits, error: ErrorFactory) -> None:
     """Expanded size and depth (aliases included), scalar keys, no key twice in a mapping."""
     count, stack = 0, [(root, "", 1)]
     while stack:
         node, prefix, depth = stack.pop()
         count += 1
-        if count > MAX_VALUES or depth > MAX_DEPTH:
-            what = f"more than {MAX_VALUES} values" if count > MAX_VALUES else f"deeper than {MAX_DEPTH} levels"
-            raise ProfileError(path, node.start_mark.line + 1, "(yaml)", f"{what} once its aliases are expanded",
-                               "write the values out instead of nesting *aliases (a YAML alias bomb)")
+        if count > limits.values or depth > limits.depth:
+            what = f"more than {limits.values} values" if count > limits.values else f"deeper than {limits.depth} levels"
+            raise error(path, node.start_mark.line + 1, "(yaml)", f"{what} once its aliases are expanded",
+                        "write the values out instead of nesting *aliases (a YAML alias bomb)")
         if isinstance(node, yaml.MappingNode):
             seen: dict[str, int] = {}
             for key, value in node.value:
@@ -142,13 +159,13 @@ def _check_graph(path: Path, root: yaml.Node) -> None:
                     stack.append((value, prefix, depth + 1))
                     continue
                 if not isinstance(key, yaml.ScalarNode):
-                    raise ProfileError(path, key.start_mark.line + 1, prefix or "(top)", "a key that is not a plain name",
-                                       "write keys as plain names (no [lists] or {mappings} as keys)")
+                    raise error(path, key.start_mark.line + 1, prefix or "(top)", "a key that is not a plain name",
+                                "write keys as plain names (no [lists] or {mappings} as keys)")
                 dotted = f"{prefix}.{key.value}" if prefix else str(key.value)
                 if key.value in seen:
-                    raise ProfileError(path, key.start_mark.line + 1, dotted,
-                                       f"duplicate key (the first is on line {seen[key.value]})",
-                                       f"keep one {key.value}: and delete the other")
+                    raise error(path, key.start_mark.line + 1, dotted,
+                                f"duplicate key (the first is on line {seen[key.value]})",
+                                f"keep one {key.value}: and delete the other")
                 seen[key.value] = key.start_mark.line + 1
                 stack.append((value, dotted, depth + 1))
         elif isinstance(node, yaml.SequenceNode):

@@ -196,6 +196,10 @@ def test_connection_refused_names_base_url():
     ("base_url: http://h\ncapabilities:\n  ttl: yes please\n", 3, "capabilities.ttl", "ttl: true"),
     ("paths: {}\n", 1, "base_url", "add `base_url"),
     ("base_url: [http://h\n", 2, "(yaml)", "YAML syntax"),
+    ("base_url: http://h\nbase_url: http://g\n", 2, "base_url", "keep one base_url:"),
+    ("base_url: http://h\n---\nbase_url: http://g\n", 2, "(yaml)", "a shim config is one YAML document"),
+    ("base_url: http://h\nheaders: " + "[" * 40 + "]" * 40 + "\n", 2, "(yaml)", "no field of a shim config nests"),
+    ("base_url: !!python/name:os.system http://h\n", 1, "(yaml)", "remove the !tag"),
 ])
 def test_a_bad_config_names_file_line_field_and_fix(tmp_path, text, line, field, fix):
     path = tmp_path / "bad.yaml"
@@ -204,6 +208,18 @@ def test_a_bad_config_names_file_line_field_and_fix(tmp_path, text, line, field,
         load_http_config(path)
     assert (err.value.line, err.value.field) == (line, field)
     assert fix in err.value.fix and str(err.value).startswith(f"{path}:{line}: {field}: ")
+
+
+def test_an_alias_bomb_in_a_config_is_refused_before_it_expands(tmp_path):
+    """Six levels of ten aliases each are a million values once expanded (eight, a hundred million)."""
+    levels = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    path = tmp_path / "bomb.yaml"
+    path.write_text("base_url: http://127.0.0.1:1\n" + "\n".join(levels) + "\n")
+    with pytest.raises(HttpConfigError) as err:
+        load_http_config(path)
+    assert err.value.field == "(yaml)" and "alias bomb" in err.value.fix
+    assert "more than 20000 values once its aliases are expanded" in err.value.message
 
 
 def test_the_config_defaults_and_the_url_override(tmp_path):

@@ -41,10 +41,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
 
 from lab.profile import ProfileError
-from lab.profile.yamlfile import line_index, read_text
+from lab.profile.yamlfile import Limits, load_yaml
 
 CONTRACTS = ("memlab", "memorycheck")
 ENDPOINTS = ("reset", "write", "delete", "query", "advance_time")
@@ -54,6 +53,8 @@ DEFAULT_CAPABILITIES = {"ttl": False, "tenants": True}
 MEMLAB_KEYS = ("name", "paths", "headers", "timeouts", "capabilities")
 PEER_KEYS = ("supports_ttl", "timeout_seconds", "convergence_timeout_seconds", "convergence_interval_seconds",
              "auth_token_env")
+#: A shim config is a few lines: the profile's bounds on size, depth, aliases and expanded values.
+SHIM_CONFIG = Limits(what="a shim config")
 PEER_INTERVAL = 0.25  # memorycheck's default pause between two confirming queries
 _VAR = re.compile(r"\$\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -100,15 +101,8 @@ class HttpConfig:
 def load_http_config(path: Path | str, *, base_url: str | None = None) -> HttpConfig:
     """Load and validate a shim config; ``base_url`` (e.g. a CLI ``--base-url``) overrides the file's."""
     path = Path(path)
-    text = read_text(path)
-    try:
-        node, data = yaml.compose(text), yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise HttpConfigError(path, mark.line + 1 if mark else None, "(yaml)",
-                              f"not valid YAML: {getattr(exc, 'problem', exc)}",
-                              "fix the YAML syntax at that line") from exc
-    return _Checker(path, data, line_index(node) if node is not None else {}).config(base_url)
+    data, lines, _texts = load_yaml(path, SHIM_CONFIG, HttpConfigError)
+    return _Checker(path, data, lines).config(base_url)
 
 
 class _Checker:
