@@ -1,8 +1,27 @@
 """Start the slow lifecycle re-measurements ahead, beside the other tests (tests/background.py), and
-print how long each re-measured row took (its environment build and its whole run) after the tests."""
+print how long each re-measured row took (its environment build and its whole run) after the tests.
 
+A module of one row (its ``ROW``) gets it re-measured once through the fixtures ``at_rest`` and
+``lifecycle``; a module of several rows defines its own."""
+
+import pytest
 from background import AHEAD as BACKGROUND
-from integrity_rows import TIMINGS
+from integrity_rows import TIMINGS, at_rest_once, lifecycle_once
+
+
+@pytest.fixture(scope="module")
+def at_rest(request, tmp_path_factory):
+    """The module's ROW re-measured at rest once: (the comparison's failure or None, rows by point)."""
+    row = request.module.ROW
+    return at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
+
+
+@pytest.fixture(scope="module")
+def lifecycle(request, tmp_path_factory):
+    """The module's ROW through the lifecycle gate once, both positions, ``--fail-on p1`` as published:
+    its row record by position."""
+    row = request.module.ROW
+    return lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set")
 
 
 def pytest_collection_finish(session):

@@ -7,6 +7,9 @@ verdicts should be: the committed rows are the measurement they are compared wit
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -69,3 +72,28 @@ def check_row(name: str, out: Path, runtime: str = "local") -> None:
         assert installed_version(new) == installed_version(old) == str(old["sut"]["version"]), \
             f"{name}@{point}: installed {installed_version(new)}, published {installed_version(old)}"
         assert summary(new) == summary(old), f"{name}@{point} differs from results/published/{name}"
+
+
+def at_rest_once(name: str, out: Path) -> tuple[AssertionError | None, dict[str, dict]]:
+    """:func:`check_row` into ``out`` with its failure kept, not raised (the comparison test raises
+    it; the tests that look at the new rows still can), and the new rows by detection point."""
+    try:
+        check_row(name, out)
+        failure = None
+    except AssertionError as exc:
+        failure = exc
+    return failure, {r["detection_point"]: r for r in map(read_json, sorted((out / "rows").glob("*.json")))}
+
+
+def lifecycle_once(name: str, out: Path, position: str = "both", fail_on: str = "p1",
+                   codes: tuple[int, ...] = (0, 1)) -> dict[str, dict]:
+    """``memlab lifecycle run --sut NAME --position POSITION --fail-on FAIL_ON`` on the local runtime into
+    ``out`` (an exit code outside ``codes`` fails with its stderr), timed; the row record of each position."""
+    cmd = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", name, "--runtime", "local",
+           "--position", position, "--fail-on", fail_on, "--out", str(out)]
+    started = time.monotonic()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    TIMINGS.append(f"{name} (lifecycle, {position}, local): whole run {time.monotonic() - started:.1f} s")
+    assert proc.returncode in codes, f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
+    positions = ("live", "restarted") if position == "both" else (position,)
+    return {p: json.loads((out / "rows" / f"{name}@{p}.json").read_text()) for p in positions}

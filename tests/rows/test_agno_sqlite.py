@@ -11,15 +11,9 @@ moves the time a read serves; and each row's lifecycle gate, live and restarted,
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
-
 import pytest
 
-from integrity_rows import ROOT, TIMINGS, check_row
-from lab.resultset.results import read_json
+from integrity_rows import at_rest_once, lifecycle_once
 from test_lifecycle_rows import installed, published, summary
 
 pytestmark = pytest.mark.rows
@@ -36,14 +30,7 @@ def at_rest(tmp_path_factory):
 
     def run(row: str) -> tuple:
         if row not in done:
-            out = tmp_path_factory.mktemp(row) / "set"
-            try:
-                check_row(row, out)
-                failure = None
-            except AssertionError as exc:  # reported by the comparison test; the others still look
-                failure = exc
-            rows = {r["detection_point"]: r for r in map(read_json, sorted((out / "rows").glob("*.json")))}
-            done[row] = failure, rows
+            done[row] = at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
         return done[row]
 
     return run
@@ -56,14 +43,7 @@ def lifecycle(tmp_path_factory):
 
     def run(row: str) -> dict:
         if row not in done:
-            out = tmp_path_factory.mktemp(f"{row}-lifecycle") / "set"
-            cmd = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", "local",
-                   "--position", "both", "--fail-on", "p1", "--out", str(out)]
-            started = time.monotonic()
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
-            TIMINGS.append(f"{row} (lifecycle, both positions, local): whole run {time.monotonic() - started:.1f} s")
-            assert proc.returncode in (0, 1), f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
-            done[row] = {p: json.loads((out / "rows" / f"{row}@{p}.json").read_text()) for p in ("live", "restarted")}
+            done[row] = lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set")
         return done[row]
 
     return run

@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-import time
 import uuid
 
 import pytest
 
-from integrity_rows import ROOT, TIMINGS, installed_version, published as published_at_rest, remeasure
+from integrity_rows import ROOT, installed_version, published as published_at_rest, remeasure
 from integrity_rows import summary as at_rest
 from test_lifecycle_rows import installed, published, summary
 
@@ -40,19 +37,6 @@ def _namespace() -> uuid.UUID:
 def at_rest_run(tmp_path_factory) -> dict:
     """The row re-measured at rest, by detection point (once for the module)."""
     return remeasure(ROW, tmp_path_factory.mktemp(ROW) / "set")
-
-
-@pytest.fixture(scope="module")
-def lifecycle_run(tmp_path_factory) -> dict:
-    """The lifecycle row records by position, from one run of both positions (as published)."""
-    out = tmp_path_factory.mktemp(f"{ROW}-lifecycle") / "set"
-    cmd = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", ROW, "--runtime", "local",
-           "--position", "both", "--fail-on", "p1", "--out", str(out)]
-    started = time.monotonic()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
-    TIMINGS.append(f"{ROW} (lifecycle, both positions, local): whole run {time.monotonic() - started:.1f} s")
-    assert proc.returncode in (0, 1), f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
-    return {p: json.loads((out / "rows" / f"{ROW}@{p}.json").read_text()) for p in ("live", "restarted")}
 
 
 def test_row_matches_its_published_result_set(at_rest_run):
@@ -89,7 +73,7 @@ def test_the_role_relabelled_in_one_place_alone_is_refused_by_the_message_class(
 
 
 @pytest.mark.parametrize("position", ["live", "restarted"])
-def test_lifecycle_run_matches_its_published_set(lifecycle_run, position):
-    then, now = published(ROW, position), lifecycle_run[position]
+def test_lifecycle_matches_its_published_set(lifecycle, position):
+    then, now = published(ROW, position), lifecycle[position]
     assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
     assert summary(now) == summary(then), f"{ROW}@{position} differs from results/published/{ROW}/lifecycle"

@@ -10,46 +10,14 @@ store of create-only writes shows (a fact written again is a second memory besid
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
-
 import pytest
 
-from integrity_rows import ROOT, TIMINGS, check_row
-from lab.resultset.results import read_json
 from test_lifecycle_rows import installed, published, summary
 
 pytestmark = pytest.mark.rows
 
 ROW = "langmem-sqlite"
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10")
-
-
-@pytest.fixture(scope="module")
-def at_rest(tmp_path_factory):
-    """(the comparison's failure or None, the new rows by detection point), measured once."""
-    out = tmp_path_factory.mktemp(ROW) / "set"
-    try:
-        check_row(ROW, out)
-        failure = None
-    except AssertionError as exc:  # reported by the comparison test; the others still look
-        failure = exc
-    return failure, {r["detection_point"]: r for r in map(read_json, sorted((out / "rows").glob("*.json")))}
-
-
-@pytest.fixture(scope="module")
-def lifecycle(tmp_path_factory):
-    """The lifecycle row records by position, from one run of both positions."""
-    out = tmp_path_factory.mktemp(f"{ROW}-lifecycle") / "set"
-    cmd = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", ROW, "--runtime", "local",
-           "--position", "both", "--fail-on", "p1", "--out", str(out)]
-    started = time.monotonic()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
-    TIMINGS.append(f"{ROW} (lifecycle, both positions, local): whole run {time.monotonic() - started:.1f} s")
-    assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
-    return {p: json.loads((out / "rows" / f"{ROW}@{p}.json").read_text()) for p in ("live", "restarted")}
 
 
 def test_row_matches_its_published_result_set(at_rest):
