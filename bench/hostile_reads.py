@@ -131,6 +131,29 @@ def _profile_markup(bed: Bed) -> tuple[bool, str]:
     return (ok and "\\[/x\\] \\[bold\\]b" in report), f"run: {what}"
 
 
+def _bomb(first: str) -> str:
+    """A YAML document whose ``first`` line is followed by eight levels of ten aliases each: a few
+    hundred bytes, a hundred million values once expanded."""
+    levels = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    return first + "\n" + "\n".join(levels) + "\n"
+
+
+def _shim_config_bomb(bed: Bed) -> tuple[bool, str]:
+    config = bed.work / "shim.yaml"
+    config.write_text(_bomb("base_url: http://127.0.0.1:9"))
+    done = memlab(bed, "lifecycle", "doctor", "--adapter", f"http:{config}", timeout=60)
+    return refused(done, 2, "alias bomb")
+
+
+def _scenario_bomb(bed: Bed) -> tuple[bool, str]:
+    pack = bed.work / "pack"
+    pack.mkdir()
+    (pack / "bomb.yaml").write_text(_bomb("id: bomb"))
+    done = memlab(bed, "lifecycle", "validate", pack, timeout=60)
+    return refused(done, 2, "aliases")
+
+
 READS = (
     Hostile("a set's names and reasons with ESC ]52 and a forged CR/LF line", "reader",
             text_class("\x1b]52;c;aGk=\x07\r\nFAKE  PASS  everything", "\\x1b]52;c;aGk=\\x07\\r\\nFAKE")),
@@ -151,4 +174,6 @@ READS = (
     Hostile("an observation a folder", "reader", _observation_folder),
     Hostile("a SUT serving ESC ]52, CR/LF, markup and a lone surrogate", "sut", _sut_text),
     Hostile("a profile with rich markup in its title and its row name", "profile", _profile_markup),
+    Hostile("a shim config that is a YAML alias bomb (a hundred million values)", "shim", _shim_config_bomb),
+    Hostile("a scenario file that is a YAML alias bomb", "profile", _scenario_bomb),
 )

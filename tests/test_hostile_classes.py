@@ -1,6 +1,7 @@
 """The hostile classes of bench/hostile.py (run by bench/tamper.py after its tamper table) each hold: a
 link planted where memlab writes, text a terminal would obey, a row of another shape, a store linked out
-of its volume, a full or read-only disk, a folder one may not read, SIGTERM mid-run (issue 28)."""
+of its volume, a full or read-only disk, a folder one may not read, SIGTERM mid-run, a YAML alias bomb
+in a shim config or a scenario (issue 28)."""
 
 import sys
 
@@ -23,7 +24,7 @@ def bed(tmp_path_factory):
 
 
 def test_the_table_covers_every_kind_and_names_each_class_once():
-    assert {h.kind for h in hostile.CLASSES} == {"writer", "reader", "sut", "profile", "store", "machine", "signal"}
+    assert {h.kind for h in hostile.CLASSES} == {"writer", "reader", "sut", "shim", "profile", "store", "machine", "signal"}
     assert len({h.name for h in hostile.CLASSES}) == len(hostile.CLASSES) >= 30
 
 
