@@ -22,28 +22,18 @@ import platform
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
-from langgraph.graph import END, START, StateGraph  # noqa: E402
-from langgraph.graph.message import add_messages  # noqa: E402
 from langgraph_ledger import TracingCheckpointSaver, verify_thread  # noqa: E402
-
-MESSAGES = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}
-
-
-class State(TypedDict):
-    """The graph state: one message list, merged by add_messages."""
-
-    messages: Annotated[list, add_messages]
+from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
 
 
-class LedgerDriver(kit.Driver):
-    """A checkpointed graph whose saver is wrapped by langgraph-ledger's TracingCheckpointSaver."""
+class LedgerDriver(MessageThread, kit.Driver):
+    """A checkpointed graph (memlab_driver.langgraph_thread) whose saver is wrapped by langgraph-ledger's
+    TracingCheckpointSaver."""
 
     def open(self, volumes, config):
         """checkpoints.db in volume store; trace/ beside it or in volume trace (config.trace)."""
@@ -53,11 +43,7 @@ class LedgerDriver(kit.Driver):
         self.conn = sqlite3.connect(str(volumes["store"] / "checkpoints.db"), check_same_thread=False)
         self.trace_root = trace_volume / "trace"
         self.saver = TracingCheckpointSaver(SqliteSaver(self.conn), trace_root=self.trace_root)
-        graph = StateGraph(State)
-        graph.add_node("remember", lambda state: {})
-        graph.add_edge(START, "remember")
-        graph.add_edge("remember", END)
-        self.graph = graph.compile(checkpointer=self.saver)
+        self.graph = compile_graph(self.saver)
 
     def describe(self):
         """Versions of langgraph-ledger, the checkpointer and LangGraph."""
@@ -69,33 +55,11 @@ class LedgerDriver(kit.Driver):
                 "configuration": {"ledger": "keyless", "trace_root": "trace/ beside checkpoints.db" if self.placement == "beside"
                                   else "trace/ in volume trace, off the store"}}
 
-    def _cfg(self, context):
-        return {"configurable": {"thread_id": context}}
-
-    def write(self, context, text, meta):
-        """One graph turn carrying the message; its id and the checkpoint now current."""
-        cls = MESSAGES.get(meta.get("role", "user"))
-        if cls is None:
-            raise kit.BadRequest(f"meta.role {meta.get('role')!r}: use one of {sorted(MESSAGES)}")
-        self.graph.invoke({"messages": [cls(content=text)]}, self._cfg(context))
-        state = self.graph.get_state(self._cfg(context))
-        last = state.values["messages"][-1]
-        return {"id": last.id, "text": last.content, "meta": {"role": last.type},
-                "version": state.config["configurable"]["checkpoint_id"]}
-
-    def read(self, context):
-        """get_state through the wrapper (a pass-through)."""
-        state = self.graph.get_state(self._cfg(context))
-        return [{"id": m.id, "text": m.content if isinstance(m.content, str) else str(m.content),
-                 "meta": {"role": m.type}} for m in (state.values or {}).get("messages", [])]
-
     def erase(self, context, record_id):
         """delete_thread: whole threads only."""
         if record_id is not None:
             raise kit.Unsupported("SqliteSaver erases whole threads only (delete_thread)")
-        ids = [r["id"] for r in self.read(context)]
-        self.saver.delete_thread(context)
-        return ids
+        return super().erase(context, None)
 
     def audit(self, context):
         """verify_thread(inner saver, the thread's trace log)."""

@@ -1,8 +1,7 @@
 """Driver of LangGraph's RedisSaver checkpointer (langgraph-checkpoint-redis): offline, no LLM.
 
-The same graph and protocol mapping as the SqliteSaver / PostgresSaver driver
-(``langgraph_checkpointers.py`` is that driver, images/langgraph-sqlite/driver.py, linked here so
-both folders run one mapping): a compiled graph whose state has one ``messages`` channel
+The same graph and protocol mapping as the SqliteSaver / PostgresSaver driver (the kit's
+``memlab_driver.langgraph_thread``, which both drivers use): a compiled graph whose state has one ``messages`` channel
 (``add_messages``) and one no-op node, checkpointed by ``RedisSaver`` on the profile's
 Redis Stack service ``stack`` (RedisJSON documents indexed by RediSearch; ``setup()`` creates
 the indexes on open).
@@ -32,9 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 from langchain_core.messages import BaseMessage  # noqa: E402
-from langgraph.graph import END, START, StateGraph  # noqa: E402
-
-from langgraph_checkpointers import LangGraphSqliteDriver, State  # noqa: E402
+from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
 
 SUT = "langgraph-checkpoint-redis"
 
@@ -43,8 +40,8 @@ class UnusableMessage(ValueError):
     """get_state served an element of the message list that is not a message."""
 
 
-class LangGraphRedisDriver(LangGraphSqliteDriver):
-    """The checkpointer driver's mapping over RedisSaver on service ``stack``."""
+class LangGraphRedisDriver(MessageThread, kit.Driver):
+    """The checkpointer drivers' mapping (memlab_driver.langgraph_thread) over RedisSaver on service ``stack``."""
 
     def open(self, volumes, config):
         """RedisSaver on the stack service (indexes set up), and the one-node graph over it."""
@@ -55,15 +52,10 @@ class LangGraphRedisDriver(LangGraphSqliteDriver):
                                  "(images/langgraph-sqlite runs sqlite, postgres and aes)")
         if "stack" not in self.services:
             raise kit.BadRequest("saver: redis needs a service named stack (services: {stack: {kind: redis-stack}})")
-        self.saver_kind, self.serde_kind = "redis", "plain"
         self.unusable = self.choice("unusable", ("refuse", "serve"), "refuse")
         self.saver = RedisSaver(redis_url=self.services["stack"])
         self.saver.setup()
-        graph = StateGraph(State)
-        graph.add_node("remember", lambda state: {})
-        graph.add_edge(START, "remember")
-        graph.add_edge("remember", END)
-        self.graph = graph.compile(checkpointer=self.saver)
+        self.graph = compile_graph(self.saver)
 
     def read(self, context):
         """The thread's state as get_state serves it; an element that is no message: config.unusable."""

@@ -33,27 +33,17 @@ import platform
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage  # noqa: E402
-from langgraph.graph import END, START, StateGraph  # noqa: E402
-from langgraph.graph.message import add_messages  # noqa: E402
+from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
 
 SAVERS = {"sqlite": "langgraph-checkpoint-sqlite", "postgres": "langgraph-checkpoint-postgres"}
-MESSAGES = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}
 
 
-class State(TypedDict):
-    """The graph state: one message list, merged by add_messages."""
-
-    messages: Annotated[list, add_messages]
-
-
-class LangGraphSqliteDriver(kit.Driver):
-    """Maps the protocol onto a checkpointed graph over volume ``store``."""
+class LangGraphSqliteDriver(MessageThread, kit.Driver):
+    """Maps the protocol onto a checkpointed graph (memlab_driver.langgraph_thread) over volume ``store``."""
 
     def open(self, volumes, config):
         """Open the checkpointer config.saver names (encrypted serde when config.serde is aes)."""
@@ -71,11 +61,7 @@ class LangGraphSqliteDriver(kit.Driver):
 
             kwargs["serde"] = EncryptedSerializer.from_pycryptodome_aes(key=_key(volumes["keys"] / "aes.key"))
         self.saver = self._postgres(kwargs) if self.saver_kind == "postgres" else self._sqlite(volumes, kwargs)
-        graph = StateGraph(State)
-        graph.add_node("remember", lambda state: {})
-        graph.add_edge(START, "remember")
-        graph.add_edge("remember", END)
-        self.graph = graph.compile(checkpointer=self.saver)
+        self.graph = compile_graph(self.saver)
 
     def _sqlite(self, volumes, kwargs):
         from langgraph.checkpoint.sqlite import SqliteSaver
@@ -110,56 +96,6 @@ class LangGraphSqliteDriver(kit.Driver):
                                  "sealed": self.serde_kind == "aes", "lifecycle": ["update", "erase"]},
                 "configuration": {"serde": self.serde_kind,
                                   **({"saver": "postgres"} if self.saver_kind == "postgres" else {})}}
-
-    def _cfg(self, context):
-        return {"configurable": {"thread_id": context}}
-
-    def write(self, context, text, meta):
-        """One graph turn carrying the message; answer its id and the checkpoint now current."""
-        cls = MESSAGES.get(meta.get("role", "user"))
-        if cls is None:
-            raise kit.BadRequest(f"meta.role {meta.get('role')!r}: use one of {sorted(MESSAGES)}")
-        self.graph.invoke({"messages": [cls(content=text)]}, self._cfg(context))
-        state = self.graph.get_state(self._cfg(context))
-        last = state.values["messages"][-1]
-        return {"id": last.id, "text": last.content, "meta": self._meta(last),
-                "version": state.config["configurable"]["checkpoint_id"]}
-
-    def read(self, context):
-        """The thread's state as get_state serves it."""
-        return [self._record(m) for m in self._messages(context)]
-
-    def _record(self, m):
-        """One served message as a record."""
-        return {"id": m.id, "text": m.content if isinstance(m.content, str) else str(m.content), "meta": self._meta(m)}
-
-    def update(self, context, record_id, text, meta):
-        """update_state with a message of the same id: add_messages replaces it in place."""
-        old = next((m for m in self._messages(context) if m.id == record_id), None)
-        if old is None:
-            raise KeyError(f"no message {record_id} in thread {context}")
-        self.graph.update_state(self._cfg(context), {"messages": [type(old)(content=text, id=record_id)]})
-        return {"id": record_id, "text": text, "meta": self._meta(old)}
-
-    def erase(self, context, record_id):
-        """delete_thread (the whole thread); one message through update_state with RemoveMessage(id)."""
-        if record_id is not None:
-            if all(m.id != record_id for m in self._messages(context)):
-                raise KeyError(f"no message {record_id} in thread {context}")
-            self.graph.update_state(self._cfg(context), {"messages": [RemoveMessage(id=record_id)]})
-            return [record_id]
-        ids = [r["id"] for r in self.read(context)]
-        self.saver.delete_thread(context)
-        return ids
-
-    def _messages(self, context):
-        return (self.graph.get_state(self._cfg(context)).values or {}).get("messages", [])
-
-    def _meta(self, message):
-        meta = {"role": message.type}
-        if message.name:
-            meta["name"] = message.name
-        return meta
 
     def close(self):
         """Close the connection (SqliteSaver folds its WAL back into the file)."""

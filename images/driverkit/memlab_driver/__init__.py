@@ -22,18 +22,21 @@ signals, so signals raised while the SUT is imported reach the ``open`` answer.
     if __name__ == "__main__":
         kit.serve(MyDriver)
 
-The modules, each one job (a driver needs none of them by name: everything public is here):
+The modules, each one job (a driver needs none of them by name but ``langgraph_thread``: everything
+public is here):
 
-==============  ==================================================================
-``guard``       the stdio guard; runs first, at import (private fd 0/1 for the protocol)
-``capture``     signal capture: the root log handler, the warnings hook, the stderr echo
-``protocol``    request fields, answer shapes and the fault kinds (BadRequest, Unsupported)
-``driver``      the :class:`Driver` base class: the ops, erasure defaults, helpers
-``lifecycle``   the lifecycle additions: ``update``, ``advance_time``, ``scope``, ``query``
-``dispatch``    one driver process: validate a request, call the driver, shape its answer
-``loop``        :func:`serve`: JSON-lines framing on the guarded stdio, SIGTERM
-``helpers``     what drivers repeat: :func:`fixed_paths`, :func:`dist_version`, :func:`hash_embedding`
-==============  ==================================================================
+====================  ==================================================================
+``guard``             the stdio guard; runs first, at import (private fd 0/1 for the protocol)
+``capture``           signal capture: the root log handler, the warnings hook, the stderr echo
+``protocol``          request fields, answer shapes and the fault kinds (BadRequest, Unsupported)
+``driver``            the :class:`Driver` base class: the ops, erasure defaults, helpers
+``lifecycle``         the lifecycle additions: ``update``, ``advance_time``, ``scope``, ``query``
+``dispatch``          one driver process: validate a request, call the driver, shape its answer
+``loop``              :func:`serve`: JSON-lines framing on the guarded stdio, SIGTERM
+``helpers``           what drivers repeat: :func:`fixed_paths`, :func:`dist_version`, :func:`hash_embedding`
+``langgraph_thread``  a LangGraph message thread as records, for the drivers of LangGraph checkpointers
+                      (imported by them alone: it needs LangGraph, the rest of the kit is stdlib only)
+====================  ==================================================================
 """
 
 from __future__ import annotations

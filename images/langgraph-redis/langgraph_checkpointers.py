@@ -1,1 +1,0 @@
-../langgraph-sqlite/driver.py
