@@ -146,4 +146,12 @@ ROWS: dict[str, str] = {
         "after a restart, with no leak across sessions; a fact said again is another run beside the first "
         "(stale reuse in `ttl-then-rewrite`). Erasure at rest as for agno-sqlite: the deleted text in "
         "`agno.db-wal` while running, not found once stopped."),
+    "autogen-state": (
+        "An AssistantAgent's saved state (`save_state()` written to a JSON file per conversation, as "
+        "AutoGen's state tutorial does it) only appends: a correction is one more message, so the old value "
+        "stays in what the agent hands its model on every later turn (stale reuse 14/14). Its model context "
+        "cannot erase one message (a reset clears the conversation), so deletion is not tested; one file per "
+        "conversation keeps users and tenants apart, and a restart changes nothing: the file is the whole "
+        "state. Not measured at rest: the messages are a list inside each conversation's JSON document, a "
+        "layout the lab's JSON editor does not yet address."),
 }
