@@ -1,0 +1,175 @@
+"""Driver of Pydantic AI's Memory capability (pydantic-ai-harness): offline, no LLM, no key.
+
+The harness's ``Memory`` capability gives an agent a notebook of Markdown files: ``MEMORY.md``, the
+main notebook, is injected into the conversation as a ``<memory>`` block (user-role data) on the
+first request of a run, and the model changes it with the ``write_memory`` tool (append a line, or
+replace one unique passage ``old_text``; an empty ``content`` removes it). ``config.store`` picks the
+backend, each in the configuration the capability's README gives:
+
+- ``sqlite``: ``Memory(SqliteMemoryStore(database='.agent-memory.db'))``, the file in volume store
+  (table ``memory_files``: one row per file, ``path`` = ``{namespace}/main/MEMORY.md``, ``content``);
+- ``file``: ``Memory(FileStore('.agent-memory'))`` with ``LocalWorkspace(<store>)`` as the run's
+  workspace (``.agent-memory/{namespace}/main/MEMORY.md`` in volume store).
+
+The lab's context is the capability's ``namespace`` (the README's per-user resolver): as it is when it
+is one path segment of letters, digits and ``-``; otherwise ``_`` and its UTF-8 bytes in hex (the
+lifecycle gate's ``ns:tenant/ns:user``), since a namespace allows ``[A-Za-z0-9_.-]`` segments only.
+
+Every op is one ``Agent.run`` with the capability on it and pydantic_ai's own ``FunctionModel``
+standing in for the model: it makes exactly the tool call the driver names, with explicit arguments,
+so the call goes through the capability's tool, its store and its snapshot as a model's would.
+
+- Write: the tool call ``write_memory(content='- <text>')`` (append, file ``MEMORY.md``): one bullet
+  line, as the capability's guidance asks for short durable facts. A line has no id; the answer's id
+  is the first 16 hex digits of SHA-256 over the line.
+- Read: a run with a fresh conversation; the served records are the lines of the ``### MEMORY.md``
+  section of the ``<memory>`` block the capability records with the prompt (the first model request's
+  messages), in order, without the ``- `` bullet. An empty memory records no block: no records.
+- Erase: the tool call ``write_memory(content='', old_text=<the line and its newline>)``, the removal
+  the tool documents (when the line is not unique in the file, ``old_text`` is the whole file and
+  ``content`` the file without its last copy of the line); the line is found with ``read_memory``.
+
+No ``update``: a correction with ``old_text`` changes the line, its only identity, so an id from a
+write answer (which the lifecycle gate reuses after a correction) cannot survive it.
+"""
+
+import asyncio
+import hashlib
+import platform
+import re
+import sqlite3
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+
+import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+
+from pydantic_ai import Agent  # noqa: E402
+from pydantic_ai.capabilities import LocalWorkspace  # noqa: E402
+from pydantic_ai.messages import (ModelResponse, RetryPromptPart, TextContent, TextPart, ToolCallPart,  # noqa: E402
+                                  ToolReturnPart, UserPromptPart)
+from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai_harness import Memory  # noqa: E402
+from pydantic_ai_harness.memory import FileStore, SqliteMemoryStore  # noqa: E402
+
+STORES = ("sqlite", "file")
+DATABASE = ".agent-memory.db"   # SqliteMemoryStore(database=...) as the README gives it
+DIRECTORY = ".agent-memory"     # FileStore(...) as the README gives it
+MAIN = "MEMORY.md"
+BULLET = "- "
+ORIGIN = "pydantic-ai-harness.memory.v1"  # the metadata origin of a snapshot's TextContent
+PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,199}")
+LIBRARIES = ("pydantic-ai-slim", "pydantic", "pydantic-graph")
+
+
+def namespace_of(context: str) -> str:
+    """The capability's namespace for a lab context (see the module docstring)."""
+    return context if PLAIN.fullmatch(context) else "_" + context.encode("utf-8").hex()
+
+
+def line_id(line: str) -> str:
+    """The id the driver gives a MEMORY.md line (the store has none): SHA-256 of the line, 16 hex digits."""
+    return hashlib.sha256(line.encode("utf-8")).hexdigest()[:16]
+
+
+def memory_lines(snapshot: str) -> list[str]:
+    """The lines of the ``### MEMORY.md`` section of a rendered ``<memory>`` block (render_memory_prompt)."""
+    body = snapshot.removeprefix("<memory>\n").removesuffix("\n</memory>")
+    head = f"### {MAIN}\n\n"
+    if head not in body:
+        return []
+    section = body.split(head, 1)[1].split("\n\n### Other memory files", 1)[0]
+    return [line for line in section.split("\n") if line.strip()]
+
+
+class PydanticAiMemoryDriver(kit.Driver):
+    """Maps the protocol onto the Memory capability's tools and snapshot (see the module docstring)."""
+
+    def open(self, volumes, config):
+        self.store_kind = self.choice("store", STORES, default="sqlite")
+        [self.folder] = self.need_volumes("store", why="the memory store (database or Markdown files) is kept there")
+        if self.store_kind == "sqlite":
+            self.store = SqliteMemoryStore(database=str(self.folder / DATABASE))
+        else:
+            self.store = FileStore(DIRECTORY)
+
+    def describe(self):
+        store = (f"SqliteMemoryStore(database='{DATABASE}')" if self.store_kind == "sqlite"
+                 else f"FileStore('{DIRECTORY}') in LocalWorkspace(<store>)")
+        return {"sut": "pydantic-ai-harness", "version": kit.dist_version("pydantic-ai-harness"),
+                "libraries": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
+                              **{name: kit.dist_version(name) for name in LIBRARIES}},
+                "capabilities": {"erasure": "record", "order": True, "metadata": False, "snapshot": True,
+                                 "lifecycle": ["erase"]},
+                "configuration": {"store": store, "memory": "Memory(store, namespace=<context>) defaults",
+                                  "model": "FunctionModel making the named tool call (no LLM)"}}
+
+    # ---- ops -----------------------------------------------------------------------
+    def write(self, context, text, meta):
+        if "\n" in text or not text.strip():
+            raise kit.BadRequest("a record is one non-empty line of MEMORY.md: text without a newline")
+        line = BULLET + text
+        self._tool(context, "write_memory", {"content": line, "file": MAIN})
+        return {"id": line_id(line), "text": text}
+
+    def read(self, context):
+        served = []
+        for line in memory_lines(self._snapshot(context)):
+            text = line[len(BULLET):] if line.startswith(BULLET) else line
+            served.append({"id": line_id(line), "text": text, "meta": {}})
+        return served
+
+    def erase_record(self, context, record_id):
+        content = self._tool(context, "read_memory", {"file": MAIN})
+        lines = content.split("\n")
+        found = [i for i, line in enumerate(lines) if line and line_id(line) == record_id]
+        if not found:
+            raise LookupError(f"no line of {MAIN} has id {record_id!r}")
+        line = lines[found[-1]]
+        if content.count(line + "\n") == 1:
+            args = {"content": "", "file": MAIN, "old_text": line + "\n"}
+        else:  # not unique: replace the whole file by the file without its last copy of the line
+            args = {"content": "\n".join(lines[:found[-1]] + lines[found[-1] + 1:]), "file": MAIN, "old_text": content}
+        self._tool(context, "write_memory", args)
+        return [record_id]
+
+    # ---- the capability, one run per op -------------------------------------------------
+    def _agent(self, context, model):
+        memory = Memory(self.store, namespace=namespace_of(context))
+        capabilities = [memory] if self.store_kind == "sqlite" else [LocalWorkspace(str(self.folder)), memory]
+        return Agent(FunctionModel(model), capabilities=capabilities)
+
+    def _tool(self, context, name, args):
+        """One run whose model calls tool ``name`` with ``args``; the tool's return, or its refusal raised."""
+        def model(messages, info: AgentInfo):
+            if not any(isinstance(m, ModelResponse) for m in messages):
+                return ModelResponse(parts=[ToolCallPart(name, args)])
+            return ModelResponse(parts=[TextPart("done")])
+
+        result = asyncio.run(self._agent(context, model).run(f"memlab: {name}"))
+        for message in result.all_messages():
+            for part in message.parts:
+                if isinstance(part, ToolReturnPart) and part.tool_name == name:
+                    return part.content
+                if isinstance(part, RetryPromptPart) and part.tool_name == name:
+                    raise RuntimeError(f"{name} asked the model to retry: {part.content}")
+        raise RuntimeError(f"{name}: no tool return in the run")
+
+    def _snapshot(self, context):
+        """The ``<memory>`` block the capability records with the prompt of a fresh run ('' if none)."""
+        first = []
+
+        def model(messages, info: AgentInfo):
+            first.append(list(messages))
+            return ModelResponse(parts=[TextPart("ok")])
+
+        asyncio.run(self._agent(context, model).run("memlab: what do you remember?"))
+        blocks = [c.content for m in first[0] for p in m.parts if isinstance(p, UserPromptPart)
+                  and not isinstance(p.content, str) for c in p.content
+                  if isinstance(c, TextContent) and (c.metadata or {}).get("origin") == ORIGIN]
+        return blocks[-1] if blocks else ""
+
+
+if __name__ == "__main__":
+    kit.serve(PydanticAiMemoryDriver)
