@@ -11,8 +11,9 @@ backend, each in the configuration the capability's README gives:
 - ``file``: ``Memory(FileStore('.agent-memory'))`` with ``LocalWorkspace(<store>)`` as the run's
   workspace (``.agent-memory/{namespace}/main/MEMORY.md`` in volume store).
 
-The lab's context is the capability's ``namespace`` (the README's per-user resolver): as it is when it
-is one path segment of letters, digits and ``-``; otherwise ``_`` and its UTF-8 bytes in hex (the
+One agent serves every context, as the README's multi-user example does: ``Memory(store,
+namespace=lambda ctx: ctx.deps)`` on ``Agent(deps_type=str)``, the run's deps the namespace. The
+lab's context is that namespace: as it is when it is one path segment of letters, digits and ``-``; otherwise ``_`` and its UTF-8 bytes in hex (the
 lifecycle gate's ``ns:tenant/ns:user``), since a namespace allows ``[A-Za-z0-9_.-]`` segments only.
 
 Every op is one ``Agent.run`` with the capability on it and pydantic_ai's own ``FunctionModel``
@@ -89,10 +90,11 @@ class PydanticAiMemoryDriver(kit.Driver):
     def open(self, volumes, config):
         self.store_kind = self.choice("store", STORES, default="sqlite")
         [self.folder] = self.need_volumes("store", why="the memory store (database or Markdown files) is kept there")
-        if self.store_kind == "sqlite":
-            self.store = SqliteMemoryStore(database=str(self.folder / DATABASE))
-        else:
-            self.store = FileStore(DIRECTORY)
+        store = (SqliteMemoryStore(database=str(self.folder / DATABASE)) if self.store_kind == "sqlite"
+                 else FileStore(DIRECTORY))
+        memory = Memory(store, namespace=lambda ctx: ctx.deps)  # the README's per-user namespace resolver
+        capabilities = [memory] if self.store_kind == "sqlite" else [LocalWorkspace(str(self.folder)), memory]
+        self.agent = Agent(deps_type=str, capabilities=capabilities)  # the model is given to each run
 
     def describe(self):
         store = (f"SqliteMemoryStore(database='{DATABASE}')" if self.store_kind == "sqlite"
@@ -135,10 +137,9 @@ class PydanticAiMemoryDriver(kit.Driver):
         return [record_id]
 
     # ---- the capability, one run per op -------------------------------------------------
-    def _agent(self, context, model):
-        memory = Memory(self.store, namespace=namespace_of(context))
-        capabilities = [memory] if self.store_kind == "sqlite" else [LocalWorkspace(str(self.folder)), memory]
-        return Agent(FunctionModel(model), capabilities=capabilities)
+    def _run(self, context, prompt, model):
+        """One run of the agent in the context's namespace, ``model`` standing in for the model."""
+        return asyncio.run(self.agent.run(prompt, deps=namespace_of(context), model=FunctionModel(model)))
 
     def _tool(self, context, name, args):
         """One run whose model calls tool ``name`` with ``args``; the tool's return, or its refusal raised."""
@@ -147,7 +148,7 @@ class PydanticAiMemoryDriver(kit.Driver):
                 return ModelResponse(parts=[ToolCallPart(name, args)])
             return ModelResponse(parts=[TextPart("done")])
 
-        result = asyncio.run(self._agent(context, model).run(f"memlab: {name}"))
+        result = self._run(context, f"memlab: {name}", model)
         for message in result.all_messages():
             for part in message.parts:
                 if isinstance(part, ToolReturnPart) and part.tool_name == name:
@@ -164,7 +165,7 @@ class PydanticAiMemoryDriver(kit.Driver):
             first.append(list(messages))
             return ModelResponse(parts=[TextPart("ok")])
 
-        asyncio.run(self._agent(context, model).run("memlab: what do you remember?"))
+        self._run(context, "memlab: what do you remember?", model)
         blocks = [c.content for m in first[0] for p in m.parts if isinstance(p, UserPromptPart)
                   and not isinstance(p.content, str) for c in p.content
                   if isinstance(c, TextContent) and (c.metadata or {}).get("origin") == ORIGIN]
