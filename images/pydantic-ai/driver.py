@@ -13,8 +13,9 @@ backend, each in the configuration the capability's README gives:
 
 One agent serves every context, as the README's multi-user example does: ``Memory(store,
 namespace=lambda ctx: ctx.deps)`` on ``Agent(deps_type=str)``, the run's deps the namespace. The
-lab's context is that namespace: as it is when it is one path segment of letters, digits and ``-``; otherwise ``_`` and its UTF-8 bytes in hex (the
-lifecycle gate's ``ns:tenant/ns:user``), since a namespace allows ``[A-Za-z0-9_.-]`` segments only.
+lab's context is that namespace: as it is when it is one path segment of letters, digits and
+``-``; otherwise ``_`` and its UTF-8 bytes in hex (the lifecycle gate's ``ns:tenant/ns:user``), since a
+namespace allows ``[A-Za-z0-9_.-]`` segments only.
 
 Every op is one ``Agent.run`` with the capability on it and pydantic_ai's own ``FunctionModel``
 standing in for the model: it makes exactly the tool call the driver names, with explicit arguments,
@@ -104,7 +105,8 @@ class PydanticAiMemoryDriver(kit.Driver):
                               **{name: kit.dist_version(name) for name in LIBRARIES}},
                 "capabilities": {"erasure": "record", "order": True, "metadata": False, "snapshot": True,
                                  "lifecycle": ["erase"]},
-                "configuration": {"store": store, "memory": "Memory(store, namespace=<context>) defaults",
+                "configuration": {"store": store, "memory": "Memory(store, namespace=lambda ctx: ctx.deps), defaults",
+                                  "agent": "Agent(deps_type=str), deps the namespace of the context",
                                   "model": "FunctionModel making the named tool call (no LLM)"}}
 
     # ---- ops -----------------------------------------------------------------------
