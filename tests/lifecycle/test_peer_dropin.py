@@ -113,8 +113,11 @@ def test_a_store_whose_mutations_show_half_a_second_late_passes_once_each_is_con
     assert_same_but_the_documented_opportunities(peer, mine)
     confirms = [step["ack"]["confirm"] for obs in (tmp_path / "set" / "observations").rglob("*.json")
                 for step in json.loads(obs.read_text())["steps"] if step["op"] in ("write", "correct", "delete")]
-    assert confirms and all(shims.DELAY <= c["seconds"] < shims.DELAY * 1.5 + 0.2 and c["queries"] > 1
-                            for c in confirms), confirms
+    # each waited until the mutation showed (never less than the store's delay), by polling (more than one
+    # query), and was confirmed within the config's convergence timeout (5 s) -- not a timing target: how
+    # far past the delay a confirmation lands depends on the machine's load
+    assert confirms and all(shims.DELAY <= c["seconds"] < 5 and c["queries"] > 1 for c in confirms), confirms
+    assert sorted(c["seconds"] for c in confirms)[len(confirms) // 2] < shims.DELAY * 2, confirms  # the median
 
 
 def test_a_store_that_never_deletes_is_a_harness_error_never_a_finding_or_a_pass(tmp_path, small):
