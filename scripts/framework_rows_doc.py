@@ -137,6 +137,14 @@ ROWS = {
         "deleted run brought back are served by `get_chat_history` as genuine conversation, with no "
         "warning -- a forged run once it names the victim's session and user in its columns and its "
         "`run_data` alike (every edit here keeps all four)."),
+    "pydantic-ai-memory-file": (
+        "Pydantic AI's Memory capability keeps what an agent remembers as plain Markdown lines in "
+        "`MEMORY.md` and shows them to the model at the start of every run; on FileStore every edit of the "
+        "file -- a changed fact, a deleted, reordered or forged line, a line copied from another user, a "
+        "rollback, an erased line brought back -- is served as genuine, with no warning. A line has no "
+        "owner, role, source or time (T8 n/a), and the file's version only guards against two writers; no "
+        "read checks it. On SqliteMemoryStore (row pydantic-ai-memory, lifecycle only) the lines sit inside "
+        "one database value per user, which the lab does not yet edit line by line."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.
@@ -153,7 +161,7 @@ ROWS = {
 #: langgraph-store: measured 2026-12-03 the same way (LocalRuntime.prepare, 33.1 s; load average 1.4).
 #: adk-sessions: the first local run's prepare_seconds, 2026-12-03, pip's cache holding the set (load average 1.5),
 #: after asyncpg joined the folder's pins for the PostgreSQL row (40.1 s before it).
-#: langgraph-store, langmem, langchain-postgres, agno: not measured on an empty cache (no build time shown).
+#: langgraph-store, langmem, langchain-postgres, agno, pydantic-ai: not measured on an empty cache (no build time shown).
 ENV_BUILD = {"langgraph-sqlite": 39.5, "langgraph-store": 33.1, "openai-agents": 54.1, "llamaindex": 117.8, "mem0": 35.1, "crewai": 90.6,
              "hermes-memory-md": 42.2, "langgraph-redis": 85.0, "openclaw-memory-md": 455.6, "letta": 347.8,
              "adk-sessions": 59.2}
