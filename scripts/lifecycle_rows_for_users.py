@@ -5,6 +5,15 @@ from the result sets); the order here is the page's order. Re-read it against th
 re-publishing a row.
 """
 
+#: Both Pydantic AI rows (SQLite and files) gave the same lifecycle figures.
+PYDANTIC_AI_MEMORY = (
+    "Pydantic AI's memory keeps users apart (no fact served across users in 17 chances) and a deleted "
+    "line is never served again (0/12), live and after a restart; the removed text was not found in the "
+    "store's bytes after any delete the scan could attribute. A correction sent as a new line leaves "
+    "the old line beside it (stale reuse 10/10): the tool can rewrite a line in place (`old_text`), but a "
+    "line's text is its only identity, so the gate corrects by writing again. Memory never expires "
+    "(expiry not tested).")
+
 #: row -> one line for a user of the SUT (an interpretation of the committed result sets).
 ROWS: dict[str, str] = {
     "mem0-qdrant-local": (
@@ -154,18 +163,6 @@ ROWS: dict[str, str] = {
         "conversation keeps users and tenants apart, and a restart changes nothing: the file is the whole "
         "state. Not measured at rest: the messages are a list inside each conversation's JSON document, a "
         "layout the lab's JSON editor does not yet address."),
-    "pydantic-ai-memory": (
-        "Pydantic AI's memory keeps users apart (no fact served across users in 17 chances) and a deleted "
-        "line is never served again (0/12), live and after a restart; the removed text was not found in the "
-        "store's bytes after any delete the scan could attribute. A correction sent as a new line leaves "
-        "the old line beside it (stale reuse 10/10): the tool can rewrite a line in place (`old_text`), but a "
-        "line's text is its only identity, so the gate corrects by writing again. Memory never expires "
-        "(expiry not tested)."),
-    "pydantic-ai-memory-file": (
-        "Pydantic AI's memory keeps users apart (no fact served across users in 17 chances) and a deleted "
-        "line is never served again (0/12), live and after a restart; the removed text was not found in the "
-        "store's bytes after any delete the scan could attribute. A correction sent as a new line leaves "
-        "the old line beside it (stale reuse 10/10): the tool can rewrite a line in place (`old_text`), but a "
-        "line's text is its only identity, so the gate corrects by writing again. Memory never expires "
-        "(expiry not tested)."),
+    "pydantic-ai-memory": PYDANTIC_AI_MEMORY,
+    "pydantic-ai-memory-file": PYDANTIC_AI_MEMORY,
 }

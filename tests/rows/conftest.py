@@ -2,7 +2,7 @@
 print how long each re-measured row took (its environment build and its whole run) after the tests.
 
 A module of one row (its ``ROW``) gets it re-measured once through the fixtures ``at_rest`` and
-``lifecycle``; a module of several rows defines its own."""
+``lifecycle``; a module of several rows uses ``lifecycle_of`` (and its own at-rest fixture)."""
 
 import pytest
 from background import AHEAD as BACKGROUND
@@ -22,6 +22,20 @@ def lifecycle(request, tmp_path_factory):
     its row record by position."""
     row = request.module.ROW
     return lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set")
+
+
+@pytest.fixture(scope="module")
+def lifecycle_of(tmp_path_factory):
+    """For a module of several rows: ``run(row)``, a row's lifecycle records by position, from one run of
+    both positions per row."""
+    done: dict[str, dict] = {}
+
+    def run(row: str) -> dict:
+        if row not in done:
+            done[row] = lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set")
+        return done[row]
+
+    return run
 
 
 def pytest_collection_finish(session):

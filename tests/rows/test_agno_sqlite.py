@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from integrity_rows import at_rest_once, lifecycle_once
+from integrity_rows import at_rest_once
 from test_lifecycle_rows import installed, published, summary
 
 pytestmark = pytest.mark.rows
@@ -31,19 +31,6 @@ def at_rest(tmp_path_factory):
     def run(row: str) -> tuple:
         if row not in done:
             done[row] = at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
-        return done[row]
-
-    return run
-
-
-@pytest.fixture(scope="module")
-def lifecycle(tmp_path_factory):
-    """``run(row)``: the lifecycle row records by position, from one run of both positions."""
-    done: dict[str, dict] = {}
-
-    def run(row: str) -> dict:
-        if row not in done:
-            done[row] = lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set")
         return done[row]
 
     return run
@@ -90,7 +77,7 @@ def test_the_memory_time_relabelled_is_the_time_served(at_rest):
 
 @pytest.mark.parametrize("position", ["live", "restarted"])
 @pytest.mark.parametrize("row", ROWS)
-def test_lifecycle_run_matches_its_published_set(lifecycle, row, position):
-    then, now = published(row, position), lifecycle(row)[position]
+def test_lifecycle_run_matches_its_published_set(lifecycle_of, row, position):
+    then, now = published(row, position), lifecycle_of(row)[position]
     assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
     assert summary(now) == summary(then), f"{row}@{position} differs from results/published/{row}/lifecycle"

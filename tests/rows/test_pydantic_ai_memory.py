@@ -18,7 +18,7 @@ import pytest
 
 from edits.layout import parse_layout
 from edits.sqlite import SqliteEditor
-from integrity_rows import at_rest_once, lifecycle_once
+from integrity_rows import at_rest_once
 from lab.lifecycle.adapters.process import SutProcess
 from lab.profile import load_profiles, select
 from lab.runtime.housekeeping import RunRegistry, new_run_id
@@ -36,19 +36,6 @@ EXPRESSIBLE = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T9", "T10")
 def at_rest(tmp_path_factory):
     """The file row re-measured at rest once: (the comparison's failure or None, the new rows by point)."""
     return at_rest_once(FILE, tmp_path_factory.mktemp(FILE) / "set")
-
-
-@pytest.fixture(scope="module")
-def lifecycle(tmp_path_factory):
-    """``run(row)``: the lifecycle row records by position, from one run of both positions."""
-    done: dict[str, dict] = {}
-
-    def run(row: str) -> dict:
-        if row not in done:
-            done[row] = lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set")
-        return done[row]
-
-    return run
 
 
 def test_file_row_matches_its_published_result_set(at_rest):
@@ -70,8 +57,8 @@ def test_every_expressible_edit_is_served_as_genuine_and_t8_has_nothing_to_chang
 
 @pytest.mark.parametrize("position", ["live", "restarted"])
 @pytest.mark.parametrize("row", ROWS)
-def test_lifecycle_run_matches_its_published_set(lifecycle, row, position):
-    then, now = published(row, position), lifecycle(row)[position]
+def test_lifecycle_run_matches_its_published_set(lifecycle_of, row, position):
+    then, now = published(row, position), lifecycle_of(row)[position]
     assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
     assert summary(now) == summary(then), f"{row}@{position} differs from results/published/{row}/lifecycle"
 
