@@ -131,7 +131,7 @@ def _profile_markup(bed: Bed) -> tuple[bool, str]:
     return (ok and "\\[/x\\] \\[bold\\]b" in report), f"run: {what}"
 
 
-def _bomb(first: str) -> str:
+def alias_bomb(first: str) -> str:
     """A YAML document whose ``first`` line is followed by eight levels of ten aliases each: a few
     hundred bytes, a hundred million values once expanded."""
     levels = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
@@ -141,7 +141,7 @@ def _bomb(first: str) -> str:
 
 def _shim_config_bomb(bed: Bed) -> tuple[bool, str]:
     config = bed.work / "shim.yaml"
-    config.write_text(_bomb("base_url: http://127.0.0.1:9"))
+    config.write_text(alias_bomb("base_url: http://127.0.0.1:9"))
     done = memlab(bed, "lifecycle", "doctor", "--adapter", f"http:{config}", timeout=60)
     return refused(done, 2, "alias bomb")
 
@@ -149,7 +149,7 @@ def _shim_config_bomb(bed: Bed) -> tuple[bool, str]:
 def _scenario_bomb(bed: Bed) -> tuple[bool, str]:
     pack = bed.work / "pack"
     pack.mkdir()
-    (pack / "bomb.yaml").write_text(_bomb("id: bomb"))
+    (pack / "bomb.yaml").write_text(alias_bomb("id: bomb"))
     done = memlab(bed, "lifecycle", "validate", pack, timeout=60)
     return refused(done, 2, "aliases")
 

@@ -91,8 +91,8 @@ class AutogenStateDriver(kit.Driver):
                 for i, m in enumerate(self._run(agent.model_context.get_messages()))]
 
     def erase_context(self, context):
-        ids = [r["id"] for r in self.read(context)]
         agent = self._load(context)
+        ids = [str(i) for i in range(len(self._run(agent.model_context.get_messages())))]
         self._run(agent.on_reset(CancellationToken()))
         self._save(context, agent)
         return ids

@@ -1,7 +1,8 @@
 """Driver of LangGraph's RedisSaver checkpointer (langgraph-checkpoint-redis): offline, no LLM.
 
 The same graph and protocol mapping as the SqliteSaver / PostgresSaver driver (the kit's
-``memlab_driver.langgraph_thread``, which both drivers use): a compiled graph whose state has one ``messages`` channel
+``memlab_driver.langgraph_thread``, which both drivers use): a compiled graph whose state has one
+``messages`` channel
 (``add_messages``) and one no-op node, checkpointed by ``RedisSaver`` on the profile's
 Redis Stack service ``stack`` (RedisJSON documents indexed by RediSearch; ``setup()`` creates
 the indexes on open).

@@ -17,17 +17,9 @@ def at_rest(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lifecycle(request, tmp_path_factory):
-    """The module's ROW through the lifecycle gate once, both positions, ``--fail-on p1`` as published:
-    its row record by position."""
-    row = request.module.ROW
-    return lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set")
-
-
-@pytest.fixture(scope="module")
 def lifecycle_of(tmp_path_factory):
-    """For a module of several rows: ``run(row)``, a row's lifecycle records by position, from one run of
-    both positions per row."""
+    """``run(row)``: a row's lifecycle records by position, from one run of both positions per row
+    (``--fail-on p1``, as published)."""
     done: dict[str, dict] = {}
 
     def run(row: str) -> dict:
@@ -36,6 +28,12 @@ def lifecycle_of(tmp_path_factory):
         return done[row]
 
     return run
+
+
+@pytest.fixture(scope="module")
+def lifecycle(request, lifecycle_of):
+    """The module's ROW through the lifecycle gate once: its row record by position."""
+    return lifecycle_of(request.module.ROW)
 
 
 def pytest_collection_finish(session):

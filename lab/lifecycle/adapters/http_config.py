@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-
 from lab.profile import ProfileError
 from lab.profile.yamlfile import Limits, load_yaml
 
