@@ -34,8 +34,12 @@ class LineFile:
     """A text file as a list of line bodies with their endings, edited in memory, then saved."""
 
     def __init__(self, path: Path, rel: str):
-        self.path, self.rel = path, rel
-        text = path.read_bytes().decode("utf-8", "surrogateescape")
+        self.path = path
+        self._split(path.read_bytes().decode("utf-8", "surrogateescape"), rel)
+
+    def _split(self, text: str, rel: str) -> None:
+        """Take ``text`` apart into bodies and endings; ``rel`` names the document in the ops."""
+        self.rel = rel
         self.bodies: list[str] = []
         self.eols: list[str] = []
         parts = text.split("\n")
@@ -52,11 +56,14 @@ class LineFile:
                 self.eols.append("\n")
         self.ops: list[str] = []
 
+    def text(self) -> str:
+        """The lines put back together, each with its own ending."""
+        return "".join(b + e for b, e in zip(self.bodies, self.eols))
+
     def save(self) -> None:
         """Write the lines back into the same file (inode, owner and mode kept)."""
-        text = "".join(b + e for b, e in zip(self.bodies, self.eols))
         with open(self.path, "r+b") as fh:
-            fh.write(text.encode("utf-8", "surrogateescape"))
+            fh.write(self.text().encode("utf-8", "surrogateescape"))
             fh.truncate()
 
     def replace(self, i: int, body: str) -> None:
@@ -89,8 +96,9 @@ class LineFile:
 class LineEditor(EditorBase):
     """Shared T1..T8 for stores where a record is one line of a text file.
 
-    A subclass reads records into ``self.loaded`` (rel path -> LineFile) with
-    ``locator = {"file": rel, "line": 1-based line}`` and implements
+    A subclass reads records into ``self.loaded`` (document name -> LineFile) with
+    ``locator = {"file": rel, "line": 1-based line}`` (another locator says which document by
+    overriding ``_doc_name``) and implements
     ``_forged`` (T5 line and where it goes), ``_transplanted`` (T6/T7 line) and
     ``_with_meta`` (T8 line); ``_swap`` may be overridden (default: swap lines).
     """
@@ -100,8 +108,12 @@ class LineEditor(EditorBase):
         self.root = Path(volume_path)
         self.loaded: dict[str, LineFile] = {}
 
+    def _doc_name(self, locator: dict) -> str:
+        """The name (``LineFile.rel``) of the document a record's locator points into."""
+        return locator["file"]
+
     def _line(self, rec: Record) -> tuple[LineFile, int]:
-        return self.loaded[rec.locator["file"]], rec.locator["line"] - 1
+        return self.loaded[self._doc_name(rec.locator)], rec.locator["line"] - 1
 
     def _done(self, f: LineFile, touched: list[str], **detail) -> Outcome:
         f.save()
@@ -110,7 +122,7 @@ class LineEditor(EditorBase):
     def _rewritten(self, p: Plan, body: str) -> str:
         if p.spec.find not in body:
             raise EditError(f"{p.spec.case}: {p.spec.find!r} is in the decoded payload but not in the stored "
-                            f"line {p.target.locator['line']} of {p.target.locator['file']} (escaped?)")
+                            f"line {p.target.locator['line']} of {self._doc_name(p.target.locator)} (escaped?)")
         return replace_same_length(body, p.spec.find, p.spec.replace)
 
     def _replace(self, p: Plan) -> Outcome:

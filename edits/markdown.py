@@ -60,8 +60,7 @@ class MarkdownEditor(LineEditor):
     def __init__(self, layout: StoreLayout, volume_path: Path):
         super().__init__(layout, volume_path)
         self.pattern = re.compile(layout.record_pattern or r"^(?P<text>.*)$")
-        head, _, tail = layout.file.partition("{context}")
-        self.file_re = re.compile(re.escape(head) + r"(?P<context>[^/]+?)" + re.escape(tail) + "$")
+        self.file_re = context_re(layout.file)
         self.text_group = layout.payload.field if layout.payload.field in self.pattern.groupindex else "text"
         self.separator = layout.options.get("record_separator")
         missing = [g for g in layout.metadata.values() if g not in self.pattern.groupindex]
@@ -74,14 +73,24 @@ class MarkdownEditor(LineEditor):
         return sorted(p for p in self.root.glob(glob)
                       if p.is_file() and self.file_re.match(p.relative_to(self.root).as_posix()))
 
-    def records(self) -> list[Record]:
-        """Every record line of every context file, sorted by (context, position)."""
-        out: list[Record] = []
-        self.loaded = {}
+    def documents(self) -> list[tuple[str, LineFile]]:
+        """(context, its lines) of every context file; a subclass reads its lines elsewhere."""
+        out = []
         for path in self.files():
             rel = path.relative_to(self.root).as_posix()
-            ctx = self.file_re.match(rel).group("context")
-            f = self.loaded[rel] = LineFile(path, rel)
+            out.append((self.file_re.match(rel).group("context"), LineFile(path, rel)))
+        return out
+
+    def _locator(self, f: LineFile) -> dict:
+        """Where a record line of ``f`` is, but its line number (``_doc_name`` reads it back)."""
+        return {"file": f.rel}
+
+    def records(self) -> list[Record]:
+        """Every record line of every context document, sorted by (context, position)."""
+        out: list[Record] = []
+        self.loaded = {}
+        for ctx, f in self.documents():
+            self.loaded[f.rel] = f
             index = 0
             for n, body in enumerate(f.bodies, start=1):
                 m = None if body == self.separator else self.pattern.match(body)
@@ -91,7 +100,7 @@ class MarkdownEditor(LineEditor):
                 out.append(Record(context=ctx, identity=(ctx, index), order=index,
                                   payload=decode_payload(groups[self.text_group] or "", self.layout.payload),
                                   metadata={k: groups.get(g) for k, g in self.layout.metadata.items()},
-                                  fields={"line": body, **groups}, locator={"file": rel, "line": n}))
+                                  fields={"line": body, **groups}, locator={**self._locator(f), "line": n}))
                 index += 1
         return sort_records(out)
 
@@ -127,12 +136,18 @@ class MarkdownEditor(LineEditor):
         start, end = self.pattern.match(body).span(group)
         if start < 0:
             raise EditError(f"T8: group {group!r} is empty in line {p.target.locator['line']} of "
-                            f"{p.target.locator['file']}")
+                            f"{self._doc_name(p.target.locator)}")
         new = body[:start] + str(p.meta_value) + body[end:]
         m = self.pattern.match(new)
         if not m or m.group(group) != str(p.meta_value):
             raise EditError(f"T8: {p.meta_value!r} does not fit group {group!r} of the record pattern")
         return new
+
+
+def context_re(pattern: str) -> re.Pattern:
+    """A name pattern with ``{context}`` (one segment, no '/') as a regex with a ``context`` group."""
+    head, _, tail = pattern.partition("{context}")
+    return re.compile(re.escape(head) + r"(?P<context>[^/]+?)" + re.escape(tail) + "$")
 
 
 def _record_pattern(pattern: Any, store: dict) -> str:
@@ -155,8 +170,11 @@ def _one_file_per_context(store: dict) -> None:
                           "write the file as a pattern with {context}, e.g. memory/{context}.md")
 
 
+RECORD_PATTERN = Field("record_pattern", required=True, parse=_record_pattern,
+                       fix="give a line regex with a (?P<text>...) group")
+RECORD_SEPARATOR = Field("record_separator", fix="give the separator line's exact text, e.g. '§'")
+"""The line fields, read by every backend whose records are Markdown lines (markdown, sqlite-lines)."""
+
 BACKEND = register(Backend(
     "markdown", FILE, editor=MarkdownEditor, context_field=False, check=_one_file_per_context,
-    fields=(Field("record_pattern", required=True, parse=_record_pattern,
-                  fix="give a line regex with a (?P<text>...) group"),
-            Field("record_separator", fix="give the separator line's exact text, e.g. '§'"))))
+    fields=(RECORD_PATTERN, RECORD_SEPARATOR)))
