@@ -11,7 +11,8 @@ Every edit rewrites the map column of one row, in one UPDATE, and nothing else:
 - T1 replaces the token inside the target entry's value, in the characters of that value only;
 - T2, T3 remove the entry; T4 exchanges the places of two entries in the object;
 - T5 adds an entry under a fresh key, after the context's last one: a copy of the template's value
-  with the marker replaced;
+  with the marker replaced (where the store orders an object's keys itself -- PostgreSQL's jsonb:
+  shorter keys first, then bytewise -- a fresh key it places after the last one, :func:`key_after`);
 - T6, T7 put a copy of the donor's value under the victim's key, in the victim's place and row (its
   whole context kept);
 - T8 sets a metadata path inside the target's value (``map.metadata``).
@@ -45,6 +46,7 @@ Example::
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from edits import paths
@@ -153,9 +155,16 @@ class MapRecords:
         return self._write(p.target, {k: entries[k] for k in keys},
                            operation=f"exchange the places of entries {json.dumps(a)} and {json.dumps(b)}")
 
+    def _keeps_key_order(self) -> bool:
+        """Whether the map column keeps an object's keys in the order written (JSON text does; a
+        backend whose column orders them itself says not)."""
+        return True
+
     def _forge(self, p: Plan) -> Outcome:
         entries = self._current(p.target)
         key = fresh_identity(list(entries))
+        if not self._keeps_key_order():
+            key = key_after(list(entries), key)
         value = json.loads(replace_at(json.dumps(p.target.fields["@value"], ensure_ascii=False), (),
                                       p.spec.find, p.spec.replace))
         out = self._write(p.target, {**entries, key: value}, operation=f"add entry {json.dumps(key)} after the last")
@@ -180,3 +189,45 @@ class MapRecords:
         out = self._write(p.target, entries, operation=f"set {'.'.join(path)} of entry {json.dumps(key)}")
         out.detail.update({"old": p.target.metadata.get(p.spec.meta_field), "new": p.meta_value})
         return out
+
+
+_HEX_TAIL = re.compile(r"^(.*?)([0-9a-f]+|[0-9A-F]+)$")
+
+
+def jsonb_rank(key: str) -> tuple[int, bytes]:
+    """A key's place among an object's keys in PostgreSQL's jsonb: shorter keys first, then
+    bytewise (lengthCompareJsonbString: length, then memcmp of the UTF-8 bytes)."""
+    raw = key.encode("utf-8")
+    return len(raw), raw
+
+
+def key_after(keys: list[str], fresh: str) -> str:
+    """A key not among ``keys`` that jsonb places after all of them, in the keys' own form where it
+    can: the last key with its trailing hex (or decimal) digits counted up by one at the same
+    width; else ``fresh`` (the key T5 makes on any store) when jsonb places it last; else the last
+    key with ``-forged`` appended (longer: placed last).
+
+    >>> key_after(["note-fd9933aa4c05", "note-0a1b2c3d4e5f"], "note-0a1b2c3d4e60")
+    'note-fd9933aa4c06'
+    >>> key_after(["k1", "k2"], "k3")
+    'k3'
+    >>> key_after(["a-ff", "a-00"], "a-01")
+    'a-ff-forged'
+    """
+    if not keys:
+        return fresh
+    last = max(keys, key=jsonb_rank)
+    taken = set(keys)
+    m = _HEX_TAIL.match(last)
+    if m:
+        head, digits = m.groups()
+        nxt = format(int(digits, 16) + 1, f"0{len(digits)}{'X' if digits.isupper() else 'x'}")
+        candidate = head + nxt
+        if len(nxt) == len(digits) and candidate not in taken and jsonb_rank(candidate) > jsonb_rank(last):
+            return candidate
+    if fresh not in taken and jsonb_rank(fresh) > jsonb_rank(last):
+        return fresh
+    candidate, n = f"{last}-forged", 2
+    while candidate in taken:
+        candidate, n = f"{last}-forged{n}", n + 1
+    return candidate

@@ -162,7 +162,21 @@ class PostgresEditor(SqlEditor):
 
 
 class PostgresMapEditor(MapRecords, PostgresEditor):
-    """The entries of a keyed map (``map:``) in a json/jsonb column of a PostgreSQL table: see :mod:`edits.maps`."""
+    """The entries of a keyed map (``map:``) in a json/jsonb column of a PostgreSQL table: see :mod:`edits.maps`.
+
+    A jsonb column keeps no order of an object's keys: it stores them shorter first, then
+    bytewise, whatever order they were written in, and reads them back so (a json or text column
+    keeps the text). An entry's place (``@position``) is then the one jsonb gives it, and T5's
+    fresh key is one jsonb places after the last (:func:`edits.maps.key_after`)."""
+
+    def _keeps_key_order(self) -> bool:
+        """False for a jsonb column (it orders an object's keys itself)."""
+        schema, _, name = self.layout.table.rpartition(".")
+        with self._connect() as conn:
+            row = conn.execute("SELECT data_type FROM information_schema.columns WHERE table_schema = %s "
+                               "AND table_name = %s AND column_name = %s",
+                               (schema or "public", name, self.layout.payload.field)).fetchone()
+        return not (row and row[0] == "jsonb")
 
     def _param(self, column: str, value: Any) -> Any:
         """A map read from a json/jsonb column (psycopg gives a dict) goes back as JSON."""
