@@ -1,23 +1,24 @@
 """The pydantic-ai rows (images/pydantic-ai): the Pydantic AI harness Memory capability, a record one
-line of a namespace's MEMORY.md, on SqliteMemoryStore (pydantic-ai-memory, lifecycle only) and on
-FileStore (pydantic-ai-memory-file, at rest and lifecycle).
+line of a namespace's MEMORY.md, on SqliteMemoryStore (pydantic-ai-memory: the lines of one
+memory_files.content cell, edited by the sqlite-lines editor) and on FileStore
+(pydantic-ai-memory-file: the lines of one Markdown file, edited by the markdown editor).
 
-The file row is re-measured at rest once (``integrity_rows.check_row``: cell and variant against its
+Each row is re-measured at rest once (``integrity_rows.check_row``: cell and variant against its
 published set, and the installed harness version); each row's lifecycle gate, live and restarted, is
 run once (``--position both``, as published) and each position compared with
-``results/published/<row>/lifecycle/``. The SQLite row takes no at-rest measurement; the reason is
-checked here: through the driver, in the row's own environment, a context's lines are one
-``content`` value of one memory_files row whose ``path`` only starts with the namespace, so the lab's
-sqlite editor, given the table as it is, sees one record per file, not one per line. Both rows share
-one SUT environment.
+``results/published/<row>/lifecycle/``. That the SQLite row's editor reads what the SUT serves is
+checked through the driver, in the row's own environment: per context, the lines the sqlite-lines
+editor reads from memory_files are the records the capability's snapshot serves -- the same ids
+(the driver's SHA-256 of the line), texts and order. Both rows share one SUT environment.
 """
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
-from edits.layout import parse_layout
-from edits.sqlite import SqliteEditor
+from edits.base import editor_for
 from integrity_rows import at_rest_once
 from lab.lifecycle.adapters.process import SutProcess
 from lab.profile import load_profiles, select
@@ -33,21 +34,31 @@ EXPRESSIBLE = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T9", "T10")
 
 
 @pytest.fixture(scope="module")
-def at_rest(tmp_path_factory):
-    """The file row re-measured at rest once: (the comparison's failure or None, the new rows by point)."""
-    return at_rest_once(FILE, tmp_path_factory.mktemp(FILE) / "set")
+def at_rest_of(tmp_path_factory):
+    """``run(row)``: the row re-measured at rest once: (the comparison's failure or None, the new rows by point)."""
+    done: dict[str, tuple] = {}
+
+    def run(row: str) -> tuple:
+        if row not in done:
+            done[row] = at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
+        return done[row]
+
+    return run
 
 
-def test_file_row_matches_its_published_result_set(at_rest):
-    failure, rows = at_rest
+@pytest.mark.parametrize("row", ROWS)
+def test_row_matches_its_published_result_set(at_rest_of, row):
+    failure, rows = at_rest_of(row)
     if failure is not None:
         raise failure
     assert set(rows) == {"read"}  # no audit command: the read point only
 
 
-def test_every_expressible_edit_is_served_as_genuine_and_t8_has_nothing_to_change(at_rest):
-    read = at_rest[1]["read"]
+@pytest.mark.parametrize("row", ROWS)
+def test_every_expressible_edit_is_served_as_genuine_and_t8_has_nothing_to_change(at_rest_of, row):
+    read = at_rest_of(row)[1]["read"]
     assert read["controls"]["C1"]["ok"] and read["controls"]["C2"]["ok"]
+    assert read["controls"]["C3"]["landed"] == list(EXPRESSIBLE)
     for case in EXPRESSIBLE:
         cell = read["cells"][case]
         assert cell["verdict"] == "ACCEPTED", (case, cell["reason"])
@@ -63,28 +74,37 @@ def test_lifecycle_run_matches_its_published_set(lifecycle_of, row, position):
     assert summary(now) == summary(then), f"{row}@{position} differs from results/published/{row}/lifecycle"
 
 
-def test_sqlite_store_keeps_a_namespace_lines_in_one_row_out_of_the_sqlite_editors_reach():
+def test_the_sqlite_lines_editor_reads_exactly_the_lines_the_sut_serves():
     profile = select(load_profiles(), [SQLITE])[0]
     runtime, registry = LocalRuntime(), RunRegistry(new_run_id())
     sut = SutProcess(profile, runtime, registry)
-    context = "s0:acme/s0:alice"  # the lifecycle gate's folded scope: not a namespace as it is
-    lines = ("my locker is L-5521", "my badge is B-7730", "my desk is D-118")
+    folded = "s0:acme/s0:alice"  # the lifecycle gate's folded scope: its namespace is '_' and its hex
+    writes = [("memlab-a", "my locker is L-5521"), ("memlab-b", "my badge is B-7730"), (folded, "my desk is D-118"),
+              ("memlab-a", "the café's code is Ω-42"), ("memlab-b", "my car is red"), ("memlab-a", "tea at four")]
     try:
         sut.start()
-        ids = [sut.call("write", context=context, text=text, meta={"role": "user"})["record"]["id"] for text in lines]
+        ids = [sut.call("write", context=ctx, text=text, meta={"role": "user"})["record"]["id"] for ctx, text in writes]
         sut.restart()
-        erased = sut.call("erase", context=context, record=ids[1])
-        assert erased["ok"] and erased["erased"] == [ids[1]], erased
+        erased = sut.call("erase", context="memlab-a", record=ids[3])
+        assert erased["ok"] and erased["erased"] == [ids[3]], erased
         sut.restart()
-        answer = sut.call("read", context=context)
-        assert answer["ok"], answer
-        assert [(r["id"], r["text"]) for r in answer["records"]] == [(ids[0], lines[0]), (ids[2], lines[2])]
-        layout = parse_layout({"backend": "sqlite", "volume": "store", "file": ".agent-memory.db",
-                               "table": "memory_files", "context": "path", "identity": ["path"], "order": "version",
-                               "payload": "content"})
-        [record] = SqliteEditor(layout, sut.volumes["store"]).records()
-        assert record.context == "_" + context.encode().hex() + "/main/MEMORY.md"  # the path, not the context
-        assert record.payload == f"- {lines[0]}\n- {lines[2]}\n"  # every line of the context in one record
+        served = {}
+        for ctx in ("memlab-a", "memlab-b", folded):
+            answer = sut.call("read", context=ctx)
+            assert answer["ok"], answer
+            served[ctx] = [(r["id"], r["text"]) for r in answer["records"]]
+        assert served == {"memlab-a": [(ids[0], writes[0][1]), (ids[5], writes[5][1])],
+                          "memlab-b": [(ids[1], writes[1][1]), (ids[4], writes[4][1])],
+                          folded: [(ids[2], writes[2][1])]}
+        sut.stop()  # the editor reads a stopped SUT's store, as at rest
+        records = editor_for(profile.store, sut.volumes).records()
+        read = {}
+        for r in records:
+            line_id = hashlib.sha256(r.fields["line"].encode()).hexdigest()[:16]  # the driver's id of a line
+            read.setdefault(r.context, []).append((line_id, r.payload))
+        namespace = "_" + folded.encode().hex()
+        assert read == {"memlab-a": served["memlab-a"], "memlab-b": served["memlab-b"], namespace: served[folded]}
+        assert [r.order for r in records if r.context == "memlab-a"] == [0, 1]
     finally:
         sut.stop()
         runtime.close()
