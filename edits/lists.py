@@ -4,8 +4,9 @@ The layout's ``records:`` block (see :mod:`edits.layout_records`) says: each row
 table is one *version* of a context's state (the rows: :mod:`edits.version_rows`); the
 newest version row of a context is current; every element of the list at
 ``payload.path`` inside its payload (JSON or MessagePack) is one record, with its
-text, identity and metadata at paths inside the element. The element logic
-(:class:`ListRecords`) is shared by both SQL dialects:
+text, identity and metadata at paths inside the element. The element edits
+(:class:`edits.elements.ElementEdits`, also under :mod:`edits.jsonfiles`) and the version rows
+(:class:`ListRecords`) are shared by both SQL dialects:
 :class:`edits.sqlite.SqliteListEditor` and :class:`edits.postgres.PostgresListEditor`, and by
 RedisJSON documents: :class:`edits.redis_json.RedisJsonListEditor`.
 LangGraph's checkpointers keep memory this way (a message = an element of
@@ -67,16 +68,15 @@ Example::
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from edits import msgpack, paths
+from edits.elements import (ElementEdits, element_metadata, element_record, plain, replace_strings,  # noqa: F401
+                            set_element_meta, setting)  # edits.forms imports these from here
 from edits.model import EditError, EditSpec, Record
-from edits.places import meta_refs_of, meta_variants
+from edits.places import meta_variants
 from edits.plan import SWAP_CONTENTS, Outcome, Plan  # SWAP_CONTENTS: the texts, each element's identity kept
 from edits.records import sort_records
-from edits.relabel import decode, place_value
-from edits.values import fresh_identity
 from edits.version_rows import VersionRows, _at
 
 
@@ -84,7 +84,7 @@ LAST_ELEMENT = "element"  # T2: the newest element removed inside the newest ver
 NEW_VERSION = "version=new"  # T3, T5: the edit in a new newest version row, the genuine ones untouched
 
 
-class ListRecords(VersionRows):
+class ListRecords(ElementEdits, VersionRows):
     """Records = elements of a list inside the current version row of each context.
 
     A mixin over a SQL dialect editor (see :class:`edits.version_rows.VersionRows`).
@@ -130,13 +130,8 @@ class ListRecords(VersionRows):
 
     def _element_record(self, row: dict[str, Any], index: int, element: Any) -> Record:
         spec, lay = self.spec, self.layout
-        text = paths.get_path(element, spec.text)
-        identity = tuple(_plain(paths.get_path(element, p)) for p in spec.identity)
-        return Record(context=row["context"], identity=identity or (row["context"], index), order=index,
-                      payload="" if text in (None, paths.MISSING) else str(text),
-                      metadata=element_metadata(spec, element),
-                      fields={k: _plain(v) for k, v in paths.flatten(element).items()},
-                      locator={"file": lay.file, "table": lay.table, **row["addr"], "version": row["version"],
+        return element_record(spec, row["context"], index, element,
+                              {"file": lay.file, "table": lay.table, **row["addr"], "version": row["version"],
                                **({"parent": row["fields"].get(spec.parent)} if spec.parent else {}),
                                "index": index})
 
@@ -164,121 +159,22 @@ class ListRecords(VersionRows):
     def _list_name(self) -> str:
         return ".".join(self.layout.payload.path) or f"the {self.layout.payload.field} list"
 
-    def _replace(self, p: Plan) -> Outcome:
-        i = p.target.order
+    def _edit_list(self, record: Record, change, variant: str | None = None) -> tuple[list[str], dict[str, Any]]:
+        return self._rewrite(self._row_of(record), change, variant)
 
-        def change(items):
-            before = items[i]
-            items[i] = _replace_strings(items[i], p.spec.find, p.spec.replace)
-            if items[i] == before:
-                raise EditError(f"T1: {p.spec.find!r} is in no string of the element")
-            return f"replace {p.spec.find} by {p.spec.replace} in element {i} of {self._list_name()}"
-        stmts, detail = self._rewrite(self._row_of(p.target), change)
-        return Outcome(stmts, [p.target.key()], detail)
+    def _element_of(self, record: Record) -> Any:
+        return self._elements(self._row_of(record))[record.order]
+
+    def _all_elements(self) -> list[Any]:
+        return [e for r in self.current_rows().values() for e in self._elements(r)]
+
+    def _where(self, record: Record) -> str:
+        return _at(self._row_of(record))
 
     def _delete(self, p: Plan) -> Outcome:
         if p.spec.case == "T2" and p.spec.variant != LAST_ELEMENT:
             return self._roll_back(p.target)
-        i = p.target.order
-
-        def change(items):
-            del items[i]
-            return f"remove element {i} of {self._list_name()}"
-        stmts, detail = self._rewrite(self._row_of(p.target), change, p.spec.variant)
-        return Outcome(stmts, [p.target.key()], detail)
-
-    def _swap(self, p: Plan) -> Outcome:
-        i, j = p.target.order, p.other.order
-        text = self.spec.text
-
-        def change(items):
-            if p.spec.variant == SWAP_CONTENTS:
-                a, b = paths.get_path(items[i], text), paths.get_path(items[j], text)
-                items[i], items[j] = paths.set_path(items[i], text, b), paths.set_path(items[j], text, a)
-                return f"exchange the {'.'.join(text)} of elements {i} and {j} of {self._list_name()}"
-            items[i], items[j] = items[j], items[i]
-            return f"exchange elements {i} and {j} of {self._list_name()}"
-        stmts, detail = self._rewrite(self._row_of(p.target), change)
-        return Outcome(stmts, [p.target.key(), p.other.key()], detail)
-
-    def _forge(self, p: Plan) -> Outcome:
-        row = self._row_of(p.target)
-        fresh = {}
-        for path in self.spec.identity:
-            taken = [_plain(paths.get_path(e, path)) for r in self.current_rows().values() for e in self._elements(r)]
-            fresh[path] = fresh_identity(taken)
-        key = "|".join(str(v) for v in fresh.values()) or f"{p.target.context}|{len(p.in_context(p.target.context))}"
-
-        def change(items):
-            new = _replace_strings(items[p.target.order], p.spec.find, p.spec.replace)
-            for path, value in fresh.items():
-                new = paths.set_path(new, path, value)
-            items.append(new)
-            return f"append a copy of element {p.target.order} with fresh identity {key} to {self._list_name()}"
-        stmts, detail = self._rewrite(row, change, p.spec.variant)
-        return Outcome(stmts, [key], {**detail, "template": p.target.key(), "new": key})
-
-    def _transplant(self, p: Plan) -> Outcome:
-        donor_row, victim_row = self._row_of(p.other), self._row_of(p.target)
-        donor = self._elements(donor_row)[p.other.order]
-
-        def change(items):
-            new = copy.deepcopy(donor)
-            for path in self.spec.identity:
-                new = paths.set_path(new, path, paths.get_path(items[p.target.order], path))
-            items[p.target.order] = new
-            return (f"copy element {p.other.order} of {_at(donor_row)} over element "
-                    f"{p.target.order}, keeping its identity")
-        stmts, detail = self._rewrite(victim_row, change)
-        return Outcome(stmts, [p.target.key()], {**detail, "donor": p.other.key()})
-
-    def _set_meta(self, p: Plan) -> Outcome:
-        name, old = p.spec.meta_field, p.target.metadata.get(p.spec.meta_field)
-        written: dict[str, Any] = {}
-
-        def change(items):
-            items[p.target.order], stored = set_element_meta(self.spec, items[p.target.order], name, old,
-                                                             p.meta_value, p.spec.variant)
-            written.update(stored)
-            return setting(stored, f"element {p.target.order}")
-        stmts, detail = self._rewrite(self._row_of(p.target), change)
-        places = {"field": next(iter(written))} if len(written) == 1 else {"places": written}
-        return Outcome(stmts, [p.target.key()], {**detail, **places, "old": old, "new": p.meta_value})
+        return super()._delete(p)
 
 
-def element_metadata(spec, element: Any) -> dict[str, Any]:
-    """An element's metadata by name: the word its first place of each field reads (:mod:`edits.relabel`)."""
-    return {n: decode(spec.places_of(n)[0], _plain(paths.get_path(element, p))) for n, p in spec.metadata.items()}
-
-
-def setting(stored: dict[str, Any], what: str) -> str:
-    """The operation of a T8 edit: "set <place> of <what> to <value>", or each place's value in turn."""
-    if len(stored) == 1:
-        ((place, value),) = stored.items()
-        return f"set {place} of {what} to {value!r}"
-    return f"set {', '.join(f'{k} to {v!r}' for k, v in stored.items())} of {what}"
-
-
-def set_element_meta(spec, element: Any, name: str, old: Any, new: Any, variant: str | None = None) -> tuple[Any, dict]:
-    """``element`` with metadata ``name`` relabelled ``old`` -> ``new`` at every place of the field (a
-    ``place=`` variant: the one it names), each in its own encoding; and what each place now stores."""
-    stored = {}
-    for ref in meta_refs_of(spec.places_of(name), variant):
-        value = place_value(name, ref, _plain(paths.get_path(element, ref.path)), old, new)
-        element = paths.set_path(element, ref.path, value)
-        stored[".".join(ref.path)] = value
-    return element, stored
-
-
-def _plain(value: Any) -> Any:
-    """A value as plain data (a raw extension as {ext, hex}; MISSING as None)."""
-    if value is paths.MISSING:
-        return None
-    if isinstance(value, msgpack.Ext):
-        return {"ext": value.code, "hex": value.data.hex()} if not value.nested else _plain(value.value)
-    return value
-
-
-def _replace_strings(value: Any, find: str, replace: str) -> Any:
-    """A deep copy of ``value`` with ``find`` replaced in every string (keys kept)."""
-    return paths.map_strings(value, lambda text: text.replace(find, replace))
+_plain, _replace_strings = plain, replace_strings  # edits.forms imports these names from here
