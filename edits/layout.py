@@ -199,7 +199,7 @@ def parse_layout(data: Any) -> StoreLayout:
             on = " and ".join([", ".join(readers[:-1]), readers[-1]] if len(readers) > 1 else readers)
             raise LayoutError("records", f"list-element records are edited on {on}, not {name}",
                               "remove records:, or store the list in a SQL table or RedisJSON documents")
-        records = parse_records(data, identity, metadata, payload)
+        records = parse_records(data, identity, metadata, payload, versions=backend.list_versions)
         identity = [".".join(p) for p in records.identity]
         meta_refs = {k: records.places_of(k) for k in records.metadata}
     elif payload.format == "opaque":

@@ -113,7 +113,7 @@ class ElementRecords:
     current version row of each context."""
 
     text: tuple[str, ...]
-    version: str
+    version: str | None  # None: one list per context, no version rows (a backend's ``list_versions=False``)
     identity: tuple[tuple[str, ...], ...] = ()
     metadata: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cascade: tuple[Cascade, ...] = ()
@@ -127,7 +127,7 @@ class ElementRecords:
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for result rows (``places`` only where a field was declared as places)."""
-        return {"text": list(self.text), "version": self.version,
+        return {"text": list(self.text), **({"version": self.version} if self.version is not None else {}),
                 "identity": [list(p) for p in self.identity],
                 "metadata": {k: list(v) for k, v in self.metadata.items()},
                 **({"places": {k: [{"path": list(r.path), **({"values": dict(r.values)} if r.values else {})}
@@ -137,9 +137,12 @@ class ElementRecords:
                 **({"parent": self.parent} if self.parent else {})}
 
 
-def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSpec) -> ElementRecords:
+def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSpec,
+                  versions: bool = True) -> ElementRecords:
     """``records:``: elements of a list inside the payload of each context's current version row
-    (the backend's editor reads them: :func:`edits.layout.parse_layout` checks that)."""
+    (the backend's editor reads them: :func:`edits.layout.parse_layout` checks that); ``versions``
+    False: of the one list a context keeps (a document per context), so no version, parent,
+    cascade or payload row."""
     raw = data["records"]
     if not isinstance(raw, dict) or set(raw) - {"text", "identity", "metadata", "version", "parent", "cascade",
                                                 "payload_row"}:
@@ -156,7 +159,12 @@ def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSp
     if payload.format not in ("json", "msgpack", "opaque") or (payload.format != "opaque" and not explicit):
         raise LayoutError("payload", "records: needs the path of the list inside a json or msgpack payload",
                           "e.g. payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}")
-    if not isinstance(raw.get("version"), str) or not raw["version"]:
+    if not versions:
+        extra = [k for k in ("version", "parent", "cascade", "payload_row") if raw.get(k)]
+        if extra:
+            raise LayoutError(f"records.{extra[0]}", f"the {data.get('backend')} backend keeps one list per "
+                              "context, with no version rows", f"drop records.{extra[0]}")
+    elif not isinstance(raw.get("version"), str) or not raw["version"]:
         raise LayoutError("records.version", "missing", "name the column that orders a context's version rows")
     if raw.get("parent") is not None and (not isinstance(raw["parent"], str) or not raw["parent"]):
         raise LayoutError("records.parent", "must name the column (or member) holding the parent version",
@@ -175,7 +183,7 @@ def parse_records(data: dict, identity: list, metadata: dict, payload: PayloadSp
             raise LayoutError(f"records.cascade[{i}]", "each cascade is {table, key: [columns]}",
                               "e.g. {table: writes, key: [thread_id, checkpoint_id]}")
         cascade.append(Cascade(item["table"], tuple(item["key"])))
-    return ElementRecords(text=path_of("records.text", raw.get("text")), version=raw["version"],
+    return ElementRecords(text=path_of("records.text", raw.get("text")), version=raw.get("version") or None,
                           identity=tuple(path_of(f"records.identity[{i}]", p) for i, p in enumerate(ident)),
                           metadata={str(k): places[k][0].path if k in places else path_of(f"records.metadata.{k}", v)
                                     for k, v in meta.items()},

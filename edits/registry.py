@@ -102,12 +102,14 @@ class Backend:
     ``service``, required: the profile's service the editor connects to). ``editor(layout,
     where)`` builds the editor -- ``where`` the volume's host path or the service's URL;
     ``list_editor(layout, where, versions)``, when given, the one for list-element records
-    (``records:``, :mod:`edits.lists`); ``map_editor(layout, where)`` the one for the entries of a
-    keyed map (``map:``, :mod:`edits.maps`). ``field_paths``: the context, identity and metadata
-    entries may name a path inside a field. ``context_field``: False when the context comes
-    from a name (a file name, a key) and ``context:`` is optional. ``check(store)`` validates
-    across fields, after each field is read. ``client()`` imports the storage client, which the
-    editor imports where it first uses it (:func:`warm` calls it ahead, off the row's path).
+    (``records:``, :mod:`edits.lists`), its lists in version rows (``records.version``) unless
+    ``list_versions`` is False (one list per context, :mod:`edits.jsonfiles`); ``map_editor(layout,
+    where)`` the one for the entries of a keyed map (``map:``, :mod:`edits.maps`). ``field_paths``:
+    the context, identity and metadata entries may name a path inside a field. ``context_field``:
+    False when the context comes from a name (a file name, a key) and ``context:`` is optional.
+    ``check(store)`` validates across fields, after each field is read. ``client()`` imports the
+    storage client, which the editor imports where it first uses it (:func:`warm` calls it ahead,
+    off the row's path).
     """
 
     name: str
@@ -115,6 +117,7 @@ class Backend:
     editor: Callable[[Any, Any], Any]
     fields: tuple[Field, ...] = ()
     list_editor: Callable[[Any, Any, Any], Any] | None = None
+    list_versions: bool = True
     map_editor: Callable[[Any, Any], Any] | None = None
     field_paths: bool = False
     context_field: bool = True
