@@ -17,6 +17,10 @@ Hermes's ``§`` does: such lines are never records, T2/T3 delete the record's li
 separator beside it (the one before it, else the one after), and T5 inserts a separator
 before the forged line, so the file keeps one separator between every two records.
 
+The files are the editor's *documents* (``documents()``: each context's lines, a
+:class:`~edits.lines.LineFile`); :mod:`edits.sqlite_lines` reads the same lines from a cell of
+a SQLite row instead, with everything else here.
+
 Example::
 
     >>> import pathlib, tempfile
