@@ -1,12 +1,14 @@
 """The autogen-state row (images/autogen): AutoGen AgentChat's saved agent state, an AssistantAgent's
 save_state written as a JSON file per conversation and loaded back with load_state.
 
-The row's lifecycle gate, live and restarted, is run once (``--position both``, as published) and
-each position compared with ``results/published/autogen-state/lifecycle/``; the two positions
-agree with each other, because every op is a stateless endpoint (the state is the file, nothing is
-kept in the process). The row takes no at-rest measurement; the reason is checked here: through
-the driver, in the row's own environment, the file holds AutoGen's AssistantAgentState with the
-messages nested in llm_context.messages, and the lab's JSON document editor finds no record in it.
+The row is re-measured at rest once (``integrity_rows.check_row``: cell and variant against
+``results/published/autogen-state/``, and the installed version) and every expressible edit's
+verdict is asserted; its lifecycle gate, live and restarted, is run once (``--position both``, as
+published) and each position compared with ``results/published/autogen-state/lifecycle/``; the two
+positions agree with each other, because every op is a stateless endpoint (the state is the file,
+nothing is kept in the process). Through the driver, in the row's own environment, the generic
+json-files editor reads exactly the messages the SUT serves (text, order, role), and a role it
+relabels at rest is the role served.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from urllib.parse import quote
 
 import pytest
 
-from edits.jsondoc import JsonDocEditor
-from edits.layout import parse_layout
+from edits.base import editor_for
+from edits.model import EditSpec
+from lab.cases import CASE_IDS
 from lab.lifecycle.adapters.process import SutProcess
 from lab.profile import load_profiles, select
 from lab.runtime.housekeeping import RunRegistry, new_run_id
@@ -28,6 +31,28 @@ pytestmark = pytest.mark.rows
 
 ROW = "autogen-state"
 CONTEXT = "acme/alice"
+
+
+def test_at_rest_row_matches_its_published_result_set(at_rest):
+    failure, rows = at_rest
+    if failure is not None:
+        raise failure
+    assert set(rows) == {"read"}  # no audit command: the read point only
+
+
+def test_every_edit_is_served_as_genuine(at_rest):
+    read = at_rest[1]["read"]
+    assert read["controls"]["C1"]["ok"] and read["controls"]["C2"]["ok"]
+    for case in CASE_IDS:
+        cell = read["cells"][case]
+        assert cell["verdict"] == "ACCEPTED", (case, cell["reason"])
+    variants = {c: {v["variant"]: v for v in read["cells"][c]["variants"]} for c in ("T4", "T8")}
+    assert {k: v["verdict"] for k, v in variants["T4"].items()} == {"default": "ACCEPTED", "swap=contents": "ACCEPTED"}
+    t8 = variants["T8"]
+    assert {k: v["verdict"] for k, v in t8.items()} == {"default": "ACCEPTED", "place=type": "ACCEPTED",
+                                                         "place=source": "error"}
+    # the source alone relabelled: the served role (the message's type) is unchanged
+    assert "no visible effect" in t8["place=source"]["reason"], t8["place=source"]
 
 
 @pytest.mark.parametrize("position", ["live", "restarted"])
@@ -43,29 +68,45 @@ def test_a_restart_changes_nothing_the_gate_sees(lifecycle):
     assert live == restarted
 
 
-def test_the_store_is_the_saved_agent_state_with_its_messages_nested():
+def test_the_editor_reads_the_messages_the_sut_serves_and_a_relabel_at_rest_is_served():
     profile = select(load_profiles(), [ROW])[0]
     runtime, registry = LocalRuntime(), RunRegistry(new_run_id())
     sut = SutProcess(profile, runtime, registry)
+    written = [("my locker is L-5521", "user"), ("noted: locker L-5521", "assistant"), ("my desk is D-118", "user")]
     try:
         sut.start()
-        for text, role in (("my locker is L-5521", "user"), ("noted: locker L-5521", "assistant")):
+        for text, role in written:
             assert sut.call("write", context=CONTEXT, text=text, meta={"role": role})["ok"]
-        sut.restart()
-        answer = sut.call("read", context=CONTEXT)
-        assert answer["ok"], answer
-        assert [(r["text"], r["meta"]["role"]) for r in answer["records"]] == [
-            ("my locker is L-5521", "user"), ("noted: locker L-5521", "assistant")]
         store = sut.volumes["store"]
+        editor = {}
+
+        def read_at_rest():
+            editor["records"] = editor_for(profile.store, {"store": store}).records()
+        sut.restart(while_stopped=read_at_rest)
+        served = sut.call("read", context=CONTEXT)
+        assert served["ok"], served
+        assert [(r["text"], r["meta"]["role"]) for r in served["records"]] == written
         [path] = list(store.iterdir())
         assert path.name == f"{quote(CONTEXT, safe='')}.json"
         state = json.loads(path.read_text())
         assert {k: state[k] for k in ("type", "version")} == {"type": "AssistantAgentState", "version": "1.0.0"}
-        assert [(m["type"], m["source"], m["content"]) for m in state["llm_context"]["messages"]] == [
-            ("UserMessage", "user", "my locker is L-5521"), ("AssistantMessage", "assistant_agent", "noted: locker L-5521")]
-        layout = parse_layout({"backend": "json", "volume": "store", "file": path.name, "context": "source",
-                               "identity": [], "order": "@position", "payload": "content"})
-        assert JsonDocEditor(layout, store).records() == []  # the messages are out of the json editor's reach
+        records = editor["records"]
+        assert {r.context for r in records} == {CONTEXT}  # the file name, percent-decoded
+        assert [(r.payload, r.metadata["role"], r.order) for r in records] == \
+            [(text, role, i) for i, (text, role) in enumerate(written)]
+        assert [r["id"] for r in served["records"]] == [str(r.order) for r in records]
+
+        def relabel_the_desk():
+            applied = editor_for(profile.store, {"store": store}).apply(
+                EditSpec("T8", CONTEXT, "D-118", meta_field="role"))
+            assert applied.statements == [f"{path.name}: set type to 'AssistantMessage', source to "
+                                          "'assistant_agent' of element 2"]
+        sut.restart(while_stopped=relabel_the_desk)
+        served = sut.call("read", context=CONTEXT)
+        assert served["ok"], served
+        assert [(r["text"], r["meta"]["role"], r["meta"]["source"]) for r in served["records"]] == [
+            (written[0][0], "user", "user"), (written[1][0], "assistant", "assistant_agent"),
+            (written[2][0], "assistant", "assistant_agent")]  # now the agent's own message
     finally:
         sut.stop()
         runtime.close()
