@@ -10,6 +10,7 @@ observation saved and names every case whose saved C3 result it does not give.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -52,11 +53,13 @@ class SavedRow:
 
     profile: Json
     environment: Json | None
-    trials: dict[str, Observation | None]
+    trials: Mapping[str, Observation | None]
 
 
 def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
-    """Rows (one per detection point) from a row's saved observations; ``run`` gives lab, run id, date."""
+    """Rows (one per detection point) from a row's saved observations; ``run`` gives lab, run id, date.
+    Each trial is asked of ``saved.trials`` once, and a case's trials are let go once its cells are
+    judged (:mod:`lab.resultset.saved` reads them from their files one at a time)."""
     profile, trials = saved.profile, saved.trials
     seed = trials.get("seed") or Observation(error=TrialError(message="no seed observation"))
     plan, filters = seed.plan or {}, profile.get("signals") or []
@@ -68,52 +71,49 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
     controls = {"C1": judge_c1(c1, plan, filters, ordered) if plan else ControlResult(ok=False, reason=missing),
                 "C2": judge_c2(c2)}
     evaluable = controls["C1"].ok and controls["C2"].ok
-    observations = {cid: trials.get(cid) for cid in CASE_IDS}
-    landed = [cid for cid, o in observations.items() if o and o.c3 and o.c3.ok]
-    not_landed = [cid for cid, o in observations.items() if o and o.c3 and not o.c3.ok]
-    extra = {t: o for t, o in trials.items() if is_variant(t)}
-    row_controls = {**{k: v.to_json() for k, v in controls.items()},
-                    "C3": EditsLanded(ok=not not_landed, landed=landed, not_landed=not_landed,
-                                      variants_landed=[t for t, o in extra.items() if o and o.c3 and o.c3.ok],
-                                      variants_not_landed=[t for t, o in extra.items() if o and o.c3 and not o.c3.ok]
-                                      ).to_json()}
-    reason = None if evaluable else (f"seeding failed: {seed_error}" if seed_error else "; ".join(
-        f"{k}: {v.reason}" for k, v in controls.items() if not v.ok))
-    position = _position(profile, observations)
-    rows = []
-    for point in profile.get("detection_points", ["read"]):
-        cells = {}
-        for cid, obs in observations.items():
-            obs = obs or Observation(case=cid, status="error", error=TrialError(
-                stage="seed" if seed_error else "harness", message=missing))
-            judged = [((obs.intended or {}).get("variant") or DEFAULT, cid, obs)] + [(entry["name"], entry["trial"], trials.get(entry["trial"]) or Observation(
-                case=cid, variant=entry["name"], status="error", error=TrialError(stage="harness", message=missing)))
-                for entry in obs.variants or []]
-            cells[cid] = weakest([(name, trial, _with_evidence(o, judge_cell(
+    points = profile.get("detection_points", ["read"])
+    cells: dict[str, dict[str, Json]] = {point: {} for point in points}
+    landed: dict[bool, list[str]] = {True: [], False: []}
+    variants_landed: dict[bool, list[str]] = {True: [], False: []}
+    alive = False  # a case saved with the SUT alive across its edit makes the row alive
+    for cid in CASE_IDS:
+        base = trials.get(cid)
+        if base is not None and base.c3 is not None:
+            landed[base.c3.ok].append(cid)
+        alive = alive or (base is not None and base.sut_stopped_during_edit is False)
+        obs = base or Observation(case=cid, status="error", error=TrialError(
+            stage="seed" if seed_error else "harness", message=missing))
+        judged = [((obs.intended or {}).get("variant") or DEFAULT, cid, obs)]
+        for entry in obs.variants or []:
+            variant = trials.get(entry["trial"])
+            if variant is not None and variant.c3 is not None:
+                variants_landed[variant.c3.ok].append(entry["trial"])
+            judged.append((entry["name"], entry["trial"], variant or Observation(
+                case=cid, variant=entry["name"], status="error", error=TrialError(stage="harness", message=missing))))
+        for point in points:
+            cells[point][cid] = weakest([(name, trial, _with_evidence(o, judge_cell(
                 o, c1, point, filters, profile.get("observation_class", "a"), ordered), trial))
                 for name, trial, o in judged]).to_json()
-        rows.append({
-            "schema": ROW_SCHEMA, "row": profile["row"], "detection_point": point,
-            "title": profile.get("title"),
-            "sut": {**(profile.get("sut") or {}), "reported": (seed.describe.result if seed.describe else None)},
-            "runtime": saved.environment or {}, "store": profile.get("store"),
-            "configuration": profile.get("configuration"), "volumes": profile.get("volumes"),
-            "capabilities": profile.get("capabilities"), "dut_boundary": profile.get("dut_boundary"),
-            "signals_documented": filters, "position": position, "sut_stopped_during_edits": position == "stopped",
-            "method_revision": METHOD_REVISION, "lab": run.get("lab"), "run_id": run.get("run_id"),
-            "date": run.get("started"), "controls": row_controls, "evaluable": evaluable,
-            "not_evaluable_reason": reason, "cells": cells, **score(cells, evaluable),
-            "notes": profile.get("notes"), "observations": f"observations/{profile['row']}",
-        })
-    return rows
-
-
-def _position(profile: Json, observations: dict[str, Observation | None]) -> str:
-    """stopped | alive: what the measured trials say (a case saved with the SUT alive across its edit
-    makes the row alive), else the profile's position."""
-    if any(o and o.sut_stopped_during_edit is False for o in observations.values()):
-        return "alive"
-    return profile.get("position") or "stopped"
+    row_controls = {**{k: v.to_json() for k, v in controls.items()},
+                    "C3": EditsLanded(ok=not landed[False], landed=landed[True], not_landed=landed[False],
+                                      variants_landed=variants_landed[True],
+                                      variants_not_landed=variants_landed[False]).to_json()}
+    reason = None if evaluable else (f"seeding failed: {seed_error}" if seed_error else "; ".join(
+        f"{k}: {v.reason}" for k, v in controls.items() if not v.ok))
+    position = "alive" if alive else profile.get("position") or "stopped"
+    return [{
+        "schema": ROW_SCHEMA, "row": profile["row"], "detection_point": point,
+        "title": profile.get("title"),
+        "sut": {**(profile.get("sut") or {}), "reported": (seed.describe.result if seed.describe else None)},
+        "runtime": saved.environment or {}, "store": profile.get("store"),
+        "configuration": profile.get("configuration"), "volumes": profile.get("volumes"),
+        "capabilities": profile.get("capabilities"), "dut_boundary": profile.get("dut_boundary"),
+        "signals_documented": filters, "position": position, "sut_stopped_during_edits": position == "stopped",
+        "method_revision": METHOD_REVISION, "lab": run.get("lab"), "run_id": run.get("run_id"),
+        "date": run.get("started"), "controls": row_controls, "evaluable": evaluable,
+        "not_evaluable_reason": reason, "cells": cells[point], **score(cells[point], evaluable),
+        "notes": profile.get("notes"), "observations": f"observations/{profile['row']}",
+    } for point in points]
 
 
 def _with_evidence(obs: Observation, cell: Cell, trial: str) -> Cell:

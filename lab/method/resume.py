@@ -138,8 +138,15 @@ def check_environment(obs_dir: Path, environment: dict[str, Any]) -> None:
 
 
 def saved_trials(obs_dir: Path) -> dict[str, dict[str, Any]]:
-    """Trial -> observation for every trial of a row whose observation was saved."""
-    saved = read_trials(lambda trial: _saved(Path(obs_dir) / f"{trial}.json"))
+    """Trial -> observation for every trial of a row whose observation was saved: the seed's whole, of
+    the others what a resumed run reads (the variants a base trial lists), so that a row's store dumps
+    are not all held at once."""
+    def read(trial: str) -> Any:
+        data = _saved(Path(obs_dir) / f"{trial}.json")
+        if trial == "seed" or not isinstance(data, dict):
+            return data
+        return {k: data[k] for k in ("variants",) if k in data}
+    saved = read_trials(read)
     return {trial: data for trial, data in saved.items() if data is not None}
 
 

@@ -27,6 +27,7 @@ from lab.method.procedure import RowProcedure
 from lab.method.schedule import Workers
 from lab.profile import Profile
 from lab.resultset.results import ResultSet
+from lab.resultset.saved import SavedTrials
 from lab.runtime import Runtime
 from lab.runtime.housekeeping import RunRegistry
 
@@ -65,8 +66,7 @@ class RowWork:
             if not self._opened or self._finished:
                 return
             self._finished = True
-        saved = resuming.saved_trials(self.results.observation_dir(self.profile.row))
-        if set(trials_of(saved)) <= set(saved):
+        if SavedTrials(self.results.observation_dir(self.profile.row)).complete():  # no trial held in memory
             resuming.drop(self.kept)
         if self._environment is not None:  # again: a runtime may settle its detail at the first start (docker's fork server)
             self.results.saver(self.profile.row)("environment", self._environment)

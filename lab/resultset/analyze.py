@@ -49,11 +49,11 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
     if not rows_obs:
         raise Unreadable(f"{source}/observations holds no row with a profile.json; nothing to analyze")
     for p in rows_obs:  # every observation of the right shape and its C3 re-derivable, before anything is written
-        try:
+        try:  # each trial is read as it is checked
             saved = load_saved(p)
+            differ = c3_disagreements(saved) + dump_disagreements(saved)
         except ShapeError as exc:
             raise Unreadable(f"{source}: {exc}; this lab cannot derive rows from it") from None
-        differ = c3_disagreements(saved) + dump_disagreements(saved)
         if differ:
             raise Unreadable(f"{source}: observations/{p.name}/{differ[0][0]}.json: {differ[0][1]}; a row derived "
                              "from it would not verify (`memlab verify` lists every difference)")

@@ -9,6 +9,7 @@ checks do: an edited dump differs from the other cases' or has lost a seeded mar
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -18,23 +19,30 @@ from lab.judge.derive import SavedRow
 
 def dump_disagreements(saved: SavedRow) -> list[tuple[str, str]]:
     """``(case, what differs)`` for every case whose ``records_before`` is not the row's one seeded store."""
-    dumps = {cid: obs.c3.records_before for cid in CASE_IDS
-             if (obs := saved.trials.get(cid)) is not None and obs.c3 is not None and obs.c3.records_before is not None}
-    if not dumps:
+    encoded: dict[str, str] = {}  # case -> the digest of its dump (one dump held at a time)
+    texts: dict[str, str] = {}  # digest -> the dump's text, for each distinct dump
+    for cid in CASE_IDS:
+        obs = saved.trials.get(cid)
+        if obs is None or obs.c3 is None or obs.c3.records_before is None:
+            continue
+        text = json.dumps(obs.c3.records_before, sort_keys=True)
+        encoded[cid] = hashlib.sha256(text.encode()).hexdigest()
+        texts.setdefault(encoded[cid], text)
+        del obs, text
+    if not encoded:
         return []
-    encoded = {cid: json.dumps(recs, sort_keys=True) for cid, recs in dumps.items()}
     counts: dict[str, int] = {}
-    for text in encoded.values():
-        counts[text] = counts.get(text, 0) + 1
+    for key in encoded.values():
+        counts[key] = counts.get(key, 0) + 1
     common = max(counts, key=counts.__getitem__)  # the most frequent dump; on a tie the first case's
-    first = next(cid for cid, text in encoded.items() if text == common)
+    first = next(cid for cid, key in encoded.items() if key == common)
     out = []
-    for cid, text in encoded.items():
-        if text != common:
+    for cid, key in encoded.items():
+        if key != common:
             out.append((cid, f"c3.records_before differs from {first}'s (and {counts[common] - 1} other case(s)): "
                              "every case starts from a copy of the same seeded store, so the dumps must agree"))
     markers = _seeded_markers(saved)
-    missing = [m for m in markers if m not in common]
+    missing = [m for m in markers if m not in texts[common]]
     if missing:
         out.append((first, f"c3.records_before holds no record with seeded marker(s) {', '.join(missing[:5])} "
                            "of the seed plan (observations/.../seed.json plan.records)"))

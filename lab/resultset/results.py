@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from lab import METHOD_REVISION, moments
-from lab.judge.derive import SavedRow, derive_rows, read_trials
-from lab.judge.observation import Observation, ShapeError
+from lab.judge.derive import derive_rows
 from lab.judge.scoring import DECISION_RULES
 from lab.resultset.files import canonical, digest, lab_revision, read_json, write_json  # noqa: F401 (this module's API too)
 from lab.resultset.loading import MANIFEST_SCHEMA
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
+from lab.resultset.saved import load_saved  # noqa: F401 (this module's API too)
 
 
 class ResultSet:
@@ -81,29 +81,7 @@ class ResultSet:
         return manifest
 
 
-def load_saved(obs_dir: Path) -> SavedRow:
-    """A row's observation folder, read and checked: ``ShapeError`` names the file and the field of
-    the first observation (or profile) that lacks its type's shape; absent trials are None (a
-    variant trial is read where its case's base trial lists it)."""
-    obs_dir = Path(obs_dir)
-    where = f"{obs_dir.parent.name}/{obs_dir.name}"
-    profile = read_json(obs_dir / "profile.json")
-    if not isinstance(profile, dict) or not isinstance(profile.get("row"), str):
-        raise ShapeError(f"{where}/profile.json: field row: missing or not a string")
-    saved = read_trials(lambda trial: _maybe(obs_dir / f"{trial}.json"))
-    trials = {trial: None if data is None else Observation.load(data, f"{where}/{trial}.json", trial)
-              for trial, data in saved.items()}
-    return SavedRow(profile, _maybe(obs_dir / "environment.json"), trials)
-
-
 def assemble_rows(obs_dir: Path, run: dict[str, Any]) -> list[dict[str, Any]]:
     """Rows (one per detection point) from a row's observation folder: load it, derive them
     (:func:`lab.judge.derive.derive_rows`, a pure re-derivation)."""
     return derive_rows(load_saved(obs_dir), run)
-
-
-def _maybe(path: Path) -> Any:
-    try:
-        return read_json(path)
-    except FileNotFoundError:
-        return None

@@ -267,9 +267,10 @@ def _check_derivation(result: Verification, file: str, row: dict[str, Any], run:
 
 def _check_c3(result: Verification, name: str) -> None:
     """C3 re-run on each observation's saved evidence must give the C3 result the observation states."""
-    try:
+    try:  # each trial is read as it is checked
         saved = load_saved(result.root / "observations" / name)
+        differ = c3_disagreements(saved) + dump_disagreements(saved)
     except Exception:  # unreadable observations are already a verdict-not-derivable finding
         return
-    for cid, detail in c3_disagreements(saved) + dump_disagreements(saved):
+    for cid, detail in differ:
         result.add("c3-not-derivable", f"observations/{name}/{cid}.json", detail)
