@@ -7,11 +7,12 @@ editors read and edit records from this description alone.
 Example (the ``store:`` block of a profile)::
 
     store:
-      backend: sqlite            # a declared backend (edits.registry): sqlite | jsonl | markdown | json |
-                                 # qdrant | lancedb (files in a volume) | postgres | redis (services)
+      backend: sqlite            # a declared backend (edits.registry): sqlite | sqlite-lines | jsonl |
+                                 # markdown | json | json-files | qdrant | lancedb (files in a volume) |
+                                 # postgres | redis (services)
       volume: store              # the volume that holds the store (a service's data volume)
-      file: memory.db            # path inside the volume; markdown: pattern with {context}
-      context: ctx               # field that holds the context (markdown, redis: from the name)
+      file: memory.db            # path inside the volume; markdown, json-files: pattern with {context}
+      context: ctx               # field that holds the context (markdown, json-files, redis: from the name)
       identity: [id]             # fields kept on T6/T7; [] = the position is the identity
       order: seq                 # order field, or "@position" (line / list position)
       payload: body              # served text; or {field: data, format: json, path: [content]}
@@ -65,7 +66,7 @@ Example::
     >>> parse_layout({"backend": "jsonl", "volume": "store", "file": "memory.jsonl", "context": "thread",
     ...               "order": "seq", "payload": "text", "table": "records"})
     Traceback (most recent call last):
-    edits.layout_fields.LayoutError: store.table: read by the lancedb/postgres/sqlite editors, not jsonl (fix: drop it)
+    edits.layout_fields.LayoutError: store.table: read by the lancedb/postgres/sqlite/sqlite-lines editors, not jsonl (fix: drop it)
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ def parse_layout(data: Any) -> StoreLayout:
             readers = registry.readers(lambda b: b.list_editor is not None)
             on = " and ".join([", ".join(readers[:-1]), readers[-1]] if len(readers) > 1 else readers)
             raise LayoutError("records", f"list-element records are edited on {on}, not {name}",
-                              "remove records:, or store the list in a SQL table or RedisJSON documents")
+                              "remove records:, or store the list in a SQL table, RedisJSON documents or one JSON file per context")
         records = parse_records(data, identity, metadata, payload, versions=backend.list_versions)
         identity = [".".join(p) for p in records.identity]
         meta_refs = {k: records.places_of(k) for k in records.metadata}

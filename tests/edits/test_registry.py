@@ -81,8 +81,8 @@ def test_a_backend_declared_outside_the_package_parses_and_edits(toy, tmp_path):
     ({"separator": "||"}, "store.separator", "must be one character"),
     ({"encoding": None}, "store.encoding", "required for the toylines backend"),
     ({"file": ".mem"}, "store.file", "not a dot file"),
-    ({"table": "t"}, "store.table", "read by the lancedb/postgres/sqlite editors, not toylines"),
-    ({"records": {"text": ["t"], "version": "v"}}, "store.records", "edited on postgres, redis and sqlite, not toylines"),
+    ({"table": "t"}, "store.table", "read by the lancedb/postgres/sqlite/sqlite-lines editors, not toylines"),
+    ({"records": {"text": ["t"], "version": "v"}}, "store.records", "edited on json-files, postgres, redis and sqlite, not toylines"),
 ])
 def test_its_own_validation_and_the_common_rules_apply(toy, change, field, message):
     with pytest.raises(LayoutError) as err:
@@ -129,6 +129,7 @@ def test_the_built_in_backends_declare_themselves():
     declared = {b.name: (b.kind, b.module, b.field_names(), b.list_editor is not None) for b in registry.backends()}
     assert declared == {
         "json": ("file", "edits.jsondoc", (), False),
+        "json-files": ("file", "edits.jsonfiles", ("context_encoding",), True),
         "jsonl": ("file", "edits.jsonl", (), False),
         "lancedb": ("file", "edits.lancedb", ("table", "context_pattern"), False),
         "markdown": ("file", "edits.markdown", ("record_pattern", "record_separator"), False),
@@ -136,6 +137,8 @@ def test_the_built_in_backends_declare_themselves():
         "qdrant": ("file", "edits.qdrant", ("collection", "context_pattern"), False),
         "redis": ("service", "edits.redis", ("service", "key", "latest", "cascade_keys"), True),
         "sqlite": ("file", "edits.sqlite", ("table", "triggers", "derived"), True),
+        "sqlite-lines": ("file", "edits.sqlite_lines", ("table", "context_pattern", "record_pattern", "record_separator"),
+                         False),
     }
 
 
