@@ -7,13 +7,11 @@ session: a context of three fields) and its T8 relabel of the order key alone is
 served order; each row's lifecycle gate, live and restarted, once per row and position, equal to
 its published set (``results/published/<row>/lifecycle/``).
 
-ADK's three state tables on PostgreSQL (``POSTGRES_STATE``) are published for the lifecycle gate only
-(``results/published/<row>/lifecycle/``): their state column is jsonb, which keeps no order of an
-object's keys, and C3 of T3 (the record neither first nor last) and T7 (the donor older) reads an
-entry's place as the order written, so whether those two land depends on where jsonb puts the
-driver's random keys. At rest each is re-measured and compared with its SQLite twin's published cells:
-every cell whose edit landed has the twin's verdict, and a cell that did not land is T3 or T7 failing
-that position check and nothing else.
+ADK's three state tables on PostgreSQL (``POSTGRES_STATE``) take the lifecycle gate only
+(``results/published/<row>/lifecycle/``), each equal to its SQLite twin's: their state column is jsonb,
+which keeps no order of an object's keys, and C3 of T3 (the record neither first nor last) and T7 (the
+donor older) reads an entry's place as the order written, so whether those two land would depend on
+where jsonb puts the driver's random keys.
 """
 
 from __future__ import annotations
@@ -35,9 +33,6 @@ ROWS = (EVENTS, "adk-sessions-sqlite-session-state", "adk-sessions-sqlite-user-s
 #: The state tables on PostgreSQL (jsonb), each the twin of the SQLite row of the same part.
 POSTGRES_STATE = ("adk-sessions-postgres-session-state", "adk-sessions-postgres-user-state",
                   "adk-sessions-postgres-app-state")
-#: The only C3 problems a state row on jsonb may have: a position read as the order written.
-POSITION_ONLY = {"T3": "the deleted record was first or last, not in the middle",
-                 "T7": "the donor is not an older record of the same context"}
 
 
 @pytest.fixture(scope="module")
@@ -109,23 +104,9 @@ def test_a_state_map_expresses_what_its_capabilities_say(at_rest_run, row):
 
 
 @pytest.mark.parametrize("row", POSTGRES_STATE)
-def test_a_postgres_state_row_gives_its_sqlite_twins_cells(at_rest_run, row):
+def test_a_postgres_state_rows_lifecycle_gate_is_its_sqlite_twins(row):
     twin = row.replace("-postgres-", "-sqlite-")
-    now, then = at_rest_run(row), published_at_rest(twin)
-    assert set(now) == set(then) == {"read"}
-    new, old = now["read"], then["read"]
-    assert (new["controls"]["C1"]["ok"], new["controls"]["C2"]["ok"]) == (old["controls"]["C1"]["ok"],
-                                                                          old["controls"]["C2"]["ok"]) == (True, True)
-    for case, cell in new["cells"].items():
-        landed = cell.get("evidence", {}).get("c3", {}).get("ok", True) if cell["verdict"] == "error" else True
-        if landed:
-            assert cell["verdict"] == old["cells"][case]["verdict"], (case, cell["reason"])
-            assert at_rest(new)["variants"][case] == at_rest(old)["variants"][case], case
-        else:  # jsonb keeps no write order: only the position check of T3 or T7 may fail
-            reasons = [v["evidence"]["c3"]["reasons"] for v in cell["variants"]]
-            assert case in POSITION_ONLY and reasons == [[POSITION_ONLY[case]]], (case, reasons)
-            assert old["cells"][case]["verdict"] == "ACCEPTED"
-    for position in ("live", "restarted"):  # the published lifecycle sets of the twins agree too
+    for position in ("live", "restarted"):
         assert summary(published(row, position)) == summary(published(twin, position)), (row, position)
 
 
