@@ -143,8 +143,23 @@ ROWS = {
         "file -- a changed fact, a deleted, reordered or forged line, a line copied from another user, a "
         "rollback, an erased line brought back -- is served as genuine, with no warning. A line has no "
         "owner, role, source or time (T8 n/a), and the file's version only guards against two writers; no "
-        "read checks it. On SqliteMemoryStore (row pydantic-ai-memory, lifecycle only) the lines sit inside "
-        "one database value per user, which the lab does not yet edit line by line."),
+        "read checks it. On SqliteMemoryStore (row pydantic-ai-memory) the same lines sit in one database "
+        "value per user, and the matrix is the same."),
+    "pydantic-ai-memory": (
+        "On SqliteMemoryStore, the harness's SQL store, a user's notebook is one `content` value of a "
+        "`memory_files` row: rewritten in place line by line (its version, the receipts and every other row "
+        "left as they were), every edit -- a changed fact, a deleted, reordered or forged line, a line copied "
+        "from another user, a rollback, an erased line brought back -- is served as genuine, with no warning, "
+        "as on FileStore. The version is a compare-and-swap token for writers; no read checks it. T8 is n/a: "
+        "a line has no owner, role, source or time."),
+    "autogen-state": (
+        "AutoGen's saved agent state (`save_state` as a JSON file per conversation, as its state tutorial "
+        "persists it) is loaded back by `load_state` with a check of its shape only: every edited, deleted, "
+        "reordered, forged or copied message, a relabelled role (the message's type, with its source or "
+        "alone), a restored older file and a reset conversation brought back reach the agent's model "
+        "context as genuine, with no warning. Relabelling only the sender's name (`source`) changes nothing "
+        "served, since the message's type decides its role: that T8 variant is an error of its own, not a "
+        "verdict."),
 }
 #: Seconds to build each driver folder's virtual environment on an empty memlab cache (pip's own
 #: wheel cache warm), 2-core machine, measured 2026-11-30 with LocalRuntime.prepare.

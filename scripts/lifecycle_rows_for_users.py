@@ -128,6 +128,13 @@ ROWS: dict[str, str] = {
         "An app's state (the `app:` keys) the same, one app per tenant and user here: corrections replace "
         "the value, a restart changes nothing; no state key can be deleted (not tested). App state is "
         "shared by every user of an app by design: two users of one app see each other's `app:` keys."),
+    "adk-sessions-postgres-session-state": (
+        "The same on PostgreSQL (the state a jsonb column): the same checks and counts as on SQLite, live and "
+        "after a restart."),
+    "adk-sessions-postgres-user-state": (
+        "The same on PostgreSQL: the same checks and counts as on SQLite, live and after a restart."),
+    "adk-sessions-postgres-app-state": (
+        "The same on PostgreSQL: the same checks and counts as on SQLite, live and after a restart."),
     "langgraph-store-postgres": (
         "PostgresStore behaves as SqliteStore in what `search` serves: a keyed `put` replaces a value, "
         "`delete` removes it, nothing reaches another user or tenant, at once and after a restart; but every "
