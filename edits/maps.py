@@ -4,7 +4,9 @@ The layout's ``map:`` block (:mod:`edits.layout_map`) says: each row of the tabl
 context's map -- a JSON object at ``payload.path`` in its ``payload.field`` column -- and every
 entry of it is one record, keyed by (context, key). The row's context (all of its fields, where the
 layout declares a context of several) is every entry's; the entry's key is its identity; its place
-in the object its order. Google ADK keeps session, user and app state this way.
+in the object its order -- where the column keeps the order written (JSON text); in a column that
+orders an object's keys itself (PostgreSQL's jsonb) an entry has no order (``order`` None), so C3's
+position checks do not apply there (:meth:`lab.cases.evidence.RecordView.keeps_order`). Google ADK keeps session, user and app state this way.
 
 Every edit rewrites the map column of one row, in one UPDATE, and nothing else:
 
@@ -104,7 +106,7 @@ class MapRecords:
         text = paths.get_path(value, spec.text)
         meta = {n: paths.get_path(value, p) for n, p in spec.metadata.items()}
         return Record(context=str(self._context_of(fields)), scope=self._scope_of(fields), identity=(key,),
-                      order=index, payload="" if text in (None, paths.MISSING) else
+                      order=index if self._keeps_key_order() else None, payload="" if text in (None, paths.MISSING) else
                       text if isinstance(text, str) else json.dumps(text, ensure_ascii=False),
                       metadata={n: None if v is paths.MISSING else v for n, v in meta.items()},
                       fields={"@key": key, "@value": value},

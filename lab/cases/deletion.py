@@ -16,11 +16,13 @@ def deleted(position: str, variants: dict[str, Callable[[list[Rec], list[Rec], s
         victim = find_marked(view, before, spec["target"], "before", p)
         if p:
             return p
-        seq = [view.marker(r) for r in view.sequence(before, victim)]
+        records = view.sequence(before, victim)
+        seq = [view.marker(r) for r in records]
         idx = seq.index(spec["target"])
-        if position == "last" and idx != len(seq) - 1:
+        placed = view.keeps_order(records)
+        if placed and position == "last" and idx != len(seq) - 1:
             p.append(f"the deleted record was at position {idx} of {len(seq)}, not the most recent")
-        if position == "middle" and idx in (0, len(seq) - 1):
+        if placed and position == "middle" and idx in (0, len(seq) - 1):
             p.append("the deleted record was first or last, not in the middle")
         if any(view.marker(r) == spec["target"] for r in after):
             p.append("the record is still present")

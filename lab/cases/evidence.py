@@ -65,6 +65,14 @@ class RecordView:
             return [r for r in recs if self.whole(r) == self.whole(context)]
         return [r for r in recs if r["context"] == context]
 
+    @staticmethod
+    def keeps_order(seq: list[Rec]) -> bool:
+        """Whether a context's records have a place at all: False when the editor read every one with no
+        order (a map whose store orders its keys itself, as jsonb does: a place there says nothing of
+        when a record was written, so a rule's position check does not apply; the lab chose the target
+        by the seed plan's order)."""
+        return any(r.get("order") is not None for r in seq)
+
     def others(self, recs: list[Rec], markers: set[str]) -> list[tuple]:
         """The signatures of the records not carrying one of ``markers``."""
         return [self.sig(r) for r in recs if self.marker(r) not in markers]

@@ -34,8 +34,9 @@ def rule(view, spec, before, after) -> list[str]:
         p.append("the forged record is not in the target context" + (
             f" (its scope {forged.get('scope')}, the template's {template.get('scope')})"
             if forged.get("scope") != template.get("scope") else ""))
-    seq = [view.marker(r) for r in view.sequence(after, forged)]
-    if seq and seq[-1] != spec["replace"]:
+    records = view.sequence(after, forged)
+    seq = [view.marker(r) for r in records]
+    if seq and view.keeps_order(records) and seq[-1] != spec["replace"]:
         p.append("the forged record is not the most recent of its context")
     if view.identity and forged["identity"] == template["identity"]:
         p.append("the forged record reuses the template's identity")
