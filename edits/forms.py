@@ -78,6 +78,7 @@ from typing import Any
 
 from edits import msgpack, paths
 from edits.layout_fields import TEMPLATES, PayloadForm
+from edits.elements import element_record
 from edits.layout_records import ElementRecords, element_places
 from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.plan import plan
@@ -153,17 +154,6 @@ def _substitute(value: Any, names: dict[str, Any]) -> Any:
     if isinstance(value, list):
         return [_substitute(v, names) for v in value]
     return value
-
-
-def element_record(spec: ElementRecords, context: str, index: int, element: Any, locator: dict) -> Record:
-    """One element as a record: as :class:`edits.lists.ListRecords` reads an element of a plain row."""
-    from edits.lists import _plain, element_metadata  # edits.lists imports this module's mixin through version_rows
-    text = paths.get_path(element, spec.text)
-    identity = tuple(_plain(paths.get_path(element, p)) for p in spec.identity)
-    return Record(context=context, identity=identity or (context, index), order=index,
-                  payload="" if text in (None, paths.MISSING) else str(text),
-                  metadata=element_metadata(spec, element),
-                  fields={k: _plain(v) for k, v in paths.flatten(element).items()}, locator=locator)
 
 
 def genuine_view(layout: dict[str, Any], form_name: str, context: str, seeded: list[str]) -> list[dict[str, Any]]:

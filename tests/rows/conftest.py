@@ -2,7 +2,7 @@
 print how long each re-measured row took (its environment build and its whole run) after the tests.
 
 A module of one row (its ``ROW``) gets it re-measured once through the fixtures ``at_rest`` and
-``lifecycle``; a module of several rows uses ``lifecycle_of`` (and its own at-rest fixture)."""
+``lifecycle``; a module of several rows uses ``at_rest_of`` and ``lifecycle_of``."""
 
 import pytest
 from background import AHEAD as BACKGROUND
@@ -10,10 +10,22 @@ from integrity_rows import TIMINGS, at_rest_once, lifecycle_once
 
 
 @pytest.fixture(scope="module")
-def at_rest(request, tmp_path_factory):
+def at_rest_of(tmp_path_factory):
+    """``run(row)``: a row re-measured at rest, once per row: (the comparison's failure or None, rows by point)."""
+    done: dict[str, tuple] = {}
+
+    def run(row: str) -> tuple:
+        if row not in done:
+            done[row] = at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
+        return done[row]
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def at_rest(request, at_rest_of):
     """The module's ROW re-measured at rest once: (the comparison's failure or None, rows by point)."""
-    row = request.module.ROW
-    return at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
+    return at_rest_of(request.module.ROW)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import pytest
 
-from integrity_rows import at_rest_once
 from test_lifecycle_rows import installed, published, summary
 
 pytestmark = pytest.mark.rows
@@ -23,30 +22,17 @@ ROWS = (MEMORIES, SESSIONS)
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10")
 
 
-@pytest.fixture(scope="module")
-def at_rest(tmp_path_factory):
-    """``run(row)``: (the comparison's failure or None, the new rows by detection point), once per row."""
-    done: dict[str, tuple] = {}
-
-    def run(row: str) -> tuple:
-        if row not in done:
-            done[row] = at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
-        return done[row]
-
-    return run
-
-
 @pytest.mark.parametrize("row", ROWS)
-def test_row_matches_its_published_result_set(at_rest, row):
-    failure, rows = at_rest(row)
+def test_row_matches_its_published_result_set(at_rest_of, row):
+    failure, rows = at_rest_of(row)
     if failure is not None:
         raise failure
     assert set(rows) == {"read"}  # no audit command: the read point only
 
 
 @pytest.mark.parametrize("row", ROWS)
-def test_every_edit_is_served_as_genuine(at_rest, row):
-    read = at_rest(row)[1]["read"]
+def test_every_edit_is_served_as_genuine(at_rest_of, row):
+    read = at_rest_of(row)[1]["read"]
     assert read["controls"]["C1"]["ok"] and read["controls"]["C2"]["ok"]
     for case in CASES:
         cell = read["cells"][case]
@@ -55,8 +41,8 @@ def test_every_edit_is_served_as_genuine(at_rest, row):
             assert cell["evidence"]["c3"]["ok"], (case, cell["evidence"]["c3"]["reasons"])
 
 
-def test_every_edit_of_a_run_stays_in_the_victims_session_and_user(at_rest):
-    read = at_rest(SESSIONS)[1]["read"]
+def test_every_edit_of_a_run_stays_in_the_victims_session_and_user(at_rest_of):
+    read = at_rest_of(SESSIONS)[1]["read"]
     assert read["store"]["scope"] == [{"field": "user_id", "path": []}, {"field": "run_data", "path": ["session_id"]},
                                       {"field": "run_data", "path": ["user_id"]}]
     forged = read["cells"]["T5"]["evidence"]
@@ -69,8 +55,8 @@ def test_every_edit_of_a_run_stays_in_the_victims_session_and_user(at_rest):
     assert f'"session_id": "{victim}", "user_id": "{victim}"' in update, update  # the donor's message, the victim's ids
 
 
-def test_the_memory_time_relabelled_is_the_time_served(at_rest):
-    cell = at_rest(MEMORIES)[1]["read"]["cells"]["T8"]
+def test_the_memory_time_relabelled_is_the_time_served(at_rest_of):
+    cell = at_rest_of(MEMORIES)[1]["read"]["cells"]["T8"]
     assert [v["variant"] for v in cell["variants"]] == ["default"]
     assert cell["verdict"] == "ACCEPTED" and cell["variants"][0]["effect"]["detail"].startswith("served timestamp:")
 

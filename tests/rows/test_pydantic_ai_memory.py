@@ -19,7 +19,6 @@ import hashlib
 import pytest
 
 from edits.base import editor_for
-from integrity_rows import at_rest_once
 from lab.lifecycle.adapters.process import SutProcess
 from lab.profile import load_profiles, select
 from lab.runtime.housekeeping import RunRegistry, new_run_id
@@ -31,19 +30,6 @@ pytestmark = pytest.mark.rows
 SQLITE, FILE = "pydantic-ai-memory", "pydantic-ai-memory-file"
 ROWS = (SQLITE, FILE)
 EXPRESSIBLE = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T9", "T10")
-
-
-@pytest.fixture(scope="module")
-def at_rest_of(tmp_path_factory):
-    """``run(row)``: the row re-measured at rest once: (the comparison's failure or None, the new rows by point)."""
-    done: dict[str, tuple] = {}
-
-    def run(row: str) -> tuple:
-        if row not in done:
-            done[row] = at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
-        return done[row]
-
-    return run
 
 
 @pytest.mark.parametrize("row", ROWS)
