@@ -111,6 +111,17 @@ ROWS = {
         "An app's state (`app_states.state`, the `app:` keys every user of the app is served) the same: "
         "every value changed, deleted, added or copied from another app, and a rolled-back file, is served "
         "as genuine. T2, T4 and T8 are n/a (a dict, no metadata); T10 is n/a: ADK erases no app state."),
+    "adk-sessions-postgres-session-state": (
+        "On PostgreSQL a session's state is a jsonb value and the matrix is the SQLite one: every value "
+        "changed, deleted, added or copied, a restored older data directory and a deleted session brought "
+        "back are served as genuine. jsonb orders a map's keys itself, so an entry has no place to check "
+        "(the lab reads it with no order); T2, T4 and T8 are n/a as on SQLite."),
+    "adk-sessions-postgres-user-state": (
+        "A user's state on PostgreSQL (jsonb): as on SQLite, every value changed, deleted, added or copied "
+        "from another user, and a rollback, is served as genuine; T2, T4, T8 and T10 n/a."),
+    "adk-sessions-postgres-app-state": (
+        "An app's state on PostgreSQL (jsonb): as on SQLite, every value changed, deleted, added or copied "
+        "from another app, and a rollback, is served as genuine; T2, T4, T8 and T10 n/a."),
     "langgraph-store-postgres": (
         "PostgresStore is no different from SqliteStore: whoever can write the database (SQL on the server, "
         "or its data directory at rest) decides what a LangGraph agent's long-term memory holds -- every "
