@@ -191,9 +191,7 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
     """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error,
     130 interrupted, 143 terminated (what was measured is kept: --resume completes it)."""
     from lab.cli.progress import RunProgress
-    from lab.lifecycle.adapters.http_config import load_http_config
     from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
-    from lab.profile import ProfileError
     from lab.resultset.lock import OutRefused
 
     _terminate_as_interrupt()
@@ -215,7 +213,10 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
     scenarios = _pack(pack or scenarios_dir or BUNDLED_PACK)
     out = out or Path("results") / ("lifecycle-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
     targets, runtime = [], None
-    if http_config is not None:
+    if http_config is not None:  # the shim's config reader only when a shim is gated
+        from lab.lifecycle.adapters.http_config import load_http_config
+        from lab.profile import ProfileError
+
         try:
             cfg = load_http_config(http_config)
             targets += [http_target(cfg, where) for where in chosen]
@@ -369,7 +370,6 @@ def _finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | 
     from lab.report import lifecycle as lifecycle_report
     from lab.report.files import write_lifecycle_reports
     from lab.report.terminal import stdout_console
-    from lab.resultset import signing
     from lab.resultset.files import write_json
 
     out, run, rows = outcome.out, outcome.run, outcome.rows
@@ -385,7 +385,9 @@ def _finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | 
     if report_md is not None:
         report_md.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(out / "report.md", report_md)
-    if sign_key is not None:
+    if sign_key is not None:  # cryptography only when a key signs
+        from lab.resultset import signing
+
         record = signing.sign(out, sign_key)
         err.print(f"signed manifest.json with {record['key_id']}", highlight=False)
     lifecycle_report.print_report(rows, run, stdout_console())
