@@ -2,8 +2,8 @@
 
 An editor is built from a :class:`~edits.layout.StoreLayout` and the host paths
 of the SUT's volumes (or the URL of its running service). It reads records and
-applies one edit (T1..T8). Whole-store snapshots (T9/T10) are volume operations,
-in :mod:`edits.volumes`. Which editor serves which backend is declared by each
+applies one edit (one operation, :mod:`edits.ops`). Whole-store snapshots are volume
+operations, in :mod:`edits.volumes`. Which editor serves which backend is declared by each
 editor module (:mod:`edits.registry`).
 """
 
@@ -43,7 +43,7 @@ def editor_for(layout: StoreLayout, volumes: dict[str, Path], services: dict[str
     volume holding a symlink out of it, a fifo or a device is refused (:mod:`edits.confine`).
     ``versions`` (version value -> seeded marker, from the SUT's answers to the seeding
     writes) reaches the editor of list-element records (``records:``), which needs it to
-    roll a context back to an earlier version (T2) and to label opaque version rows.
+    roll a context back to an earlier version (a rollback) and to label opaque version rows.
     """
     try:
         backend = registry.backend(layout.backend)

@@ -1,4 +1,4 @@
-"""Derived values a keyless adversary recomputes: the ``derived=recomputed`` variant of T1..T8.
+"""Derived values a keyless adversary recomputes: the ``derived=recomputed`` variant of every record operation.
 
 A store that keeps an unkeyed digest of its rows or a hash chain over them, where the adversary
 writes, proves nothing against that adversary: after any edit it recomputes them. The layout
@@ -7,7 +7,7 @@ declares them as data (``store.derived``, :mod:`edits.derived_layout`); this mod
 - checks them (:func:`problems`): every declared value equal to what its declaration computes
   from the store as it stands -- on the untouched store this proves the declaration describes
   the store (an edit refuses to start otherwise), after the variant's edit that it landed;
-- recomputes them (:func:`apply`): the case's own default edit, then each declaration in turn,
+- recomputes them (:func:`apply`): the spec's own default edit, then each declaration in turn,
   in one transaction each, writing exactly the values the edit made wrong (a chain: from the
   first row whose link or digest no longer holds; ``orphans: delete``: a row whose source row
   the edit deleted is deleted too; ``renumber``: the chain's order column kept contiguous);
@@ -29,7 +29,7 @@ SQL stores only (the editor's ``_fetch_table``, ``_where_addr`` and ``_run``). E
     ...     "context": "ctx", "identity": ["id"], "order": "id", "payload": "body",
     ...     "derived": [{"field": "sha", "digest": "sha256", "form": "text", "of": ["body"]}]})
     >>> editor = sqlite.SqliteEditor(lay, vol)
-    >>> spec = model.EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9")
+    >>> spec = model.EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9", op="replace")
     >>> editor.variants(spec, editor.records())
     ['derived=recomputed']
     >>> done = editor.apply(dataclasses.replace(spec, variant="derived=recomputed"))
@@ -48,9 +48,8 @@ from typing import Any
 from edits import paths
 from edits.derived_layout import RECOMPUTED
 from edits.model import AppliedEdit, EditError, EditSpec, Record
+from edits.ops import OPS
 from edits.records import changed_bytes_in, read_files
-
-RECORD_CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 
 
 def declared(layout) -> list[dict[str, Any]]:
@@ -60,7 +59,7 @@ def declared(layout) -> list[dict[str, Any]]:
 
 def variants(layout, spec: EditSpec) -> list[str]:
     """``derived=recomputed`` for a record edit on a layout that declares derived values."""
-    return [RECOMPUTED] if declared(layout) and spec.unit == "record" and spec.case in RECORD_CASES else []
+    return [RECOMPUTED] if declared(layout) and spec.unit == "record" and spec.op in OPS else []
 
 
 def name_of(decl: dict[str, Any]) -> str:
@@ -191,7 +190,7 @@ def attach(editor, records: list[Record]) -> list[Record]:
 
 
 def apply(editor, spec: EditSpec) -> AppliedEdit:
-    """The case's default edit, then every declared derived value it made wrong recomputed."""
+    """The spec's default edit, then every declared derived value it made wrong recomputed."""
     wrong = problems(editor)
     if wrong:
         raise EditError(f"the untouched store's derived values do not match their declaration "

@@ -2,11 +2,12 @@
 
 Records that are the elements of a list (``records:``, :mod:`edits.layout_records`) are edited
 the same way whatever holds the list -- a version row of a SQL table (:mod:`edits.lists`), a
-RedisJSON document, a JSON file per context (:mod:`edits.jsonfiles`): T1 replaces the token in the
-target element's strings; T3 removes the element; T4 exchanges two elements (``swap=contents``:
-their texts); T5 appends a copy of the template element with fresh identity values and the marker
-replaced; T6/T7 put a copy of the donor element in the victim's place with the victim's identity
-values; T8 relabels a metadata field at its places inside the element (:mod:`edits.relabel`).
+RedisJSON document, a JSON file per context (:mod:`edits.jsonfiles`): a replace replaces the token
+in the target element's strings; a delete removes the element; a swap exchanges two elements
+(``swap=contents``: their texts); a forge appends a copy of the template element with fresh identity
+values and the marker replaced; a transplant puts a copy of the donor element in the victim's place
+with the victim's identity values; a set_meta relabels a metadata field at its places inside the
+element (:mod:`edits.relabel`).
 
 :class:`ElementEdits` holds those hooks; an editor supplies where the list is: ``_edit_list(record,
 change, variant)`` lets ``change(items)`` edit the list holding ``record`` and stores it,
@@ -38,7 +39,7 @@ from edits.values import fresh_identity
 
 
 class ElementEdits:
-    """The T1, T3-T8 hooks of :class:`edits.plan.EditorBase` on list elements (see the module)."""
+    """The operation hooks of :class:`edits.plan.EditorBase` on list elements (see the module)."""
 
     spec: Any  # the layout's ElementRecords
 
@@ -66,7 +67,7 @@ class ElementEdits:
             before = items[i]
             items[i] = replace_strings(items[i], p.spec.find, p.spec.replace)
             if items[i] == before:
-                raise EditError(f"T1: {p.spec.find!r} is in no string of the element")
+                raise EditError(f"{p.spec.case}: {p.spec.find!r} is in no string of the element")
             return f"replace {p.spec.find} by {p.spec.replace} in element {i} of {self._list_name()}"
         stmts, detail = self._edit_list(p.target, change)
         return Outcome(stmts, [p.target.key()], detail)
@@ -152,7 +153,7 @@ def element_metadata(spec, element: Any) -> dict[str, Any]:
 
 
 def setting(stored: dict[str, Any], what: str) -> str:
-    """The operation of a T8 edit: "set <place> of <what> to <value>", or each place's value in turn."""
+    """What a set_meta did: "set <place> of <what> to <value>", or each place's value in turn."""
     if len(stored) == 1:
         ((place, value),) = stored.items()
         return f"set {place} of {what} to {value!r}"

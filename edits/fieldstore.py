@@ -1,4 +1,4 @@
-"""The T1-T8 edits of stores whose records are rows of named fields under an id, made through
+"""The record operations (:mod:`edits.ops`) on stores whose records are rows of named fields under an id, made through
 the store's own client (Qdrant points, LanceDB rows): one piece of logic for both.
 
 A backend subclass reads the records and says how to express three calls in its client:
@@ -7,16 +7,17 @@ A backend subclass reads the records and says how to express three calls in its 
 one session and returns them as text (the edit's statements). ``_context_of`` reads the lab's
 context out of a stored one (``layout.context_pattern``). Everything else is here:
 
-- T1 replaces the token in every field that holds it (a string, or the strings of a nested
+- replace: the token replaced in every field that holds it (a string, or the strings of a nested
   object; never the context or identity);
   where several fields (or paths inside one) hold it, each is a variant of its own
   (``place=<field>``, :mod:`edits.places`);
-- T2/T3 remove the record; T4 exchanges the order field of two records;
-- T5 upserts a copy of the template (its vector too) under a fresh id, marker replaced, with
+- delete (and rollback: the newest) removes the record; swap exchanges the order field of two
+  records;
+- forge upserts a copy of the template (its vector too) under a fresh id, marker replaced, with
   the context's next order value;
-- T6/T7 upsert the donor's fields and vector at the victim's id, keeping the victim's context,
-  identity and order fields; T8 sets one metadata field (one place: a metadata field is one
-  payload field here, so no variant).
+- transplant upserts the donor's fields and vector at the victim's id, keeping the victim's
+  context, identity and order fields; set_meta sets one metadata field (one place: a metadata
+  field is one payload field here, so no variant).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ in such a form and put it where the sealed one was. The layout declares each for
         field: checkpoint
         format: opaque                       # what the writer stores: ciphertext
         forms:
-          - name: plain-msgpack              # the variant form=plain-msgpack of T1, T3, T4, T5, T8
+          - name: plain-msgpack              # the variant form=plain-msgpack of a record-level op
             format: msgpack                  # how the form encodes: msgpack | json
             path: [channel_values, messages] # where its record list sits
             set: {type: msgpack}             # the columns that mark a row as in this form
@@ -24,16 +24,17 @@ holding ``v``. Each template's ``about`` says where its structure was taken from
 
 **The plaintext** is what the adversary knows without the key: the context's records as the
 lab seeded them (``EditSpec.seeded``), each the template's element with the seeded text and
-an identity derived from the context and its place (:func:`authored_id`). The case's edit is
-made on that list -- T1 replaces the fact in the target, T3 removes the target, T4 exchanges
-two records, T5 appends a copy of the target with the forged marker and a fresh identity, T8
-sets a metadata path of the target -- and the current version row of the target's context
-gets the encoded form in its payload field and the form's ``set`` values in its columns, in
-one UPDATE. Every other row and column stays.
+an identity derived from the context and its place (:func:`authored_id`). The spec's operation
+is made on that list (:data:`FORM_OPS`) -- ``replace`` replaces the fact in the target,
+``delete`` removes the target, ``swap`` exchanges two records, ``forge`` appends a copy of the
+target with the forged marker and a fresh identity, ``set_meta`` sets a metadata path of the
+target -- and the current version row of the target's context gets the encoded form in its
+payload field and the form's ``set`` values in its columns, in one UPDATE. Every other row and
+column stays.
 
-T3, T4, T5 and T8 have no expression on the sealed form, so the lab makes the first form their
-own spec and the editor offers the others (:func:`lab.cases.forms.authoring`); T1 keeps its
-bit flip and is offered every form.
+Delete, swap, forge and set_meta have no expression on the sealed form, so the lab makes the
+first form the own spec of a case asking for one and the editor offers the others
+(:func:`lab.cases.forms.authoring`); a replace keeps its bit flip and is offered every form.
 
 **Reading**: a version row in a form (its columns hold the form's ``set`` values) is read as
 that form's records, list elements with ``locator.form`` naming the form; the other rows stay
@@ -57,7 +58,7 @@ Example (a sealed thread; the form variant authors its plaintext with the fact r
     ...     "payload": {"field": "blob", "format": "opaque", "forms": [form]},
     ...     "records": {"text": [2, "content"], "identity": [[2, "id"]], "version": "v"}})
     >>> editor = base.editor_for(lay, {"store": vol}, versions={"1": "mA1-aaaaaa"})
-    >>> spec = model.EditSpec("T1", "A", "mA1-aaaaaa", find="FA-1", replace="FX-9", unit="state",
+    >>> spec = model.EditSpec("T1", "A", "mA1-aaaaaa", find="FA-1", replace="FX-9", unit="state", op="replace",
     ...                       seeded=("[mA0-bbbbbb] note", "[mA1-aaaaaa] fact FA-1"))
     >>> editor.variants(spec, editor.records())
     ['form=plain-msgpack']
@@ -81,13 +82,14 @@ from edits.layout_fields import TEMPLATES, PayloadForm
 from edits.elements import element_record
 from edits.layout_records import ElementRecords, element_places
 from edits.model import AppliedEdit, EditError, EditSpec, Record
+from edits.ops import DELETE, FORGE, REPLACE, SET_META, SWAP
 from edits.plan import plan
 from edits.records import changed_bytes_in, find_one, read_files
 from edits.sql import _q
 from edits.values import fresh_identity
 
 PREFIX = "form="
-CASES = ("T1", "T3", "T4", "T5", "T8")  # the record-level cases a form variant measures
+FORM_OPS = (REPLACE, DELETE, SWAP, FORGE, SET_META)  # the record-level operations a form variant makes
 _NAMESPACE = uuid.UUID("6d656d6c-6162-4066-8f72-6d7300000000")
 
 
@@ -178,8 +180,8 @@ class FormRows:
 
     def form_variants(self, spec: EditSpec) -> list[str]:
         """``form=<name>`` for each declared form (but the one ``spec`` is already written in), for a
-        record-level case whose seeded texts are known."""
-        if spec.case not in CASES or not spec.seeded or self.layout.payload.format != "opaque":
+        record-level operation whose seeded texts are known."""
+        if spec.op not in FORM_OPS or not spec.seeded or self.layout.payload.format != "opaque":
             return []
         return [PREFIX + f.name for f in self.layout.payload.forms if PREFIX + f.name != spec.variant]
 
@@ -215,7 +217,7 @@ class FormRows:
         return out
 
     def apply_form(self, spec: EditSpec) -> AppliedEdit:
-        """Author the target context's seeded records in the variant's form, make the case's edit on
+        """Author the target context's seeded records in the variant's form, make the spec's operation on
         them, and store the form over the context's current version row (see the module)."""
         offered = self.form_variants(replace(spec, variant=None))
         if spec.variant not in offered:
@@ -251,20 +253,20 @@ class FormRows:
 
 
 def _edit_list(p, items: list[Any], spec: ElementRecords) -> str:
-    """The case's edit on the authored list, in place; what was done."""
+    """The spec's operation on the authored list, in place; what was done."""
     from edits.lists import _replace_strings
-    case, i = p.spec.case, p.target.order
-    if case == "T1":
+    op, i = p.spec.op, p.target.order
+    if op == REPLACE:
         items[i] = _replace_strings(items[i], p.spec.find, p.spec.replace)
         return f"replace {p.spec.find} by {p.spec.replace} in record {i}"
-    if case == "T3":
+    if op == DELETE:
         del items[i]
         return f"leave out record {i}"
-    if case == "T4":
+    if op == SWAP:
         j = p.other.order
         items[i], items[j] = items[j], items[i]
         return f"exchange records {i} and {j}"
-    if case == "T5":
+    if op == FORGE:
         new = _replace_strings(items[i], p.spec.find, p.spec.replace)
         for path in spec.identity:
             new = paths.set_path(new, path, fresh_identity(paths.get_path(e, path) for e in items))

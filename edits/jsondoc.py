@@ -2,13 +2,13 @@
 maps record keys to record objects (``{"id": {...}, ...}``) or as a JSON list of record objects.
 
 Fields are top-level names inside a record object. ``identity: ["@key"]`` names the mapping key
-as the record's identity (kept on T6/T7, fresh on T5); ``order: "@position"`` is the record's
+as the record's identity (kept by a transplant, fresh on a forge); ``order: "@position"`` is the record's
 place in the document. An edit parses the document, changes exactly one record (or the place of
 two), and writes the document back with the indentation it had (2 spaces when it was indented,
 compact otherwise) and key order kept, in the same file (inode, owner and mode kept).
-T1 replaces the token anywhere in the record object; where it sits in several places (fields,
+A replace replaces the token anywhere in the record object; where it sits in several places (fields,
 or paths inside one), each is a variant of its own (``place=<field>``, ``place=<field>.<path>``:
-:mod:`edits.places`). T8 has one place per metadata field (a top-level name), so no variant.
+:mod:`edits.places`). A set_meta has one place per metadata field (a top-level name), so no variant.
 
 Example::
 
@@ -20,7 +20,7 @@ Example::
     ...     "a2": {"ctx": "A", "seq": 2, "text": "mA2-q hi", "sig": "y"}}, indent=2))
     >>> lay = layout.parse_layout({"backend": "json", "volume": "store", "file": "store.json",
     ...                            "context": "ctx", "identity": ["@key"], "order": "seq", "payload": "text"})
-    >>> done = jsondoc.JsonDocEditor(lay, vol).apply(model.EditSpec("T3", "A", "mA1-q"))
+    >>> done = jsondoc.JsonDocEditor(lay, vol).apply(model.EditSpec("T3", "A", "mA1-q", op="delete"))
     >>> done.statements
     ['store.json: delete record "a1": {"ctx": "A", "seq": 1, "text": "mA1-q hello FACT-A1", "sig": "x"}']
     >>> list(json.loads((vol / "store.json").read_text()))

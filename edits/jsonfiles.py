@@ -6,10 +6,10 @@ file's name there, percent-decoded when ``context_encoding: percent`` (a name th
 inside the document is one record (``records:`` without version rows: text, identity and
 metadata are paths inside an element, :mod:`edits.layout_records`); its order and, without
 ``records.identity``, its identity are its place in the list. The element edits are those of
-:mod:`edits.elements`: T2 and T3 remove an element (T2 the newest), T4 exchanges two (variant
-``swap=contents``: their texts), T5 appends a forged copy, T6/T7 put a copy of the donor (T6 from
-another context's file) in the victim's place, T8 relabels at every place of the field (variant
-``place=<path>``: one place). Only files found by listing the volume are written (the volume
+:mod:`edits.elements`: a delete removes an element (a rollback the newest), a swap exchanges two
+(variant ``swap=contents``: their texts), a forge appends a forged copy, a transplant puts a copy of
+the donor (from any context's file) in the victim's place, a set_meta relabels at every place of
+the field (variant ``place=<path>``: one place). Only files found by listing the volume are written (the volume
 confined, :mod:`edits.confine`), in place (inode, owner and mode kept), in the document's own
 formatting: its indentation, separators and key order, else only the list's characters replaced.
 
@@ -27,7 +27,7 @@ Example::
     >>> editor = jsonfiles.JsonFilesEditor(lay, vol)
     >>> [r.key() for r in editor.records()]
     ['acme/alice|0', 'acme/alice|1', 'acme/alice|2']
-    >>> editor.apply(model.EditSpec("T4", "acme/alice", "mA0-q", second="mA2-q")).statements
+    >>> editor.apply(model.EditSpec("T4", "acme/alice", "mA0-q", second="mA2-q", op="swap")).statements
     ['acme%2Falice.json: exchange elements 0 and 2 of ctx.messages']
 """
 
@@ -45,6 +45,7 @@ from edits.elements import ElementEdits, element_record
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
 from edits.model import EditError, EditSpec, Record
+from edits.ops import SET_META, SWAP
 from edits.places import meta_variants
 from edits.plan import SWAP_CONTENTS, EditorBase
 from edits.records import sort_records
@@ -68,10 +69,10 @@ class JsonFilesEditor(ElementEdits, EditorBase):
         self.percent = layout.options.get("context_encoding") == "percent"
 
     def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
-        """T4 ``swap=contents``; T8 one ``place=`` per place of a field kept at several."""
-        if spec.case == "T8":
+        """A swap's ``swap=contents``; a set_meta's one ``place=`` per place of a field kept at several."""
+        if spec.op == SET_META:
             return meta_variants(self.spec.places_of(spec.meta_field)) if spec.meta_field in self.spec.metadata else []
-        return [SWAP_CONTENTS] if spec.case == "T4" else []
+        return [SWAP_CONTENTS] if spec.op == SWAP else []
 
     def files(self) -> list[Path]:
         """Every context document: the regular files of the volume that match the pattern."""

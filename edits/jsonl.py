@@ -6,10 +6,10 @@ kept untouched. The order is a field or ``@position`` (the line's place in the
 file; contexts may interleave). With no identity fields a record's identity is
 (context, index in the context). Edits rewrite only the bytes of the field
 values they change, so the rest of the line keeps its exact formatting.
-T1 replaces the token wherever it sits in the record's line; where the line holds it in
+A replace replaces the token wherever it sits in the record's line; where the line holds it in
 several places (two fields, or two paths of one), each place is a variant of its own
-(``place=<field>``, ``place=<field>.<path>``: :mod:`edits.places`). T8 has one place per
-field (a top-level name), so no variant. T5 appends the
+(``place=<field>``, ``place=<field>.<path>``: :mod:`edits.places`). A set_meta has one place per
+field (a top-level name), so no variant. A forge appends the
 forged line after the context's last line (``@position``) or at the end of the
 file (order field).
 
@@ -24,7 +24,7 @@ Example::
     >>> lay = layout.parse_layout({"backend": "jsonl", "volume": "store", "file": "memory.jsonl",
     ...                            "context": "thread", "identity": ["id"], "order": "@position",
     ...                            "payload": "text", "metadata": {"role": "role"}})
-    >>> done = jsonl.JsonlEditor(lay, vol).apply(model.EditSpec("T8", "A", "mA1-q", meta_field="role"))
+    >>> done = jsonl.JsonlEditor(lay, vol).apply(model.EditSpec("T8", "A", "mA1-q", meta_field="role", op="set_meta"))
     >>> print(done.statements[0].replace(" -> ", "\\n -> "))
     memory.jsonl: replace line 1: {"id": "a1", "thread": "A", "role": "user", "text": "mA1-q hello FACT-A1"}
      -> {"id": "a1", "thread": "A", "role": "assistant", "text": "mA1-q hello FACT-A1"}
@@ -136,7 +136,7 @@ class JsonlEditor(PlaceVariants, LineEditor):
         return json.dumps(value, ensure_ascii=like.isascii())
 
     def _replace(self, p: Plan) -> Outcome:
-        """T1; a variant replaces the token at its one place of the line, every other byte kept."""
+        """The token replaced; a variant replaces it at its one place of the line, every other byte kept."""
         if p.spec.variant is None:
             return super()._replace(p)
         f, i = self._line(p.target)
@@ -171,7 +171,7 @@ class JsonlEditor(PlaceVariants, LineEditor):
         else:
             order_a, order_b = self._tokens(a).get(lay.order), self._tokens(b).get(lay.order)
             if order_a is None or order_b is None:
-                raise EditError(f"T4: a record has no order field {lay.order!r}")
+                raise EditError(f"{p.spec.case}: a record has no order field {lay.order!r}")
             f.replace(i, set_fields(a, {lay.order: order_b}))
             f.replace(j, set_fields(b, {lay.order: order_a}))
         return self._done(f, [p.target.key(), p.other.key()])

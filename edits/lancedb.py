@@ -31,7 +31,7 @@ Example (a table written with LanceDB, as CrewAI writes its memory)::
     ...                            "context": "scope", "context_pattern": "/{context}", "identity": ["id"],
     ...                            "order": "created_at", "payload": "content", "metadata": {"source": "source"}})
     >>> editor = lance_editor.LanceDBEditor(lay, vol)
-    >>> editor.apply(model.EditSpec("T3", "A", "mA2-q")).statements
+    >>> editor.apply(model.EditSpec("T3", "A", "mA2-q", op="delete")).statements
     ['delete(where="id = \\'r2\\'")']
     >>> [(r.context, r.payload) for r in editor.records()]
     [('A', 'mA1-q FACT-A1')]

@@ -138,7 +138,7 @@ class LineEditor(EditorBase):
     def _swap(self, p: Plan) -> Outcome:
         (f, i), (g, j) = self._line(p.target), self._line(p.other)
         if f is not g:
-            raise EditError("T4: the two records are in different files")
+            raise EditError(f"{p.spec.case}: the two records are in different files")
         f.swap(i, j)
         return self._done(f, [p.target.key(), p.other.key()])
 

@@ -13,34 +13,36 @@ LangGraph's checkpointers keep memory this way (a message = an element of
 ``channel_values.messages`` in the newest checkpoint).
 
 Every edit rewrites the payload of one current version row (re-encoded; a
-MessagePack blob only when it re-encodes byte for byte, and the fact token of T1
-has the length of what it replaces, so T1 changes only those bytes):
+MessagePack blob only when it re-encodes byte for byte, and the token a replace
+writes has the length of what it replaces, so a replace changes only those bytes):
 
-- T1 replaces the token in the target element; T3 removes the element; T4
-  exchanges two elements; T5 appends a copy of the template element with fresh
-  identity values and the marker replaced; T6/T7 put a copy of the donor element
-  in the victim's place with the victim's identity values; T8 sets a metadata
-  path inside the element.
-- T2 deletes the version rows newer than the state before the target's write
+- ``replace`` replaces the token in the target element; ``delete`` removes the element;
+  ``swap`` exchanges two elements; ``forge`` appends a copy of the template element with
+  fresh identity values and the marker replaced; ``transplant`` puts a copy of the donor
+  element in the victim's place with the victim's identity values; ``set_meta`` sets a
+  metadata path inside the element.
+- ``rollback`` deletes the version rows newer than the state before the target's write
   (:mod:`edits.version_rows`, which also edits opaque payloads, whole rows only).
 
-The other expressions a readable payload allows (``EditSpec.variant``, offered by ``variants``):
+The other expressions a readable payload allows (``EditSpec.variant``, offered by ``variants``
+by operation):
 
-- T2 ``element``: the newest element removed inside the current version row, which stays current;
-- T3 and T5 ``version=new``: the element removed (T3) or the forged one appended (T5) in a *new*
+- rollback ``element``: the newest element removed inside the current version row, which stays
+  current;
+- delete and forge ``version=new``: the element removed or the forged one appended in a *new*
   newest version row of the adversary's authorship -- a copy of the current row with a fresh
   version value (counted up from the newest, also where the payload holds the old one), its parent
   link (``records.parent``) to the genuine newest -- the genuine rows untouched. Not offered where
   the list sits in another table's row (``records.payload_row``) or on PostgreSQL;
-- T4 ``swap=contents``: the texts (``records.text``) of the two elements exchanged, each keeping its
-  identity and metadata in its place (the default exchanges the whole elements);
-- T8 ``place=<path>``: where the layout declares a field at several places of the element, one
-  place alone set (the default sets them all, consistently).
+- swap ``swap=contents``: the texts (``records.text``) of the two elements exchanged, each keeping
+  its identity and metadata in its place (the default exchanges the whole elements);
+- set_meta ``place=<path>``: where the layout declares a field at several places of the element,
+  one place alone set (the default sets them all, consistently).
 
-A middle deletion (T3) cannot be expressed by removing whole version rows: a context's list only
-grows, so every genuine version lacking the middle record lacks the later ones too (that is T2's
-rollback). Nor can re-pointing parent links reorder records (T4): they order the versions, and
-the newest version's list is served whatever its parents are.
+Deleting a record from the middle of a list cannot be expressed by removing whole version rows: a
+context's list only grows, so every genuine version lacking that record lacks the later ones too
+(that is a rollback). Nor can re-pointing parent links reorder records (a swap): they order the
+versions, and the newest version's list is served whatever its parents are.
 
 Example::
 
@@ -60,7 +62,7 @@ Example::
     >>> editor = base.editor_for(lay, {"store": vol})
     >>> [r.key() for r in editor.records()]
     ['id0', 'id1', 'id2']
-    >>> editor.apply(model.EditSpec("T3", "A", "mA1-abcdef")).detail
+    >>> editor.apply(model.EditSpec("T3", "A", "mA1-abcdef", op="delete")).detail
     {'row': {'rowid': 1, 'version': '001'}, 'operation': 'remove element 1 of messages'}
     >>> [r.key() for r in editor.records()]
     ['id0', 'id2']
@@ -74,14 +76,15 @@ from edits import msgpack, paths
 from edits.elements import (ElementEdits, element_metadata, element_record, plain, replace_strings,  # noqa: F401
                             set_element_meta, setting)  # edits.forms imports these from here
 from edits.model import EditError, EditSpec, Record
+from edits.ops import DELETE, FORGE, ROLLBACK, SET_META, SWAP
 from edits.places import meta_variants
 from edits.plan import SWAP_CONTENTS, Outcome, Plan  # SWAP_CONTENTS: the texts, each element's identity kept
 from edits.records import sort_records
 from edits.version_rows import VersionRows, _at
 
 
-LAST_ELEMENT = "element"  # T2: the newest element removed inside the newest version row
-NEW_VERSION = "version=new"  # T3, T5: the edit in a new newest version row, the genuine ones untouched
+LAST_ELEMENT = "element"  # rollback: the newest element removed inside the newest version row
+NEW_VERSION = "version=new"  # delete, forge: the edit in a new newest version row, the genuine ones untouched
 
 
 class ListRecords(ElementEdits, VersionRows):
@@ -91,15 +94,15 @@ class ListRecords(ElementEdits, VersionRows):
     """
 
     def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
-        """The other expressions of a case on a readable payload (see the module): T2 ``element``,
-        T3 and T5 ``version=new`` (where a version row can be added), T4 ``swap=contents``, T8 one
-        ``place=`` per place of a field kept at several."""
+        """The other expressions of an operation on a readable payload (see the module): rollback
+        ``element``, delete and forge ``version=new`` (where a version row can be added), swap
+        ``swap=contents``, set_meta one ``place=`` per place of a field kept at several."""
         if self.opaque or spec.unit == "state":
             return super().variants(spec, records)  # a sealed payload's: the forms its reader accepts
-        if spec.case == "T8":
+        if spec.op == SET_META:
             return meta_variants(self.spec.places_of(spec.meta_field)) if spec.meta_field in self.spec.metadata else []
         new = [NEW_VERSION] if self.adds_versions() else []
-        return {"T2": [LAST_ELEMENT], "T3": new, "T4": [SWAP_CONTENTS], "T5": new}.get(spec.case, [])
+        return {ROLLBACK: [LAST_ELEMENT], DELETE: new, SWAP: [SWAP_CONTENTS], FORGE: new}.get(spec.op, [])
 
     def records(self) -> list[Record]:
         """Elements of every context's current row; for an opaque payload, every version row."""
@@ -171,10 +174,12 @@ class ListRecords(ElementEdits, VersionRows):
     def _where(self, record: Record) -> str:
         return _at(self._row_of(record))
 
-    def _delete(self, p: Plan) -> Outcome:
-        if p.spec.case == "T2" and p.spec.variant != LAST_ELEMENT:
-            return self._roll_back(p.target)
-        return super()._delete(p)
+    def _rollback(self, p: Plan) -> Outcome:
+        """The version rows newer than the state before the target's write deleted (variant
+        ``element``: the newest element removed inside the current row instead)."""
+        if p.spec.variant == LAST_ELEMENT:
+            return self._delete(p)
+        return self._roll_back(p.target, p.spec.case)
 
 
 _plain, _replace_strings = plain, replace_strings  # edits.forms imports these names from here

@@ -39,7 +39,7 @@ Example::
     >>> editor = base.editor_for(lay, {"store": vol})
     >>> [(r.whole_context(), r.key(), r.order) for r in editor.records()]
     [(('A', 'app'), 'k1', 0), (('A', 'app'), 'k2', 1)]
-    >>> editor.apply(model.EditSpec("T3", "A", "mA1-abcdef")).detail
+    >>> editor.apply(model.EditSpec("T3", "A", "mA1-abcdef", op="delete")).detail
     {'row': {'rowid': 1}, 'operation': 'remove entry "k1"'}
     >>> [r.key() for r in editor.records()]
     ['k2']
@@ -185,7 +185,7 @@ class MapRecords:
     def _set_meta(self, p: Plan) -> Outcome:
         path = self.layout.map.metadata.get(p.spec.meta_field)
         if path is None:
-            raise EditError(f"T8: map.metadata declares no {p.spec.meta_field!r}")
+            raise EditError(f"{p.spec.case}: map.metadata declares no {p.spec.meta_field!r}")
         entries, key = self._current(p.target), p.target.identity[0]
         entries[key] = paths.set_path(entries[key], path, p.meta_value)
         out = self._write(p.target, entries, operation=f"set {'.'.join(path)} of entry {json.dumps(key)}")

@@ -32,7 +32,7 @@ Example::
     ...                            "identity": [], "order": "@position", "payload": "text",
     ...                            "metadata": {"role": "role"},
     ...                            "record_pattern": r"^- \\[(?P<role>\\w+)\\] (?P<text>.*)$"})
-    >>> done = markdown.MarkdownEditor(lay, vol).apply(model.EditSpec("T4", "A", "mA1-q", second="mA2-q"))
+    >>> done = markdown.MarkdownEditor(lay, vol).apply(model.EditSpec("T4", "A", "mA1-q", second="mA2-q", op="swap"))
     >>> done.statements
     ['memory/A.md: swap lines 2 and 3: - [user] mA1-q likes FACT-A1 <-> - [assistant] mA2-q ok']
     >>> print((vol / "memory" / "A.md").read_text(), end="")
@@ -139,12 +139,12 @@ class MarkdownEditor(LineEditor):
         group = self.layout.metadata[p.spec.meta_field]
         start, end = self.pattern.match(body).span(group)
         if start < 0:
-            raise EditError(f"T8: group {group!r} is empty in line {p.target.locator['line']} of "
+            raise EditError(f"{p.spec.case}: group {group!r} is empty in line {p.target.locator['line']} of "
                             f"{self._doc_name(p.target.locator)}")
         new = body[:start] + str(p.meta_value) + body[end:]
         m = self.pattern.match(new)
         if not m or m.group(group) != str(p.meta_value):
-            raise EditError(f"T8: {p.meta_value!r} does not fit group {group!r} of the record pattern")
+            raise EditError(f"{p.spec.case}: {p.meta_value!r} does not fit group {group!r} of the record pattern")
         return new
 
 

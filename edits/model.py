@@ -12,15 +12,15 @@ import datetime
 import decimal
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
 class Record:
     """One record as generic tooling sees it in the raw store.
 
-    ``identity`` holds the values of the layout's identity fields (kept on
-    T6/T7); ``order`` the value of the order key (or the position for
+    ``identity`` holds the values of the layout's identity fields (kept by a
+    transplant); ``order`` the value of the order key (or the position for
     position-ordered stores); ``payload`` the decoded text the SUT serves;
     ``metadata`` maps semantic names (owner, role, source, timestamp) to values;
     ``fields`` every stored field of the record (for C3 "nothing else changed");
@@ -69,28 +69,40 @@ class Record:
 
 @dataclass(frozen=True)
 class EditSpec:
-    """The intended edit: one of T1..T8, addressed by seeded markers.
+    """The intended edit: one operation (``op``, :mod:`edits.ops`) of a case, addressed by seeded markers.
 
-    - T1: in the record whose payload contains ``target``, replace ``find`` by
+    ``case`` is the case the edit measures (the lab's id: an editor only reports it back); ``op``
+    what the editor does:
+
+    - ``replace``: in the record whose payload contains ``target``, replace ``find`` by
       ``replace`` (same length) wherever it sits in the stored bytes.
-    - T2, T3: delete the record(s) carrying ``target``.
-    - T4: exchange the positions of the records carrying ``target`` and ``second``.
-    - T5: insert a copy of the record carrying ``target`` (the template) with fresh
+    - ``delete``: delete the record carrying ``target``; ``rollback``: take the store back to
+      before its write (see :mod:`edits.ops`).
+    - ``swap``: exchange the positions of the records carrying ``target`` and ``second``.
+    - ``forge``: insert a copy of the record carrying ``target`` (the template) with fresh
       identity, the next order value, and ``find`` replaced by ``replace``
       (same length) in its payload.
-    - T6, T7: copy the record carrying ``donor`` over the record carrying
+    - ``transplant``: copy the record carrying ``donor`` over the record carrying
       ``target``, keeping the victim's identity, context and order.
-    - T8: set metadata ``meta_field`` of the record carrying ``target`` to
+    - ``set_meta``: set metadata ``meta_field`` of the record carrying ``target`` to
       ``meta_value`` (or, when None, a value derived by ``edits.values``);
       payload untouched.
 
+    **The op a case implies.** Each case of the lab registers the op its spec asks for
+    (:meth:`imply`, from ``lab.cases.registry``; the model itself names no case). A spec made
+    without an ``op`` takes its case's, and ``to_json`` writes ``op`` only when it differs from
+    its case's (or the case implies none). So the JSON of every spec is what it was before specs
+    had an ``op``: the observations saved then (every published result set) read back with the
+    op their case implies, verify byte for byte, and a new run's ``intended`` and variant lists
+    are the same as before; only a spec asking its case for another op than its own says so.
+
     ``unit`` is ``record`` (the above) or ``state``: on a store whose records sit
     inside an opaque payload (ciphertext), the edit acts on whole *version rows*
-    of a context's state instead -- see ``edits.version_rows`` for what each case does.
+    of a context's state instead -- see ``edits.version_rows`` for what each op does.
 
-    ``variant`` names one other expression of the case that the editor offers for this
+    ``variant`` names one other expression of the op that the editor offers for this
     store (``Editor.variants``): None is the editor's default expression; a name such as
-    ``place=body`` (T1/T8 in one place of several) is the editor's own, and an editor
+    ``place=body`` (replace/set_meta in one place of several) is the editor's own, and an editor
     refuses a name it did not offer (EditError).
 
     ``seeded`` is what the adversary knows of the target context without the SUT's keys: the
@@ -117,16 +129,31 @@ class EditSpec:
     variant: str | None = None
     seeded: tuple[str, ...] | None = None
     sidecar: str | None = None
+    op: str | None = None
+
+    #: case id -> the op a spec of that case asks for when it names none (:meth:`imply`).
+    implied: ClassVar[dict[str, str]] = {}
+
+    def __post_init__(self) -> None:
+        if self.op is None and self.case in self.implied:
+            object.__setattr__(self, "op", self.implied[self.case])
+
+    @classmethod
+    def imply(cls, case: str, op: str) -> None:
+        """Register the op a spec of ``case`` asks for when it names none (the lab's case registry)."""
+        cls.implied[case] = op
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-safe view (``unit`` only when it is not the default ``record``, ``variant``,
-        ``seeded`` and ``sidecar`` only when set)."""
+        ``seeded`` and ``sidecar`` only when set, ``op`` only when its case implies another)."""
         return {k: _jsonable(v) for k, v in self.__dict__.items()
-                if (k != "unit" or v != "record") and (k not in ("variant", "seeded", "sidecar") or v is not None)}
+                if (k != "unit" or v != "record") and (k not in ("variant", "seeded", "sidecar") or v is not None)
+                and (k != "op" or v not in (None, self.implied.get(self.case)))}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "EditSpec":
-        """The spec ``to_json`` gave (the fields this class has; a missing one takes its default)."""
+        """The spec ``to_json`` gave (the fields this class has; a missing one takes its default, a
+        missing ``op`` its case's)."""
         names = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in names})
 

@@ -34,6 +34,7 @@ from edits import paths
 from edits.layout import StoreLayout
 from edits.layout_fields import FieldRef
 from edits.model import EditError, EditSpec, Record
+from edits.ops import REPLACE, SET_META
 from edits.records import contains, find_one, replace_same_length
 
 PREFIX = "place="
@@ -171,11 +172,11 @@ class PlaceVariants:
         return self.layout.meta_refs.get(name) or (FieldRef(self.layout.metadata[name]),)
 
     def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
-        """T1: one ``place=`` per place of the target that holds the token; T8: one per declared
-        place of the field; none where there is one place only."""
+        """A replace: one ``place=`` per place of the target that holds the token; a set_meta: one per
+        declared place of the field; none where there is one place only."""
         if spec.unit != "record" or self.layout.records is not None:
             return []
-        if spec.case == "T1" and spec.find:
+        if spec.op == REPLACE and spec.find:
             try:
                 target = find_one(records, spec.target)
             except EditError:
@@ -184,7 +185,7 @@ class PlaceVariants:
             if self.unordered_fields:
                 places.sort(key=lambda place: place.field)
             return [p.name() for p in places] if len(places) > 1 else []
-        if spec.case == "T8" and spec.meta_field in self.layout.metadata:
+        if spec.op == SET_META and spec.meta_field in self.layout.metadata:
             return meta_variants(self._meta_places(spec.meta_field))
         return []
 

@@ -2,18 +2,19 @@
 the dispatch every backend editor shares.
 
 :func:`plan` checks everything that does not depend on the backend (markers
-found and unique, the target in ``spec.context``, T4's two records distinct and
-in one context, T6's donor from another context and T7's from the same one,
-same-length find/replace, a declared T8 metadata field and a value that really
-differs) and raises :class:`~edits.model.EditError` otherwise. An editor
-subclasses :class:`EditorBase` and implements one hook per kind of edit.
+found and unique, the target in ``spec.context``, a swap's two records distinct and
+in one context, a transplant's donor another record than its victim, same-length
+find/replace, a declared metadata field to set and a value that really differs) and
+raises :class:`~edits.model.EditError` otherwise; where a donor must come from (the
+other context, the same one) is the case's to check, not the editor's. An editor
+subclasses :class:`EditorBase` and implements one hook per operation (:mod:`edits.ops`).
 
 Example::
 
     >>> from edits.model import EditSpec, Record
     >>> from edits.plan import plan
     >>> recs = [Record("A", (1,), 1, "mA1-x one"), Record("A", (2,), 2, "mA2-y two")]
-    >>> p = plan(EditSpec("T4", "A", "mA1-x", second="mA2-y"), recs, metadata={})
+    >>> p = plan(EditSpec("T4", "A", "mA1-x", second="mA2-y", op="swap"), recs, metadata={})
     >>> (p.target.identity, p.other.identity)
     ((1,), (2,))
 """
@@ -27,15 +28,15 @@ from typing import Any
 from edits.derived_layout import RECOMPUTED
 from edits.layout import StoreLayout
 from edits.model import AppliedEdit, EditError, EditSpec, Record
+from edits.ops import DELETE, FORGE, OPS, REPLACE, ROLLBACK, SET_META, SWAP, TRANSPLANT
 from edits.records import changed_bytes_in, find_one, read_files
 from edits.values import tamper_value
-
-CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 
 
 @dataclass(frozen=True)
 class Plan:
-    """A spec resolved to records: ``target``, ``other`` (T4 second / T6-T7 donor), T8 value."""
+    """A spec resolved to records: ``target``, ``other`` (a swap's second, a transplant's donor),
+    the value a metadata field is set to."""
 
     spec: EditSpec
     target: Record
@@ -63,37 +64,41 @@ class Outcome:
 
 def plan(spec: EditSpec, records: list[Record], metadata: dict[str, str]) -> Plan:
     """Resolve ``spec`` against ``records``; raise EditError for anything impossible."""
-    case = spec.case
-    if case not in CASES:
-        raise EditError(f"{case}: not a record edit (T9/T10 are whole-volume operations, see edits.volumes)")
+    case, op = spec.case, spec.op
+    if op not in OPS:
+        raise EditError(f"{case}: names no record operation (of {', '.join(OPS)}); a whole-volume "
+                        "operation is edits.volumes'")
     target = find_one(records, spec.target, "target")
     if spec.context and target.context != spec.context:
         raise EditError(f"{case}: target marker {spec.target!r} is in context {target.context!r}, "
                         f"the spec names {spec.context!r}")
     other, meta_value = None, None
-    if case in ("T1", "T5"):
+    if op in (REPLACE, FORGE):
         _check_find(spec, target)
-    elif case == "T4":
+    elif op == SWAP:
         other = _other(spec, records, target, spec.second, "second")
         if other.whole_context() != target.whole_context():
-            raise EditError(f"T4: the two records are in different contexts ({_named(target)!r}, {_named(other)!r})")
-    elif case in ("T6", "T7"):
+            raise EditError(f"{case}: the two records are in different contexts ({_named(target)!r}, "
+                            f"{_named(other)!r})")
+    elif op == TRANSPLANT:
         other = _other(spec, records, target, spec.donor, "donor")
-        if case == "T6" and other.whole_context() == target.whole_context():
-            raise EditError(f"T6: donor and victim are both in context {target.context!r}; a replay needs another context")
-        if case == "T7" and other.whole_context() != target.whole_context():
-            raise EditError(f"T7: donor is in context {_named(other)!r}, the victim in {_named(target)!r}")
-    elif case == "T8":
-        name = spec.meta_field
-        if not name:
-            raise EditError("T8: spec names no meta_field")
-        if name not in metadata:
-            raise EditError(f"T8: layout declares no metadata field {name!r}")
-        old = target.metadata.get(name)
-        meta_value = spec.meta_value if spec.meta_value is not None else tamper_value(name, old)
-        if meta_value == old:
-            raise EditError(f"T8: new {name} {meta_value!r} equals the old value")
+    elif op == SET_META:
+        meta_value = _meta_value(spec, target, metadata)
     return Plan(spec=spec, target=target, records=records, other=other, meta_value=meta_value)
+
+
+def _meta_value(spec: EditSpec, target: Record, metadata: dict[str, str]) -> Any:
+    """The value ``set_meta`` gives the field: the spec's, or one derived from the old (and differing)."""
+    name = spec.meta_field
+    if not name:
+        raise EditError(f"{spec.case}: spec names no meta_field")
+    if name not in metadata:
+        raise EditError(f"{spec.case}: layout declares no metadata field {name!r}")
+    old = target.metadata.get(name)
+    meta_value = spec.meta_value if spec.meta_value is not None else tamper_value(name, old)
+    if meta_value == old:
+        raise EditError(f"{spec.case}: new {name} {meta_value!r} equals the old value")
+    return meta_value
 
 
 def _named(record: Record) -> Any:
@@ -120,16 +125,16 @@ def _other(spec: EditSpec, records: list[Record], target: Record, marker: str | 
     return other
 
 
-SWAP_CONTENTS = "swap=contents"  # T4: the contents of two records exchanged, each keeping its identity and order
+SWAP_CONTENTS = "swap=contents"  # swap: the contents of two records exchanged, each keeping its identity and order
 
 
 class EditorBase:
     """Shared ``apply``: plan the edit, run the backend hook, measure changed bytes.
 
-    Subclasses set ``backend`` and implement ``records``, ``files`` and the
-    hooks ``_replace`` (T1), ``_delete`` (T2/T3), ``_swap`` (T4), ``_forge``
-    (T5), ``_transplant`` (T6/T7) and ``_set_meta`` (T8), each returning an
-    :class:`Outcome`.
+    Subclasses set ``backend`` and implement ``records``, ``files`` and one hook per
+    operation (:mod:`edits.ops`): ``_replace``, ``_delete``, ``_swap``, ``_forge``,
+    ``_transplant`` and ``_set_meta``, each returning an :class:`Outcome`; ``_rollback`` is
+    ``_delete`` unless the store keeps versions to roll back (:mod:`edits.lists`).
     """
 
     backend = "?"
@@ -149,7 +154,7 @@ class EditorBase:
         return []
 
     def apply(self, spec: EditSpec) -> AppliedEdit:
-        """Apply exactly one edit (T1..T8) and return what was actually done."""
+        """Apply exactly one edit (one operation) and return what was actually done."""
         records = self.records()
         offered = self.variants(replace(spec, variant=None), records) if spec.variant is not None else []
         if spec.variant is not None and spec.variant not in offered:
@@ -159,9 +164,8 @@ class EditorBase:
             from edits import derived
             return derived.apply(self, spec)
         p = plan(spec, records, self.layout.metadata)
-        hook = {"T1": self._replace, "T2": self._delete, "T3": self._delete, "T4": self._swap,
-                "T5": self._forge, "T6": self._transplant, "T7": self._transplant,
-                "T8": self._set_meta}[spec.case]
+        hook = {REPLACE: self._replace, DELETE: self._delete, ROLLBACK: self._rollback, SWAP: self._swap,
+                FORGE: self._forge, TRANSPLANT: self._transplant, SET_META: self._set_meta}[p.spec.op]
         before = read_files(self.files())
         out = hook(p)
         before.update({f: None for f in self.files() if f not in before})
@@ -173,6 +177,10 @@ class EditorBase:
 
     def _delete(self, p: Plan) -> Outcome:
         raise NotImplementedError
+
+    def _rollback(self, p: Plan) -> Outcome:
+        """Back to before the target's write: where no versions are kept, the target (the newest) deleted."""
+        return self._delete(p)
 
     def _swap(self, p: Plan) -> Outcome:
         raise NotImplementedError

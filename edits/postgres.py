@@ -23,7 +23,7 @@ Example (``postgres_url``: a running server -- the lab starts one on the SUT's d
     ...                            "table": "doc_records", "context": "ctx", "identity": ["id"],
     ...                            "order": "seq", "payload": "body"})
     >>> editor = postgres.PostgresEditor(lay, postgres_url)
-    >>> print("\\n".join(editor.apply(model.EditSpec("T4", "A", "mA1-q", second="mA2-q")).statements))
+    >>> print("\\n".join(editor.apply(model.EditSpec("T4", "A", "mA1-q", second="mA2-q", op="swap")).statements))
     BEGIN
     UPDATE "public"."doc_records" SET "seq" = 21 WHERE "id" = 1
     UPDATE "public"."doc_records" SET "seq" = 10 WHERE "id" = 2

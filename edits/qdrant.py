@@ -29,7 +29,7 @@ Example (a store written with Qdrant's client, as a SUT would)::
     >>> lay = layout.parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
     ...                            "context": "user_id", "order": "created_at", "payload": "data"})
     >>> editor = qdrant.QdrantEditor(lay, vol)
-    >>> editor.apply(model.EditSpec("T3", "A", "mA2-q")).statements  # doctest: +ELLIPSIS
+    >>> editor.apply(model.EditSpec("T3", "A", "mA2-q", op="delete")).statements  # doctest: +ELLIPSIS
     ["delete(collection_name='mem', points_selector=PointIdsList(points=[2]...))"]
     >>> [r.payload for r in editor.records()]
     ['mA1-q FACT-A1']

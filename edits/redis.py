@@ -23,7 +23,7 @@ Example (``redis_url``: a running server -- the lab starts one on the SUT's data
     >>> editor = redis_editor.RedisEditor(lay, redis_url)
     >>> [r.key() for r in editor.records()]
     ['doc:A:rec:1', 'doc:A:rec:2']
-    >>> editor.apply(model.EditSpec("T8", "A", "mA2-q", meta_field="role")).statements
+    >>> editor.apply(model.EditSpec("T8", "A", "mA2-q", meta_field="role", op="set_meta")).statements
     ['MULTI', 'HSET doc:A:rec:2 role user', 'EXEC']
 """
 

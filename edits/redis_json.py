@@ -35,10 +35,10 @@ Example (``redis_url``: a Redis server with the JSON module; ``tests/edits/test_
     >>> editor = base.editor_for(lay, {}, {"stack": redis_url}, versions={"1": "mA1-abcdef", "2": "mA2-abcdef"})
     >>> [r.key() for r in editor.records()]
     ['id0', 'id1', 'id2']
-    >>> out = editor.apply(model.EditSpec("T3", "A", "mA1-abcdef"))
+    >>> out = editor.apply(model.EditSpec("T3", "A", "mA1-abcdef", op="delete"))
     >>> out.statements[1].split()[:2], out.detail["operation"]
     (['JSON.SET', 'doc:A:2'], 'remove element 1 of messages')
-    >>> editor.apply(model.EditSpec("T2", "A", "mA2-abcdef")).statements
+    >>> editor.apply(model.EditSpec("T2", "A", "mA2-abcdef", op="rollback")).statements
     ['MULTI', 'DEL doc:A:2', 'SET latest:A doc:A:1', 'EXEC']
     >>> [r.key() for r in editor.records()]
     ['id0', 'id1']

@@ -11,6 +11,7 @@ from typing import Any
 from edits import derived, paths
 from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
+from edits.ops import SWAP
 from edits.places import PlaceVariants, meta_refs_of, places_in, replace_at
 from edits.relabel import place_value
 from edits.plan import SWAP_CONTENTS, EditorBase, Outcome, Plan
@@ -164,10 +165,10 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         return not (self.position or self.layout.order in {*self.layout.identity, *self.pk})
 
     def variants(self, spec, records: list[Record]) -> list[str]:
-        """The place variants (T1, T8: :mod:`edits.places`), T4 ``swap=contents`` where the order is a
-        column of its own, and ``derived=recomputed`` where the layout declares derived values
+        """The place variants (replace, set_meta: :mod:`edits.places`), a swap's ``swap=contents`` where
+        the order is a column of its own, and ``derived=recomputed`` where the layout declares derived values
         (:mod:`edits.derived`)."""
-        own = [SWAP_CONTENTS] if spec.case == "T4" and spec.unit == "record" and self._orders_by_own_column() else []
+        own = [SWAP_CONTENTS] if spec.op == SWAP and spec.unit == "record" and self._orders_by_own_column() else []
         return super().variants(spec, records) + own + derived.variants(self.layout, spec)
 
     def _swap(self, p: Plan) -> Outcome:

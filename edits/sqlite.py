@@ -26,7 +26,7 @@ Example::
     ...                            "table": "records", "context": "ctx", "identity": ["id"],
     ...                            "order": "id", "payload": "body"})
     >>> editor = sqlite.SqliteEditor(lay, vol)
-    >>> done = editor.apply(model.EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9"))
+    >>> done = editor.apply(model.EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9", op="replace"))
     >>> done.statements
     ['BEGIN IMMEDIATE', 'UPDATE "records" SET "body" = \\'mA1-q first FACT-Z9\\' WHERE rowid = 1', 'COMMIT']
     >>> [r.payload for r in editor.records()]

@@ -29,7 +29,7 @@ Example::
     >>> lay = layout.parse_layout({"backend": "sqlite-lines", "volume": "store", "file": "mem.db", "table": "files",
     ...                            "context": "path", "context_pattern": "{context}/MEMORY.md", "identity": [],
     ...                            "order": "@position", "payload": "content", "record_pattern": "^- (?P<text>.+)$"})
-    >>> done = sqlite_lines.SqliteLinesEditor(lay, vol).apply(model.EditSpec("T3", "A", "mA1-q"))
+    >>> done = sqlite_lines.SqliteLinesEditor(lay, vol).apply(model.EditSpec("T3", "A", "mA1-q", op="delete"))
     >>> print("\\n".join(done.statements))
     files path='A/MEMORY.md': delete line 2: - mA1-q one
     UPDATE "files" SET "content" = <2 lines, 16 bytes> WHERE "path" = 'A/MEMORY.md'

@@ -7,7 +7,7 @@ column of the row, or of the row of another table that ``records.payload_row`` n
 that act on whole rows; :class:`edits.lists.ListRecords` adds the records inside a
 payload on top.
 
-- T2 deletes version rows: every row of the context newer than the row that was
+- ``rollback`` deletes version rows: every row of the context newer than the row that was
   current after the write *before* the target's, so that earlier state is current
   again (with the rows ``cascade`` names). Which row that is comes from the
   versions the SUT reported for the lab's seeding writes (``versions``: version
@@ -20,17 +20,18 @@ seeding write made it current (from ``versions``; rows in between carry no
 label). Only whole-payload edits of version rows exist (``EditSpec.unit ==
 "state"``):
 
-- T1 flips one bit in the middle of the payload of the current version row of
+- ``replace`` flips one bit in the middle of the payload of the current version row of
   the target's context (the row holding every live record, the fact included);
-- T2 deletes rows as above;
-- T6 copies the payload of the donor context's current row over the victim
-  context's current row; T7 copies the payload of the row labelled with the
-  donor marker over the current row of the context -- identifiers stay.
+- ``rollback`` deletes rows as above;
+- ``transplant`` copies a donor row's payload over the current row of the victim's context --
+  identifiers stay: a donor of another context gives its context's current row, a donor of the
+  victim's own context the row labelled with the donor marker (an older version).
 
-T3, T4, T5 and T8 need a record inside the payload and raise EditError there
-(profiles declare ``capabilities.sealed: true``, which makes them n/a) -- unless the layout
-declares another form the reader accepts (``payload.forms``): then each has a variant
-``form=<name>`` that writes the context's plaintext in that form (:mod:`edits.forms`).
+``delete``, ``swap``, ``forge`` and ``set_meta`` need a record inside the payload and raise
+EditError there (profiles declare ``capabilities.sealed: true``, which makes the cases asking for
+them n/a) -- unless the layout declares another form the reader accepts (``payload.forms``): then
+each has a variant ``form=<name>`` that writes the context's plaintext in that form
+(:mod:`edits.forms`).
 
 Example (two threads of ciphertext checkpoints; the SUT reported which seeding write made
 which checkpoint current)::
@@ -50,9 +51,9 @@ which checkpoint current)::
     >>> editor = base.editor_for(lay, {"store": vol}, versions={"1": "mA1-q", "2": "mA2-q"})
     >>> [(r.context, r.order, r.label) for r in editor.records()]
     [('A', '1', 'mA1-q'), ('A', '2', 'mA2-q'), ('B', '1', 'mA1-q')]
-    >>> editor.apply(model.EditSpec("T1", "A", "mA2-q", unit="state")).detail["operation"]
+    >>> editor.apply(model.EditSpec("T1", "A", "mA2-q", unit="state", op="replace")).detail["operation"]
     'flip bit 0 of byte 5 of 11'
-    >>> editor.apply(model.EditSpec("T2", "A", "mA2-q", unit="state")).detail["deleted_versions"]
+    >>> editor.apply(model.EditSpec("T2", "A", "mA2-q", unit="state", op="rollback")).detail["deleted_versions"]
     ['2']
 """
 
@@ -65,13 +66,13 @@ from edits.forms import FormRows  # forms: the other forms an opaque payload's r
 from edits.layout import StoreLayout
 from edits.layout_records import PayloadRow
 from edits.model import AppliedEdit, EditError, EditSpec, Record
-from edits.plan import Outcome
-from edits.records import changed_bytes_in, find_one, read_files
+from edits.records import changed_bytes_in, read_files
+from edits.row_edits import RowEdits, _rank, _sql_name  # noqa: F401  (edits.redis_json imports _rank from here)
 from edits.sql import _q
 from edits.values import next_version
 
 
-class VersionRows(FormRows):  # forms: reading a row in a form, the form=<name> variants (edits.forms)
+class VersionRows(RowEdits, FormRows):  # forms: reading a row in a form, the form=<name> variants (edits.forms)
     """The version rows of a SQL table, and the edits of whole rows (see the module).
 
     A mixin over a SQL dialect editor, which supplies ``_fetch_table``, ``_where_addr``,
@@ -189,78 +190,6 @@ class VersionRows(FormRows):  # forms: reading a row in a form, the form=<name> 
         return [(f"INSERT INTO {_sql_name(self.layout.table)} ({', '.join(map(_q, cols))}) "
                  f"VALUES ({', '.join(self.PARAM for _ in cols)})", [fields[c] for c in cols], True)]
 
-    def _roll_back(self, target: Record) -> Outcome:
-        """T2: delete every version row of the context newer than the row current after the
-        seeding write before the target's (and their cascade rows)."""
-        context = target.context
-        labelled = [(r, self.versions[str(r["version"])]) for r in self.rows()
-                    if r["context"] == context and str(r["version"]) in self.versions]
-        marks = [m for _, m in labelled]
-        mark = target.label or next((m for m in marks if m in target.payload), None)
-        if not self.versions or mark not in marks:
-            raise EditError("T2 on version rows needs the version the SUT reported for each seeding write "
-                            f"(none known for the target {target.key()})")
-        k = marks.index(mark)
-        if k == 0:
-            raise EditError("T2: the target is the first record of its context; no earlier state to keep")
-        keep = labelled[k - 1][0]
-        doomed = [r for r in self.rows() if r["context"] == context and _rank(r["version"]) > _rank(keep["version"])]
-        statements, cascade = self._drop_versions(doomed, keep)
-        return Outcome(statements, [str(r["version"]) for r in doomed],
-                       {"kept_current": keep["version"], "deleted_versions": [r["version"] for r in doomed],
-                        "cascade": cascade})
-
-    def _drop_versions(self, doomed: list[dict[str, Any]], keep: dict[str, Any]) -> tuple[list[str], list[str]]:
-        """Delete the ``doomed`` version rows (``keep`` is current afterwards) with their cascade rows, in
-        one transaction; (statements run, the cascaded tables)."""
-        steps: list[tuple[str, list[Any], bool]] = []
-        for row in doomed:
-            where, args = self._where_addr(row["addr"])
-            steps.append((f"DELETE FROM {_sql_name(self.layout.table)} WHERE {where}", args, True))
-            for c in self.spec.cascade:
-                where = " AND ".join(f"{_q(k)} = {self.PARAM}" for k in c.key)
-                steps.append((f"DELETE FROM {_sql_name(c.table)} WHERE {where}",
-                              [row["fields"][k] for k in c.key], False))
-        return self._run_steps(steps), [c.table for c in self.spec.cascade]
-
-    def _state_edit(self, spec: EditSpec) -> Outcome:
-        """An edit of whole version rows (opaque payloads)."""
-        if spec.case not in ("T1", "T2", "T6", "T7"):
-            raise EditError(f"{spec.case}: the records sit inside an opaque payload; a keyless edit "
-                            "cannot address one of them")
-        recs = self.records()
-        target = find_one(recs, spec.target, "target")
-        if spec.case == "T2":
-            return self._roll_back(target)
-        current = self.current_rows()
-        if spec.case == "T1":
-            return self._flip_bit(current[spec.context or target.context])
-        donor_rec = find_one(recs, spec.donor or "", "donor")
-        if spec.case == "T6":
-            victim, donor = current[spec.context or target.context], current[donor_rec.context]
-            if victim["context"] == donor["context"]:
-                raise EditError("T6: donor and victim are in the same context")
-        else:
-            victim = current[target.context]
-            donor = self._row_of(donor_rec)
-            if donor["context"] != victim["context"] or donor["addr"] == victim["addr"]:
-                raise EditError("T7: the donor row is not an older version of the victim's context")
-        stmts = self._run_steps([self._set_payload(victim, self._raw(donor))])
-        return Outcome(stmts, [str(victim["version"])],
-                       {"row": {**victim["addr"], "version": victim["version"]},
-                        "donor": {**donor["addr"], "version": donor["version"]},
-                        "operation": f"copy {self.layout.payload.field} of the donor version row over the victim's"})
-
-    def _flip_bit(self, row: dict[str, Any]) -> Outcome:
-        """T1 on an opaque payload: flip the lowest bit of the payload's middle byte."""
-        raw = bytes(self._raw(row))
-        if not raw:
-            raise EditError("T1: the current version row has an empty payload")
-        at = len(raw) // 2
-        stmts = self._run_steps([self._set_payload(row, raw[:at] + bytes([raw[at] ^ 0x01]) + raw[at + 1:])])
-        return Outcome(stmts, [str(row["version"])], {"row": {**row["addr"], "version": row["version"]},
-                                                      "operation": f"flip bit 0 of byte {at} of {len(raw)}"})
-
 
 def _payload_row(pr: PayloadRow, fields: dict[str, Any], payloads: list) -> dict[str, Any] | None:
     """The row of ``pr.table`` (among ``payloads``) that holds the payload of the version row ``fields``."""
@@ -274,18 +203,6 @@ def _payload_row(pr: PayloadRow, fields: dict[str, Any], payloads: list) -> dict
     return {"table": pr.table, "addr": hits[0][0], "fields": hits[0][1]} if hits else None
 
 
-def _rank(value: Any) -> tuple:
-    """A version value's place in the order: numbers by value, before anything else by text."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return (0, value, "")
-    return (1, 0, str(value))
-
-
 def _at(row: dict[str, Any]) -> str:
     """A version row's address for messages (rowid 3, pk {...})."""
     return ", ".join(f"{k} {v}" for k, v in row["addr"].items())
-
-
-def _sql_name(table: str) -> str:
-    """A table name as SQL; ``schema.table`` quoted part by part."""
-    return ".".join(_q(part) for part in table.split("."))

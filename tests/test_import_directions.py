@@ -5,6 +5,7 @@ reaches up (the judge importing the method, a runtime importing the result set) 
 """
 
 import ast
+import re
 from pathlib import Path
 
 LAB = Path(__file__).resolve().parent.parent / "lab"
@@ -72,3 +73,45 @@ def test_each_role_package_says_its_job_and_what_it_may_import():
     missing = [p.name for p in sorted(LAB.iterdir()) if p.is_dir() and (p / "__init__.py").exists()
                and "import" not in (ast.get_docstring(ast.parse((p / "__init__.py").read_text())) or "")]
     assert missing == [], f"packages whose docstring does not say what they may import: {missing}"
+
+
+EDITS = LAB.parent / "edits"
+CASE_ID = re.compile(r"^T[0-9]+$")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that are docstrings (of the module, a class or a function)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _imported(node: ast.AST) -> list[str]:
+    """The modules an import statement names (``from lab import cases``: ``lab.cases``)."""
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    return [a.name for a in node.names] if isinstance(node, ast.Import) else []
+
+
+def test_the_editors_import_no_case():
+    offenders = [f"{path.relative_to(LAB.parent)}:{node.lineno}" for path in sorted(EDITS.glob("*.py"))
+                 for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+                 if any(m == "lab.cases" or m.startswith("lab.cases.") for m in _imported(node))]
+    assert offenders == [], "edits/ imports a module of lab.cases: " + ", ".join(offenders)
+
+
+def test_the_editors_know_operations_not_case_ids():
+    """No string constant of an editor module, outside its docstrings, is a case id ("T3"): the editors
+    dispatch on ``EditSpec.op`` (edits.ops), and a case names the op it asks for (lab.cases)."""
+    offenders = []
+    for path in sorted(EDITS.glob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        docs = _docstrings(tree)
+        offenders += [f"{path.relative_to(LAB.parent)}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                      and CASE_ID.match(node.value) and id(node) not in docs]
+    assert offenders == [], "case ids in the editors:\n" + "\n".join(offenders)

@@ -4,7 +4,11 @@ A case says what it edits, which context the read after the restart looks at, wh
 store must be able to express, which group and level it counts towards, and carries its
 own pieces of the method as plain functions:
 
-- ``build(plan, layout) -> EditSpec`` -- the concrete storage edit (T1..T8);
+- ``build(plan, layout) -> EditSpec`` -- the concrete storage edit (T1..T8), naming the
+  editor's operation (``op``, :mod:`edits.ops`) it asks for, the case's own ``op``;
+- ``check(spec, records)`` -- what the case itself asks of the records its spec names, beyond
+  what the operation needs (T6's donor from the other context, T7's from the same one): raises
+  :class:`edits.model.EditError` before the edit is made;
 - ``rule(view, spec, before, after) -> problems`` -- C3 over the records read before and
   after the edit; for a restore case ``rule(view, named, before, mid)`` -- C3 over what the
   SUT's own operation changed;
@@ -47,7 +51,8 @@ class SutOp:
 @dataclass(frozen=True)
 class Case:
     """One test case: id, name, kind (edit | rollback | erasure), read context, group, level,
-    C3 text, needs, and its functions (see the module docstring)."""
+    C3 text, needs, the editor's operation an edit case asks for, and its functions (see the
+    module docstring)."""
 
     id: str
     name: str
@@ -57,8 +62,10 @@ class Case:
     c3: str
     needs: tuple[str, ...] = ()
     level: str | None = None
+    op: str | None = None
     build: Callable[..., EditSpec] | None = field(default=None, repr=False, compare=False)
     rule: Callable[..., list[str]] | None = field(default=None, repr=False, compare=False)
+    check: Callable[..., None] | None = field(default=None, repr=False, compare=False)
     state_rule: Callable[..., list[str]] | None = field(default=None, repr=False, compare=False)
     effect: Callable[..., tuple[bool, str]] | None = field(default=None, repr=False, compare=False)
     sut_op: Callable[..., SutOp] | None = field(default=None, repr=False, compare=False)

@@ -1,10 +1,39 @@
 """The replay family (T6 a record of the other context, T7 an older record of the same one):
-C3 over records and over whole version rows of a sealed state."""
+where the donor must come from, checked before the edit; C3 over records and over whole
+version rows of a sealed state."""
 
 from __future__ import annotations
 
+from edits.model import EditError, EditSpec, Record
+from edits.records import find_one
 from lab.cases import versions as v
 from lab.cases.evidence import find_two, same_elsewhere
+
+
+def donor_from(other_context: bool):
+    """The case's check before its transplant: the donor is of the other context than the victim
+    (``other_context``) or of the same one. A marker that resolves to no single record, or a target
+    outside the spec's context, is left to the editor to refuse."""
+    def check(spec: EditSpec, records: list[Record]) -> None:
+        try:
+            target = find_one(records, spec.target, "target")
+            donor = find_one(records, spec.donor or "", "donor")
+        except EditError:
+            return
+        if (spec.context and target.context != spec.context) or donor is target or donor == target:
+            return
+        same = donor.whole_context() == target.whole_context()
+        if other_context and same:
+            raise EditError(f"{spec.case}: donor and victim are both in context {target.context!r}; "
+                            "a replay needs another context")
+        if not other_context and not same:
+            raise EditError(f"{spec.case}: donor is in context {_named(donor)!r}, the victim in {_named(target)!r}")
+    return check
+
+
+def _named(record: Record):
+    """A record's context for a message: its name, or with its scope where it has one."""
+    return record.whole_context() if record.scope else record.context
 
 
 def replayed(older_only: bool):

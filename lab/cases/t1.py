@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from edits import paths
 from edits.model import EditSpec
+from edits.ops import REPLACE
 from edits.places import PREFIX, replace_at, token_places
 from lab.cases import versions as v
 from lab.cases.case import Case
@@ -26,8 +27,8 @@ def build(plan, layout) -> EditSpec:
     layout declares another form its reader accepts, which the token is replaced in)."""
     fact = plan.of("A")[FACT_INDEX]
     if layout.payload.format == "opaque" and not layout.payload.forms:
-        return EditSpec("T1", plan.contexts["A"], fact.marker)
-    return EditSpec("T1", plan.contexts["A"], fact.marker, find=plan.facts["A"], replace=plan.tampered_fact)
+        return EditSpec("T1", plan.contexts["A"], fact.marker, op=REPLACE)
+    return EditSpec("T1", plan.contexts["A"], fact.marker, find=plan.facts["A"], replace=plan.tampered_fact, op=REPLACE)
 
 
 def rule(view, spec, before, after) -> list[str]:
@@ -105,5 +106,5 @@ def effect(spec, served) -> tuple[bool, str]:
 
 
 CASE = Case("T1", "content tamper", "edit", "A", "T1-T5",
-            "one record's payload changed (the fact token replaced), nothing else", level="L1",
+            "one record's payload changed (the fact token replaced), nothing else", level="L1", op=REPLACE,
             build=build, rule=recomputed(rule), state_rule=on_sealed_state(rule, state_rule), effect=effect)

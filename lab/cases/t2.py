@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from edits.lists import LAST_ELEMENT
 from edits.model import EditSpec
+from edits.ops import ROLLBACK
 from lab.cases import versions as v
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
@@ -18,8 +19,8 @@ from lab.cases.evidence import find_marked
 
 
 def build(plan, layout) -> EditSpec:
-    """The newest record of A."""
-    return EditSpec("T2", plan.contexts["A"], plan.of("A")[-1].marker)
+    """A rolled back to before its newest record (where no versions are kept: that record deleted)."""
+    return EditSpec("T2", plan.contexts["A"], plan.of("A")[-1].marker, op=ROLLBACK)
 
 
 def state_rule(view, spec, before, after) -> list[str]:
@@ -46,5 +47,5 @@ def state_rule(view, spec, before, after) -> list[str]:
 
 
 CASE = Case("T2", "tail truncation", "edit", "A", "T1-T5",
-            "the most recent record of the context absent, nothing else", ("order",), level="L2",
+            "the most recent record of the context absent, nothing else", ("order",), level="L2", op=ROLLBACK,
             build=build, rule=recomputed(deleted("last", {LAST_ELEMENT: v.same_version})), state_rule=state_rule, effect=absent)

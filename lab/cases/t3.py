@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from edits.lists import NEW_VERSION
 from edits.model import EditSpec
+from edits.ops import DELETE
 from lab.cases import versions as v
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
@@ -22,10 +23,10 @@ from lab.cases.seedplan import FACT_INDEX
 
 def build(plan, layout) -> EditSpec:
     """The fact record of A (index 2 of 5: the middle)."""
-    return EditSpec("T3", plan.contexts["A"], plan.of("A")[FACT_INDEX].marker)
+    return EditSpec("T3", plan.contexts["A"], plan.of("A")[FACT_INDEX].marker, op=DELETE)
 
 
 CASE = Case("T3", "middle deletion", "edit", "A", "T1-T5",
-            "a record that is neither first nor last absent, nothing else", ("record",), level="L1",
+            "a record that is neither first nor last absent, nothing else", ("record",), level="L1", op=DELETE,
             build=build, rule=recomputed(deleted("middle", {NEW_VERSION: v.in_new_version})),
             state_rule=on_sealed_state(deleted("middle")), effect=absent)

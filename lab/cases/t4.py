@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from edits.plan import SWAP_CONTENTS
 from edits.model import EditSpec
+from edits.ops import SWAP
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
 from lab.cases.evidence import find_marked, meta_of, same_elsewhere
@@ -22,7 +23,7 @@ from lab.cases.forms import on_sealed_state
 def build(plan, layout) -> EditSpec:
     """Records 1 and 3 of A exchanged."""
     a = plan.of("A")
-    return EditSpec("T4", plan.contexts["A"], a[1].marker, second=a[3].marker)
+    return EditSpec("T4", plan.contexts["A"], a[1].marker, second=a[3].marker, op=SWAP)
 
 
 def rule(view, spec, before, after) -> list[str]:
@@ -82,5 +83,5 @@ def exchanged_meta(spec, served) -> tuple[bool, str]:
 
 
 CASE = Case("T4", "reordering", "edit", "A", "T1-T5",
-            "two distinct records exchanged in order, nothing else", ("order", "record"), level="L2",
+            "two distinct records exchanged in order, nothing else", ("order", "record"), level="L2", op=SWAP,
             build=build, rule=recomputed(rule), state_rule=on_sealed_state(rule), effect=effect)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from edits.lists import NEW_VERSION
 from edits.model import EditSpec
+from edits.ops import FORGE
 from lab.cases import versions as v
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
@@ -20,7 +21,7 @@ from lab.cases.forms import on_sealed_state
 def build(plan, layout) -> EditSpec:
     """A copy of A's newest record with the forged marker in place of its own."""
     newest = plan.of("A")[-1]
-    return EditSpec("T5", plan.contexts["A"], newest.marker, find=newest.marker, replace=plan.forged_marker)
+    return EditSpec("T5", plan.contexts["A"], newest.marker, find=newest.marker, replace=plan.forged_marker, op=FORGE)
 
 
 def rule(view, spec, before, after) -> list[str]:
@@ -53,5 +54,5 @@ def effect(spec, served) -> tuple[bool, str]:
 
 
 CASE = Case("T5", "forged insertion", "edit", "A", "T1-T5",
-            "exactly one new record, after the others, nothing else", ("record",), level="L1",
+            "exactly one new record, after the others, nothing else", ("record",), level="L1", op=FORGE,
             build=build, rule=recomputed(rule), state_rule=on_sealed_state(rule), effect=effect)

@@ -6,16 +6,17 @@ C3 also refuses T6 when the contexts were seeded with equal values (it would be 
 from __future__ import annotations
 
 from edits.model import EditSpec
+from edits.ops import TRANSPLANT
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
-from lab.cases.replay import replayed, state_replayed
+from lab.cases.replay import donor_from, replayed, state_replayed
 from lab.cases.seedplan import FACT_INDEX
 
 
 def build(plan, layout) -> EditSpec:
     """A's fact record copied over B's."""
     return EditSpec("T6", plan.contexts["B"], plan.of("B")[FACT_INDEX].marker,
-                    donor=plan.of("A")[FACT_INDEX].marker)
+                    donor=plan.of("A")[FACT_INDEX].marker, op=TRANSPLANT)
 
 
 def effect(spec, served) -> tuple[bool, str]:
@@ -25,6 +26,6 @@ def effect(spec, served) -> tuple[bool, str]:
 
 
 CASE = Case("T6", "cross-context replay", "edit", "B", "T6-T8",
-            "the victim slot of B holds A's donor record with the victim's identifiers", level="L3",
-            build=build, rule=recomputed(replayed(older_only=False)), state_rule=state_replayed(older_only=False),
-            effect=effect)
+            "the victim slot of B holds A's donor record with the victim's identifiers", level="L3", op=TRANSPLANT,
+            build=build, check=donor_from(other_context=True), rule=recomputed(replayed(older_only=False)),
+            state_rule=state_replayed(older_only=False), effect=effect)

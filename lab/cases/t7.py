@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from edits.model import EditSpec
+from edits.ops import TRANSPLANT
 from lab.cases.case import Case
 from lab.cases.derived import recomputed
-from lab.cases.replay import replayed, state_replayed
+from lab.cases.replay import donor_from, replayed, state_replayed
 
 
 def build(plan, layout) -> EditSpec:
     """A's oldest record copied over its newest."""
     a = plan.of("A")
-    return EditSpec("T7", plan.contexts["A"], a[-1].marker, donor=a[0].marker)
+    return EditSpec("T7", plan.contexts["A"], a[-1].marker, donor=a[0].marker, op=TRANSPLANT)
 
 
 def effect(spec, served) -> tuple[bool, str]:
@@ -27,6 +28,6 @@ def effect(spec, served) -> tuple[bool, str]:
 
 
 CASE = Case("T7", "rollback replay", "edit", "A", "T6-T8",
-            "the most recent slot of A holds an older record of A with its identifiers", level="L2",
-            build=build, rule=recomputed(replayed(older_only=True)), state_rule=state_replayed(older_only=True),
-            effect=effect)
+            "the most recent slot of A holds an older record of A with its identifiers", level="L2", op=TRANSPLANT,
+            build=build, check=donor_from(other_context=False), rule=recomputed(replayed(older_only=True)),
+            state_rule=state_replayed(older_only=True), effect=effect)

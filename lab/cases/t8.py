@@ -15,6 +15,7 @@ from edits import paths
 from edits.layout_fields import FieldRef, vocabulary_of
 from edits.layout_records import element_places
 from edits.model import EditSpec
+from edits.ops import SET_META
 from edits.places import PREFIX
 from edits.relabel import relabelled
 from lab.cases.case import Case
@@ -30,7 +31,7 @@ FIELDS = ("role", "owner", "source", "timestamp")
 def build(plan, layout) -> EditSpec:
     """The first metadata field the layout declares (role, owner, source, timestamp) of A's fact record."""
     field = next((name for name in FIELDS if name in layout.metadata), None)
-    return EditSpec("T8", plan.contexts["A"], plan.of("A")[FACT_INDEX].marker, meta_field=field)
+    return EditSpec("T8", plan.contexts["A"], plan.of("A")[FACT_INDEX].marker, meta_field=field, op=SET_META)
 
 
 def alternatives(plan, layout) -> list[EditSpec]:
@@ -142,5 +143,5 @@ def _order_moved(target: str, served) -> str | None:
 
 
 CASE = Case("T8", "metadata tamper", "edit", "A", "T6-T8",
-            "one record's metadata field changed, content untouched", ("metadata", "record"), level="L3",
+            "one record's metadata field changed, content untouched", ("metadata", "record"), level="L3", op=SET_META,
             build=build, rule=recomputed(rule), state_rule=on_sealed_state(rule), effect=effect, alternatives=alternatives)

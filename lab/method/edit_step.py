@@ -44,6 +44,8 @@ class EditStep:
             if self.spec is None:
                 obs["variants"] = _variants(case, specs, editor, read, sidecar_step.volumes(row, vols))
             try:
+                if case.check is not None:  # what the case itself asks of the records (lab.cases.replay)
+                    case.check(spec, read)
                 applied = editor.apply(replace(spec, sidecar=None))  # the store's edit; the sidecar's below
             except EditError as exc:
                 raise StageError("edit", f"{case.id}: {exc}") from exc

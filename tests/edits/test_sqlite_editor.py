@@ -10,6 +10,7 @@ import pytest
 
 from edit_stores import FACTS, TAMPERED, marker, open_editor, run_case, specs, sqlite_store
 from edits.model import EditError, EditSpec
+from lab.cases import BY_ID
 
 CASES = ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"]
 
@@ -109,8 +110,6 @@ def test_t8_owner_takes_the_given_value(tmp_path):
     (EditSpec("T1", "A", marker("A", 2), find=FACTS["A"], replace=TAMPERED), "not in the payload"),
     (EditSpec("T4", "A", marker("A", 2)), "no second marker"),
     (EditSpec("T4", "A", marker("A", 2), second=marker("B", 2)), "different contexts"),
-    (EditSpec("T6", "A", marker("A", 2), donor=marker("A", 1)), "another context"),
-    (EditSpec("T7", "A", marker("A", 5), donor=marker("B", 1)), "donor is in context 'B'"),
     (EditSpec("T8", "A", marker("A", 3), meta_field="owner"), "no metadata field 'owner'"),
     (EditSpec("T9", "A", marker("A", 3)), "whole-volume"),
 ])
@@ -120,6 +119,17 @@ def test_impossible_edits_raise_and_change_nothing(tmp_path, spec, message):
     with pytest.raises(EditError, match=message):
         open_editor(layout, tmp_path).apply(spec)
     assert (tmp_path / "memory.db").read_bytes() == raw
+
+
+@pytest.mark.parametrize("spec, message", [
+    (EditSpec("T6", "A", marker("A", 2), donor=marker("A", 1)), "another context"),
+    (EditSpec("T7", "A", marker("A", 5), donor=marker("B", 1)), "donor is in context 'B'"),
+])
+def test_a_replay_case_refuses_a_donor_of_the_wrong_context_the_editor_does_not(tmp_path, spec, message):
+    layout = sqlite_store(tmp_path, "blob")
+    with pytest.raises(EditError, match=message):
+        BY_ID[spec.case].check(spec, open_editor(layout, tmp_path).records())
+    assert open_editor(layout, tmp_path).apply(spec).touched  # a transplant from anywhere: the case's to refuse
 
 
 def test_a_refused_statement_rolls_back(tmp_path):
