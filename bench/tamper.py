@@ -128,6 +128,8 @@ CLASSES: tuple[Tamper, ...] = (
            "verdict-not-derivable"),
     Tamper("observation C3 evidence contradicts its result, re-pinned", op.c3_flip, "c3-not-derivable"),
     Tamper("C3 store dump edited before and after alike, re-pinned", op.c3_dump, "c3-not-derivable"),
+    Tamper("stored store dump edited, re-pinned", op.stored_dump, "verdict-not-derivable"),
+    Tamper("stored store dump removed with its manifest entry", op.stored_dump_gone, "verdict-not-derivable"),
     Tamper("observation of the wrong shape, re-pinned", op.obs("T3.json", lambda o: o["c3"].update(ok="yes")),
            "verdict-not-derivable"),
     Tamper("observation NaN, re-pinned", op.text(f"{OBS}/T1.json", '"case":', '"x": NaN, "case":', repin=True),

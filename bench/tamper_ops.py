@@ -18,6 +18,7 @@ from lab.resultset import signing  # noqa: E402
 from lab.resultset.loading import MAX_JSON_BYTES  # noqa: E402
 from lab.resultset.pins import file_digest  # noqa: E402
 from lab.resultset.results import digest  # noqa: E402
+from lab.resultset.stored_dumps import DUMPS, resolved  # noqa: E402
 
 ROW_NAME = "reference-naive"
 ROW = f"rows/{ROW_NAME}@read.json"
@@ -138,12 +139,32 @@ def partial(root: Path, keys: Keys) -> None:
 
 
 def c3_dump(root: Path, keys: Keys) -> None:
-    """An untouched record's text edited alike before and after the edit: C3 re-run agrees."""
-    def change(obs: dict) -> None:
+    """An untouched record's text edited alike before and after the edit, the dumps written into the
+    observation itself (a reader takes them inline too): C3 re-run agrees."""
+    def change(data: dict) -> None:
+        data.update(resolved(root / OBS, data, "T3.json"))
         for key in ("records_before", "records_after"):
-            rec = obs["c3"][key][-1]
+            rec = data["c3"][key][-1]
             rec["payload"] = rec["fields"]["body"] = rec["payload"] + " (forged)"
     obs("T3.json", change)(root, keys)
+
+
+def stored_dump(root: Path, keys: Keys) -> None:
+    """The seeded store's dump (the one every case refers to) edited and re-pinned: it no longer hashes
+    to its name."""
+    dump = next((root / OBS / DUMPS).iterdir())
+    records = load(dump)
+    records[-1]["payload"] += " (forged)"
+    save(dump, records)
+    repin_file(root, dump.relative_to(root).as_posix())
+
+
+def stored_dump_gone(root: Path, keys: Keys) -> None:
+    """The seeded store's dump removed, and its manifest entry with it."""
+    dump = next((root / OBS / DUMPS).iterdir())
+    dump.unlink()
+    rel = dump.relative_to(root).as_posix()
+    manifest(lambda m: m.update(evidence=[e for e in m["evidence"] if e["file"] != rel]))(root, keys)
 
 
 def c3_flip(root: Path, keys: Keys) -> None:

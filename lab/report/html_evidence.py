@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.resultset.files import read_json
+from lab.resultset.stored_dumps import resolved
 
 #: Label -> background of a verdict chip.
 COLOURS = {"REJ": "#116329", "REP": "#2da44e", "REP·a": "#9a6700", "ACC": "#cf222e", "ERR": "#8250df",
@@ -176,7 +177,7 @@ def observation(root: Path | None, row: dict[str, Any], name: Any) -> tuple[dict
     if base not in path.parents:
         return None, f"{rel} (outside the result set: not read)"
     try:
-        data = read_json(path)
+        data = resolved(path.parent, read_json(path), rel)  # the store dumps it refers to, in place
     except (OSError, ValueError) as exc:
         return None, f"{rel} (not read: {type(exc).__name__})"
     return (data if isinstance(data, dict) else None), rel

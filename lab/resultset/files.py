@@ -21,10 +21,15 @@ def write_json(path: Path, data: Any) -> Path:
     """Write JSON whole, never through a link (:mod:`lab.safewrite`: a crash never leaves half a file; a
     symlink or a hard-linked file in its place is ``UnsafeTarget``); NaN and Infinity are refused, and a
     lone surrogate a SUT sent is written as its escape text (lab.resultset.surrogates)."""
+    return safewrite.write_text(Path(path), json_text(data))
+
+
+def json_text(data: Any) -> str:
+    """The text :func:`write_json` writes for ``data`` (indented, keys sorted, a final newline)."""
     text = json.dumps(data, indent=2, sort_keys=True, default=str, allow_nan=False)  # strict readers refuse NaN
     if ESCAPED.search(text):  # one may be lone: no canonical encoding (nor a strict reader) takes it
         text = json.dumps(replace_lone(json.loads(text)), indent=2, sort_keys=True, allow_nan=False)
-    return safewrite.write_text(Path(path), text + "\n")
+    return text + "\n"
 
 
 def read_json(path: Path) -> Any:

@@ -12,6 +12,7 @@ Layout of a result set::
     seeded/<row>/<volume>/            a running row's seeded volumes, kept until it ends (lab.method.resume)
     rows/<row>@<point>.json           one row per SUT configuration and detection point
     observations/<row>/<trial>.json   raw observations: seed, C1, C2, T1..T10, profile, environment
+    observations/<row>/dumps/         the store dumps they refer to, each once (lab.resultset.stored_dumps)
     logs/<row>/<trial>-<n>.log        the SUT's log (stderr) of every start
 """
 
@@ -28,6 +29,7 @@ from lab.resultset.loading import MANIFEST_SCHEMA
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
 from lab.resultset.saved import load_saved  # noqa: F401 (this module's API too)
+from lab.resultset.stored_dumps import stored
 
 
 class ResultSet:
@@ -49,7 +51,8 @@ class ResultSet:
     def saver(self, row: str):
         """A callable ``save(trial, data)`` writing one observation file of ``row``."""
         def save(trial: str, data: dict[str, Any]) -> Path:
-            path = write_json(self.observation_dir(row) / f"{trial}.json", data)
+            folder = self.observation_dir(row)
+            path = write_json(folder / f"{trial}.json", stored(folder, data))  # each store dump once
             moments.reach("saved", row, trial)
             return path
         return save

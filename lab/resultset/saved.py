@@ -30,6 +30,7 @@ from typing import Any
 from lab.judge.derive import SavedRow, read_trials
 from lab.judge.observation import Observation, ShapeError
 from lab.resultset.files import read_json
+from lab.resultset.stored_dumps import resolved
 
 
 class SavedTrials(Mapping):
@@ -44,7 +45,8 @@ class SavedTrials(Mapping):
         data = _maybe(self.folder / f"{trial}.json") if _is_trial_name(trial) else None
         if data is None:
             raise KeyError(trial)
-        return Observation.load(data, f"{self.where}/{trial}.json", trial)
+        where = f"{self.where}/{trial}.json"
+        return Observation.load(resolved(self.folder, data, where), where, trial)
 
     def __iter__(self) -> Iterator[str]:
         if self._names is None:
