@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from lab.lifecycle.results import load_scenarios, rederive, row_key, summary_json, write_manifest  # noqa: E402
 from lab.lifecycle.verify import verify_lifecycle  # noqa: E402
-from lab.report.files import write_lifecycle_reports  # noqa: E402
+from lab.report.lifecycle_files import write_lifecycle_reports  # noqa: E402
 from lab.resultset.results import read_json, write_json  # noqa: E402
 
 PUBLISHED = ROOT / "results" / "published"

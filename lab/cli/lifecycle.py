@@ -368,8 +368,8 @@ def _finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | 
     from lab.lifecycle.peer_report import report as peer_report
     from lab.lifecycle.results import summary_json
     from lab.report import lifecycle as lifecycle_report
-    from lab.report.files import write_lifecycle_reports
-    from lab.report.terminal import stdout_console
+    from lab.report.lifecycle_files import write_lifecycle_reports
+    from lab.report.stdout import stdout_console
     from lab.resultset.files import write_json
 
     out, run, rows = outcome.out, outcome.run, outcome.rows

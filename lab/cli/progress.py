@@ -131,12 +131,10 @@ class RunProgress:
         """One step of ``row`` is done (``advance=0``: said, not counted). A case's variant trial
         (``T1.v2``: how many a case has is known only once its base trial read the store) adds
         itself to the total as it is counted."""
-        from lab.cases.variants import is_variant
-
         with self._lock:
             self._last_step = self.description = inert(f"{row} {step}")
             if self._bar:
-                if advance and is_variant(step):
+                if advance and ".v" in step and _is_variant(step):
                     self._bar.update(self._task, total=self._bar.tasks[0].total + advance)
                 self._bar.update(self._task, advance=advance, description=self.description)
 
@@ -148,3 +146,10 @@ class RunProgress:
             self.description = f"{where} · {inert(text[:90])}" if where else inert(text[:90])
             if self._bar:
                 self._bar.update(self._task, description=self.description)
+
+
+def _is_variant(step: str) -> bool:
+    """:func:`lab.cases.variants.is_variant`, imported only for a step that may be one (the cases cost a
+    lifecycle run 50 ms it never needs)."""
+    from lab.cases.variants import is_variant
+    return is_variant(step)

@@ -115,7 +115,7 @@ def _emit(text: str, out: Path | None) -> None:
 
 def _report_lifecycle(root: Path, fmt: str, out: Path | None) -> None:
     from lab.report import lifecycle as lifecycle_report
-    from lab.report.files import LIFECYCLE_RENDERERS
+    from lab.report.lifecycle_files import LIFECYCLE_RENDERERS
     from lab.report.terminal import stdout_console
 
     rows, run = load_lifecycle(root)

@@ -1,5 +1,5 @@
 """Report formats by name, and writing the report files into a result set (never through a link:
-lab.safewrite)."""
+lab.safewrite); a lifecycle set's: :mod:`lab.report.lifecycle_files`."""
 
 from __future__ import annotations
 
@@ -7,15 +7,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lab import safewrite
-from lab.report import html, junit, lifecycle, lifecycle_html, markdown
+from lab.report import html, junit, markdown
 from lab.report.formats import DEFAULT_FILES
+from lab.report.lifecycle_files import LIFECYCLE_RENDERERS, write_lifecycle_reports  # noqa: F401 (this module's API too)
 
 #: Format name -> renderer ``(rows, run) -> text``.
 RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
     "markdown": markdown.render, "junit": junit.render, "html": html.render}
-#: Format name -> renderer of a lifecycle result set.
-LIFECYCLE_RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
-    "markdown": lifecycle.markdown, "junit": lifecycle.junit, "html": lifecycle_html.render}
 
 
 def render(fmt: str, rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = None) -> str:
@@ -31,15 +29,5 @@ def write_reports(root: Path, rows: list[dict[str, Any]], run: dict[str, Any]) -
     for fmt, name in DEFAULT_FILES.items():
         path = Path(root) / name
         safewrite.write_text(path, render(fmt, rows, run, root))
-        written.append(path)
-    return written
-
-
-def write_lifecycle_reports(root: Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> list[Path]:
-    """Write a lifecycle set's report.md, junit.xml and report.html into ``root``; returns their paths."""
-    written = []
-    for fmt, name in DEFAULT_FILES.items():
-        path = Path(root) / name
-        safewrite.write_text(path, LIFECYCLE_RENDERERS[fmt](rows, run))
         written.append(path)
     return written

@@ -4,8 +4,6 @@ method groups the cases, with the codes' key under it (lab.report.compact)."""
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 from rich.console import Console
@@ -14,6 +12,7 @@ from rich.table import Table
 from lab.cases import CASE_IDS, GROUPS
 from lab.report.compact import Code, Codes, compact_table, print_fitting
 from lab.report.inert import inert
+from lab.report.stdout import stdout_console  # noqa: F401 (this module's API too)
 
 _LABELS = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
 
@@ -26,22 +25,6 @@ VERDICT_CODES = Codes([Code("REJ", "R", "refused (pass)", "bold green"),
                        Code("n/a", "-", "not expressible (not counted)", "dim")])
 LEGEND = ("REJ refused · REP reported at read · REP·a reported at audit only (half credit) · "
           "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible")
-
-
-class _Stdout(Console):
-    """Standard output, which its reader may stop reading (``memlab show DIR | head``): the rest of the
-    output then goes nowhere, quietly, and the command ends with its own exit code (rich's is 1)."""
-
-    def on_broken_pipe(self) -> None:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        self.quiet = True
-
-
-def stdout_console() -> Console:
-    """The console for results: a pipe or a file gets the whole matrix width, not 80 columns."""
-    return _Stdout() if sys.stdout.isatty() else _Stdout(width=170)
 
 
 def cell_text(cell: dict[str, Any]) -> tuple[str, str]:

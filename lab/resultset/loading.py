@@ -19,7 +19,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from lab.cases import CASE_IDS
 from lab.resultset.rowshape import row_problem
 from lab.resultset.surrogates import ESCAPED, has_lone
 
@@ -172,6 +171,7 @@ def shape_problem(row: Any) -> str | None:
     for key in ("row", "detection_point"):
         if not isinstance(row.get(key), str):
             return f"{key!r} missing or not a string"
+    from lab.cases import CASE_IDS  # here: the lifecycle gate reads sets through this module, and needs no case
     cells, controls = row.get("cells"), row.get("controls")
     if not isinstance(cells, dict) or any(not isinstance(cells.get(c), dict) for c in CASE_IDS):
         return f"'cells' needs one object for each of {', '.join(CASE_IDS)}"

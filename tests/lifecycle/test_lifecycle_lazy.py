@@ -1,6 +1,7 @@
 """``memlab lifecycle run`` on a reference row imports what that run uses and nothing more (issue 29:
 the lifecycle command starts fast): not the HTTP shim's config reader and client (only when a shim
-is gated), not the signing code and cryptography (only with --sign-key), not Docker's runtime; and
+is gated), not the signing code and cryptography (only with --sign-key), not Docker's runtime, not
+the at-rest cases and the reports that read them; and
 still the profile's full validator, so the row it runs is checked as strictly as ever.
 
 Measured in a new process as ``memlab`` runs it (no timing: what is in ``sys.modules`` when it exits).
@@ -19,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Modules a lifecycle run on a reference row has no use for.
 UNUSED = ("lab.lifecycle.adapters.http_config", "lab.lifecycle.adapters.http", "lab.lifecycle.adapters.http_transport",
           "lab.lifecycle.adapters.http_contract", "lab.lifecycle.doctor", "httpx", "lab.resultset.signing",
-          "cryptography", "lab.runtime.docker", "lab.runtime.dockercli", "lab.runtime.images")
+          "cryptography", "lab.runtime.docker", "lab.runtime.dockercli", "lab.runtime.images",
+          "lab.cases", "lab.report.html", "lab.report.terminal")  # the at-rest cases and their reports
 #: Modules it must load: the profile's validator (its schema) and the gate itself.
 USED = ("lab.profile.validate", "lab.profile.schema", "lab.lifecycle.gate_run", "lab.cli.progress")
 LOADED = """
