@@ -1,6 +1,7 @@
 """Servers for the editor tests of service backends: PostgreSQL, Redis and Redis Stack (JSON and
 search modules), each started by the lab's own service runner on loopback, one per test module
-that asks for it."""
+that asks for it; and the cases imported, so that a spec written by case id (``EditSpec("T3", ...)``)
+names the operation its case does, as in a run."""
 
 import shutil
 import tempfile
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import lab.cases  # noqa: F401  (each case registers the operation its specs ask for: EditSpec.imply)
 from lab.runtime.services import ServiceSpec, missing_local, start_local
 
 
