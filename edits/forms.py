@@ -79,7 +79,7 @@ from typing import Any
 
 from edits import msgpack, paths
 from edits.layout_fields import TEMPLATES, PayloadForm
-from edits.elements import element_record
+from edits.elements import element_record, replace_strings, set_element_meta, setting
 from edits.layout_records import ElementRecords, element_places
 from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.ops import DELETE, FORGE, REPLACE, SET_META, SWAP
@@ -254,10 +254,9 @@ class FormRows:
 
 def _edit_list(p, items: list[Any], spec: ElementRecords) -> str:
     """The spec's operation on the authored list, in place; what was done."""
-    from edits.lists import _replace_strings
     op, i = p.spec.op, p.target.order
     if op == REPLACE:
-        items[i] = _replace_strings(items[i], p.spec.find, p.spec.replace)
+        items[i] = replace_strings(items[i], p.spec.find, p.spec.replace)
         return f"replace {p.spec.find} by {p.spec.replace} in record {i}"
     if op == DELETE:
         del items[i]
@@ -267,12 +266,11 @@ def _edit_list(p, items: list[Any], spec: ElementRecords) -> str:
         items[i], items[j] = items[j], items[i]
         return f"exchange records {i} and {j}"
     if op == FORGE:
-        new = _replace_strings(items[i], p.spec.find, p.spec.replace)
+        new = replace_strings(items[i], p.spec.find, p.spec.replace)
         for path in spec.identity:
             new = paths.set_path(new, path, fresh_identity(paths.get_path(e, path) for e in items))
         items.append(new)
         return f"append a copy of record {i} with {p.spec.replace} and a fresh identity"
-    from edits.lists import set_element_meta, setting  # edits.lists imports this module's mixin through version_rows
     items[i], stored = set_element_meta(spec, items[i], p.spec.meta_field, p.target.metadata.get(p.spec.meta_field),
                                         p.meta_value)
     return setting(stored, f"record {i}")

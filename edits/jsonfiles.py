@@ -34,7 +34,6 @@ Example::
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -44,6 +43,7 @@ from edits.confine import confine
 from edits.elements import ElementEdits, element_record
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
+from edits.markdown import context_re
 from edits.model import EditError, EditSpec, Record
 from edits.ops import SET_META, SWAP
 from edits.places import meta_variants
@@ -64,8 +64,7 @@ class JsonFilesEditor(ElementEdits, EditorBase):
         if layout.records is None:
             raise ValueError("the json-files editor needs a layout with records:")
         self.layout, self.spec, self.root = layout, layout.records, Path(volume_path)
-        head, _, tail = layout.file.partition("{context}")
-        self.file_re = re.compile(re.escape(head) + r"(?P<context>[^/]+?)" + re.escape(tail) + "$")
+        self.file_re = context_re(layout.file)
         self.percent = layout.options.get("context_encoding") == "percent"
 
     def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:

@@ -73,8 +73,7 @@ from __future__ import annotations
 from typing import Any
 
 from edits import msgpack, paths
-from edits.elements import (ElementEdits, element_metadata, element_record, plain, replace_strings,  # noqa: F401
-                            set_element_meta, setting)  # edits.forms imports these from here
+from edits.elements import ElementEdits, element_record
 from edits.model import EditError, EditSpec, Record
 from edits.ops import DELETE, FORGE, ROLLBACK, SET_META, SWAP
 from edits.places import meta_variants
@@ -182,4 +181,3 @@ class ListRecords(ElementEdits, VersionRows):
         return self._roll_back(p.target, p.spec.case)
 
 
-_plain, _replace_strings = plain, replace_strings  # edits.forms imports these names from here

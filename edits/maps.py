@@ -6,7 +6,8 @@ entry of it is one record, keyed by (context, key). The row's context (all of it
 layout declares a context of several) is every entry's; the entry's key is its identity; its place
 in the object its order -- where the column keeps the order written (JSON text); in a column that
 orders an object's keys itself (PostgreSQL's jsonb) an entry has no order (``order`` None), so C3's
-position checks do not apply there (:meth:`lab.cases.evidence.RecordView.keeps_order`). Google ADK keeps session, user and app state this way.
+position checks do not apply there (:meth:`lab.cases.evidence.RecordView.keeps_order`). Google ADK
+keeps session, user and app state this way.
 
 Every edit rewrites the map column of one row, in one UPDATE, and nothing else:
 
@@ -79,10 +80,11 @@ class MapRecords:
         if missing:
             raise EditError(f"table {lay.table!r} has no column(s) {missing} named by the layout")
         self.rows = {repr(addr): (addr, fields) for addr, fields in rows}
+        placed = self._keeps_key_order()  # asked once a read (on PostgreSQL, of the server)
         out = []
         for addr, fields in rows:
             for i, (key, value) in enumerate(self._map(addr, fields).items()):
-                out.append(self._entry(addr, fields, i, key, value))
+                out.append(self._entry(addr, fields, i if placed else None, key, value))
         return sort_records(out)
 
     def _map(self, addr: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
@@ -101,12 +103,13 @@ class MapRecords:
                             "is not an object")
         return found
 
-    def _entry(self, addr: dict[str, Any], fields: dict[str, Any], index: int, key: str, value: Any) -> Record:
+    def _entry(self, addr: dict[str, Any], fields: dict[str, Any], index: int | None, key: str,
+               value: Any) -> Record:
         spec = self.layout.map
         text = paths.get_path(value, spec.text)
         meta = {n: paths.get_path(value, p) for n, p in spec.metadata.items()}
         return Record(context=str(self._context_of(fields)), scope=self._scope_of(fields), identity=(key,),
-                      order=index if self._keeps_key_order() else None, payload="" if text in (None, paths.MISSING) else
+                      order=index, payload="" if text in (None, paths.MISSING) else
                       text if isinstance(text, str) else json.dumps(text, ensure_ascii=False),
                       metadata={n: None if v is paths.MISSING else v for n, v in meta.items()},
                       fields={"@key": key, "@value": value},

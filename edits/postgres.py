@@ -166,8 +166,8 @@ class PostgresMapEditor(MapRecords, PostgresEditor):
 
     A jsonb column keeps no order of an object's keys: it stores them shorter first, then
     bytewise, whatever order they were written in, and reads them back so (a json or text column
-    keeps the text). An entry's place (``@position``) is then the one jsonb gives it, and T5's
-    fresh key is one jsonb places after the last (:func:`edits.maps.key_after`)."""
+    keeps the text). An entry there is read with no order, and T5's fresh key is one jsonb places
+    after the last (:func:`edits.maps.key_after`)."""
 
     def _keeps_key_order(self) -> bool:
         """False for a jsonb column (it orders an object's keys itself)."""

@@ -4,7 +4,8 @@
 their files each time one is asked for, and never kept: a row's observations hold the whole
 store before and after every edit (about 50 MB a trial at 10,000 records), so holding them all
 at once cost gigabytes, where the derivation and the checks over them walk the trials one by
-one and hold one case (with its variants) at a time. A trial that lacks its type's shape
+one and hold one case (with its variants) at a time. Only the store dump the trials share
+(:mod:`lab.resultset.stored_dumps`) is kept once read and checked. A trial that lacks its type's shape
 raises :class:`ShapeError` (naming the file and the field) when it is asked for; which trials
 the folder holds (the walk of :func:`lab.judge.derive.read_trials`: a variant trial is one
 its case's base trial lists) is read once, when they are first listed.
@@ -40,13 +41,14 @@ class SavedTrials(Mapping):
         self.folder = Path(folder)
         self.where = f"{self.folder.parent.name}/{self.folder.name}"
         self._names: list[str] | None = None
+        self._dump: dict[str, list] = {}  # the store dump the trials refer to, read and checked once
 
     def __getitem__(self, trial: str) -> Observation:
         data = _maybe(self.folder / f"{trial}.json") if _is_trial_name(trial) else None
         if data is None:
             raise KeyError(trial)
         where = f"{self.where}/{trial}.json"
-        return Observation.load(resolved(self.folder, data, where), where, trial)
+        return Observation.load(resolved(self.folder, data, where, self._dump), where, trial)
 
     def __iter__(self) -> Iterator[str]:
         if self._names is None:

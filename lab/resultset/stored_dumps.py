@@ -38,7 +38,6 @@ Example::
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -61,33 +60,34 @@ def stored(folder: Path, obs: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(c3, dict) or not isinstance(c3.get("records_before"), list):
         return obs
     text = json_text(c3["records_before"])
-    before = json.loads(text)  # as a reader will see it (what write_json makes of any value)
     ref = "sha256:" + hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
     path = Path(folder) / DUMPS / f"{ref[7:]}.json"
     if not path.is_file():
         safewrite.write_text(path, text)
     out = {**c3, "records_before": {"dump": ref}}
-    for key in STATES:
+    for key in STATES:  # compared as held: records equal here are equal as written
         if isinstance(c3.get(key), list):
-            out[key] = _delta(ref, before, json.loads(json_text(c3[key])))
+            out[key] = _delta(ref, c3["records_before"], c3[key])
     return {**obs, "c3": out}
 
 
-def resolved(folder: Path, data: Any, where: str) -> Any:
+def resolved(folder: Path, data: Any, where: str, kept: dict[str, list] | None = None) -> Any:
     """``data`` (an observation as read from ``folder``) with its dumps' lists in place; ``where``
-    names the file in errors. An observation with inline lists is returned as it is."""
+    names the file in errors. An observation with inline lists is returned as it is. ``kept``: the
+    last dump read and checked, by name, reused by the next observation that refers to it (every
+    case of a row refers to one; the lists are read, never changed)."""
     c3 = data.get("c3") if isinstance(data, dict) else None
     if not isinstance(c3, dict) or not isinstance(c3.get("records_before"), dict):
         return data
     ref = c3["records_before"]
     if set(ref) != {"dump"}:
         raise ShapeError(f"{where}: field c3.records_before: a stored dump is {{\"dump\": \"sha256:<hex>\"}}")
-    base = _dump(Path(folder), ref["dump"], f"{where}: field c3.records_before")
+    base = _dump(Path(folder), ref["dump"], f"{where}: field c3.records_before", kept)
     out = {**c3, "records_before": base}
     for key in STATES:
         state, at = c3.get(key), f"{where}: field c3.{key}"
         if isinstance(state, dict):
-            out[key] = _dump(Path(folder), state["dump"], at) if set(state) == {"dump"} else _apply(
+            out[key] = _dump(Path(folder), state["dump"], at, kept) if set(state) == {"dump"} else _apply(
                 ref["dump"], base, state, at)
     return {**data, "c3": out}
 
@@ -103,10 +103,12 @@ def _delta(ref: str, before: list, now: list) -> dict[str, Any]:
     return {"base": ref, "head": head, "tail": tail, "middle": now[head:len(now) - tail]}
 
 
-def _dump(folder: Path, ref: Any, where: str) -> list:
+def _dump(folder: Path, ref: Any, where: str, kept: dict[str, list] | None = None) -> list:
     match = _REF.match(ref) if isinstance(ref, str) else None
     if match is None:
         raise ShapeError(f"{where}: {ref!r} is not a stored dump's name (sha256:<64 hex digits>)")
+    if kept is not None and ref in kept:
+        return kept[ref]
     path = folder / DUMPS / f"{match.group(1)}.json"
     if path.is_symlink() or not path.is_file():
         raise ShapeError(f"{where}: the dump {DUMPS}/{path.name} is missing from the row's observations")
@@ -125,6 +127,9 @@ def _dump(folder: Path, ref: Any, where: str) -> list:
         raise ShapeError(f"{where}: {exc}") from None
     if not isinstance(records, list):
         raise ShapeError(f"{where}: {DUMPS}/{path.name} is not a list of records")
+    if kept is not None:  # one dump at a time: memory stays one trial's
+        kept.clear()
+        kept[ref] = records
     return records
 
 
