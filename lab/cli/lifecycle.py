@@ -1,4 +1,5 @@
-"""``memlab lifecycle``: the lifecycle gate (docs/lifecycle.md) — run, validate, doctor, list-adapters.
+"""``memlab lifecycle``: the lifecycle gate (docs/lifecycle.md) — run, validate, doctor, list-adapters
+(what a run does around the gate: :mod:`lab.cli.lifecycle_run`).
 
 The peer gate's command lines work with only the program name changed (``memorycheck`` ->
 ``memlab lifecycle``): ``run PACK --adapter SPEC --seeds N --fail-on p1|p2 --report-json FILE
@@ -18,9 +19,7 @@ bundled pack's folder).
 
 from __future__ import annotations
 
-import fnmatch
 import json
-import shutil
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,18 +28,11 @@ from typing import Any
 import click
 
 from lab import RUNTIME_NAMES
+from lab.cli.lifecycle_run import (adapter_as_target, adapter_spec_target, finish, lifecycle_rows, resume,
+                                   runtime_named, shown, terminate_as_interrupt)
 from lab.cli.options import no_fork_server_option, profiles_option, sign_key_option
 from lab.cli.results import err, fail
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
-from lab.report.inert import inert
-
-EXIT = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 1, "error": 2}
-
-
-def shown(text: object) -> str:
-    """Text from outside (a scenario, a shim, a path) for the console: control characters shown as
-    escapes, markup escaped, its line breaks kept (lab.report.inert)."""
-    return inert(text, lines=True)
 
 
 @click.group("lifecycle")
@@ -135,7 +127,7 @@ def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
         if config is None:
             fail("name the shim's config: memlab lifecycle doctor CONFIG (or --adapter http:CONFIG)")
         return config
-    spec = _spec(adapter_spec)
+    spec = adapter_spec_target(adapter_spec)
     if spec.http is None:
         fail(f"doctor checks an HTTP shim: --adapter http:CONFIG, not {shown(adapter_spec)}")
     if config is not None and Path(spec.http) != config:
@@ -194,14 +186,14 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
     from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
     from lab.resultset.lock import OutRefused
 
-    _terminate_as_interrupt()
+    terminate_as_interrupt()
     if resume_dir is not None:
-        _resume(resume_dir, json_file, report_json, report_md, sign_key, no_fork_server)
+        resume(resume_dir, json_file, report_json, report_md, sign_key, no_fork_server)
         return
     if pack is not None and scenarios_dir is not None:
         fail("give the pack once: PACK or --scenarios")
     if adapter_spec is not None:
-        patterns, http_config = _adapter(adapter_spec, patterns, http_config)
+        patterns, http_config = adapter_as_target(adapter_spec, patterns, http_config)
     if not patterns and http_config is None:
         fail("name what to gate: --sut ROW (e.g. --sut lifecycle-strict), --http CONFIG or --adapter SPEC")
     if restart and position not in (None, "both"):
@@ -227,11 +219,11 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
             err.print(f"note: auth_token_env names {cfg.unset_token}, which is not set: requests go without "
                       "Authorization", highlight=False)
     if patterns:
-        runtime = _runtime(runtime_name)
+        runtime = runtime_named(runtime_name)
         # a fork server pays off over many starts; the live position starts each SUT once
         if (no_fork_server or chosen == ("live",)) and hasattr(runtime, "use_fork_server"):
             runtime.use_fork_server = False
-        targets += [sut_target(p, runtime, out, where) for p in _lifecycle_rows(profiles_dir, patterns, runtime)
+        targets += [sut_target(p, runtime, out, where) for p in lifecycle_rows(profiles_dir, patterns, runtime)
                     for where in chosen]
     err.print(f"memlab lifecycle: {len(targets)} target(s) ({', '.join(chosen)}) × {len(scenarios)} scenario(s) × "
               f"{seeds} seed(s), fail on {fail_on} -> {shown(str(out))}", highlight=False)
@@ -242,161 +234,4 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
                                options={"profiles": str(profiles_dir)})
     except OutRefused as exc:  # another run writes --out, or it holds a set: nothing was written
         fail(shown(str(exc)))
-    _finish(outcome, json_file, sign_key, report_json, report_md, adapter_spec or ", ".join(t.key for t in targets))
-
-
-def _spec(text: str):
-    """The target an ``--adapter`` spec names (lab.lifecycle.adapter_spec); a spec memlab cannot take: exit 2."""
-    from lab.lifecycle.adapter_spec import SpecError, parse
-
-    try:
-        return parse(text)
-    except SpecError as exc:
-        fail(shown(str(exc)))
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, handled as Ctrl-C is: what was measured is kept and pinned (exit 143)."""
-
-    signal = "SIGTERM"
-
-
-def _terminate_as_interrupt() -> None:
-    """Turn SIGTERM into :class:`Terminated` for the rest of this process."""
-    import signal
-
-    def handler(signum: int, frame: Any) -> None:
-        raise Terminated()
-
-    signal.signal(signal.SIGTERM, handler)
-
-
-#: Options a resume takes from the run it completes (parameter -> as typed); giving one is refused.
-RESUME_TAKES = {"pack": "PACK", "patterns": "--sut", "http_config": "--http", "adapter_spec": "--adapter",
-                "scenarios_dir": "--scenarios", "seeds": "--seeds", "fail_on": "--fail-on", "position": "--position",
-                "restart": "--restart", "runtime_name": "--runtime", "out": "--out", "profiles_dir": "--profiles"}
-
-
-def _resume(root: Path, json_file: Path | None, report_json: Path | None, report_md: Path | None, sign_key: Any,
-            no_fork_server: bool) -> None:
-    """``--resume DIR``: the run in DIR, its own targets and options, only its missing scenario runs."""
-    from click.core import ParameterSource
-
-    from lab.cli.progress import RunProgress
-    from lab.lifecycle.gate_run import run_gate
-    from lab.lifecycle.partial import missing
-    from lab.lifecycle.results import load_scenarios
-    from lab.lifecycle.resume import ResumeRefused, resume_targets
-    from lab.resultset.lock import OutRefused
-
-    ctx = click.get_current_context()
-    given = [flag for name, flag in RESUME_TAKES.items() if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
-    if given:
-        fail(f"--resume takes the run's own options from {shown(str(root / 'run.json'))}; it refuses "
-             f"{', '.join(given)}\n  fix: give --resume DIR alone (with --json, --report-json, --report-md or "
-             "--sign-key if you want them)")
-    try:
-        run, targets = resume_targets(root, no_fork_server)
-    except ResumeRefused as exc:
-        fail(shown(str(exc)))
-    scenarios = sorted(load_scenarios(root).values(), key=lambda s: s.id)
-    todo = missing(root, run)
-    left = sum(len(todo[t.key]) for t in targets)
-    err.print(f"memlab lifecycle: resuming {shown(str(root))}: {left} scenario run(s) of {len(targets)} target(s) "
-              "left to measure", highlight=False)
-    try:
-        with RunProgress(err, total=left) as bar:
-            outcome = run_gate(targets, scenarios, int(run["seeds"]), run["fail_on"], root, run.get("runtime", "?"),
-                               progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1),
-                               resume=run)
-    except OutRefused as exc:
-        fail(shown(str(exc)))
-    _finish(outcome, json_file, sign_key, report_json, report_md, ", ".join(t.key for t in targets))
-
-
-def _adapter(spec_text: str, patterns: tuple[str, ...], http_config: Path | None) -> tuple[tuple[str, ...], Path | None]:
-    """``--adapter SPEC`` as --sut or --http (it names one target; give it alone)."""
-    if patterns or http_config is not None:
-        fail("--adapter names what to gate: give it instead of --sut and --http, not beside them")
-    spec = _spec(spec_text)
-    if spec.note:
-        err.print(f"note: {shown(spec.note)}", highlight=False)
-    return ((spec.row,), None) if spec.row else ((), Path(spec.http))
-
-
-def _runtime(name: str):
-    """The runtime SUT rows run on; a clear error when it cannot run here."""
-    from lab.runtime import RuntimeUnavailable, get_runtime
-    try:
-        return get_runtime(name)
-    except RuntimeUnavailable as exc:
-        fail(str(exc))
-
-
-def _lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> list:
-    """The selected profiles, each one the lifecycle gate can measure here (else exit 2 with the fix)."""
-    from lab.profile import file_row, scan_named, scan_profiles, select
-    from lab.runtime import runnable as runnable_here
-
-    if not profiles_dir.is_dir():
-        fail(f"no profile folder at {profiles_dir}")
-    profiles, errors = scan_named(profiles_dir, list(patterns)) or scan_profiles(profiles_dir)
-    chosen = select(profiles, list(patterns))
-    bad = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), p) for p in patterns)]
-    for error in bad:
-        err.print(f"[bold red]invalid profile[/] {shown(str(error))}", highlight=False)
-    if bad:
-        fail("a selected profile is invalid; nothing was run")
-    if not chosen:
-        fail(f"no profile matches {list(patterns)}; `memlab list` shows the rows")
-    for prof in chosen:
-        if "lifecycle" not in prof.measurements:
-            fail(f"{prof.row} does not take the lifecycle measurement (its profile's measurements: "
-                 f"{list(prof.measurements)})\n  fix: add lifecycle to measurements and a lifecycle: block "
-                 f"(capabilities, scope) to {prof.path}, or pick a lifecycle row (`memlab list`)")
-        if prof.status != "runnable":
-            fail(f"{prof.row} is unavailable: {prof.unavailable_reason}")
-        ok, why = runnable_here(runtime, prof)
-        if not ok:
-            fail(f"{prof.row} cannot run on the {runtime.name} runtime here: {why}")
-    return chosen
-
-
-def _finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | None = None,
-            report_md: Path | None = None, adapter: str = "") -> None:
-    """Reports, summary, signature; the table; the exit code of the gate."""
-    from lab.lifecycle.peer_report import report as peer_report
-    from lab.lifecycle.results import summary_json
-    from lab.report import lifecycle as lifecycle_report
-    from lab.report.lifecycle_files import write_lifecycle_reports
-    from lab.report.stdout import stdout_console
-    from lab.resultset.files import write_json
-
-    out, run, rows = outcome.out, outcome.run, outcome.rows
-    write_lifecycle_reports(out, rows, run)
-    summary = summary_json(rows, run)
-    write_json(out / "summary.json", summary)
-    if json_file is not None:
-        json_file.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(out / "summary.json", json_file)
-    if report_json is not None:
-        report_json.parent.mkdir(parents=True, exist_ok=True)
-        report_json.write_text(json.dumps(peer_report(rows, run, summary, adapter), indent=2) + "\n", encoding="utf-8")
-    if report_md is not None:
-        report_md.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(out / "report.md", report_md)
-    if sign_key is not None:  # cryptography only when a key signs
-        from lab.resultset import signing
-
-        record = signing.sign(out, sign_key)
-        err.print(f"signed manifest.json with {record['key_id']}", highlight=False)
-    lifecycle_report.print_report(rows, run, stdout_console())
-    for path, what in ((report_json, "report (json)"), (report_md, "report (md)")):
-        if path is not None:
-            err.print(f"{what}: {shown(str(path))}", highlight=False)
-    err.print(f"result set: {shown(str(out))} (memlab verify {shown(str(out))})", highlight=False)
-    if outcome.interrupted:
-        err.print(f"[yellow]interrupted[/]: what was measured is kept and pinned; `memlab lifecycle run --resume "
-                  f"{shown(str(out))}` completes it")
-        sys.exit(143 if outcome.terminated else 130)
-    sys.exit(EXIT[summary["status"]])
+    finish(outcome, json_file, sign_key, report_json, report_md, adapter_spec or ", ".join(t.key for t in targets))
