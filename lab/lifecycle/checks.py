@@ -37,16 +37,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lab.lifecycle.judge import CHECKS, QueryJudgement
+from lab.lifecycle.judge import CHECKS, WHY_RETRIEVED, QueryJudgement
 
 PASS, FAIL, NOT_TESTED, INCONCLUSIVE = "PASS", "FAIL", "NOT TESTED", "INCONCLUSIVE"
 FAIL_ON = {"p1": frozenset({"P1"}), "p2": frozenset({"P1", "P2"})}
 DEFAULT_FAIL_ON = "p2"
-JUDGE_LIMITS = ("Judge: deterministic matching of normalised values (NFKC, casefold, invisible and "
-                "combining characters dropped, punctuation folded, token boundaries) in the served text: "
-                "high precision; a paraphrased or reworded value is not recognised (recall limit), so a "
-                "violation can be missed, and a current fact served only in other words counts as missing "
-                "— unless the SUT says what reached the agent, where such a query is NOT TESTED.")
+JUDGE_LIMITS_BY_REVISION = {
+    1: ("Judge: deterministic matching of normalised values (NFKC, casefold, invisible and "
+        "combining characters dropped, punctuation folded, token boundaries) in the served text: "
+        "high precision; a paraphrased or reworded value is not recognised (recall limit), so a "
+        "violation can be missed, and a current fact served only in other words counts as missing "
+        "— unless the SUT says what reached the agent, where such a query is NOT TESTED."),
+    2: ("Judge: deterministic matching of normalised values (NFKC, casefold, invisible and combining "
+        "characters dropped, punctuation folded, token boundaries) in every view of the served text: as "
+        "served and with markup, terminal codes, percent-encoding, string escapes and quoted-printable, "
+        "base64 or hex text undone, each also ASCII-folded and with lookalike letters mapped: high "
+        "precision; a paraphrased or reworded value is not recognised (recall limit), so a violation can "
+        "be missed, and a current fact served only in other words counts as missing — unless the SUT says "
+        "what reached the agent, where such a query is NOT TESTED, as it is where the served text holds an "
+        "encoding the judge cannot undo or a value folds together with a current one."),
+}
+JUDGE_LIMITS = JUDGE_LIMITS_BY_REVISION[2]
 UNJUDGED = ("{n} quer{ies}: a {what} value reached the agent (retrieved) but not its answer; the judge "
             "cannot tell whether it drove the answer")
 NO_OPPORTUNITY = {
@@ -180,7 +191,7 @@ def summarise(judgements: Sequence[QueryJudgement],
         elif violations:
             status, reason = FAIL, ""
         elif unjudged:
-            status, reason = NOT_TESTED, _unjudged_reason(name, unjudged)
+            status, reason = NOT_TESTED, _unjudged_reason(name, unjudged, judgements)
         elif not chances:
             status, reason = NOT_TESTED, NO_OPPORTUNITY[name]
         else:
@@ -211,7 +222,12 @@ def retrieval_summary(judgements: Sequence[QueryJudgement]) -> dict[str, dict[st
     return {"queries": len(said), "checks": out}
 
 
-def _unjudged_reason(name: str, count: int) -> str:
+def _unjudged_reason(name: str, count: int, judgements: Sequence[QueryJudgement] = ()) -> str:
+    others = sorted({w for j in judgements for w in j.checks[name].why if w != WHY_RETRIEVED})
+    if others:  # revision 2: not only retrieval leaves a query undecided
+        shown = "; ".join(others[:3]) + (f"; and {len(others) - 3} more" if len(others) > 3 else "")
+        return (f"{count} {'fact(s)' if name == 'missing_current_fact' else 'quer' + ('y' if count == 1 else 'ies')} "
+                f"the judge could not decide: {shown}")
     if name == "missing_current_fact":
         return (f"{count} current fact(s) reached the agent (retrieved) but not its answer; the judge cannot "
                 "tell whether the answer used them in other words")

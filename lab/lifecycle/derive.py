@@ -24,14 +24,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from lab.lifecycle.checks import FAIL, JUDGE_LIMITS, NOT_TESTED, PASS, Summary, gate, summarise
-from lab.lifecycle.judge import CHECKS, LABELS, QueryJudgement, judge_query
+from lab.lifecycle.checks import FAIL, JUDGE_LIMITS_BY_REVISION, NOT_TESTED, PASS, Summary, gate, summarise
+from lab.lifecycle.judge import (CHECKS, JUDGE_REVISION, LABELS, WHY_RETRIEVED, JudgeLimit, QueryJudgement,
+                                 judge_query)
 from lab.lifecycle.ledger import Ledger
 from lab.lifecycle.residue import summarise as erasure_summary
 from lab.lifecycle.scenario import Scenario
 
-#: Decision rules of a lifecycle row, written into every lifecycle manifest.
-DECISION_RULES = {
+#: Decision rules of a lifecycle row under the first revision of the judge.
+DECISION_RULES_1 = {
     "truth": "a ledger with logical time replayed from the saved scenario; never the SUT, never a model",
     "used": "a value drove the answer when its normalised form (invisible and combining characters dropped) "
             "appears in the answer on token boundaries, separators ignored (current values of the querying "
@@ -54,6 +55,21 @@ DECISION_RULES = {
     "erasure_at_rest": "a raw byte scan of every volume file after each delete, for the deleted values a hit "
                        "can be attributed to; a storage finding, not part of the gate",
 }
+#: Decision rules of a lifecycle row, written into every lifecycle manifest (the judge's revision 2).
+DECISION_RULES = {
+    **DECISION_RULES_1,
+    "used": "a value drove the answer when its normalised form (invisible and combining characters dropped) "
+            "appears on token boundaries, separators ignored, in a view of the answer: as served, or with markup, "
+            "terminal codes, percent-encoding, string escapes, quoted-printable, base64 or hex text undone (each to "
+            "a fixed point), each view also ASCII-folded (ä as a or ae) and with lookalike letters mapped; current "
+            "values of the querying scope masked first",
+    "unjudged": "a value of the check that reached the agent (retrieved) but is not in the answer, a value found "
+                "only where a current value it folds together with is, or any value where the served text holds an "
+                "encoding the judge cannot undo (a base64-looking run that is not text) makes that query NOT "
+                "TESTED, never PASS",
+    "judge_bounds": "a query's answer or retrieved text over 16 Mi characters, or judged for over 60 s, is a "
+                    "harness error of the row",
+}
 NO_ERASE = {"context": "the SUT erases whole contexts only: no delete or rescope was sent (capability erase)",
             "record": "the row does not declare erase (lifecycle.capabilities): no delete or rescope was sent",
             "none": "no erasure: the SUT cannot erase a record, so no delete or rescope was sent"}
@@ -75,8 +91,10 @@ def unapplied(obs: Mapping[str, Any]) -> set[int]:
     return {s["index"] for s in obs.get("skipped", []) if s.get("applied") is False}
 
 
-def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool) -> tuple[list[dict], list[str]]:
-    """Every query of one observation judged against the replayed ledger: (judged queries, problems)."""
+def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool,
+                      revision: int = JUDGE_REVISION) -> tuple[list[dict], list[str]]:
+    """Every query of one observation judged against the replayed ledger (by the judge's
+    ``revision``): (judged queries, problems)."""
     ledger, skip = Ledger(ttl=ttl), unapplied(obs)
     whole = Ledger()  # the truth had every step been sent: what a SUT that cannot express one leaves untested
     saved = {q["index"]: q for q in obs.get("queries", [])}
@@ -96,7 +114,12 @@ def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool) -> 
         served = query.get("served") or {}
         text, retrieved = str(served.get("text", "")), served.get("retrieved")
         retrieved = [str(r) for r in retrieved] if isinstance(retrieved, list) else None
-        judgement = judge_query(known, text, step.must_use, current, prompt=step.prompt or "", retrieved=retrieved)
+        try:
+            judgement = judge_query(known, text, step.must_use, current, prompt=step.prompt or "",
+                                    retrieved=retrieved, revision=revision)
+        except JudgeLimit as exc:
+            problems.append(f"query step {step.index}: {exc}")
+            continue
         truth = {k.label for k in whole.known(step.scope)}
         judgement = replace(judgement, untestable=tuple(n for n, labels in LABELS.items() if labels & truth))
         judged.append({"index": step.index, "prompt": step.prompt, "scope": query.get("scope"),
@@ -107,8 +130,9 @@ def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool) -> 
 
 
 def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
-               observations: list[Mapping[str, Any]], fail_on: str) -> dict[str, Any]:
-    """One lifecycle row: per seed a Summary, the gate over the seeds, findings and errors."""
+               observations: list[Mapping[str, Any]], fail_on: str, revision: int = JUDGE_REVISION) -> dict[str, Any]:
+    """One lifecycle row: per seed a Summary, the gate over the seeds, findings and errors (by the
+    judge's ``revision``)."""
     ttl = "ttl" in meta.get("capabilities", [])
     untestable = not_testable(meta.get("capabilities", []), meta.get("erasure"))
     position = meta.get("position", "live")
@@ -119,7 +143,7 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
         if scenario is None:
             errors.append({"scenario": obs["scenario"], "seed": obs["seed"], "message": "scenario not saved"})
             continue
-        judged, problems = judge_observation(scenario, obs, ttl)
+        judged, problems = judge_observation(scenario, obs, ttl, revision)
         if obs.get("position", position) != position:
             problems.append(f"observed at position {obs.get('position')!r}, the row is {position!r}")
         errors += [{"scenario": scenario.id, "seed": obs["seed"], "message": p} for p in problems]
@@ -140,7 +164,7 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
             "memory_utility_delta": _delta(summaries),
             "retrieval": combine_retrieval([s.retrieval for s in summaries]),
             "gate": verdict.to_json(), "findings": found.failed, "not_tested": found.not_tested,
-            "retrieval_findings": found.retrieved, "errors": errors, "judge_limits": JUDGE_LIMITS,
+            "retrieval_findings": found.retrieved, "errors": errors, "judge_limits": JUDGE_LIMITS_BY_REVISION[revision],
             "restarts": restarts(observations), "erasure_at_rest": erasure_summary(observations)}
 
 
@@ -218,13 +242,14 @@ class Found:
             for check, result in judgement.checks.items():
                 if check == "missing_current_fact":
                     self.failed += [_finding(check, where, (k,)) for k in result.violations]
-                    self.not_tested += [{**_finding(check, where, (k,)), "reason": UNJUDGED_FACT}
+                    self.not_tested += [{**_finding(check, where, (k,)), "reason": _reason(result, k, UNJUDGED_FACT)}
                                         for k in result.unjudged]
                     continue
                 if result.violations:
                     self.failed.append(_finding(check, where, result.violations))
                 elif result.unjudged:
-                    self.not_tested.append({**_finding(check, where, result.unjudged), "reason": UNJUDGED_VALUE})
+                    reasons = dict.fromkeys(_reason(result, k, UNJUDGED_VALUE) for k in result.unjudged)
+                    self.not_tested.append({**_finding(check, where, result.unjudged), "reason": "; ".join(reasons)})
                 if result.retrieved:
                     self.retrieved.append(_finding(check, where, result.retrieved))
             self.not_tested += [{**_finding("missing_current_fact", where, ()), "key": key, "reason": NO_CURRENT}
@@ -236,6 +261,12 @@ class Found:
 UNJUDGED_VALUE = "the value reached the agent (retrieved) but not its answer: the judge cannot tell whether it drove it"
 UNJUDGED_FACT = "the current value reached the agent (retrieved) but not its answer: it may be there in other words"
 NO_CURRENT = "the scenario names this key in must_use where it has no current value (an authoring slip?)"
+
+
+def _reason(result: Any, value: Any, retrieved: str) -> str:
+    """Why an unjudged value is unjudged, in a finding's words (``retrieved``: the retrieval case's)."""
+    why = result.reason(value)
+    return retrieved if why == WHY_RETRIEVED else f"{value.value!r}: {why}"
 
 
 def _finding(check: str, where: Mapping[str, Any], values: tuple[Any, ...]) -> dict[str, Any]:

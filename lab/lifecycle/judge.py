@@ -1,24 +1,31 @@
 """The deterministic judge: which known values did the served text use, at one query.
 
-``normalise``: HTML character references decoded; Unicode NFKD with every combining mark, format
-character (soft hyphen, zero-width space and joiners, word joiner, bidi marks, BOM, tag
-characters …) and filler dropped; NFKC (compatibility forms: full-width, ligatures,
-superscripts …); casefold; every run of characters that are not letters or digits (whitespace,
-punctuation, symbols, ``_``) becomes one space, trimmed. So ``"Teal-Falcon_7Q!"``,
-``"teal\u00adfalcon 7q"`` and ``"ＴＥＡＬ ＦＡＬＣＯＮ 7Ｑ"`` are the same token string: a value
-served with invisible characters between its letters is still that value.
+**Views** (``lab.lifecycle.views``): the served text is read as served and with each rendering
+layer a search index, cache or log adds undone (markup, terminal codes, percent-encoding, string
+escapes, quoted-printable/base64/hex/punycode), each under four folds (``base``: HTML references,
+NFKD with marks and invisible characters dropped, NFKC, casefold, separators; ``ascii``
+transliteration; ``german`` ä→ae; ``skeleton``: lookalike letters). A value found in any view is
+served: ``Ber<b>lin</b>``, ``"Z\\u00fcrich"``, ``Lodz`` for ``Łódź`` and ``Bеrlin`` with a Cyrillic
+``е`` are all that value.
 
-``served_uses(value, text)``: the value's tokens occur in the text's tokens with only their
+``served_uses(value, text)``: the value's tokens occur in a view's tokens with only their
 separators changed or removed, starting and ending on token boundaries: ``"cat"`` is not used by
 ``"concatenate"``; ``"7q"`` is by ``"code 7Q."``; ``"scale-annual-2026"`` is by
 ``"scaleannual2026"`` and by ``"scale annual 2026"``. High precision; a paraphrase of a value
 (``"the Lisbon one"``) is not recognised: the recall limit every report states
-(``checks.JUDGE_LIMITS``).
+(``checks.JUDGE_LIMITS``). Every value is found in one pass per view (Aho–Corasick), so the time
+is linear in the served text; ``judge_query`` takes a deadline and raises :class:`JudgeLimit`
+past it, or on a text over ``MAX_JUDGED`` characters (a harness error of the row, never a verdict).
 
 ``judge_query`` applies the ledger's precedence at the text level too: an occurrence of a
-non-current value that lies wholly inside an occurrence of a value current for the querying
-scope is not a violation (serving the current value is never one), while a stale value that
-*contains* a current one is still caught. The loader warns about such non-distinctive values.
+non-current value that lies wholly inside occurrences of values current for the querying scope
+(adjacent ones taken together) is not a violation (serving the current value is never one), while
+a stale value that *contains* a current one is still caught. Two values a view folds to the same
+string cannot be told apart there: a forbidden value found only as such a current value is
+**unjudged** (NOT TESTED, never PASS), and the loader warns. A served text that still holds an
+encoding once every layer is undone (``views.opaque``: a base64-looking run that is not text) may
+hide any value: every forbidden value it does not show plainly, and every current value it lacks,
+is unjudged there too.
 
 What a query served is judged twice when the SUT says what reached the agent apart from what
 the agent answered (``retrieved``: the peer contract's ``retrieved``, the memlab contract's
@@ -29,19 +36,25 @@ the check's label (missing_current_fact: the current values of the must_use keys
 never reached the agent); ``retrieved`` those that reached the agent. A forbidden value that
 reached the agent and is not in the answer is *unjudged*: the agent may have used it in its
 own words, so that check at that query is NOT TESTED, never a pass; a current value that reached
-the agent and is not in the answer likewise. The no-memory baseline is the same accuracy judged
-over the prompt alone (all a no-memory agent has).
+the agent and is not in the answer likewise. ``why`` says, for each unjudged value, which of these
+reasons holds. The no-memory baseline is the same accuracy judged over the prompt alone.
+
+**Revisions.** Revision 1 (result sets whose rows say ``memlab.lifecycle-row/1``) read the served
+text as served under the base fold only, without splitting unspaced scripts, masked a value only
+inside one current occurrence, and had no unjudged reason but ``retrieved``; ``memlab verify``
+re-derives such a set with it. Revision 2 is everything above.
 """
 
 from __future__ import annotations
 
-import html
-import re
-import unicodedata
+import time
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
+from lab.lifecycle import views
 from lab.lifecycle.ledger import Known, Label
 
 CHECKS: dict[str, str] = {"scope_leakage": "P1", "deletion_residue": "P1", "stale_reuse": "P2",
@@ -52,62 +65,196 @@ LABELS: dict[str, frozenset[Label]] = {
     "stale_reuse": frozenset({Label.STALE}),
     "expiry_leak": frozenset({Label.EXPIRED}),
 }
-_NOT_WORD = re.compile(r"[\W_]+")
-_DROP_CATEGORIES = frozenset({"Mn", "Me", "Cf"})  # combining marks, format characters (invisible)
-_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u034f")  # default-ignorable letters and joiners
+JUDGE_REVISION = 2
+MAX_JUDGED = 16 * 1024 * 1024  # characters of one query's answer (or of what it retrieved)
+DEADLINE = 60.0  # seconds to judge one query
+WHY_RETRIEVED = "reached the agent (retrieved) but not its answer"
+WHY_FOLDED = "served only as {current!r}, a current value it cannot be told from once folded ({sight})"
+WHY_OPAQUE = "the served text holds an encoding the judge cannot undo: {what}"
 
 
-def _visible(char: str) -> bool:
-    return unicodedata.category(char) not in _DROP_CATEGORIES and char not in _FILLERS
+class JudgeLimit(Exception):
+    """A query the judge could not read within its bounds (size, deadline): a harness error."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How one revision of the judge reads a served text."""
+
+    views: bool  # rendering layers undone and every fold, or the text as served under the base fold
+    split_unspaced: bool  # each character of Han, kana, Hangul, Thai ... its own token
+    merged_cover: bool  # adjacent current occurrences cover together, or one at a time
+    untested: bool  # folded-together and opaque values unjudged, or (revision 1) never
+
+
+RULES = {1: Rules(False, False, False, False), 2: Rules(True, True, True, True)}
 
 
 def normalise(text: str) -> str:
-    """HTML references decoded; marks, format characters and fillers dropped; NFKC; casefold;
-    every run of non-letters/digits to one space, trimmed."""
-    decomposed = unicodedata.normalize("NFKD", html.unescape(text))
-    kept = unicodedata.normalize("NFKC", "".join(c for c in decomposed if _visible(c))).casefold()
-    return _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", kept)).strip()
+    """The base view of a text (``views.normalise``)."""
+    return views.normalise(text)
 
 
-class _Tokens:
-    """A normalised text's tokens run together, with where each token starts and ends (in the
-    run-together text and in the normalised text)."""
+@lru_cache(maxsize=8192)
+def _needles(value: str, revision: int) -> dict[str, frozenset[str]]:
+    """fold -> the value's needles: its folded tokens run together, as written and (revision 2)
+    with each layer undone, so a value holding ``%`` or ``&`` masks as the views render it."""
+    rules = RULES[revision]
+    if not rules.views:
+        return {"base": frozenset({views.normalise(value, False).replace(" ", "")}) - {""}}
+    forms = {value} | {views.undo(value, (layer,)) for layer in views.LAYERS} | {views.undo(value, tuple(views.LAYERS))}
+    return {how: frozenset(views.fold(f, how, rules.split_unspaced).replace(" ", "") for f in forms) - {""}
+            for how in views.FOLDS}
 
-    def __init__(self, normalised_text: str):
-        self.words = normalised_text.split(" ") if normalised_text else []
-        self.joined, self.starts, self.ends, self.spans = "", {}, {}, []
-        at = 0
-        for i, word in enumerate(self.words):
-            self.starts[len(self.joined)] = i
-            self.joined += word
-            self.ends[len(self.joined)] = i
-            self.spans.append((at, at + len(word)))
-            at += len(word) + 1
 
-    def find(self, value_tokens: str) -> list[tuple[int, int]]:
-        """Every occurrence of a normalised value on token boundaries, separators ignored, as a span
-        of the normalised text."""
-        needle, out = value_tokens.replace(" ", ""), []
-        if not needle:
-            return out
-        hit = self.joined.find(needle)
-        while hit >= 0:
-            first, last = self.starts.get(hit), self.ends.get(hit + len(needle))
-            if first is not None and last is not None:
-                out.append((self.spans[first][0], self.spans[last][1]))
-            hit = self.joined.find(needle, hit + 1)
-        return out
+class _Matcher:
+    """Every needle of a set of values, in one Aho–Corasick automaton: a needle belongs to every
+    value that has it under some fold (so ``Muenchen`` served is both ``Muenchen`` and ``München``
+    german-folded, and the judge cannot tell which)."""
+
+    def __init__(self, values: tuple[str, ...], revision: int):
+        import ahocorasick  # the judge's one compiled dependency, loaded when a query is judged
+
+        self.revision, self.rules = revision, RULES[revision]
+        self.owners: dict[str, set[int]] = {}  # needle -> value indices
+        for index, value in enumerate(values):
+            for needles in _needles(value, revision).values():
+                for needle in needles:
+                    self.owners.setdefault(needle, set()).add(index)
+        self.automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+        for needle in self.owners:
+            self.automaton.add_word(needle, needle)
+        if self.owners:
+            self.automaton.make_automaton()
+
+    def read(self, text: str, deadline: float | None = None) -> _Reading:
+        """Every occurrence of every needle in every distinct view of ``text``, each folded every way."""
+        if len(text) > MAX_JUDGED:
+            raise JudgeLimit(f"the served text is {len(text)} characters, over the judge's {MAX_JUDGED}")
+        reading = _Reading()
+        if not self.rules.views:
+            sights = {views.normalise(text, False): "as served, base"}
+        else:
+            sights, seen = {}, views.views(text)
+            if self.rules.untested:
+                reading.opaque = tuple(views.opaque(seen[-1][1]))
+            for view, body in seen:
+                for how in views.FOLDS if not body.isascii() else ("base",):  # ASCII: every fold the same
+                    sights.setdefault(views.fold(body, how), f"{view}, {how}")
+                    _in_time(deadline)
+        for normalised, sight in sights.items():
+            reading.hits[sight] = _occurrences(normalised, self.automaton, deadline) if self.owners else {}
+            _in_time(deadline)
+        return reading
+
+
+@lru_cache(maxsize=64)
+def _matcher(values: tuple[str, ...], revision: int) -> _Matcher:
+    return _Matcher(values, revision)
+
+
+def _in_time(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise JudgeLimit(f"judging one query took over its deadline ({DEADLINE:g} s)")
+
+
+def _occurrences(normalised: str, automaton: Any, deadline: float | None) -> dict[str, list[tuple[int, int]]]:
+    """needle -> its (start, end) in the tokens run together, on token boundaries only."""
+    words = normalised.split(" ") if normalised else []
+    joined = "".join(words)
+    starts, ends = bytearray(len(joined) + 1), bytearray(len(joined) + 1)
+    at = 0
+    for word in words:
+        starts[at] = 1
+        at += len(word)
+        ends[at] = 1
+    found: dict[str, list[tuple[int, int]]] = {}
+    for count, (last, needle) in enumerate(automaton.iter(joined)):
+        first = last - len(needle) + 1
+        if starts[first] and ends[last + 1]:
+            found.setdefault(needle, []).append((first, last + 1))
+        if not count & 0xFFFF:
+            _in_time(deadline)
+    return found
+
+
+class _Cover:
+    """The spans of the current values' occurrences: is a span wholly inside one (or, merged,
+    inside a run of adjacent ones)?"""
+
+    def __init__(self, spans: list[tuple[int, int]], merged: bool):
+        spans.sort()
+        if merged:
+            runs: list[list[int]] = []
+            for start, end in spans:
+                if runs and start <= runs[-1][1]:
+                    runs[-1][1] = max(runs[-1][1], end)
+                else:
+                    runs.append([start, end])
+            spans = [(a, b) for a, b in runs]
+        self.starts = [a for a, _ in spans]
+        self.reach, furthest = [], -1
+        for _, end in spans:
+            furthest = max(furthest, end)
+            self.reach.append(furthest)
+
+    def covers(self, span: tuple[int, int]) -> bool:
+        """Whether ``span`` lies inside a covering span."""
+        at = bisect_right(self.starts, span[0]) - 1
+        return at >= 0 and self.reach[at] >= span[1]
+
+
+@dataclass
+class _Reading:
+    """Where each needle occurs in each sight (a view under a fold), and what stays encoded."""
+
+    hits: dict[str, dict[str, list[tuple[int, int]]]] = field(default_factory=dict)  # sight -> needle -> spans
+    opaque: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What one text shows of each value: found at all, used (outside the current values), or
+    found only where a current value it folds together with is (``folded``: why)."""
+
+    found: frozenset[int]
+    used: frozenset[int]
+    folded: Mapping[int, str]
+    opaque: tuple[str, ...]
+
+
+def _seen(matcher: _Matcher, reading: _Reading, values: tuple[str, ...], current: frozenset[int]) -> _Seen:
+    found, used, folded = set(), set(), {}
+    owners = matcher.owners
+    for sight, hits in reading.hits.items():
+        cover = _Cover([s for needle, spans in hits.items() if owners[needle] & current for s in spans],
+                       matcher.rules.merged_cover)
+        for needle, spans in hits.items():
+            mine = owners[needle]
+            found |= mine
+            outside = any(not cover.covers(s) for s in spans)
+            for index in mine - current:
+                if outside:
+                    used.add(index)
+                elif matcher.rules.untested and mine & current and index not in folded:
+                    twin = values[min(mine & current)]
+                    folded[index] = WHY_FOLDED.format(current=twin, sight=sight)
+    return _Seen(frozenset(found), frozenset(used), {i: w for i, w in folded.items() if i not in used},
+                 reading.opaque)
 
 
 def served_uses(value: str, served_text: str) -> bool:
-    """True when the value's tokens occur in the text's on token boundaries (separators ignored)."""
-    return bool(_Tokens(normalise(served_text)).find(normalise(value)))
+    """True when the value's tokens occur in a view of the text on token boundaries (separators ignored)."""
+    matcher = _matcher((value,), JUDGE_REVISION)
+    return 0 in _seen(matcher, matcher.read(served_text), (value,), frozenset()).found
 
 
-def _used_outside(tokens: _Tokens, normalised_value: str, covered: list[tuple[int, int]]) -> bool:
-    """The value occurs somewhere not wholly inside a covered span."""
-    return any(not any(a <= start and end <= b for a, b in covered)
-               for start, end in tokens.find(normalised_value))
+def same_after_folding(a: str, b: str) -> str | None:
+    """The first fold under which two values are one string (separators ignored), else None."""
+    left, right = _needles(a, JUDGE_REVISION), _needles(b, JUDGE_REVISION)
+    return next((how for how in views.FOLDS
+                 if views.fold(a, how).replace(" ", "") == views.fold(b, how).replace(" ", "") != ""
+                 and left[how] and right[how]), None)
 
 
 @dataclass(frozen=True)
@@ -120,6 +267,7 @@ class CheckResult:
     violations: tuple[Known, ...] = ()
     unjudged: tuple[Known, ...] = ()
     retrieved: tuple[Known, ...] = ()
+    why: tuple[str, ...] = ()  # for each unjudged value, why (empty: revision 1, where it is always retrieval)
 
     @property
     def status(self) -> str | None:
@@ -129,16 +277,24 @@ class CheckResult:
             return None
         return "FAIL" if self.violations else "NOT TESTED" if self.unjudged else "PASS"
 
+    def reason(self, value: Known) -> str:
+        """Why an unjudged value is unjudged."""
+        return self.why[self.unjudged.index(value)] if self.why else WHY_RETRIEVED
+
     def to_json(self) -> dict[str, Any]:
-        """Plain data."""
-        return {name: [k.to_json() for k in getattr(self, name)]
-                for name in ("opportunities", "violations", "unjudged", "retrieved")}
+        """Plain data (``why`` only when set)."""
+        out: dict[str, Any] = {name: [k.to_json() for k in getattr(self, name)]
+                               for name in ("opportunities", "violations", "unjudged", "retrieved")}
+        if self.why:
+            out["why"] = list(self.why)
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CheckResult:
         """The inverse of ``to_json``."""
         return cls(*(tuple(Known.from_json(k) for k in data.get(name, []))
-                     for name in ("opportunities", "violations", "unjudged", "retrieved")))
+                     for name in ("opportunities", "violations", "unjudged", "retrieved")),
+                   tuple(data.get("why", ())))
 
 
 @dataclass(frozen=True)
@@ -188,44 +344,54 @@ class QueryJudgement:
 
 def judge_query(known: list[Known], served_text: str, must_use: Sequence[str],
                 current: Mapping[str, str | None], prompt: str = "",
-                retrieved: Sequence[str] | None = None) -> QueryJudgement:
+                retrieved: Sequence[str] | None = None, *, revision: int = JUDGE_REVISION,
+                deadline: float | None = DEADLINE) -> QueryJudgement:
     """Judge one query: ``known`` from ``Ledger.known(scope)``, ``current`` maps each must_use key
     to ``Ledger.current(scope, key)``; ``prompt`` is judged alone for the no-memory baseline;
-    ``retrieved`` the texts that reached the agent, when the SUT says so apart from its answer."""
-    answer = _Served(served_text, known)
-    reached = _Served("\n".join(retrieved), known) if retrieved is not None else None
+    ``retrieved`` the texts that reached the agent, when the SUT says so apart from its answer;
+    ``revision`` the judge's (1 re-derives older sets); ``deadline`` in seconds (None: none)."""
+    until = None if deadline is None else time.monotonic() + deadline
+    values = tuple(k.value for k in known)
+    matcher = _matcher(values, revision)
+    mask = frozenset(i for i, k in enumerate(known) if k.label is Label.CURRENT)
+    answer = _seen(matcher, matcher.read(served_text, until), values, mask)
+    reached = (_seen(matcher, matcher.read("\n".join(retrieved), until), values, mask)
+               if retrieved is not None else None)
+    index = {k.value: i for i, k in enumerate(known)}
+    opaque = answer.opaque + (reached.opaque if reached else ())
+
+    def undecided(i: int, in_reach: bool) -> str | None:
+        if in_reach:
+            return WHY_RETRIEVED
+        if i in answer.folded:
+            return answer.folded[i]
+        return WHY_OPAQUE.format(what=opaque[0]) if opaque else None
+
     checks: dict[str, CheckResult] = {}
     for name, labels in LABELS.items():
         chances = tuple(k for k in known if k.label in labels)
-        used = tuple(k for k in chances if answer.uses(k))
-        seen = tuple(k for k in chances if reached and reached.uses(k))
-        checks[name] = CheckResult(chances, used, tuple(k for k in seen if k not in used), seen)
+        used = tuple(k for k in chances if index[k.value] in answer.used)
+        seen = tuple(k for k in chances if reached and index[k.value] in reached.used)
+        unsure = [(k, why) for k in chances if k not in used
+                  and (why := undecided(index[k.value], k in seen)) is not None]
+        checks[name] = _result(chances, used, unsure, seen, matcher.rules.untested)
     wanted = tuple(_current_known(known, key, current[key]) for key in must_use
                    if current.get(key) is not None)
-    seen = tuple(k for k in wanted if reached and reached.has(k))
-    unused = tuple(k for k in wanted if not answer.has(k))
-    checks["missing_current_fact"] = CheckResult(wanted, tuple(k for k in unused if k not in seen),
-                                                 tuple(k for k in unused if k in seen), seen)
-    asked = _Tokens(normalise(prompt))
-    return QueryJudgement(checks, tuple(k for k in wanted if asked.find(normalise(k.value))), reached is not None,
+    seen = tuple(k for k in wanted if reached and index[k.value] in reached.found)
+    unused = [k for k in wanted if index[k.value] not in answer.found]
+    unsure = [(k, why) for k in unused if (why := (WHY_RETRIEVED if k in seen else
+                                                    WHY_OPAQUE.format(what=opaque[0]) if opaque else None))]
+    checks["missing_current_fact"] = _result(wanted, tuple(k for k in unused if k not in dict(unsure)), unsure, seen,
+                                             matcher.rules.untested)
+    asked = _seen(matcher, matcher.read(prompt, until), values, mask).found if prompt else frozenset()
+    return QueryJudgement(checks, tuple(k for k in wanted if index[k.value] in asked), reached is not None,
                           tuple(key for key in must_use if current.get(key) is None))
 
 
-class _Served:
-    """One served text, tokenised once, with the spans of the values current for the querying scope."""
-
-    def __init__(self, text: str, known: list[Known]):
-        self.tokens = _Tokens(normalise(text))
-        self.covered = [span for k in known if k.label is Label.CURRENT
-                        for span in self.tokens.find(normalise(k.value))]
-
-    def has(self, value: Known) -> bool:
-        """The value occurs in the text."""
-        return bool(self.tokens.find(normalise(value.value)))
-
-    def uses(self, value: Known) -> bool:
-        """The value occurs somewhere not wholly inside a current value's occurrence."""
-        return _used_outside(self.tokens, normalise(value.value), self.covered)
+def _result(chances: tuple[Known, ...], violations: tuple[Known, ...], unsure: list[tuple[Known, str]],
+            seen: tuple[Known, ...], with_why: bool) -> CheckResult:
+    return CheckResult(chances, violations, tuple(k for k, _ in unsure), seen,
+                       tuple(w for _, w in unsure) if with_why else ())
 
 
 def _current_known(known: list[Known], key: str, value: str | None) -> Known:

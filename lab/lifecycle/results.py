@@ -26,13 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from lab.lifecycle.derive import DECISION_RULES, combine, combine_retrieval, derive_row, sum_accuracy
+from lab.lifecycle.judge import JUDGE_REVISION
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
 from lab.resultset.files import digest, read_json, write_json
 
 MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
-ROW_SCHEMA = "memlab.lifecycle-row/1"
+#: A lifecycle row's schema names the judge's revision it was derived by: ``memlab verify``
+#: re-derives a set by the revision its rows say, so a set made before a change of the judge
+#: still verifies (``scripts/rederive_lifecycle.py`` moves published sets to the current one).
+ROW_SCHEMAS = {"memlab.lifecycle-row/1": 1, "memlab.lifecycle-row/2": 2}
+ROW_SCHEMA = next(name for name, revision in ROW_SCHEMAS.items() if revision == JUDGE_REVISION)
 EVIDENCE_DIRS = ("scenarios", "observations", "logs")
 SUMMARY_FIELDS = ("status", "severity", "violations", "opportunities", "rate", "not_tested", "unjudged")
 
@@ -110,12 +115,12 @@ def load_observations(root: Path, key: str) -> list[dict[str, Any]]:
 
 
 def rederive(root: Path, meta: dict[str, Any], fail_on: str,
-             scenarios: dict[str, Scenario] | None = None) -> dict[str, Any]:
+             scenarios: dict[str, Scenario] | None = None, schema: str = ROW_SCHEMA) -> dict[str, Any]:
     """A row derived again from the set's saved scenarios (``scenarios``: already loaded from it) and
-    observations (pure)."""
+    observations (pure), by the judge's revision its ``schema`` names (``ROW_SCHEMAS``)."""
     scenarios = load_scenarios(root) if scenarios is None else scenarios
-    row = derive_row(meta, scenarios, load_observations(root, row_key(meta)), fail_on)
-    return {"schema": ROW_SCHEMA, **row, "describe": meta.get("describe", {})}
+    row = derive_row(meta, scenarios, load_observations(root, row_key(meta)), fail_on, ROW_SCHEMAS[schema])
+    return {"schema": schema, **row, "describe": meta.get("describe", {})}
 
 
 def row_meta(row: dict[str, Any]) -> dict[str, Any]:

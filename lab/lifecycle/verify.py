@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
-from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, load_scenarios, rederive, row_key
+from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, ROW_SCHEMAS, load_scenarios, rederive, row_key
 from lab.resultset import signing
 from lab.resultset.loading import JSONProblem, Unreadable
 from lab.resultset.files import digest, read_json
@@ -93,7 +93,12 @@ def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, 
         return
     if file != f"rows/{row_key(row)}.json":
         result.add("row-malformed", file, f"holds {row_key(row)}, so its file is rows/{row_key(row)}.json")
-    again = rederive(result.root, meta, fail_on, scenarios)
+    schema = row.get("schema")
+    if schema not in ROW_SCHEMAS:
+        result.add("row-malformed", file, f"schema {schema!r} is not one this memlab reads ({', '.join(ROW_SCHEMAS)}); "
+                                          "a newer memlab wrote it: verify it with that one")
+        return
+    again = rederive(result.root, meta, fail_on, scenarios, schema)
     if digest(again) != digest(row):
         differ = sorted(k for k in set(again) | set(row) if again.get(k) != row.get(k))
         result.add("row-not-derivable", file, f"re-derived from the saved answers, it differs in {', '.join(differ)}")
