@@ -188,3 +188,62 @@ def test_serving_everything_violates_every_opportunity(ops):
     judged = judge_query(labelled, "\n".join(k.value for k in labelled), [], {})
     for name in ("scope_leakage", "deletion_residue", "stale_reuse", "expiry_leak"):
         assert judged.checks[name].violations == judged.checks[name].opportunities
+
+
+# ---- the views (revision 2): renderings seen through, what cannot be undone, bounds --------------
+@pytest.mark.parametrize("value, served", [
+    ("Berlin office", "Berlin <em>office</em>"), ("Berlin", "Ber<b>lin</b>"), ("Berlin", "&amp;#66;erlin"),
+    ("Zürich", '{"city": "Z\\u00fcrich"}'), ("Zürich", "b'Z\\xc3\\xbcrich'"), ("Zürich", "Z=C3=BCrich"),
+    ("New York", "q=New%20York"), ("Zürich", "Z%C3%BCrich"), ("Berlin", "\x1b[31mBer\x1b[0mlin"),
+    ("Łódź", "Lodz"), ("Øresund", "Oresund"), ("Ærø", "AEro"), ("Diyarbakır", "Diyarbakir"), ("München", "Muenchen"),
+    ("Berlin", "B\u0435rlin"), ("Berlin", "ʙᴇʀʟɪɴ"), ("Berlin office", "QmVybGluIG9mZmljZQ=="),
+    ("東京オフィス", "私の東京オフィスです"), ("zürich.example", "xn--zrich-kva.example"),
+])
+def test_a_deleted_value_served_in_an_index_s_rendering_is_that_value(value, served):
+    deleted = [known(value, Label.DELETED, "city"), known("Porto office", Label.CURRENT, "office")]
+    judged = judge_query(deleted, f"Porto office. Also: {served}", ["office"], {"office": "Porto office"})
+    assert judged.checks["deletion_residue"].status == "FAIL", served
+    assert judge_query(deleted, f"Porto office. Also: {served}", ["office"], {"office": "Porto office"},
+                       revision=1).checks["deletion_residue"].status == "PASS"  # what revision 1 missed
+
+
+def test_an_encoding_the_judge_cannot_undo_is_not_tested_never_pass():
+    import base64
+    import zlib
+    blob = base64.b64encode(zlib.compress(b"Berlin office, kept in the index")).decode()
+    values = [known("Berlin office", Label.DELETED, "city"), known("Porto office", Label.CURRENT, "office")]
+    judged = judge_query(values, f"Porto office ({blob})", ["office"], {"office": "Porto office"})
+    residue = judged.checks["deletion_residue"]
+    assert residue.status == "NOT TESTED" and "cannot undo" in residue.reason(values[0])
+    assert judge_query(values, "Porto office", ["office"], {"office": "Porto office"}).checks[
+        "deletion_residue"].status == "PASS"
+
+
+def test_two_values_one_fold_makes_apart_are_not_tested_where_only_the_current_form_is_served():
+    values = [known("München office", Label.CURRENT), known("Muenchen office", Label.STALE)]
+    judged = judge_query(values, "your office: München office", ["k"], {"k": "München office"})
+    assert judged.checks["stale_reuse"].status == "NOT TESTED"
+    assert "folded" in judged.checks["stale_reuse"].reason(values[1])
+    assert judged.checks["missing_current_fact"].status == "PASS"
+    # the stale value's own form is the current one German-folded, as an index may serve it: still undecided
+    assert judge_query(values, "MUENCHEN OFFICE", ["k"], {"k": "München office"}).checks[
+        "stale_reuse"].status == "NOT TESTED"
+    assert judge_query(values, "MUENCHEN OFFICE", ["k"], {"k": "München office"}, revision=1).checks[
+        "stale_reuse"].status == "FAIL"
+
+
+def test_current_values_side_by_side_never_make_a_stale_one():
+    values = [known("Porto", Label.CURRENT, "a"), known("office", Label.CURRENT, "b"), known("Porto office", Label.STALE)]
+    assert judge_query(values, "Porto office", [], {}).checks["stale_reuse"].status == "PASS"
+    assert judge_query(values, "Porto office", [], {}, revision=1).checks["stale_reuse"].status == "FAIL"
+
+
+def test_the_judge_s_bounds_are_a_named_limit_never_a_hang(monkeypatch):
+    from lab.lifecycle import judge as module
+    values = [known("gym card 2290", Label.CURRENT), known("gym card", Label.STALE)]
+    monkeypatch.setattr(module, "MAX_JUDGED", 1000)
+    with pytest.raises(module.JudgeLimit, match="over the judge's 1000"):
+        judge_query(values, "gym card 2290 " * 100, ["k"], {"k": "gym card 2290"})
+    monkeypatch.undo()
+    with pytest.raises(module.JudgeLimit, match="deadline"):
+        judge_query(values, "gym card 2290 " * 20000, ["k"], {"k": "gym card 2290"}, deadline=0.0)

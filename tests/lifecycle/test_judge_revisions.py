@@ -1,0 +1,76 @@
+"""A lifecycle set is re-derived by the judge's revision its rows name (``memlab.lifecycle-row/N``):
+a set made before the judge changed still verifies as it was made, a set under the current revision
+is judged by the current judge, and a schema this memlab does not know is named, never guessed."""
+
+import json
+import shutil
+
+import pytest
+from resultsets import ROOT
+
+from lab.lifecycle.results import ROW_SCHEMA, ROW_SCHEMAS, load_scenarios, rederive, row_key, write_manifest
+from lab.lifecycle.verify import verify_lifecycle
+from lab.resultset.files import read_json, write_json
+
+SOURCE = ROOT / "results" / "published" / "langgraph-sqlite" / "lifecycle"
+KEY = "langgraph-sqlite@live"
+#: After deletion-basic's delete, its last query: the deleted value as a lagging index serves it.
+RENDERED = "pescatarian plan PX-12\ncashew allergy <em>code</em> AL&#8209;93"
+
+
+@pytest.fixture
+def rs(tmp_path):
+    return shutil.copytree(SOURCE, tmp_path / "rs")
+
+
+def rewrite(root, schema):
+    """Every row derived again by the revision ``schema`` names, and the manifest over them."""
+    run = read_json(root / "run.json")
+    for meta in run["rows"]:
+        write_json(root / "rows" / f"{row_key(meta)}.json", rederive(root, meta, run["fail_on"], load_scenarios(root),
+                                                                   schema))
+    write_manifest(root, run)
+
+
+def serve_residue(root):
+    """deletion-basic's query after the delete served the deleted value highlighted."""
+    path = root / "observations" / KEY / "deletion-basic@s0.json"
+    obs = json.loads(path.read_text(encoding="utf-8"))
+    obs["queries"][-1]["served"]["text"] = RENDERED
+    path.write_text(json.dumps(obs), encoding="utf-8")
+
+
+def residue(root):
+    return read_json(root / "rows" / f"{KEY}.json")["checks"]["deletion_residue"]
+
+
+def test_the_current_revision_is_the_last_and_published_sets_are_under_it():
+    assert ROW_SCHEMAS[ROW_SCHEMA] == max(ROW_SCHEMAS.values())
+    assert read_json(SOURCE / "rows" / f"{KEY}.json")["schema"] == ROW_SCHEMA
+
+
+@pytest.mark.parametrize("schema, status", [("memlab.lifecycle-row/1", "PASS"), ("memlab.lifecycle-row/2", "FAIL")])
+def test_a_set_is_judged_and_verified_by_the_revision_its_rows_name(rs, schema, status):
+    serve_residue(rs)
+    rewrite(rs, schema)
+    assert residue(rs)["status"] == status  # revision 1 did not see through the highlight and the entity
+    assert verify_lifecycle(rs).ok, [f.detail for f in verify_lifecycle(rs).findings]
+
+
+def test_a_revision_1_row_relabelled_as_revision_2_no_longer_verifies(rs):
+    serve_residue(rs)
+    rewrite(rs, "memlab.lifecycle-row/1")
+    path = rs / "rows" / f"{KEY}.json"
+    row = read_json(path)
+    write_json(path, {**row, "schema": "memlab.lifecycle-row/2"})
+    write_manifest(rs, read_json(rs / "run.json"))
+    grounds = {(f.ground, f.file) for f in verify_lifecycle(rs).findings}
+    assert ("row-not-derivable", f"rows/{KEY}.json") in grounds
+
+
+def test_a_schema_this_memlab_does_not_read_is_named(rs):
+    path = rs / "rows" / f"{KEY}.json"
+    write_json(path, {**read_json(path), "schema": "memlab.lifecycle-row/99"})
+    write_manifest(rs, read_json(rs / "run.json"))
+    found = [f for f in verify_lifecycle(rs).findings if f.file == f"rows/{KEY}.json"]
+    assert [f.ground for f in found] == ["row-malformed"] and "newer memlab" in found[0].detail
