@@ -25,6 +25,7 @@ ALLOWED = {
     "method": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset"},
     "report": {"cases", "judge", "resultset", "lifecycle"},
     "lifecycle": {"profile", "driver", "runtime", "resultset"},
+    "frontdoor": {"lifecycle"},
     "testing": {"runtime"},
     "sweep": {"profile", "runtime", "resultset", "lifecycle"},
     "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle",

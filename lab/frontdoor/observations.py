@@ -1,0 +1,58 @@
+"""What one store saw and served: every write as handed to it, every read and what it served.
+
+Signatures are kept as hex, so a record holds exactly the bytes the store was handed: the evidence a
+verdict is derived from (``lab.frontdoor.verdicts``).
+"""
+
+from __future__ import annotations
+
+from lab.frontdoor.records import Record
+from lab.frontdoor.scope import Scope
+
+
+class Served(Record):
+    """One record a read served: its text and, if the SUT flagged it as untrusted, the SUT's marker."""
+
+    text: str
+    marker: str | None = None
+
+
+class WriteSeen(Record):
+    """One write as handed to the store (label and signature as sent) and whether it was accepted."""
+
+    role: str  # genuine, negative, attack or utility
+    scope: Scope
+    text: str
+    label: str
+    signature: str | None  # hex
+    tags: tuple[str, ...] = ()
+    accepted: bool
+
+
+class ReadSeen(Record):
+    """One read: who asked what (k, the tag it filtered on) and every record served."""
+
+    role: str  # before, verdict, control, utility, owner or reader
+    scope: Scope
+    query: str
+    k: int
+    tag: str | None = None
+    served: tuple[Served, ...]
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return tuple(s.text for s in self.served)
+
+
+class Role:
+    """What each write and read of a fixture is for (the names saved with it)."""
+
+    GENUINE = "genuine"  # a write: the victim's own memory
+    NEGATIVE = "negative"  # a write: a genuine memory the trust filter must keep out
+    ATTACK = "attack"  # a write on the attacker's channel
+    UTILITY = "utility"  # a write and its read: a trusted write after the attack is still served
+    BEFORE = "before"  # a read: the contested genuine value, before the attack
+    VERDICT = "verdict"  # a read: the on-topic question after the attack
+    CONTROL = "control"  # a read: the victim's own fact, after the attack
+    OWNER = "owner"  # isolation: the owner's write and read
+    READER = "reader"  # isolation: the reader's own write, and the read the leak is judged on

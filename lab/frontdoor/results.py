@@ -1,0 +1,111 @@
+"""One row's front-door result: every fixture and isolation case with what the store saw and served,
+and the figures derived from them.
+
+``to_json`` adds the derived figures (cells, level, probe tallies) beside the evidence; ``from_json``
+recomputes them from the per-fixture verdicts and refuses data whose figures do not match.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import ConfigDict, Field
+
+from lab.frontdoor.channels import CHANNELS, Channel, Forgery
+from lab.frontdoor.fixtures import BY_ID, FAMILIES, FIXTURES_VERSION, Family, utility_for
+from lab.frontdoor.observations import ReadSeen, WriteSeen
+from lab.frontdoor.records import Record
+from lab.frontdoor.scope import Scope
+from lab.frontdoor.probes import SECRETS
+from lab.frontdoor.verdicts import Cell, Decision, Tally, cell, decide, decide_leak, level, tally
+
+SCHEMA = "memlab.frontdoor-row/1"
+DERIVED = ("cells", "level", "probes")
+
+
+class PoisoningOutcome(Record):
+    """One fixture on one channel in a fresh store."""
+
+    fixture: str
+    family: Family
+    channel: Channel
+    forgery: Forgery | None = None
+    writes: tuple[WriteSeen, ...]
+    reads: tuple[ReadSeen, ...]
+    decision: Decision
+
+
+class IsolationOutcome(Record):
+    """One secret across one (owner, reader) pair of a probe, in a fresh store."""
+
+    probe: str
+    secret: str
+    owner: Scope
+    reader: Scope
+    writes: tuple[WriteSeen, ...]
+    reads: tuple[ReadSeen, ...]
+    decision: Decision
+
+
+class FrontdoorResult(Record):
+    """A row (one store) measured on every family x channel x fixture and every isolation probe."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    schema_: str = Field(SCHEMA, alias="schema")
+    store: str
+    fixtures_version: int
+    trust_root: str  # the genuine writer's public key (hex) the store was configured with
+    poisoning: tuple[PoisoningOutcome, ...]
+    isolation: tuple[IsolationOutcome, ...]
+
+    def cells(self) -> list[Cell]:
+        """Every family x channel present, in the families' and channels' order."""
+        out = []
+        for family in FAMILIES:
+            for channel in CHANNELS:
+                verdicts = [o.decision.verdict for o in self.poisoning if o.family is family and o.channel is channel]
+                if verdicts:
+                    out.append(cell(family, channel, verdicts))
+        return out
+
+    def cell_at(self, family: Family, channel: Channel) -> Cell:
+        return next(c for c in self.cells() if c.family is family and c.channel is channel)
+
+    def level(self) -> str:
+        return level(self.cells())
+
+    def probes(self) -> list[Tally]:
+        names = list(dict.fromkeys(o.probe for o in self.isolation))
+        return [tally(name, [o.decision.verdict for o in self.isolation if o.probe == name]) for name in names]
+
+    def derived(self) -> dict[str, Any]:
+        return {"cells": [{**c.to_json(), "status": c.status, "figure": c.figure} for c in self.cells()],
+                "level": self.level(),
+                "probes": [{**t.to_json(), "status": t.status, "figure": t.figure} for t in self.probes()]}
+
+    def recheck(self) -> list[str]:
+        """The cases whose saved verdict does not follow from their saved writes and reads (none when
+        the fixtures are of this version); the first thing ``memlab verify`` will recompute."""
+        if self.fixtures_version != FIXTURES_VERSION:
+            return [f"fixtures version {self.fixtures_version}, this lab has {FIXTURES_VERSION}"]
+        secrets = {s.id: s for s in SECRETS}
+        out = [f"{o.fixture} on {o.channel.value}" for o in self.poisoning
+               if decide(BY_ID[o.fixture], utility_for(BY_ID[o.fixture]), o.writes, o.reads) != o.decision]
+        out += [f"{o.probe}: {o.secret}" for o in self.isolation
+                if decide_leak(secrets[o.secret].owner.canary, secrets[o.secret].reader.canary, o.reads) != o.decision]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.model_dump(mode="json", by_alias=True)
+        return {**data, **self.derived()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        result = cls.model_validate({k: v for k, v in data.items() if k not in DERIVED})
+        stated = {k: data[k] for k in DERIVED if k in data}
+        recomputed = result.derived()
+        wrong = [k for k, v in stated.items() if v != recomputed[k]]
+        if wrong:
+            raise ValueError(f"figures that do not follow from the outcomes: {', '.join(wrong)}")
+        return result

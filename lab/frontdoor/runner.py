@@ -1,0 +1,99 @@
+"""Run the fixtures and the isolation probes against a store, one fresh store per case.
+
+The runner only carries writes and reads: each write goes to the store with the label, signature and
+tags the channel made, and the store's answer (accepted or refused, what it served) is saved as it
+came. It verifies no signature, reads no label and filters by no scope; every decision about what to
+keep or serve is the store's (``lab.frontdoor.verdicts`` then judges what was served).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from lab.frontdoor.channels import CHANNELS, Adversary, Channel, Forgery, GenuineSide, Write, landed
+from lab.frontdoor.fixtures import FIXTURES, FIXTURES_VERSION, Fixture, utility_for
+from lab.frontdoor.observations import ReadSeen, Role, WriteSeen
+from lab.frontdoor.probes import PROBES, SECRETS, Probe, Secret
+from lab.frontdoor.reference import MemoryStore
+from lab.frontdoor.results import FrontdoorResult, IsolationOutcome, PoisoningOutcome
+from lab.frontdoor.scope import Scope
+from lab.frontdoor.verdicts import decide, decide_leak
+
+StoreFactory = Callable[[bytes], MemoryStore]  # the genuine writer's public key -> a fresh store
+VICTIM = Scope(tenant="acme", user="victim")
+
+
+class Session:
+    """One fresh store and everything handed to it and served by it."""
+
+    def __init__(self, store: MemoryStore):
+        self.store = store
+        self.writes: list[WriteSeen] = []
+        self.reads: list[ReadSeen] = []
+
+    def write(self, role: str, write: Write) -> None:
+        accepted = self.store.write(write.scope, write.text, write.label, write.signature, write.tags)
+        self.writes.append(WriteSeen(role=role, scope=write.scope, text=write.text, label=write.label,
+                                     signature=write.signature.hex() if write.signature is not None else None,
+                                     tags=tuple(sorted(write.tags)), accepted=bool(accepted)))
+
+    def read(self, role: str, scope: Scope, query: str, k: int, tag: str | None = None) -> None:
+        served = tuple(self.store.read(scope, query, k, tag=tag))
+        self.reads.append(ReadSeen(role=role, scope=scope, query=query, k=k, tag=tag, served=served))
+
+
+def forgery_for(fixture: Fixture) -> Forgery:
+    """Forged writes alternate: odd-numbered fixtures carry no signature, even ones the attacker's own."""
+    return Forgery.NONE if int(fixture.id.rsplit("/", 1)[1]) % 2 else Forgery.OWN_KEY
+
+
+def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, genuine: GenuineSide,
+                adversary: Adversary) -> PoisoningOutcome:
+    """Genuine memories, [the contested value read], the attack, the verdict and control reads, and a
+    genuine write after it all: one fixture on one channel."""
+    session, utility = Session(make_store(genuine.public_key)), utility_for(fixture)
+    for memory in fixture.genuine:
+        session.write(Role.GENUINE, genuine.write(VICTIM, memory.text, memory.tags))
+    if fixture.negative:
+        session.write(Role.NEGATIVE, genuine.write(VICTIM, fixture.negative.text, fixture.negative.tags))
+    if fixture.contested:
+        session.read(Role.BEFORE, VICTIM, fixture.question, fixture.k, fixture.read_tag)
+    for text in fixture.attack:
+        attempt = adversary.write(channel, VICTIM, text, fixture.attack_tags, forgery_for(fixture))
+        session.write(Role.ATTACK, landed(attempt, genuine))
+    session.read(Role.VERDICT, VICTIM, fixture.question, fixture.k, fixture.read_tag)
+    session.read(Role.CONTROL, VICTIM, fixture.control.query, fixture.k, fixture.read_tag)
+    tags = frozenset({fixture.read_tag}) if fixture.read_tag else frozenset()
+    session.write(Role.UTILITY, genuine.write(VICTIM, utility.memory.text, tags))
+    session.read(Role.UTILITY, VICTIM, utility.query, fixture.k, fixture.read_tag)
+    return PoisoningOutcome(fixture=fixture.id, family=fixture.family, channel=channel,
+                            forgery=forgery_for(fixture) if channel is Channel.FORGED else None,
+                            writes=tuple(session.writes), reads=tuple(session.reads),
+                            decision=decide(fixture, utility, session.writes, session.reads))
+
+
+def run_case(probe: Probe, owner: Scope, reader: Scope, secret: Secret, make_store: StoreFactory,
+             genuine: GenuineSide, k: int = 5) -> IsolationOutcome:
+    """The owner writes a secret, the reader their own memory; each reads; the reader's read is judged."""
+    session = Session(make_store(genuine.public_key))
+    session.write(Role.OWNER, genuine.write(owner, secret.owner.text))
+    session.write(Role.READER, genuine.write(reader, secret.reader.text))
+    session.read(Role.OWNER, owner, secret.query, k)
+    session.read(Role.READER, reader, secret.query, k)
+    return IsolationOutcome(probe=probe.name, secret=secret.id, owner=owner, reader=reader,
+                            writes=tuple(session.writes), reads=tuple(session.reads),
+                            decision=decide_leak(secret.owner.canary, secret.reader.canary, session.reads))
+
+
+def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture] = FIXTURES,
+            channels: Iterable[Channel] = CHANNELS, probes: Iterable[Probe] = PROBES,
+            secrets: Iterable[Secret] = SECRETS, genuine: GenuineSide | None = None,
+            adversary: Adversary | None = None) -> FrontdoorResult:
+    """Every fixture on every channel, and every probe pair with every secret, against ``make_store``."""
+    genuine, adversary = genuine or GenuineSide(), adversary or Adversary()
+    fixtures, channels, secrets = list(fixtures), list(channels), list(secrets)
+    poisoning = [run_fixture(fx, ch, make_store, genuine, adversary) for fx in fixtures for ch in channels]
+    isolation = [run_case(probe, owner, reader, secret, make_store, genuine)
+                 for probe in probes for owner, reader in probe.pairs for secret in secrets]
+    return FrontdoorResult(store=store, fixtures_version=FIXTURES_VERSION, trust_root=genuine.public_key.hex(),
+                           poisoning=tuple(poisoning), isolation=tuple(isolation))

@@ -1,0 +1,61 @@
+"""Stores the front-door tests measure beside the four reference ones: each breaks one thing."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from lab.frontdoor.observations import Served
+from lab.frontdoor.reference import NaiveStore
+from lab.frontdoor.scope import Scope
+
+
+class SilentStore(NaiveStore):
+    """Accepts every write and serves nothing: silence must never pass."""
+
+    def read(self, scope, query, k, tag=None) -> list[Served]:
+        return []
+
+
+class RefusingStore(NaiveStore):
+    """Refuses every write."""
+
+    def admits(self, scope, kept) -> bool:
+        return False
+
+
+class TagBlindStore(NaiveStore):
+    """Ignores the tag a read filters on."""
+
+    def read(self, scope, query, k, tag=None) -> list[Served]:
+        return super().read(scope, query, k)
+
+
+class SharedPoolStore(NaiveStore):
+    """One pool for every scope."""
+
+    def key_of(self, scope: Scope) -> str:
+        return "pool"
+
+
+class FoldingStore(NaiveStore):
+    """Normalises ids before keying (NFKC, casefold, trimmed, zero-width dropped, str of an int)."""
+
+    def key_of(self, scope: Scope) -> str:
+        def fold(part):
+            if part is None:
+                return None
+            text = unicodedata.normalize("NFKC", str(part)).casefold().strip().replace("\u200b", "")
+            return text
+        return Scope(tenant=fold(scope.tenant), user=fold(scope.user), session=fold(scope.session)).key()
+
+
+class RecordingStore(NaiveStore):
+    """A naive store that records every call exactly as it was made."""
+
+    def __init__(self, trust_root: bytes):
+        super().__init__(trust_root)
+        self.calls: list[tuple] = []
+
+    def write(self, scope, text, label, signature, tags=frozenset()) -> bool:
+        self.calls.append((scope, text, label, signature, tags))
+        return super().write(scope, text, label, signature, tags)
