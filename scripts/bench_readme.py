@@ -37,6 +37,7 @@ BENCHES = {
     "lifecycle_rows": (["bench/lifecycle.py", "--row", "atmem-chain", "--row", "langgraph-sqlite",
                         "--position", "restarted", "--runs", "3"], None),
     "lifecycle_peer": (["bench/lifecycle_peer.py", "--runs", "5"], 9),
+    "judge": (["bench/judge.py"], None),
     "fork_server": (["bench/fork_server.py", "--row", "langgraph-sqlite", "--row", "mem0-qdrant-local",
                      "--row", "crewai-ltm-lancedb", "--row", "hermes-memory-md", "--lifecycle", "mem0-qdrant-local",
                      "--lifecycle", "hermes-memory-md", "--lifecycle", "crewai-ltm-lancedb"], 8),

@@ -67,7 +67,7 @@ DECISION_RULES = {
                 "only where a current value it folds together with is, or any value where the served text holds an "
                 "encoding the judge cannot undo (a base64-looking run that is not text) makes that query NOT "
                 "TESTED, never PASS",
-    "judge_bounds": "a query's answer or retrieved text over 16 Mi characters, or judged for over 60 s, is a "
+    "judge_bounds": "a query's answer or retrieved text over 8 Mi characters, or judged for over 120 s, is a "
                     "harness error of the row",
 }
 NO_ERASE = {"context": "the SUT erases whole contexts only: no delete or rescope was sent (capability erase)",

@@ -66,8 +66,8 @@ LABELS: dict[str, frozenset[Label]] = {
     "expiry_leak": frozenset({Label.EXPIRED}),
 }
 JUDGE_REVISION = 2
-MAX_JUDGED = 16 * 1024 * 1024  # characters of one query's answer (or of what it retrieved)
-DEADLINE = 60.0  # seconds to judge one query
+MAX_JUDGED = 8 * 1024 * 1024  # characters of one query's answer (or of what it retrieved)
+DEADLINE = 120.0  # seconds to judge one query (a rendered answer of MAX_JUDGED takes about 40 s here)
 WHY_RETRIEVED = "reached the agent (retrieved) but not its answer"
 WHY_FOLDED = "served only as {current!r}, a current value it cannot be told from once folded ({sight})"
 WHY_OPAQUE = "the served text holds an encoding the judge cannot undo: {what}"
@@ -137,7 +137,7 @@ class _Matcher:
         else:
             sights, seen = {}, views.views(text)
             if self.rules.untested:
-                reading.opaque = tuple(views.opaque(seen[-1][1]))
+                reading.opaque = tuple(views.opaque([body for _, body in seen]))
             for view, body in seen:
                 for how in views.FOLDS if not body.isascii() else ("base",):  # ASCII: every fold the same
                     sights.setdefault(views.fold(body, how), f"{view}, {how}")
