@@ -5,7 +5,10 @@ either contract (the report says which, and why): endpoints (each answers 2xx; a
 the other contract's fields says so), contract (each answer's shape), convergence (write ->
 visible, measured), answering (does the answer quote stored values?), user and tenant
 isolation, deletion (delete -> gone, measured), ttl (when declared) and timeouts (the configured
-ones against 5x the measured latencies). Every failure carries its fix.
+ones against 5x the measured latencies). Every failure carries its fix. The probe value is unique per
+run and holds diacritics and a separator (``Zürich-Øst 3fa9c2d1``): a layer that still serves it
+folded (``Zurich-Ost``), escaped or highlighted fails as the gate's judge fails it, and one that
+serves an encoding the judge cannot undo makes the deletion check a warning (the gate: NOT TESTED).
 
 The doctor polls to *measure*, as the gate polls to confirm: convergence until the probe is
 served, deletion and TTL until it is gone, each up to the convergence timeout. A store whose
@@ -21,7 +24,8 @@ fails and the shim did not echo the scope it was sent, the doctor replays the is
 the other contract's request shape; if that one holds, it says the shim reads the other
 contract's fields and how to say so in the config.
 
-May import: the standard library and ``lab.lifecycle`` (the HTTP adapter, ``Scope``, the judge).
+May import: the standard library and ``lab.lifecycle`` (the HTTP adapter, ``Scope``, the judge and its
+``Known``).
 """
 from __future__ import annotations
 
@@ -32,16 +36,18 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 
 from lab.lifecycle.adapters.http import ANSWER_KINDS, HttpAdapter, HttpConfig, HttpError
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.judge import judge_query, served_uses
+from lab.lifecycle.ledger import Known, Label
 from lab.lifecycle.scenario import Scope
 
-__all__ = ["Check", "DoctorReport", "doctor"]
+__all__ = ["Check", "DoctorReport", "doctor", "probe_value"]
 
 OWNER = Scope("memlab-doctor-a", "user-1")
 OTHER_USER = Scope("memlab-doctor-a", "user-2")  # same tenant, another user
 OTHER_TENANT = Scope("memlab-doctor-b", "user-1")  # same user id, another tenant
 KEY, TTL_KEY, SIBLING_KEY = "memlab-doctor-probe", "memlab-doctor-ttl", "memlab-doctor-sibling"
 PROMPT = f"What is the {KEY} for this user?"
+PROBE_STEM = "Zürich-Øst"  # needs folding (Ø is no letter with a mark) and holds a separator
 MARGIN = 5  # advised timeout: at least this many times the measured latency ...
 FLOOR = 1.0  # ... and never under this many seconds
 FIELDS = {"memlab": "scope.tenant_id and scope.user_id", "memorycheck": "tenant_id and user_id at the top level"}
@@ -134,11 +140,12 @@ class _Probe:
 
     def __init__(self, sut: HttpAdapter, config: HttpConfig, report: DoctorReport):
         self.sut, self.config, self.report = sut, config, report
-        self.value = f"probe-{secrets.token_hex(4)}"
+        self.value = probe_value()
         self.measured: dict[str, float | None] = {"mutation": 0.0, "query": 0.0, "visible": None, "gone": None}
         self.limit = config.convergence["timeout"]
         self.errors: list[HttpError] = []  # what the endpoints check met, for the contract check
         self.acks: list[dict] = []  # the write answers, to see whether the shim echoes the scope
+        self.last = None  # the last query's Served
 
     def run(self) -> None:
         steps: list[tuple[str, Callable[[], Check]]] = [
@@ -179,7 +186,7 @@ class _Probe:
 
     def served(self, scope: Scope, value: str) -> tuple[bool, bool]:
         """(in the answer, in what was retrieved) for ``value`` at one query."""
-        got = self.timed("query", self.sut.query(scope, PROMPT))
+        got = self.last = self.timed("query", self.sut.query(scope, PROMPT))
         return served_uses(value, got.text), any(served_uses(value, r) for r in got.retrieved or [])
 
     def poll(self, scope: Scope, value: str, present: bool) -> tuple[bool, int, float]:
@@ -271,6 +278,12 @@ class _Probe:
                 "convergence": max(self.measured["visible"] or 0.0, self.measured["gone"] or 0.0)}
 
 
+def probe_value() -> str:
+    """The doctor's probe, unique per run: diacritics and a separator (``Zürich-Øst 3fa9c2d1``), so a
+    layer that folds, escapes or highlights it is caught as the gate's judge catches the pack's values."""
+    return f"{PROBE_STEM} {secrets.token_hex(4)}"
+
+
 def _advised(seconds: float) -> float:
     return max(FLOOR, math.ceil(seconds * MARGIN * 10) / 10)
 
@@ -344,13 +357,27 @@ def _deletion(probe: _Probe) -> Check:
     if gone:
         probe.measured["gone"] = seconds
         when = "at the first query after the delete's ok" if n == 1 else f"{seconds:.3f} s after the delete ({n} queries)"
-        return Check("deletion", True, f"delete -> gone: the probe was gone {when}"
-                                       + ("; the gate waits for each delete the same way" if n > 1 else ""))
+        detail = f"delete -> gone: the probe was gone {when}" + ("; the gate waits for each delete the same way"
+                                                                 if n > 1 else "")
+        why = _undecided(probe)
+        if why:
+            return Check("deletion", True, f"{detail}, as far as the judge can read: {why}",
+                         "the gate reports such queries NOT TESTED (and the gate INCONCLUSIVE) rather than PASS: serve "
+                         "memories as text, or stop serving deleted ones from every layer /query reads", warn=True)
+        return Check("deletion", True, detail)
     return Check("deletion", False, f"the probe was still served {seconds:.2f} s after the delete's ok "
                                     f"({n} queries, convergence timeout {probe.limit:g} s): deletion_residue, P1 — or a "
                                     "delete slower than the timeout",
                  "make /delete remove the key's value in its scope from everything /query reads (indexes, caches, "
                  "history); if it is only slow, raise the convergence timeout above its latency")
+
+
+def _undecided(probe: _Probe) -> str:
+    """Why the judge cannot tell whether the last answer still serves the deleted probe ("": it can)."""
+    deleted = Known(KEY, probe.value, OWNER, Label.DELETED, 0)
+    got = probe.last
+    check = judge_query([deleted], got.text, [], {}, retrieved=got.retrieved).checks["deletion_residue"]
+    return check.reason(deleted) if check.unjudged else ""
 
 
 def _ttl(probe: _Probe) -> Check:

@@ -9,12 +9,13 @@ import sys
 from dataclasses import replace
 
 import pytest
-
+from anyascii import anyascii
 from shims import EXAMPLE_CONFIG, EXAMPLE_DIR, dead_endpoint, leaky_tenants, leaky_users, noop_delete, serve
-from shims import slow_convergence, ttl_ignored, wrong_shape
+from shims import lagging_index, slow_convergence, ttl_ignored, wrong_shape
+from shims.lagging_index import Index
 
 from lab.lifecycle.adapters.http import load_http_config
-from lab.lifecycle.doctor import doctor
+from lab.lifecycle.doctor import doctor, probe_value
 
 ORDER = ["endpoints", "contract", "convergence", "answering", "user_isolation", "tenant_isolation", "deletion",
          "ttl", "timeouts"]
@@ -48,6 +49,13 @@ def test_passes_the_example_shim_without_waiting_out_a_timeout():
     assert data["advice"]["timeouts"] == {"mutation": 1.0, "query": 1.0, "convergence": 1.0}  # 5x a few ms, floor 1 s
     assert "contract memlab" in report.lines()[0] and data["service"]["contract"] == "memlab"
     assert report.lines()[-1].startswith("doctor: PASS in ")
+
+
+def test_the_probe_needs_folding_and_is_new_every_run():
+    probes = {probe_value() for _ in range(50)}
+    assert len(probes) == 50
+    # a letter no decomposition reaches (Ø), one that has a mark (ü), and a separator between words
+    assert all("Ø" in p and "ü" in p and "-" in p and anyascii(p) != p for p in probes)
 
 
 def test_the_example_shim_runs_as_a_program_on_port_0():
@@ -141,3 +149,26 @@ def test_ttl_ignored_fails_ttl_and_undeclared_ttl_is_not_run():
     report = run_doctor(store=ttl_ignored.Store(), capabilities={"ttl": False, "tenants": True})
     assert report.ok and by_name(report)["ttl"].ok is None
     assert "NOT TESTED" in by_name(report)["ttl"].detail
+
+
+NO_TTL = {"capabilities": {"ttl": False, "tenants": True}}  # the index keeps expired values too: one failure at a time
+QUICK = {"convergence": {"timeout": 0.3, "interval": 0.25}}
+
+
+@pytest.mark.parametrize("rendering", [r for r in lagging_index.RENDERINGS if r != "opaque"])
+def test_a_delete_that_leaves_the_probe_served_rendered_fails_deletion(rendering):
+    # ascii-fold serves "Zurich-Ost <hex>": the probe only once folded, as a search index serves it
+    store = lagging_index.Store()
+    store.index = Index(rendering, lookups=True)
+    report = run_doctor(store=store, **NO_TTL, **QUICK)
+    assert failed(report) == ["deletion"], "\n".join(report.lines())
+    assert "deletion_residue" in by_name(report)["deletion"].detail
+
+
+def test_a_delete_that_leaves_the_probe_served_enciphered_warns_that_the_gate_cannot_judge_it():
+    store = lagging_index.Store()
+    store.index = Index("opaque", lookups=True)
+    report = run_doctor(store=store, **NO_TTL, **QUICK)
+    check = by_name(report)["deletion"]
+    assert report.ok and check.warn, "\n".join(report.lines())
+    assert "encoding the judge cannot undo" in check.detail and "NOT TESTED" in check.fix

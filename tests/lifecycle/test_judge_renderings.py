@@ -193,7 +193,7 @@ def test_a_correct_store_rendered_is_never_failed(name, values):
 
 
 @pytest.mark.parametrize("name", UNDOABLE)
-@settings(PROFILE, max_examples=80)
+@settings(PROFILE, max_examples=40)
 @given(value=VALUE)
 @with_specimens("value")
 def test_served_uses_sees_each_rendering(name, value):

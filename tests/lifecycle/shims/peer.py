@@ -10,7 +10,8 @@ standard library's http.server and FastAPI), and the ways a real stack behaves:
 - ``disguise``: a deleted value stays, served with a soft hyphen between its letters (invisible on
   screen, not the same string).
 
-``serve(mode, frontend)`` runs one on 127.0.0.1, port 0, in a thread of the test process. As the
+``serve(mode, frontend)`` runs one on 127.0.0.1, port 0, in a thread of the test process
+(``serve(store=...)``: a subclass's store, e.g. one that adds to ``live``). As the
 peer's own templates do, a request that lacks a field reads it as "" (so a shim sent another
 contract's body silently puts every caller in one scope) — except FastAPI, whose models refuse
 it with a 422.
@@ -77,12 +78,16 @@ class Store:
         with self.lock:
             self.now += steps
 
-    def query(self, tenant: str, user: str) -> dict:
+    def live(self, tenant: str, user: str, prompt: str = "") -> list[tuple[str, str]]:
+        """(key, value) of everything the scope is served for ``prompt``, in key order."""
         with self.lock:
             self._settle()
-            seen = [(k, v) for (t, u, k), values in sorted(self.facts.items())
+            return [(k, v) for (t, u, k), values in sorted(self.facts.items())
                     if t == tenant and (self.mode == "leaky" or u == user)
                     for v, expires in values if expires is None or self.now < expires]
+
+    def query(self, tenant: str, user: str, prompt: str = "") -> dict:
+        seen = self.live(tenant, user, prompt)
         retrieved = [{"key": k, "value": v} for k, v in seen]
         if not seen:
             return {"answer": "I don't have anything stored about that.", "retrieved": []}
@@ -104,7 +109,7 @@ def handle(store: Store, route: str, body: dict) -> dict:
     elif route == "/advance_time":
         store.advance(int(body["steps"]))
     elif route == "/query":
-        return store.query(tenant, user)
+        return store.query(tenant, user, body.get("prompt", ""))
     return {"ok": True}
 
 
@@ -168,9 +173,10 @@ def fastapi_app(store: Store):
 
 
 @contextmanager
-def serve(mode: str = "correct", frontend: str = "stdlib") -> Iterator[tuple[str, Store]]:
-    """(base URL, store) of a peer-contract shim on 127.0.0.1:0 in a thread; stopped afterwards."""
-    store = Store(mode)
+def serve(mode: str = "correct", frontend: str = "stdlib", store: Store | None = None) -> Iterator[tuple[str, Store]]:
+    """(base URL, store) of a peer-contract shim on 127.0.0.1:0 in a thread (``store``: one of the
+    caller's, e.g. a subclass; else a new one in ``mode``); stopped afterwards."""
+    store = store if store is not None else Store(mode)
     if frontend == "stdlib":
         server = ThreadingHTTPServer(("127.0.0.1", 0), type("H", (_Handler,), {"store": store}))
         thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
