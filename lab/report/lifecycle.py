@@ -37,9 +37,10 @@ LEGEND: tuple[tuple[str, str], ...] = (
                 "(--fail-on p2), on P1 only with --fail-on p1"),
     ("a/b", "violations / opportunities: one opportunity per query that had a value of the check's kind in "
             "reach (per required fact for missing_current_fact); a finding is one query and check"),
-    ("NOT TESTED", "no opportunity, a check the SUT cannot express, or a value that reached the agent but not "
-                   "its answer: never a pass"),
-    ("INCONCLUSIVE", "nothing the gate rests on was tested, a value reached the agent unjudged, or the SUT served "
+    ("NOT TESTED", "no opportunity, a check the SUT cannot express, or a value the judge could not decide (it "
+                   "reached the agent but not its answer, it folds together with a current value, or the served "
+                   "text holds an encoding the judge cannot undo): never a pass"),
+    ("INCONCLUSIVE", "nothing the gate rests on was tested, a value the judge could not decide, or the SUT served "
                      "no fact beyond the prompt (utility Δ ≤ 0): never a pass, exit 1"),
     ("current facts", "required facts whose current value was served"),
     ("utility Δ", "current facts served minus what a no-memory agent has (the prompt alone): a store that "
