@@ -80,6 +80,16 @@ class Scope:
     tenant_id: str
     user_id: str
 
+    def folded(self) -> str:
+        """Tenant and user as one context id, ``tenant/user``, for a SUT that keeps only one: each
+        part's ``%`` and ``/`` percent-encoded, so two scopes never fold to one id (``a/b`` + ``c``
+        is ``a%2Fb/c``, ``a`` + ``b/c`` is ``a/b%2Fc``); ids without them read as before."""
+        return f"{_escape_slash(self.tenant_id)}/{_escape_slash(self.user_id)}"
+
+
+def _escape_slash(part: str) -> str:
+    return part.replace("%", "%25").replace("/", "%2F")
+
 
 @dataclass(frozen=True)
 class Step:

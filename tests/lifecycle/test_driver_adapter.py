@@ -52,7 +52,15 @@ def start(registry):
 
 
 def served(adapter: DriverAdapter, scope: Scope = ALICE) -> list[str]:
-    return adapter.query(scope, "Where is my office?").text.splitlines()
+    """The text of each record served (the judged text reads each record whole: its text, then its meta)."""
+    return [r["text"] for r in adapter.query(scope, "Where is my office?").records]
+
+
+def test_the_judged_text_reads_every_field_of_a_record(start):
+    sut = start("lifecycle-strict")
+    sut.write(ALICE, "office", "Porto", None)
+    lines = sut.query(ALICE, "Where is my office?").text.splitlines()
+    assert lines[0] == "Porto" and "key" in lines and "office" in lines  # meta's member names and values too
 
 
 def test_naive_serves_a_superseded_value_and_strict_does_not(start):

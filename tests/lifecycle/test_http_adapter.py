@@ -44,13 +44,13 @@ def test_drives_the_example_shim_through_write_correct_delete_query(sut):
     sut.write(ANN, "pet", "a cat named Miso", None)
     sut.correct(ANN, "city", "Porto")
     served = sut.query(ANN, "Where do I live?")
-    assert served.text.splitlines() == ["Porto", "a cat named Miso"]
+    assert served.text.splitlines() == ["Porto", "key", "city", "a cat named Miso", "key", "pet"]  # every field
     assert served.records[0] == {"text": "Porto", "meta": {"key": "city"}}
-    assert served.raw["memories"][0]["key"] == "city"
+    assert json.loads(served.raw["body"])["memories"][0]["key"] == "city"
     assert sut.query(BOB, "Where do I live?").text == ""
     assert sut.query(ANN_ELSEWHERE, "Where do I live?").text == ""
     sut.delete(ANN, "city")
-    assert sut.query(ANN, "Where do I live?").text == "a cat named Miso"
+    assert [r["text"] for r in sut.query(ANN, "Where do I live?").records] == ["a cat named Miso"]
 
 
 def test_ttl_runs_on_logical_time_and_begin_empties_the_store(sut):
@@ -58,7 +58,7 @@ def test_ttl_runs_on_logical_time_and_begin_empties_the_store(sut):
     sut.write(ANN, "name", "Ann", None)
     assert "4411" in sut.query(ANN, "code?").text
     sut.advance_time(1)
-    assert sut.query(ANN, "code?").text == "Ann"
+    assert [r["text"] for r in sut.query(ANN, "code?").records] == ["Ann"]
     sut.begin("next")
     assert sut.query(ANN, "code?").text == ""
 
@@ -80,7 +80,7 @@ steps:
     assert obs["error"] is None, obs["error"]
     assert [s["op"] for s in obs["steps"]] == ["write", "correct", "delete"]
     assert all(s["ack"]["ok"] for s in obs["steps"])
-    assert [q["served"]["text"] for q in obs["queries"]] == ["Porto office on Rua das Flores", ""]
+    assert [[r["text"] for r in q["served"]["records"]] for q in obs["queries"]] == [["Porto office on Rua das Flores"], []]
 
 
 def _mock(handler, **config_changes):
@@ -108,14 +108,48 @@ def test_a_mutation_not_confirmed_is_an_adapter_error_with_its_fix(status, body,
         assert f"answered {status}: {{\"error\":" in str(err.value)
 
 
-@pytest.mark.parametrize("body, text", [
-    ({"memories": [{"text": "Porto", "key": "city"}, {"text": "Miso"}]}, "Porto\nMiso"),
-    ({"answer": "You live in Porto.", "memories": [{"text": "Porto"}]}, "You live in Porto."),
-    ({"memories": []}, ""),
+@pytest.mark.parametrize("body, text, retrieved", [
+    ({"memories": [{"text": "Porto", "key": "city"}, {"text": "Miso"}]}, "Porto\nkey\ncity\nMiso", None),
+    ({"answer": "You live in Porto.", "memories": [{"text": "Porto", "old": {"pin": 4242}}]}, "You live in Porto.",
+     ["Porto\nold\npin\n4242"]),
+    ({"memories": []}, "", None),
 ])
-def test_the_judge_reads_the_answer_or_the_memories_joined(body, text):
+def test_the_judge_reads_the_answer_or_every_field_of_every_memory(body, text, retrieved):
     served = _mock(lambda request: httpx.Response(200, json=body)).query(ANN, "Where?")
-    assert served.text == text and served.raw == body
+    assert served.text == text and served.retrieved == retrieved and json.loads(served.raw["body"]) == body
+
+
+def test_a_number_in_what_was_retrieved_is_read_in_the_peer_contract():
+    body = {"answer": "Your PIN is on file.", "retrieved": [{"key": "pin", "value": 4242}, "note", [0.5, True, None]]}
+    served = _mock(lambda request: httpx.Response(200, json=body), contract="memorycheck").query(ANN, "PIN?")
+    assert served.retrieved == ["key\npin\nvalue\n4242", "note", "0.5"]
+
+
+def test_the_evidence_is_the_body_as_received_byte_for_byte():
+    sent = '{ "memories" : [ {"key":"city",  "text" : "Z\\u00fcrich"} ] }\n'
+    served = _mock(lambda request: httpx.Response(200, text=sent)).query(ANN, "Where?")
+    assert served.raw == {"body": sent} and served.text.splitlines()[0] == "Zürich"
+
+
+@pytest.mark.parametrize("sent, name", [('{"answer": "Porto", "answer": "Lisbon"}', "answer"),
+                                        ('{"memories": [{"text": "Porto", "text": "Lisbon"}]}', "text")])
+def test_a_member_named_twice_is_a_contract_error_naming_it(sent, name):
+    with pytest.raises(HttpError, match=f"names '{name}' twice") as err:
+        _mock(lambda request: httpx.Response(200, text=sent)).query(ANN, "Where?")
+    assert err.value.kind == "shape" and "once" in err.value.fix
+
+
+@pytest.mark.parametrize("depth", [900, 100_000])
+def test_a_deep_answer_is_read_or_refused_never_a_crash(depth):
+    """The leaves are read without recursion; JSON too deep for the decoder is a named shape error."""
+    sent = '{"memories": [{"text": "Porto", "meta": ' + "[" * depth + "4242" + "]" * depth + "}]}"
+    adapter = _mock(lambda request: httpx.Response(200, text=sent))
+    if depth < 1000:
+        assert adapter.query(ANN, "Where?").text.splitlines() == ["Porto", "meta", "4242"]
+        return
+    with pytest.raises(HttpError, match="nested too deep") as err:
+        adapter.query(ANN, "Where?")
+    assert err.value.kind == "shape"
 
 
 @pytest.mark.parametrize("body", [{"memories": ["Porto"]}, {"results": []}, {"answer": 3},

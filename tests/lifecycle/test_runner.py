@@ -183,7 +183,7 @@ def test_the_bundled_pack_runs_on_one_sut_process_without_harness_errors(row, bu
         for step in sc.steps:
             if step.op == "query":
                 known = {k.value: k.label for k in ledger.known(step.scope)}
-                lines = queries[step.index]["served"]["text"].splitlines()
+                lines = [r["text"] for r in queries[step.index]["served"]["records"]]
                 assert {ledger.current(step.scope, key) for key in step.must_use} <= set(lines), sc.id
                 labels |= {known[line] for line in lines}
             ledger.apply(step)

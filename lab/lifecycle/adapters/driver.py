@@ -12,7 +12,8 @@ the namespace. The ops map onto the driver protocol's lifecycle additions::
     query        -> read {context, query: prompt, scope?}
     advance_time -> advance_time {steps} (capability "ttl")
 
-Without "tenants" a SUT gets one context ``tenant/user`` (no ``scope``); describe() says so.
+Without "tenants" a SUT gets one context ``tenant/user`` (no ``scope``; ``Scope.folded``: a ``/`` or
+``%`` inside an id is percent-encoded, so two scopes never share a context); describe() says so.
 ``volumes()`` names the host folders of the SUT's volumes (scanned for erasure at rest);
 ``restart(while_stopped)`` stops the driver and the profile's services, calls ``while_stopped``
 (the scan) and starts both anew on the same folders (the restarted position)::
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lab.lifecycle.adapters import Ack, AdapterError, Served
+from lab.lifecycle.adapters.leaves import record_text
 from lab.lifecycle.adapters.process import SutProcess
 from lab.lifecycle.scenario import Scope
 from lab.profile import Profile
@@ -141,10 +143,11 @@ class DriverAdapter:
         return _ack(self._checked("advance_time", self.sut.call("advance_time", steps=steps)))
 
     def query(self, scope: Scope, prompt: str) -> Served:
-        """``read`` of the scope with the prompt as ``query``: what the agent would be served."""
+        """``read`` of the scope with the prompt as ``query``: what the agent would be served, each
+        record read whole (its text, then its meta and id: ``leaves.record_text``)."""
         answer = self._checked("read", self.sut.call("read", query=prompt, **self._fields(scope)))
         records = [dict(r) for r in answer.get("records") or []]
-        text = "\n".join(str(r.get("text", "")) for r in records)
+        text = "\n".join(record_text(r) for r in records)
         return Served(records=records, text=text, raw=answer, seconds=answer.get("seconds", 0.0))
 
     def close(self) -> None:
@@ -168,7 +171,7 @@ class DriverAdapter:
 
     def _fields(self, scope: Scope) -> dict[str, Any]:
         tenant, user = self._ns(scope)
-        fields: dict[str, Any] = {"context": f"{tenant}/{user}"}
+        fields: dict[str, Any] = {"context": Scope(tenant, user).folded()}  # injective: a '/' in an id is escaped
         if self.scope_mode == "separate":
             fields["scope"] = {"tenant_id": tenant, "user_id": user}
         return fields

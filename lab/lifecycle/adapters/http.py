@@ -29,8 +29,6 @@ modules, and ``lab.lifecycle.judge`` (the matching rule).
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,7 +46,6 @@ __all__ = ["ANSWER_KINDS", "HttpAdapter", "HttpConfig", "HttpConfigError", "Http
            "load_http_config"]
 
 log = structlog.get_logger(__name__)
-MAX_RAW = 64 * 1024  # a served answer's raw JSON kept whole up to this size; beyond, its digest and size
 
 
 class HttpAdapter:
@@ -82,7 +79,7 @@ class HttpAdapter:
         folded = "tenants" not in self.capabilities
         return {"sut": self.config.name, "version": None, "libraries": {"httpx": httpx.__version__},
                 "contract": self.contract, "capabilities": sorted(self.capabilities),
-                "scope": ("folded: user_id sent as '<tenant_id>/<user_id>'" if folded
+                "scope": ("folded: user_id sent as '<tenant_id>/<user_id>' (a '/' or '%' in an id percent-encoded)" if folded
                           else "tenant_id and user_id sent apart"),
                 "transport": "http", "config": self.config.to_json()}
 
@@ -126,17 +123,17 @@ class HttpAdapter:
         body = {**self._scope(scope), "prompt": prompt}
         if self.contract == "memorycheck":
             body["seed"] = self.seed
-        payload, _, seconds = self._wire.post("query", self.config.url("query"), self.config.paths["query"], body,
-                                              self.config.timeouts["query"])
+        payload, _, seconds, received = self._wire.post("query", self.config.url("query"), self.config.paths["query"],
+                                                        body, self.config.timeouts["query"])
         reading = read_answer(self.contract, payload)
-        return Served(reading.records, reading.text, _kept(payload), seconds, reading.retrieved)
+        return Served(reading.records, reading.text, {"body": received}, seconds, reading.retrieved)
 
     def close(self) -> None:
         """Close the connection pool (the service itself is not ours to stop)."""
         self._wire.close()
 
     def _scope(self, scope: Any) -> dict[str, Any]:
-        user = scope.user_id if "tenants" in self.capabilities else f"{scope.tenant_id}/{scope.user_id}"
+        user = scope.user_id if "tenants" in self.capabilities else scope.folded()  # injective
         return scope_fields(self.contract, scope.tenant_id, user)
 
     @staticmethod
@@ -170,17 +167,8 @@ class HttpAdapter:
             time.sleep(min(max(waited / 4, 0.005), interval, max(0.0, limit - waited)))
 
     def _mutate(self, endpoint: str, body: dict) -> Ack:
-        payload, _, seconds = self._wire.post(endpoint, self.config.url(endpoint), self.config.paths[endpoint], body,
-                                              self.config.timeouts["mutation"])
+        payload, _, seconds, _ = self._wire.post(endpoint, self.config.url(endpoint), self.config.paths[endpoint], body,
+                                                 self.config.timeouts["mutation"])
         mutation_shape(self.contract, endpoint, body, payload, seconds)
         log.debug("lifecycle.http", endpoint=endpoint, seconds=round(seconds, 4))
         return Ack(True, seconds, payload if isinstance(payload, dict) else {"answer": payload})
-
-
-def _kept(payload: Any) -> dict:
-    """A served answer's raw JSON as evidence: whole up to MAX_RAW bytes, else its size and digest."""
-    text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
-    if len(text.encode()) <= MAX_RAW:
-        return payload if isinstance(payload, dict) else {"answer": payload}
-    return {"cut": True, "bytes": len(text.encode()), "sha256": hashlib.sha256(text.encode()).hexdigest(),
-            "excerpt": text[:4096]}

@@ -15,8 +15,10 @@ mutation answer         2xx with ``{"ok": true}`` (an echoed key must   any 2xx 
 ``reset`` is ``{"namespace"}``, ``delete`` ``{scope, "key"}``, ``write`` ``{scope, "key", "value",
 "ttl_steps"?}`` and ``advance_time`` ``{"steps"}`` in both. A query answer is read into
 :class:`Reading`: the text the judge reads as the agent's answer, the served records, and what
-reached the agent when the answer says so apart (``retrieved``: the text of each retrieved item,
-its string fields joined, or None).
+reached the agent when the answer says so apart (``retrieved``: each retrieved item read whole, or
+None). Everything that reached the agent is read (``leaves``): every member name, string and
+number of a retrieved item or of a memory — its ``text`` first, then every other field — so a
+deleted value in another field, or served as a JSON number, is judged like one in ``text``.
 
 May import: the standard library and ``lab.lifecycle.adapters`` (its HTTP transport).
 """
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lab.lifecycle.adapters.http_transport import HttpError, excerpt
+from lab.lifecycle.adapters.leaves import record_text, text_of
 
 MEMLAB_SHAPE = 'answer {"memories": [{"text": "...", "key": "..."}]} (or {"answer": "..."} for prose)'
 PEER_SHAPE = 'answer {"answer": "...", "retrieved": [{"key": "...", "value": "..."}]} ("retrieved" optional)'
@@ -48,14 +51,8 @@ def scope_fields(contract: str, tenant_id: str, user_id: str) -> dict[str, Any]:
 
 
 def item_text(item: Any) -> str:
-    """The text of one retrieved item: a string itself; an object's string values (nested too), one a line."""
-    if isinstance(item, str):
-        return item
-    if isinstance(item, dict):
-        return "\n".join(item_text(v) for v in item.values() if isinstance(v, (str, dict, list)))
-    if isinstance(item, list):
-        return "\n".join(item_text(v) for v in item)
-    return ""
+    """One retrieved item read whole: a string itself; else every member name, string and number, one a line."""
+    return text_of(item)
 
 
 def read_answer(contract: str, payload: Any) -> Reading:
@@ -101,9 +98,9 @@ def _memlab(payload: dict) -> Reading:
             records.append({"text": item["text"], "meta": {k: v for k, v in item.items() if k != "text"}})
     if "answer" in payload:
         answer = _answer(payload, MEMLAB_SHAPE)
-        retrieved = [r["text"] for r in records] if memories is not None else None
+        retrieved = [record_text(m) for m in memories] if memories is not None else None
         return Reading([{"text": answer, "meta": {"kind": "answer"}}] + records, answer, retrieved)
-    return Reading(records, "\n".join(r["text"] for r in records), None)
+    return Reading(records, "\n".join(record_text(m) for m in memories), None)
 
 
 def mutation_shape(contract: str, endpoint: str, body: dict, payload: Any, seconds: float) -> None:

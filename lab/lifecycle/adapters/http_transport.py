@@ -4,7 +4,9 @@ A shim is outside code: hostile until bounded. ``Transport.post`` gives each req
 deadline for everything (connect, headers, every byte of the body; an answer that trickles in
 one byte at a time is cut at the deadline, not at a timeout that restarts on every byte; a shim
 that stops sending altogether is cut at most one deadline later) and reads at most
-``MAX_ANSWER_BYTES`` of the (decoded) answer. Every failure is an :class:`HttpError` (an
+``MAX_ANSWER_BYTES`` of the (decoded) answer, returned as received beside its JSON (the evidence is
+the body, not a re-serialisation); an object that repeats a member name is refused (read last-wins,
+the first value would reach the agent unjudged). Every failure is an :class:`HttpError` (an
 :class:`AdapterError`: a harness fault, never a verdict) naming the endpoint, what happened, the
 measured latency and the fix; text from the shim in a message is made inert (control and
 escape characters shown as ``\\xNN``, cut to a few hundred characters).
@@ -53,6 +55,19 @@ def excerpt(value: Any, limit: int = 200) -> str:
     return inert(text, limit)
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that names one member twice."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in out:
+            raise DuplicateKey(name)
+        out[name] = value
+    return out
+
+
 def loopback(host: str | None) -> bool:
     """Whether a host name is this machine (never sent through a proxy)."""
     try:
@@ -74,8 +89,9 @@ class Transport:
         """Close the connection pool."""
         self._client.close()
 
-    def post(self, endpoint: str, url: str, route: str, body: dict, deadline: float) -> tuple[Any, int, float]:
-        """POST ``body``; (the answer as JSON, None when empty or not JSON; the status; seconds)."""
+    def post(self, endpoint: str, url: str, route: str, body: dict, deadline: float) -> tuple[Any, int, float, str]:
+        """POST ``body``; (the answer as JSON, None when empty or not JSON; the status; seconds; the
+        answer's text as received)."""
         start = time.perf_counter()
         left = lambda: max(0.001, deadline - (time.perf_counter() - start))  # noqa: E731
         try:
@@ -102,7 +118,15 @@ class Transport:
         if seconds > deadline:
             raise self.late(endpoint, route, deadline, seconds)
         try:
-            payload = json.loads(text) if text.strip() else None
+            payload = json.loads(text, object_pairs_hook=_unique) if text.strip() else None
+        except RecursionError:
+            raise HttpError(endpoint, "shape", f"answered {status} with JSON nested too deep to read",
+                            "answer with what the agent is served, not a deeply nested structure",
+                            status=status, seconds=seconds) from None
+        except DuplicateKey as exc:
+            raise HttpError(endpoint, "shape", f"answered {status} with a JSON object that names "
+                            f"{inert(str(exc.args[0]), 80)!r} twice: which value reached the agent is ambiguous",
+                            "send each member name once per object", status=status, seconds=seconds) from None
         except ValueError:
             payload = None
         if 300 <= status < 400:
@@ -123,7 +147,7 @@ class Transport:
             raise HttpError(endpoint, "shape", f"answered {status} with {excerpt(text.decode('utf-8', 'replace'))}, "
                             "not JSON", "answer with JSON (Content-Type: application/json)",
                             status=status, seconds=seconds)
-        return payload, status, seconds
+        return payload, status, seconds, text.decode("utf-8", "replace")
 
     def late(self, endpoint: str, route: str, limit: float, seconds: float) -> HttpError:
         """The error of a request that took longer than its deadline."""
