@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import peer_gate
 import pytest
 from click.testing import CliRunner
 from shims import lagging_index
@@ -96,3 +97,20 @@ def test_an_index_that_answers_the_confirming_lookups_too_is_never_a_pass(shim, 
     short = lagging_index.config(shape, tmp_path, url, convergence=0.2)
     got, summary = gate(shim, Index(rendering, lookups=True), "diacritics", tmp_path, short)
     assert (got, summary["status"]) == (code, status), summary["checks"]
+
+
+@pytest.mark.parametrize("rendering", ["highlight", "ansi"])
+def test_beside_the_peer_gate_on_its_own_pack_memlab_fails_what_memorycheck_passes(rendering, tmp_path):
+    """Side by side on memorycheck's own pack and shim contract: its judge keeps ``[a-z0-9]`` runs of
+    the lowered text and undoes nothing, so the index's rendering of every stale and deleted value
+    passes it (exit 0, PASS), while memlab's judge FAILs the same answers (docs/lifecycle.md)."""
+    with lagging_index.serve("memorycheck") as (url, store):
+        store.index = Index(rendering)
+        config = lagging_index.config("memorycheck", tmp_path, url)
+        peer_code, peer_report, _ = peer_gate.run("peer", "run", peer_gate.peer_pack(), "--adapter",
+                                                  f"http:{config}", report=tmp_path / "peer.json")
+        code, report, _ = peer_gate.run("memlab", "run", peer_gate.peer_pack(), "--adapter", f"http:{config}",
+                                        "--out", tmp_path / "set", report=tmp_path / "memlab.json")
+    assert (peer_code, peer_report["gate"]["verdict"]) == (0, "PASS")
+    assert (code, report["gate"]["verdict"]) == (1, "FAIL")
+    assert peer_gate.metrics(report)["stale_reuse"]["rate"] > 0
