@@ -25,7 +25,9 @@ from lab.report.inert import inert
 
 _STYLE = {"PASS": "bold green", "FAIL": "bold red", "NOT TESTED": "dim", "INCONCLUSIVE": "yellow", "error": "magenta"}
 NOT_TESTED_NOTE = ("NOT TESTED: the check had no opportunity in the pack, the SUT cannot express it "
-                   "(e.g. no TTL), or a value reached the agent but not its answer; it is never counted as a pass.")
+                   "(e.g. no TTL), or the judge could not decide a value (it reached the agent but not its answer, "
+                   "it folds together with a current value, or the served text holds an encoding the judge cannot "
+                   "undo); it is never counted as a pass.")
 #: What every term of a lifecycle report means (docs/lifecycle.md), shown under every report.
 LEGEND: tuple[tuple[str, str], ...] = (
     ("scope_leakage (P1)", "another user's or tenant's value was served"),
