@@ -14,8 +14,11 @@ from shims import EXAMPLE_CONFIG, example, serve
 
 from lab.lifecycle.adapters import Adapter, AdapterError
 from lab.lifecycle.adapters.http import HttpAdapter, HttpConfigError, HttpError, load_http_config
+from lab.lifecycle.adapters.http_transport import MAX_ANSWER_DEPTH
 from lab.lifecycle.runner import run_scenario
 from lab.lifecycle.scenario import Scope, load_scenario
+from lab.resultset.files import write_json
+from lab.resultset.loading import read_strict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from hostile_reads import alias_bomb  # noqa: E402  (the hostile class plays the same file against the CLI)
@@ -46,7 +49,7 @@ def test_drives_the_example_shim_through_write_correct_delete_query(sut):
     served = sut.query(ANN, "Where do I live?")
     assert served.text.splitlines() == ["Porto", "key", "city", "a cat named Miso", "key", "pet"]  # every field
     assert served.records[0] == {"text": "Porto", "meta": {"key": "city"}}
-    assert json.loads(served.raw["body"])["memories"][0]["key"] == "city"
+    assert json.loads(served.body)["memories"][0]["key"] == "city" and served.raw == {}  # the body is the evidence
     assert sut.query(BOB, "Where do I live?").text == ""
     assert sut.query(ANN_ELSEWHERE, "Where do I live?").text == ""
     sut.delete(ANN, "city")
@@ -116,7 +119,7 @@ def test_a_mutation_not_confirmed_is_an_adapter_error_with_its_fix(status, body,
 ])
 def test_the_judge_reads_the_answer_or_every_field_of_every_memory(body, text, retrieved):
     served = _mock(lambda request: httpx.Response(200, json=body)).query(ANN, "Where?")
-    assert served.text == text and served.retrieved == retrieved and json.loads(served.raw["body"]) == body
+    assert served.text == text and served.retrieved == retrieved and json.loads(served.body) == body
 
 
 def test_a_number_in_what_was_retrieved_is_read_in_the_peer_contract():
@@ -125,31 +128,79 @@ def test_a_number_in_what_was_retrieved_is_read_in_the_peer_contract():
     assert served.retrieved == ["key\npin\nvalue\n4242", "note", "0.5"]
 
 
-def test_the_evidence_is_the_body_as_received_byte_for_byte():
-    sent = '{ "memories" : [ {"key":"city",  "text" : "Z\\u00fcrich"} ] }\n'
-    served = _mock(lambda request: httpx.Response(200, text=sent)).query(ANN, "Where?")
-    assert served.raw == {"body": sent} and served.text.splitlines()[0] == "Zürich"
+@pytest.mark.parametrize("sent", [
+    '{ "memories" : [ {"key":"city",  "text" : "Z\\u00fcrich"} ] }\n',
+    '\ufeff{"memories":[{"text":"Zürich","zz":1.50,"key":"city","aa":1E2}]}\t\r\n',  # a BOM, raw UTF-8, lexemes
+])
+def test_the_evidence_is_the_body_as_received_byte_for_byte(sent):
+    """Spacing, member order, escapes, a byte order mark and number lexemes are kept as sent."""
+    sent_bytes = sent.encode("utf-8")
+    served = _mock(lambda request: httpx.Response(200, content=sent_bytes)).query(ANN, "Where?")
+    assert served.body.encode("utf-8") == sent_bytes and served.to_json()["body"] == sent
+    assert served.text.splitlines()[0] == "Zürich"
 
 
-@pytest.mark.parametrize("sent, name", [('{"answer": "Porto", "answer": "Lisbon"}', "answer"),
-                                        ('{"memories": [{"text": "Porto", "text": "Lisbon"}]}', "text")])
-def test_a_member_named_twice_is_a_contract_error_naming_it(sent, name):
-    with pytest.raises(HttpError, match=f"names '{name}' twice") as err:
+@pytest.mark.parametrize("sent, name, contract", [
+    ('{"answer": "Porto", "answer": "Lisbon"}', "answer", "memlab"),
+    ('{"memories": [{"text": "Porto", "text": "Lisbon"}]}', "text", "memlab"),
+    ('{"answer": "ok", "retrieved": [{"v": {"pin": 4242, "pin": 1}}]}', "pin", "memorycheck"),  # nested
+    ('{"memories": [], "\\u001b[31m": 1, "\\u001b[31m": 2}', "\\x1b[31m", "memlab"),  # named inert
+])
+def test_a_member_named_twice_is_a_contract_error_naming_it(sent, name, contract):
+    with pytest.raises(HttpError) as err:
+        _mock(lambda request: httpx.Response(200, text=sent), contract=contract).query(ANN, "Where?")
+    assert err.value.kind == "shape" and f"names {name!r} twice" in err.value.message
+    assert "\x1b" not in str(err.value) and "each key once" in err.value.fix
+
+
+def test_a_refused_answer_with_a_member_named_twice_stays_a_status_error():
+    sent = '{"error": "db down", "error": "again"}'
+    with pytest.raises(HttpError) as err:
+        _mock(lambda request: httpx.Response(500, text=sent)).query(ANN, "Where?")
+    assert err.value.kind == "status" and err.value.status == 500
+
+
+@pytest.mark.parametrize("number", ["NaN", "-Infinity", "1e400"])
+def test_a_number_no_result_set_can_save_is_a_contract_error(number):
+    """JSON readers disagree on these, and the observation keeping them could not be written."""
+    sent = '{"memories": [{"text": "Porto", "score": ' + number + "}]}"
+    with pytest.raises(HttpError, match=number) as err:
         _mock(lambda request: httpx.Response(200, text=sent)).query(ANN, "Where?")
-    assert err.value.kind == "shape" and "once" in err.value.fix
+    assert err.value.kind == "shape" and "finite numbers" in err.value.fix
 
 
-@pytest.mark.parametrize("depth", [900, 100_000])
+@pytest.mark.parametrize("content", ['{"memories": [{"text": "Zürich"}]}'.encode("latin-1"),
+                                     '{"memories": []}'.encode("utf-16")])
+def test_an_answer_not_in_utf8_is_a_contract_error(content):
+    with pytest.raises(HttpError, match="not JSON in UTF-8") as err:
+        _mock(lambda request: httpx.Response(200, content=content)).query(ANN, "Where?")
+    assert err.value.kind == "shape" and "UTF-8" in err.value.fix
+
+
+@pytest.mark.parametrize("depth", [MAX_ANSWER_DEPTH - 3, MAX_ANSWER_DEPTH - 2, 900, 100_000])
 def test_a_deep_answer_is_read_or_refused_never_a_crash(depth):
-    """The leaves are read without recursion; JSON too deep for the decoder is a named shape error."""
+    """Read up to MAX_ANSWER_DEPTH (the memory's field is 3 levels down), whose observation a result
+    set reads back; deeper, even too deep for the decoder, a named shape error."""
     sent = '{"memories": [{"text": "Porto", "meta": ' + "[" * depth + "4242" + "]" * depth + "}]}"
     adapter = _mock(lambda request: httpx.Response(200, text=sent))
-    if depth < 1000:
+    if depth + 3 <= MAX_ANSWER_DEPTH:
         assert adapter.query(ANN, "Where?").text.splitlines() == ["Porto", "meta", "4242"]
         return
     with pytest.raises(HttpError, match="nested too deep") as err:
         adapter.query(ANN, "Where?")
     assert err.value.kind == "shape"
+
+
+def test_the_deepest_answer_read_is_kept_in_an_observation_a_result_set_reads(tmp_path):
+    nested = "[" * (MAX_ANSWER_DEPTH - 3) + "4242" + "]" * (MAX_ANSWER_DEPTH - 3)
+    sent = '{"memories": [{"text": "Porto", "meta": ' + nested + "}]}"
+    sut = _mock(lambda r: httpx.Response(200, text=sent) if r.url.path == "/query" else httpx.Response(200, json={"ok": True}))
+    path = tmp_path / "deep.yaml"
+    path.write_text("id: deep\ntitle: deep\nsubject: {tenant_id: acme, user_id: ann}\nsteps:\n"
+                    "  - query: {prompt: Where?}\n")
+    sut.begin("deep")
+    obs = run_scenario(sut, load_scenario(path), seed=0, namespace="s0-deep")
+    assert obs["error"] is None and read_strict(write_json(tmp_path / "obs.json", obs)) == obs
 
 
 @pytest.mark.parametrize("body", [{"memories": ["Porto"]}, {"results": []}, {"answer": 3},

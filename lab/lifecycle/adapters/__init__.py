@@ -54,17 +54,20 @@ def can_restart(adapter: object) -> bool:
 class Served:
     """What the SUT served for one query."""
 
-    records: list[dict]  # each {"text": str, "meta": {...}} as the SUT served it
-    text: str  # what the judge reads as the answer: the agent's answer, or every record's text joined by "\n"
-    raw: dict  # the SUT's answer as received (saved as evidence)
+    records: list[dict]  # each {"text": str, "meta": {...}} as the SUT served it (for display)
+    text: str  # what the judge reads as the answer: the agent's answer, or every record read whole, one a line
+    raw: dict  # the SUT's answer as an object (a driver's; {} where ``body`` keeps it as received)
     seconds: float
     retrieved: list[str] | None = None  # what reached the agent, when the SUT says so apart from its answer
+    body: str | None = None  # the answer's bytes as received, decoded as UTF-8 (an HTTP shim's: the evidence)
 
     def to_json(self) -> dict:
-        """The served answer, JSON-ready (``retrieved`` only when the SUT said)."""
+        """The served answer, JSON-ready (``retrieved`` only when the SUT said, ``body`` only when kept)."""
         out = {"records": self.records, "text": self.text, "raw": self.raw, "seconds": self.seconds}
         if self.retrieved is not None:
             out["retrieved"] = self.retrieved
+        if self.body is not None:
+            out["body"] = self.body
         return out
 
 

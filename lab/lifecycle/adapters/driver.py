@@ -144,10 +144,10 @@ class DriverAdapter:
 
     def query(self, scope: Scope, prompt: str) -> Served:
         """``read`` of the scope with the prompt as ``query``: what the agent would be served, each
-        record read whole (its text, then its meta and id: ``leaves.record_text``)."""
+        record read whole: its text, then its meta's leaves, then its other fields (id ...)."""
         answer = self._checked("read", self.sut.call("read", query=prompt, **self._fields(scope)))
         records = [dict(r) for r in answer.get("records") or []]
-        text = "\n".join(record_text(r) for r in records)
+        text = "\n".join(record_text(r, ("text", "meta")) for r in records)
         return Served(records=records, text=text, raw=answer, seconds=answer.get("seconds", 0.0))
 
     def close(self) -> None:

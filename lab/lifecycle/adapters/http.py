@@ -119,14 +119,15 @@ class HttpAdapter:
         return self._mutate("advance_time", {"steps": steps})
 
     def query(self, scope: Any, prompt: str) -> Served:
-        """POST query, once; the answer (or the memories' text) as the agent's, and what was retrieved."""
+        """POST query, once; the answer (or every memory read whole) as the agent's, what was retrieved,
+        and the body as received (the evidence)."""
         body = {**self._scope(scope), "prompt": prompt}
         if self.contract == "memorycheck":
             body["seed"] = self.seed
         payload, _, seconds, received = self._wire.post("query", self.config.url("query"), self.config.paths["query"],
                                                         body, self.config.timeouts["query"])
-        reading = read_answer(self.contract, payload)
-        return Served(reading.records, reading.text, {"body": received}, seconds, reading.retrieved)
+        reading = read_answer(self.contract, payload)  # the body is the evidence: raw is not a second copy
+        return Served(reading.records, reading.text, {}, seconds, reading.retrieved, body=received)
 
     def close(self) -> None:
         """Close the connection pool (the service itself is not ours to stop)."""

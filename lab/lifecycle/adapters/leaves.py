@@ -41,6 +41,8 @@ def text_of(value: Any) -> str:
     return "\n".join(leaves(value))
 
 
-def record_text(record: dict) -> str:
-    """One served record read whole: its ``text`` first, then every other field (meta, id ...)."""
-    return text_of([record.get("text", ""), {k: v for k, v in record.items() if k != "text"}])
+def record_text(record: dict, first: tuple[str, ...] = ("text",)) -> str:
+    """One served record read whole: the values of the fields named in ``first`` (its ``text``), then
+    every other field, name and value (meta, id ...)."""
+    head = [record[name] for name in first if name in record]
+    return text_of([*head, {k: v for k, v in record.items() if k not in first}])
