@@ -5,8 +5,8 @@
 # in both), into its own virtual environment, .peers/memorycheck (gitignored), made once and reused
 # while the source and those pins are unchanged.
 # The source is $MEMLAB_MEMORYCHECK_SOURCE, by default shared/peers/memorycheck beside this checkout
-# or the folder above it (where this lab's CI machines keep it). Without it the peer tests fail,
-# naming this script.
+# or the folder above it (where this lab's CI machines keep it). Without it the peer tests compare with
+# the recorded outputs in tests/fixtures/peer-records/ (README, "The peers").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=${MEMLAB_MEMORYCHECK_SOURCE:-}
@@ -18,7 +18,7 @@ if [ -z "$src" ]; then
 fi
 venv=.peers/memorycheck
 if [ ! -f "$src/pyproject.toml" ]; then
-  echo "memorycheck's source is not at $src: the peer tests will fail (set MEMLAB_MEMORYCHECK_SOURCE)" >&2
+  echo "memorycheck's source is not at $src: the peer tests compare with its recorded outputs (set MEMLAB_MEMORYCHECK_SOURCE to run it live)" >&2
   exit 0
 fi
 pins=images/langgraph-store/requirements.txt

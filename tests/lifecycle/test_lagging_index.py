@@ -99,29 +99,31 @@ def test_an_index_that_answers_the_confirming_lookups_too_is_never_a_pass(shim, 
     assert (got, summary["status"]) == (code, status), summary["checks"]
 
 
-#: memorycheck's gate on its own pack behind the lagging index, as recorded by this test where the peer
-#: is installed (scripts/test.d/40-peers.sh, from its source): where it is not (a clone of this
-#: repository alone), the test compares memlab's live run with these figures instead.
-PEER_RECORD = ROOT / "tests" / "fixtures" / "peer-records" / "lagging-index.json"
-#: The pack both run: the peer's own where its source is here, else memlab's bundled one.
-PEER_PACK = peer_gate.SOURCE / "scenarios" if (peer_gate.SOURCE / "scenarios").is_dir() else PACKS["bundled"]
+@pytest.fixture(scope="module")
+def peer_shaped(tmp_path_factory):
+    """memlab's bundled pack in the peer's shape: both tools read it, on a clone of this repository alone."""
+    out = tmp_path_factory.mktemp("pack") / "memorycheck-shape"
+    done = CliRunner().invoke(main, ["lifecycle", "export", str(PACKS["bundled"]), "--to", str(out)])
+    assert done.exit_code == 0, done.output
+    return out
 
 
+@pytest.mark.parametrize("on", ["peers-pack", "memlabs-pack"])
 @pytest.mark.parametrize("rendering", ["highlight", "ansi"])
-def test_beside_the_peer_gate_on_its_own_pack_memlab_fails_what_memorycheck_passes(rendering, tmp_path):
-    """Side by side on memorycheck's own pack and shim contract: its judge keeps ``[a-z0-9]`` runs of
-    the lowered text and undoes nothing, so the index's rendering of every stale and deleted value
-    passes it (exit 0, PASS), while memlab's judge FAILs the same answers (docs/lifecycle.md)."""
-    recorded = json.loads(PEER_RECORD.read_text(encoding="utf-8"))
+def test_beside_the_peer_gate_memlab_fails_what_memorycheck_passes(rendering, on, peer_shaped, tmp_path):
+    """Side by side on one pack (the peer's own, or memlab's in the peer's shape) and the peer's shim
+    contract: its judge keeps ``[a-z0-9]`` runs of the lowered text and undoes nothing, so the index's
+    rendering of every stale and deleted value passes it (exit 0, PASS), while memlab's judge FAILs the
+    same answers (docs/lifecycle.md). The peer runs live where it is installed, else its recorded
+    outputs stand in (tests/lifecycle/peer_gate.py)."""
+    pack = peer_gate.peer_pack() if on == "peers-pack" else peer_shaped
     with lagging_index.serve("memorycheck") as (url, store):
         store.index = Index(rendering)
         config = lagging_index.config("memorycheck", tmp_path, url)
-        if peer_gate.PEER.is_file():
-            peer_code, peer_report, _ = peer_gate.run("peer", "run", peer_gate.peer_pack(), "--adapter",
-                                                      f"http:{config}", report=tmp_path / "peer.json")
-            assert {"exit": peer_code, "verdict": peer_report["gate"]["verdict"]} == recorded["peer"][rendering]
-        code, report, _ = peer_gate.run("memlab", "run", PEER_PACK, "--adapter", f"http:{config}",
+        peer_code, peer_report, _ = peer_gate.run("peer", "run", pack, "--adapter", f"http:{config}",
+                                                  report=tmp_path / "peer.json", record=f"lagging-{rendering}@{on}")
+        code, report, _ = peer_gate.run("memlab", "run", pack, "--adapter", f"http:{config}",
                                         "--out", tmp_path / "set", report=tmp_path / "memlab.json")
-    assert recorded["peer"][rendering] == {"exit": 0, "verdict": "PASS"}
+    assert (peer_code, peer_report["gate"]["verdict"]) == (0, "PASS")
     assert (code, report["gate"]["verdict"]) == (1, "FAIL")
     assert peer_gate.metrics(report)["stale_reuse"]["rate"] > 0

@@ -7,7 +7,8 @@ scope leakage at a query where every foreign value is also current or deleted in
 scope (no opportunity for memlab), and, on a SUT without TTL, a value whose TTL the SUT was never
 told and that a later write superseded (a stale-reuse opportunity for memlab; the peer files it
 under expiry, NOT TESTED). Where they differ otherwise, memlab is the stronger adversary, and the
-test says how."""
+test says how. The peer runs live where it is installed, else its recorded outputs stand in
+(peer_gate); the tests on its own pack need its source."""
 from __future__ import annotations
 
 import json
@@ -39,9 +40,10 @@ def small(tmp_path_factory, pack):
     return out
 
 
-def side_by_side(tmp_path, *args, memlab_args=()):
-    """(peer exit, peer report, memlab exit, memlab report, memlab output) on the same arguments."""
-    pe, pr, _ = peer_gate.run("peer", "run", *args, report=tmp_path / "peer.json")
+def side_by_side(tmp_path, record, *args, memlab_args=()):
+    """(peer exit, peer report, memlab exit, memlab report, memlab output) on the same arguments, the
+    peer's run named ``record`` (peer_gate: live where it is installed, else its recorded output)."""
+    pe, pr, _ = peer_gate.run("peer", "run", *args, report=tmp_path / "peer.json", record=record)
     me, mr, out = peer_gate.run("memlab", "run", *args, *memlab_args, "--out", tmp_path / "set",
                                 report=tmp_path / "memlab.json")
     return pe, pr, me, mr, out
@@ -59,8 +61,8 @@ def assert_same_but_the_documented_opportunities(peer: dict, mine: dict) -> None
 
 @pytest.mark.parametrize("mode, rc, blocking", [("naive", 1, 16), ("strict", 0, 0), ("leaky", 1, 20)])
 def test_the_peers_pack_on_its_reference_modes_gives_its_figures(tmp_path, cache, mode, rc, blocking):
-    pe, peer, me, mine, _ = side_by_side(tmp_path, peer_gate.peer_pack(), "--adapter", f"reference:{mode}",
-                                         memlab_args=LOCAL)
+    pe, peer, me, mine, _ = side_by_side(tmp_path, f"reference-{mode}@peers-pack", peer_gate.peer_pack(),
+                                         "--adapter", f"reference:{mode}", memlab_args=LOCAL)
     assert pe == me == rc
     assert mine["gate"]["blocking_findings"] == peer["gate"]["blocking_findings"] == blocking
     assert_same_but_the_documented_opportunities(peer, mine)
@@ -76,7 +78,7 @@ def test_the_peers_pack_on_its_reference_modes_gives_its_figures(tmp_path, cache
 def test_a_shim_in_the_peers_contract_gets_the_peers_figures(tmp_path, pack, frontend, mode, rc):
     with shims.serve(mode, frontend) as (url, _):
         config = shims.config(tmp_path, url)
-        pe, peer, me, mine, out = side_by_side(tmp_path, pack, "--adapter", f"http:{config}")
+        pe, peer, me, mine, out = side_by_side(tmp_path, f"shim-{mode}-{frontend}", pack, "--adapter", f"http:{config}")
     assert pe == me == rc, out
     assert_same_but_the_documented_opportunities(peer, mine)
     assert "memorycheck's contract" in out
@@ -92,7 +94,8 @@ def test_a_shim_in_the_peers_contract_gets_the_peers_figures(tmp_path, pack, fro
 @pytest.mark.parametrize("frontend", ["stdlib", "fastapi"])
 def test_an_agent_answering_in_its_own_words_is_inconclusive_never_a_pass(tmp_path, pack, frontend):
     with shims.serve("paraphrase", frontend) as (url, _):
-        pe, peer, me, mine, _ = side_by_side(tmp_path, pack, "--adapter", f"http:{shims.config(tmp_path, url)}")
+        pe, peer, me, mine, _ = side_by_side(tmp_path, f"shim-paraphrase-{frontend}", pack, "--adapter",
+                                             f"http:{shims.config(tmp_path, url)}")
     assert pe == me == 1
     assert peer["gate"]["verdict"] == mine["gate"]["verdict"] == "INCONCLUSIVE"
     assert peer["answering_layer"] == mine["answering_layer"] == "paraphrasing" and mine["limitations"]
@@ -108,7 +111,8 @@ def test_an_agent_answering_in_its_own_words_is_inconclusive_never_a_pass(tmp_pa
 
 def test_a_store_whose_mutations_show_half_a_second_late_passes_once_each_is_confirmed(tmp_path, small):
     with shims.serve("eventual") as (url, _):
-        pe, peer, me, mine, out = side_by_side(tmp_path, small, "--adapter", f"http:{shims.config(tmp_path, url)}")
+        pe, peer, me, mine, out = side_by_side(tmp_path, "shim-eventual-small", small, "--adapter",
+                                               f"http:{shims.config(tmp_path, url)}")
     assert pe == me == 0, out
     assert_same_but_the_documented_opportunities(peer, mine)
     confirms = [step["ack"]["confirm"] for obs in (tmp_path / "set" / "observations").rglob("*.json")
@@ -123,7 +127,7 @@ def test_a_store_whose_mutations_show_half_a_second_late_passes_once_each_is_con
 def test_a_store_that_never_deletes_is_a_harness_error_never_a_finding_or_a_pass(tmp_path, small):
     with shims.serve("naive") as (url, _):
         config = shims.config(tmp_path, url, convergence_timeout_seconds=0.3)
-        pe, _, me, mine, out = side_by_side(tmp_path, small, "--adapter", f"http:{config}")
+        pe, _, me, mine, out = side_by_side(tmp_path, "shim-naive-small", small, "--adapter", f"http:{config}")
     assert pe == me == 2
     row = json.loads(next((tmp_path / "set" / "rows").glob("*.json")).read_text())
     assert row["status"] == "error" and row["checks"]["deletion_residue"]["violations"] == 0
@@ -134,7 +138,7 @@ def test_a_store_that_never_deletes_is_a_harness_error_never_a_finding_or_a_pass
 def test_a_deleted_value_served_in_disguise_never_passes_where_the_peer_passes_it(tmp_path, small):
     with shims.serve("disguise") as (url, _):
         config = shims.config(tmp_path, url, convergence_timeout_seconds=0.3)
-        pe, peer, me, _, _ = side_by_side(tmp_path, small, "--adapter", f"http:{config}")
+        pe, peer, me, _, _ = side_by_side(tmp_path, "shim-disguise-small", small, "--adapter", f"http:{config}")
         doctor = memlab("lifecycle", "doctor", "--adapter", f"http:{config}", check_rc=1).stdout
     assert pe == 0 and peer["gate"]["verdict"] == "PASS"  # the peer reads 's\u00adc\u00ada...' as another value
     assert me == 2  # memlab still sees the value: the delete never takes effect
@@ -144,7 +148,8 @@ def test_a_deleted_value_served_in_disguise_never_passes_where_the_peer_passes_i
 def test_the_doctor_measures_slow_writes_and_deletes_where_the_peers_doctor_fails_a_slow_delete(tmp_path):
     with shims.serve("eventual") as (url, _):
         config = shims.config(tmp_path, url)
-        theirs = peer_gate.run("peer", "doctor", "--adapter", f"http:{config}", "--timeout", "5")
+        theirs = peer_gate.run("peer", "doctor", "--adapter", f"http:{config}", "--timeout", "5",
+                               record="doctor-eventual")
         mine = memlab("lifecycle", "doctor", "--adapter", f"http:{config}", "--timeout", "5", "--json")
     assert theirs[0] == 1 and "delete makes a fact unreachable" in theirs[2]
     report = json.loads(mine.stdout)
@@ -170,7 +175,8 @@ def test_the_peers_ci_line_works_with_only_the_program_name_changed(tmp_path, pa
     with shims.serve("correct") as (url, _):
         config = shims.config(tmp_path, url)
         line = (pack, "--adapter", f"http:{config}", "--seeds", "2", "--fail-on", "p2")
-        pe, peer, _ = peer_gate.run("peer", "run", *line, "--report-md", tmp_path / "p.md", report=tmp_path / "p.json")
+        pe, peer, _ = peer_gate.run("peer", "run", *line, "--report-md", tmp_path / "p.md", report=tmp_path / "p.json",
+                                    record="ci-line-correct")
         me, mine, out = peer_gate.run("memlab", "run", *line, "--report-md", tmp_path / "m.md",
                                       "--out", tmp_path / "set", report=tmp_path / "m.json")
         doctor = memlab("lifecycle", "doctor", "--adapter", f"http:{config}", "--timeout", "5")
@@ -194,7 +200,8 @@ def test_adapters_memlab_cannot_take_are_refused_with_the_nearest_row(tmp_path):
 @pytest.mark.parametrize("spec, row", [("langgraph", "langgraph-store"), ("langgraph:sqlite", "langgraph-store-sqlite")])
 def test_the_peers_langgraph_line_runs_memlabs_langgraph_store_rows(tmp_path, spec, row):
     # the same LangGraph release in both (scripts/test.d/40-peers.sh pins the peer's to the rows' pins)
-    pe, peer, me, mine, out = side_by_side(tmp_path, peer_gate.peer_pack(), "--adapter", spec, memlab_args=LOCAL)
+    pe, peer, me, mine, out = side_by_side(tmp_path, f"{spec.replace(':', '-')}@peers-pack", peer_gate.peer_pack(),
+                                           "--adapter", spec, memlab_args=LOCAL)
     assert pe == me == 0, out
     assert_same_but_the_documented_opportunities(peer, mine)
     assert list(mine["memlab"]["rows"]) == [f"{row}@live"]
