@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 #: allows is a trial of its own, and a cell is the weakest of them for the SUT.
 METHOD_REVISION = "bpm-agent-memory-integrity-00+variants-1"
 
-#: The runtimes a SUT runs on (lab.runtime.get_runtime): auto is docker where an engine answers, else local.
+#: The runtimes a SUT runs on (lab.runtime.get_runtime; a run's ``auto`` is chosen by lab.runtime.choice).
 RUNTIME_NAMES = ("auto", "local", "docker")
 #: The checkout: the folder holding lab/ (lab.resultset.files asks git about it).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent

@@ -121,6 +121,12 @@ def test_readmes_first_command_runs_as_written_in_a_fresh_checkout(tmp_path):
     assert read_compact(sample) == expected(load_rows(result)), sample  # README's matrix is this run's
     skipped = [without_sudo(line) for line in done.stderr.splitlines() if line.startswith("skipped")]
     assert skipped == [line for line in sample.splitlines() if line.startswith("skipped")], done.stderr[-2000:]
+    said = [line for line in done.stderr.replace(env["MEMLAB_DOCKER"], "docker").splitlines()
+            if line.startswith(("runtime:", "skipped", "memlab "))]  # memlab's own lines, after pip's
+    assert said[0] == sample.splitlines()[0] and said[0].startswith("runtime: local"), said[:2]  # said first
+    ends = [line.replace(str(result.relative_to(checkout)), "results/<UTC timestamp>")
+            for line in (done.stdout + done.stderr).splitlines() if line.startswith(("result set:", "report:"))]
+    assert ends == [line for line in sample.splitlines() if line.startswith(("result set:", "report:"))], ends
 
 
 def test_the_test_commands_environment_step_makes_then_reuses_dot_venv(tmp_path):

@@ -29,7 +29,7 @@ import click
 
 from lab import RUNTIME_NAMES
 from lab.cli.lifecycle_run import (adapter_as_target, adapter_spec_target, finish, lifecycle_rows, resume,
-                                   runtime_named, shown, terminate_as_interrupt)
+                                   shown, terminate_as_interrupt)
 from lab.cli.options import no_fork_server_option, profiles_option, sign_key_option
 from lab.cli.results import err, fail
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
@@ -40,9 +40,26 @@ def lifecycle() -> None:
     """The lifecycle gate: do write, correct, rescope, expire and delete change what is served?"""
 
 
+#: What a pack is, for an error that names a PACK there is none of.
+PACK_IS = ("a scenario pack is a folder of scenario *.yaml/*.yml files, or one such file (memlab's shape or "
+           "memorycheck's; `memlab lifecycle validate PACK` checks one)")
+
+
+def _pack_exists(where: Path | None, profiles_dir: Path | None = None) -> None:
+    """Exit 2 with "no such file or folder" (what a pack is, and the fix) unless ``where`` is None or exists;
+    a PACK that names a row (a profile in ``profiles_dir``) is said to be one, with ``--sut``."""
+    if where is None or where.exists():
+        return
+    row = profiles_dir is not None and where.parent == Path() and (profiles_dir / f"{where.name}.yaml").is_file()
+    fix = (f"{where.name} is a row, not a pack: gate it with --sut {where.name} (PACK left out: the bundled pack)"
+           if row else "give the path of a pack, or leave it out to run the bundled pack")
+    fail(shown(f"no such file or folder: {where}\n  {PACK_IS}\n  fix: {fix}"))
+
+
 def _pack(where: Path):
     """The scenarios of a pack (a folder or one file); every error printed with its file, line and fix,
     then exit 2; warnings printed."""
+    _pack_exists(where)
     pack = load_pack(where)
     for warning in pack.warnings:
         err.print(f"[yellow]warning[/] {shown(str(warning))}", highlight=False)
@@ -155,7 +172,7 @@ def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
                    "started anew after every mutation; both: each its own row, side by side. [default: live]")
 @click.option("--restart", is_flag=True, help="The same as --position both.")
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
-              help="Where SUT rows run (auto: docker where an engine answers, else local).")
+              help="Where SUT rows run (auto: the lab's own pure-Python SUTs locally; other SUTs in containers where an engine answers, else locally; the first line says which and why).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Result-set folder. Default: results/lifecycle-<UTC timestamp>/.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -192,6 +209,7 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
         return
     if pack is not None and scenarios_dir is not None:
         fail("give the pack once: PACK or --scenarios")
+    _pack_exists(pack or scenarios_dir, profiles_dir)  # before what to gate: a PACK there is none of is said
     if adapter_spec is not None:
         patterns, http_config = adapter_as_target(adapter_spec, patterns, http_config)
     if not patterns and http_config is None:
@@ -206,6 +224,7 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
     out = out or Path("results") / ("lifecycle-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
     targets, runtime = [], None
     if http_config is not None:  # the shim's config reader only when a shim is gated
+        err.print("runtime: none for the shim (a team's HTTP shim runs where the team runs it)", highlight=False)
         from lab.lifecycle.adapters.http_config import load_http_config
         from lab.profile import ProfileError
 
@@ -219,12 +238,13 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
             err.print(f"note: auth_token_env names {cfg.unset_token}, which is not set: requests go without "
                       "Authorization", highlight=False)
     if patterns:
-        runtime = runtime_named(runtime_name)
+        rows, choice = lifecycle_rows(profiles_dir, patterns, runtime_name)
+        runtime = choice.runtime
+        err.print(shown(choice.line()), highlight=False)
         # a fork server pays off over many starts; the live position starts each SUT once
         if (no_fork_server or chosen == ("live",)) and hasattr(runtime, "use_fork_server"):
             runtime.use_fork_server = False
-        targets += [sut_target(p, runtime, out, where) for p in lifecycle_rows(profiles_dir, patterns, runtime)
-                    for where in chosen]
+        targets += [sut_target(p, runtime, out, where) for p in rows for where in chosen]
     err.print(f"memlab lifecycle: {len(targets)} target(s) ({', '.join(chosen)}) × {len(scenarios)} scenario(s) × "
               f"{seeds} seed(s), fail on {fail_on} -> {shown(str(out))}", highlight=False)
     try:

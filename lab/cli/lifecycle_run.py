@@ -108,19 +108,13 @@ def adapter_as_target(spec_text: str, patterns: tuple[str, ...], http_config: Pa
     return ((spec.row,), None) if spec.row else ((), Path(spec.http))
 
 
-def runtime_named(name: str):
-    """The runtime SUT rows run on; a clear error when it cannot run here."""
-    from lab.runtime import RuntimeUnavailable, get_runtime
-    try:
-        return get_runtime(name)
-    except RuntimeUnavailable as exc:
-        fail(str(exc))
-
-
-def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> list:
-    """The selected profiles, each one the lifecycle gate can measure here (else exit 2 with the fix)."""
+def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime_name: str) -> tuple[list, Any]:
+    """The selected profiles, each one the lifecycle gate can measure here (else exit 2 with the fix),
+    and the runtime chosen for them (lab.runtime.choice.Choice)."""
     from lab.profile import file_row, scan_named, scan_profiles, select
+    from lab.runtime import RuntimeUnavailable
     from lab.runtime import runnable as runnable_here
+    from lab.runtime.choice import choose
 
     if not profiles_dir.is_dir():
         fail(f"no profile folder at {profiles_dir}")
@@ -133,6 +127,11 @@ def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> li
         fail("a selected profile is invalid; nothing was run")
     if not chosen:
         fail(f"no profile matches {list(patterns)}; `memlab list` shows the rows")
+    try:
+        choice = choose(runtime_name, chosen)
+    except RuntimeUnavailable as exc:
+        fail(str(exc))
+    runtime = choice.runtime
     for prof in chosen:
         if "lifecycle" not in prof.measurements:
             fail(f"{prof.row} does not take the lifecycle measurement (its profile's measurements: "
@@ -143,7 +142,7 @@ def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime) -> li
         ok, why = runnable_here(runtime, prof)
         if not ok:
             fail(f"{prof.row} cannot run on the {runtime.name} runtime here: {why}")
-    return chosen
+    return chosen, choice
 
 
 def finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | None = None,

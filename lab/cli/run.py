@@ -33,7 +33,7 @@ log = structlog.get_logger(__name__)
 @click.option("--sut", "patterns", multiple=True, metavar="NAME_OR_GLOB",
               help=f"Rows to run (repeatable; globs allowed). Default: {DEFAULT_SUT!r}, the calibration rows.")
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
-              help="Where SUTs run.")
+              help="Where SUTs run (auto: the lab's own pure-Python SUTs locally; other SUTs in containers where an engine answers, else locally; the first line says which and why).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Result-set folder. Default: results/<UTC timestamp>/.")
 @click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True,
@@ -93,7 +93,8 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     from lab.profile import file_row, select
     from lab.report.terminal import print_matrix, stdout_console
     from lab.resultset.lock import OutRefused
-    from lab.runtime import RuntimeUnavailable, enabling_command, get_runtime
+    from lab.runtime import RuntimeUnavailable, enabling_command
+    from lab.runtime.choice import choose
     from lab.runtime import runnable as runnable_here
     from lab.runtime.shell import memlab as memlab_command
 
@@ -145,16 +146,17 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
             fail(str(exc))
         chosen = [p for p in chosen if p.status != "runnable" or p.row in shard["assigned"]]
         invalid = [e for e in invalid if file_row(e.path) in shard["assigned"]]
-    unavailable = [p for p in chosen if p.status != "runnable"]
-    for prof in unavailable:
-        console.print(f"[yellow]skipped[/] {inert(prof.row)}: unavailable: {inert(prof.unavailable_reason)}")
     runnable = [p for p in chosen if p.status == "runnable"]
-    if not runnable and not invalid:
-        fail("none of the selected rows can run here")
     try:
-        runtime = get_runtime(runtime_name)
+        choice = choose(runtime_name, runnable)
     except RuntimeUnavailable as exc:
         fail(str(exc))
+    runtime = choice.runtime
+    console.print(inert(choice.line()), soft_wrap=True)
+    for prof in (p for p in chosen if p.status != "runnable"):
+        console.print(f"[yellow]skipped[/] {inert(prof.row)}: unavailable: {inert(prof.unavailable_reason)}")
+    if not runnable and not invalid:
+        fail("none of the selected rows can run here")
     if no_fork_server and hasattr(runtime, "use_fork_server"):
         runtime.use_fork_server = False
     cannot: dict[str, list[str]] = {}  # what enables them -> the rows the runtime cannot run here
