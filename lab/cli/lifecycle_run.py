@@ -111,7 +111,7 @@ def adapter_as_target(spec_text: str, patterns: tuple[str, ...], http_config: Pa
 def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime_name: str) -> tuple[list, Any]:
     """The selected profiles, each one the lifecycle gate can measure here (else exit 2 with the fix),
     and the runtime chosen for them (lab.runtime.choice.Choice)."""
-    from lab.profile import file_row, scan_named, scan_profiles, select
+    from lab.profile import file_row, no_row_matches, scan_named, scan_profiles, select
     from lab.runtime import RuntimeUnavailable
     from lab.runtime import runnable as runnable_here
     from lab.runtime.choice import choose
@@ -126,7 +126,7 @@ def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime_name: 
     if bad:
         fail("a selected profile is invalid; nothing was run")
     if not chosen:
-        fail(f"no profile matches {list(patterns)}; `memlab list` shows the rows")
+        fail(no_row_matches(patterns, [p.row for p in profiles] + [file_row(e.path) for e in errors], profiles_dir))
     try:
         choice = choose(runtime_name, chosen)
     except RuntimeUnavailable as exc:

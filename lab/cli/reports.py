@@ -64,11 +64,37 @@ def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
     from lab.report.terminal import stdout_console
     from lab.resultset.compare import compare as compare_rows
 
+    _comparable_kinds(a, b)
     result = compare_rows(load_set(a)[0], load_set(b)[0])
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
         render_comparison(result, (str(a), str(b)), stdout_console())
+
+
+def _comparable_kinds(a: Path, b: Path) -> None:
+    """Exit 2 with what each set is unless both are at-rest sets (lab.resultset.kinds), the only kind
+    compared cell for cell; a folder that is no set is left to the reader, which says why."""
+    from lab.resultset.kinds import AT_REST, LIFECYCLE, described, set_kind
+
+    kinds = {a: set_kind(a), b: set_kind(b)}
+    other = [k for k in kinds.values() if k not in (None, AT_REST)]
+    if not other:
+        return
+    said = "; ".join(f"{p} is {described(k)}" for p, k in kinds.items() if k is not None)
+    show = "; `memlab show DIR` prints a lifecycle set's gate table" if LIFECYCLE in other else ""
+    if kinds[a] is not None and kinds[b] is not None and kinds[a] != kinds[b]:
+        fail(f"{said}: {_bare(kinds[a])} and {_bare(kinds[b])} cannot be compared cell for cell\n"
+             f"  fix: give two at-rest sets (`memlab compare` compares at-rest sets only){show}")
+    fail(f"{said}: `memlab compare` compares at-rest sets only; {', '.join(sorted(set(other)))} sets are not "
+         f"compared cell for cell (yet)\n  fix: give two at-rest sets (the --out of `memlab run`; a published "
+         f"row's folder){show}")
+
+
+def _bare(kind: str | None) -> str:
+    """``an at-rest set``: lab.resultset.kinds.described without the command that writes it."""
+    from lab.resultset.kinds import described
+    return described(kind).split(" (", 1)[0]
 
 
 @click.command("report")

@@ -90,7 +90,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     from lab.cli.run_options import OptionRefused, recorded_rows, resumed_options, shard_of
     from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
     from lab.method.resume import ResumeRefused
-    from lab.profile import file_row, select
+    from lab.profile import file_row, no_row_matches, select
     from lab.report.terminal import print_matrix, stdout_console
     from lab.resultset.lock import OutRefused
     from lab.runtime import RuntimeUnavailable, enabling_command
@@ -129,7 +129,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     chosen = select(profiles, wanted)
     invalid = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), pat) for pat in wanted)]
     if not chosen and not invalid:
-        fail(f"no profile matches {list(patterns) or [DEFAULT_SUT]}; `memlab list` shows the rows")
+        fail(no_row_matches(wanted, [p.row for p in profiles] + [file_row(e.path) for e in errors], profiles_dir))
     lifecycle_only = [p for p in chosen if "at_rest" not in p.measurements]
     if lifecycle_only and len(lifecycle_only) == len(chosen) and not invalid:
         fail(f"{', '.join(p.row for p in lifecycle_only)}: lifecycle rows, not measured at rest; "

@@ -48,8 +48,10 @@ schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profi
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 from pathlib import Path
+from typing import Iterable, Sequence
 
 from lab.profile.names import file_row
 from lab.profile.model import (IMAGES_DIR, PROFILES_DIR, PROJECT_ROOT, Capabilities, ForkServer, LifecycleSpec, Profile,
@@ -58,7 +60,7 @@ from lab.profile.yamlfile import line_index, load_yaml, read_text
 
 __all__ = ["IMAGES_DIR", "PROFILES_DIR", "PROJECT_ROOT", "Capabilities", "ForkServer", "LifecycleSpec", "Profile", "ProfileError", "ServiceSpec",
            "SignalFilter", "driver_dir", "file_row", "line_index", "load_profile", "load_profiles", "profile_files", "read_text", "scan_named",
-           "scan_profiles", "select"]
+           "no_row_matches", "scan_profiles", "select"]
 
 
 def load_profile(path: Path) -> Profile:
@@ -135,5 +137,33 @@ def select(profiles: list[Profile], patterns: list[str] | None) -> list[Profile]
         return list(profiles)
     chosen = [p for p in profiles if any(fnmatch.fnmatchcase(p.row, pat) for pat in patterns)]
     return chosen
+
+
+def no_row_matches(patterns: Sequence[str], rows: Iterable[str], where: Path | str | None = None) -> str:
+    """The error of every command whose ``--sut`` names or globs select no row: what was given, the
+    rows closest to each (``difflib.get_close_matches``, case aside: a "did you mean" as click's
+    options have) among ``rows`` (the rows of the profile folder ``where``), and where rows are listed.
+
+    >>> print(no_row_matches(["reference-naiv"], ["reference-naive", "agno-sqlite", "mem0-qdrant-local"]))
+    no row 'reference-naiv'
+      did you mean reference-naive?
+      fix: give a row's name or a glob (`memlab list` shows the rows)
+
+    A name that begins rows no typo is near gets those rows (``mem0``: ``mem0-qdrant-local``).
+    """
+    by_case = {}
+    for row in sorted(set(rows)):
+        by_case.setdefault(row.lower(), row)
+    said = repr(patterns[0]) if len(patterns) == 1 else "matches any of " + ", ".join(map(repr, patterns))
+    lines = [f"no row {said}" + (f" in {where}" if where is not None else "")]
+    for pattern in patterns:
+        close = [by_case[c] for c in difflib.get_close_matches(pattern.lower(), list(by_case), n=3, cutoff=0.6)]
+        close = close or [row for low, row in by_case.items() if low.startswith(pattern.lower())][:3]
+        if close:
+            also = f" (also close: {', '.join(close[1:])})" if close[1:] else ""
+            which = f"{pattern!r}: " if len(patterns) > 1 else ""
+            lines.append(f"  {which}did you mean {close[0]}?{also}")
+    lines.append("  fix: give a row's name or a glob (`memlab list` shows the rows)")
+    return "\n".join(lines)
 
 

@@ -138,6 +138,10 @@ def load_manifest(root: Path) -> dict[str, Any]:
         raise Unreadable(f"{path} is missing: not a memlab result set, or its run never finished") from None
     if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA:
         got = manifest.get("schema") if isinstance(manifest, dict) else type(manifest).__name__
+        if isinstance(manifest, dict):  # a set of another kind (a lifecycle set, ...) is said to be one
+            other = _other_kind(root)
+            if other is not None:
+                raise other
         raise Unreadable(f"{path}: schema {got!r}, expected {MANIFEST_SCHEMA!r}")
     for key, kind in (("rows", list), ("evidence", list), ("decision_rules", dict), ("method_revision", str)):
         if not isinstance(manifest.get(key), kind):
@@ -159,9 +163,23 @@ def load_rows(root: Path) -> list[dict[str, Any]]:
         row = _read(path)
         problem = shape_problem(row)
         if problem:
-            raise Unreadable(f"{path} is not a memlab row: {problem}; `memlab verify` names what changed")
+            raise _other_kind(root) or Unreadable(
+                f"{path} is not a memlab row: {problem}; `memlab verify` names what changed")
         rows.append(row)
     return sorted(rows, key=lambda r: (r["row"], r["detection_point"]))
+
+
+def _other_kind(root: Path) -> Unreadable | None:
+    """Why a set of another kind (lab.resultset.kinds: a lifecycle set, ...) is not read as an at-rest
+    one, or None when it is (or says to be) an at-rest set: then a row that is not a row was changed."""
+    from lab.resultset.kinds import AT_REST, LIFECYCLE, described, set_kind
+
+    kind = set_kind(root)
+    if kind in (None, AT_REST):
+        return None
+    show = f" (`memlab show {root}` prints it)" if kind == LIFECYCLE else ""
+    return Unreadable(f"{root} is {described(kind)}, not an at-rest set (`memlab run`): this command reads at-rest "
+                      f"sets only{show}")
 
 
 def shape_problem(row: Any) -> str | None:
