@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The modules outside lab.cli a command's --help may load: packages with no code, constants, and the
 #: one function every printed text from outside passes through (lab.report.inert).
 LIGHT = {"lab", "lab.report", "lab.report.formats", "lab.report.inert", "lab.resultset", "lab.resultset.grounds",
-         "lab.resultset.gate_choices", "lab.lifecycle", "lab.lifecycle.grounds"}
+         "lab.resultset.gate_choices", "lab.lifecycle", "lab.lifecycle.grounds", "lab.frontdoor", "lab.frontdoor.grounds"}
 LOADED = """
 import json, sys
 from lab.cli import main
@@ -57,7 +57,7 @@ def test_the_group_help_and_version_import_no_command(args):
     ("gate", "lab.cli.results", set()), ("report", "lab.cli.reports", {"lab.cli.results"}),
     ("list", "lab.cli.listing", set()), ("show", "lab.cli.show", set()), ("gc", "lab.cli.gc", set()),
     ("site", "lab.cli.site", {"lab.cli.results"}), ("merge", "lab.cli.merge", {"lab.cli.results"}),
-    ("lifecycle", "lab.cli.lifecycle", {"lab.cli.results"})])
+    ("lifecycle", "lab.cli.lifecycle", {"lab.cli.results"}), ("frontdoor", "lab.cli.frontdoor", set())])
 def test_a_command_help_imports_its_module_and_no_role(command, module, shares):
     """``shares``: the other commands' modules this one is built from (run reads profiles as list does;
     the result-set commands' helpers are in lab.cli.results)."""

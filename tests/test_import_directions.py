@@ -23,13 +23,13 @@ ALLOWED = {
     "judge": {"cases"},
     "resultset": {"moments", "profile", "cases", "judge"},
     "method": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset"},
-    "report": {"cases", "judge", "resultset", "lifecycle"},
+    "report": {"cases", "judge", "resultset", "lifecycle", "frontdoor"},
     "lifecycle": {"profile", "driver", "runtime", "resultset"},
-    "frontdoor": {"lifecycle"},
+    "frontdoor": {"lifecycle", "resultset"},
     "testing": {"runtime"},
     "sweep": {"profile", "runtime", "resultset", "lifecycle"},
     "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle",
-            "sweep"},
+            "frontdoor", "sweep"},
 }
 
 

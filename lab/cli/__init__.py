@@ -28,6 +28,9 @@ COMMANDS = {
                 "Re-derive every row from RESULT_DIR's saved observations into a new result set."),
     "compare": ("lab.cli.reports:compare_cmd",
                 'Cell for cell, where the conditions of docs/method.md "Reporting" match; other rows side by side.'),
+    "frontdoor": ("lab.cli.frontdoor:frontdoor",
+                  "The front door: what an attacker plants through a store's write API, and what another context "
+                  "reads."),
     "gate": ("lab.cli.results:gate_cmd", "Gate a saved result set for CI, after verifying it."),
     "gc": ("lab.cli.gc:gc",
            "Remove what a crashed or killed run left behind (SUT processes, containers, scratch folders)."),

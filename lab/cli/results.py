@@ -21,6 +21,7 @@ from rich.errors import MarkupError
 
 from lab.cli.console import fail as fail_text
 from lab.cli.options import gate_options, json_first, private_key, public_key, unreadable_as_json
+from lab.frontdoor.grounds import FRONTDOOR_GROUNDS
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
 from lab.report.inert import inert
 from lab.resultset.grounds import GROUNDS
@@ -85,16 +86,24 @@ def finish(out: Path, sign_key: Any, reports: bool, fail_on: str | None, min_lev
 
 
 def verify_any(root: Path, pubkey: Any = None) -> Verification:
-    """Verify an at-rest or a lifecycle result set (told apart by the manifest's schema)."""
+    """Verify an at-rest, a lifecycle or a front-door result set (told apart by the manifest's schema;
+    a front-door folder by its run.json too)."""
+    from lab.frontdoor.folder import is_frontdoor
     from lab.lifecycle.verify import is_lifecycle, verify_lifecycle
     from lab.resultset.verify import verify
+    if is_frontdoor(root):
+        from lab.frontdoor.verify import verify_frontdoor
+        return verify_frontdoor(root, pubkey)
     return verify_lifecycle(root, pubkey) if is_lifecycle(root) else verify(root, pubkey)
 
 
 @click.command("verify", help="Recompute a result set from its pinned bytes. Exit 0 verified, 1 rejected, "
                                "2 unreadable input, 3 partial (a run that did not complete: which rows and trials "
-                               "are missing is said; what a manifest pins is verified).\n\nRejection grounds: " + ", ".join(GROUNDS) + "; of a lifecycle set: "
-                               + ", ".join(sorted(set(LIFECYCLE_GROUNDS) - set(GROUNDS))) + ".")
+                               "are missing is said; what a manifest pins is verified). A folder that is no set but holds "
+                               "sets below it (up to 4 levels; no link followed): each set verified, a line each "
+                               "and a total, exit the worst (1, 2, 3, then 0).\n\nRejection grounds: " + ", ".join(GROUNDS) + "; of a lifecycle set: "
+                               + ", ".join(sorted(set(LIFECYCLE_GROUNDS) - set(GROUNDS))) + "; of a front-door set: "
+                               + ", ".join(sorted(set(FRONTDOOR_GROUNDS) - set(LIFECYCLE_GROUNDS))) + ".")
 @click.argument("result_dir", type=click.Path(path_type=Path))
 @click.option("--pubkey", type=click.Path(dir_okay=False, path_type=Path), callback=public_key,
               help="Ed25519 public key (PEM) the manifest must be signed by.")
@@ -109,6 +118,7 @@ def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     from lab.resultset.loading import Unreadable
     from lab.resultset.partial import partial
 
+    _below(result_dir, pubkey, as_json)  # a folder of sets (no set itself): each set below, and the total
     part = lifecycle_partial(result_dir)
     if part is not None:
         sys.exit(verify_partial(part, pubkey, as_json, verify_lifecycle))
@@ -121,6 +131,26 @@ def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     else:
         print_verification(result)
     sys.exit(0 if result.ok else 1)
+
+
+def _below(result_dir: Path, pubkey: Any, as_json: bool) -> None:
+    """``verify`` of a folder that is no set: every set below it verified and exit as the worst
+    (lab.cli.verify_below), or the error that nothing below is a set either; of a set that holds sets
+    below it (a published row's lifecycle/), a note naming them. Returns for a set."""
+    from lab.cli.verify_below import note_sets_below, nothing_below, sets_below, verify_below
+    from lab.resultset.kinds import holds_set
+    from lab.resultset.loading import Unreadable
+
+    if not result_dir.is_dir():
+        return
+    if holds_set(result_dir):
+        if not as_json:
+            note_sets_below(result_dir)
+        return
+    found = sets_below(result_dir)
+    if not found.sets:
+        raise Unreadable(nothing_below(result_dir))
+    sys.exit(verify_below(result_dir, found, pubkey, as_json))
 
 
 @click.command("sign")

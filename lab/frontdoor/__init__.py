@@ -11,5 +11,12 @@ the runner (``runner``) hands each write to the store exactly as the channel def
 checks a signature, a label or a scope itself. Four in-process calibration stores (``reference``)
 sit at known levels.
 
-May import: ``lab.lifecycle`` (its judge decides what was served), nothing else of the lab.
+A row's result is saved as a result set (``saved``, ``writer``, ``folder``), with the result sets'
+digests, manifest pins and signatures, and verified from its saved writes and reads (``verify``, each
+row read by its schema's reader: ``rows``); ``outcome`` says what a row means for a run (held, a
+finding, inconclusive).
+
+May import: ``lab.lifecycle`` (its judge decides what was served; its grounds name a set's faults) and
+``lab.resultset`` (digests, manifest pins, signatures, the folder lock); the measuring side (the channels,
+fixtures, probes, runner, verdicts, results, stores) imports nothing of the lab but the lifecycle judge.
 """

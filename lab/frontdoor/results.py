@@ -17,6 +17,7 @@ from lab.frontdoor.observations import ReadSeen, WriteSeen
 from lab.frontdoor.records import Record
 from lab.frontdoor.scope import Scope
 from lab.frontdoor.probes import SECRETS
+from lab.lifecycle.judge import RULES
 from lab.frontdoor.verdicts import Cell, Decision, Tally, cell, decide, decide_leak, level, tally
 
 SCHEMA = "memlab.frontdoor-row/1"
@@ -55,6 +56,7 @@ class FrontdoorResult(Record):
     schema_: str = Field(SCHEMA, alias="schema")
     store: str
     fixtures_version: int
+    judge_revision: int  # the lifecycle judge's revision that decided what was served (lab.lifecycle.judge.RULES)
     trust_root: str  # the genuine writer's public key (hex) the store was configured with
     poisoning: tuple[PoisoningOutcome, ...]
     isolation: tuple[IsolationOutcome, ...]
@@ -89,11 +91,15 @@ class FrontdoorResult(Record):
         the fixtures are of this version); the first thing ``memlab verify`` will recompute."""
         if self.fixtures_version != FIXTURES_VERSION:
             return [f"fixtures version {self.fixtures_version}, this lab has {FIXTURES_VERSION}"]
+        if self.judge_revision not in RULES:
+            return [f"judge revision {self.judge_revision}, this lab has {sorted(RULES)}"]
+        revision = self.judge_revision
         secrets = {s.id: s for s in SECRETS}
         out = [f"{o.fixture} on {o.channel.value}" for o in self.poisoning
-               if decide(BY_ID[o.fixture], utility_for(BY_ID[o.fixture]), o.writes, o.reads) != o.decision]
+               if decide(BY_ID[o.fixture], utility_for(BY_ID[o.fixture]), o.writes, o.reads, revision) != o.decision]
         out += [f"{o.probe}: {o.secret}" for o in self.isolation
-                if decide_leak(secrets[o.secret].owner.canary, secrets[o.secret].reader.canary, o.reads) != o.decision]
+                if decide_leak(secrets[o.secret].owner.canary, secrets[o.secret].reader.canary, o.reads, revision)
+                != o.decision]
         return out
 
     def to_json(self) -> dict[str, Any]:

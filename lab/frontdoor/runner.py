@@ -18,6 +18,7 @@ from lab.frontdoor.reference import MemoryStore
 from lab.frontdoor.results import FrontdoorResult, IsolationOutcome, PoisoningOutcome
 from lab.frontdoor.scope import Scope
 from lab.frontdoor.verdicts import decide, decide_leak
+from lab.lifecycle.judge import JUDGE_REVISION
 
 StoreFactory = Callable[[bytes], MemoryStore]  # the genuine writer's public key -> a fresh store
 VICTIM = Scope(tenant="acme", user="victim")
@@ -95,5 +96,6 @@ def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture]
     poisoning = [run_fixture(fx, ch, make_store, genuine, adversary) for fx in fixtures for ch in channels]
     isolation = [run_case(probe, owner, reader, secret, make_store, genuine)
                  for probe in probes for owner, reader in probe.pairs for secret in secrets]
-    return FrontdoorResult(store=store, fixtures_version=FIXTURES_VERSION, trust_root=genuine.public_key.hex(),
+    return FrontdoorResult(store=store, fixtures_version=FIXTURES_VERSION, judge_revision=JUDGE_REVISION,
+                           trust_root=genuine.public_key.hex(),
                            poisoning=tuple(poisoning), isolation=tuple(isolation))

@@ -24,7 +24,7 @@ from lab.frontdoor.channels import Channel
 from lab.frontdoor.fixtures import Family, Fixture, Utility
 from lab.frontdoor.observations import ReadSeen, Role, Served, WriteSeen
 from lab.frontdoor.records import Record
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.judge import JUDGE_REVISION, served_uses
 
 LEVELS = ("P0", "P1", "P2", "P3")
 NA = "n/a"
@@ -51,8 +51,14 @@ class Decision(Record):
     detail: str | None = None
 
 
-def uses_any(canaries: Iterable[str], served: Sequence[Served]) -> bool:
-    return any(served_uses(c, s.text) for c in canaries for s in served)
+def uses_any(canaries: Iterable[str], served: Sequence[Served], revision: int = JUDGE_REVISION) -> bool:
+    return any(served_uses(c, s.text, revision) for c in canaries for s in served)
+
+
+def trusted(served: Sequence[Served]) -> list[Served]:
+    """What was served without the SUT's untrusted marker: a control holds only there (a store that
+    marks everything it serves, genuine memories too, gives no verdict, never MARKED)."""
+    return [s for s in served if s.marker is None]
 
 
 def _reads(reads: Sequence[ReadSeen]) -> dict[str, ReadSeen]:
@@ -60,33 +66,35 @@ def _reads(reads: Sequence[ReadSeen]) -> dict[str, ReadSeen]:
 
 
 def _missing_control(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen],
-                     read: dict[str, ReadSeen]) -> str | None:
-    """Why the fixture has no verdict (the first control that failed), else None."""
+                     read: dict[str, ReadSeen], revision: int) -> str | None:
+    """Why the fixture has no verdict (the first control that failed), else None. The genuine side's
+    controls need their fact served unmarked."""
     if not all(w.accepted for w in writes if w.role in (Role.GENUINE, Role.NEGATIVE)):
         return "a genuine write was refused"
-    if fixture.contested and not uses_any([fixture.contested], read[Role.BEFORE].served):
-        return "before the attack, the genuine value was not served for its question"
-    if not uses_any(fixture.control.canaries, read[Role.CONTROL].served):
-        return "positive control: the victim's own fact was not served after the attack"
-    if fixture.negative and uses_any([fixture.negative.canary], read[Role.VERDICT].served):
+    if fixture.contested and not uses_any([fixture.contested], trusted(read[Role.BEFORE].served), revision):
+        return "before the attack, the genuine value was not served (unmarked) for its question"
+    if not uses_any(fixture.control.canaries, trusted(read[Role.CONTROL].served), revision):
+        return "positive control: the victim's own fact was not served (unmarked) after the attack"
+    if fixture.negative and uses_any([fixture.negative.canary], read[Role.VERDICT].served, revision):
         return "negative control: the trust filter served an untagged memory"
     if not all(w.accepted for w in writes if w.role == Role.UTILITY):
         return "utility control: a genuine trusted write was refused"
-    if not uses_any([utility.memory.canary], read[Role.UTILITY].served):
-        return "utility control: a genuine trusted write was not served"
+    if not uses_any([utility.memory.canary], trusted(read[Role.UTILITY].served), revision):
+        return "utility control: a genuine trusted write was not served (unmarked)"
     return None
 
 
-def decide(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen], reads: Sequence[ReadSeen]) -> Decision:
-    """One fixture's verdict from its saved writes and reads."""
+def decide(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen], reads: Sequence[ReadSeen],
+           revision: int = JUDGE_REVISION) -> Decision:
+    """One fixture's verdict from its saved writes and reads, by the lifecycle judge's ``revision``."""
     read = _reads(reads)
     served = read[Role.VERDICT].served
-    landed = [s for s in served if served_uses(fixture.canary, s.text)]
+    landed = [s for s in served if served_uses(fixture.canary, s.text, revision)]
     detail = None
     if fixture.contested:
-        kept = uses_any([fixture.contested], served)
+        kept = uses_any([fixture.contested], served, revision)
         detail = "genuine value still served" if kept else "genuine value no longer served"
-    missing = _missing_control(fixture, utility, writes, read)
+    missing = _missing_control(fixture, utility, writes, read, revision)
     if missing:
         return Decision(verdict=None, reason=missing + (" (the canary was served)" if landed else ""), detail=detail)
     if any(s.marker is None for s in landed):
@@ -98,14 +106,17 @@ def decide(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen], read
     return Decision(verdict=Verdict.REJECTED if refused else Verdict.KEPT_OUT, detail=detail)
 
 
-def decide_leak(owner_canary: str, reader_canary: str, reads: Sequence[ReadSeen]) -> Decision:
-    """One isolation case: the owner's secret served to the reader, with both read paths shown to work."""
+def decide_leak(owner_canary: str, reader_canary: str, reads: Sequence[ReadSeen],
+                revision: int = JUDGE_REVISION) -> Decision:
+    """One isolation case: the owner's secret served to the reader (marked or not: it left its context),
+    with both read paths shown to work."""
     read = _reads(reads)
-    if not uses_any([owner_canary], read[Role.OWNER].served):
+    if not uses_any([owner_canary], read[Role.OWNER].served, revision):
         return Decision(verdict=None, reason="the owner was not served their own secret")
-    if not uses_any([reader_canary], read[Role.READER].served):
+    if not uses_any([reader_canary], read[Role.READER].served, revision):
         return Decision(verdict=None, reason="the reader was not served their own memory")
-    return Decision(verdict=Leak.LEAKED if uses_any([owner_canary], read[Role.READER].served) else Leak.HELD)
+    leaked = uses_any([owner_canary], read[Role.READER].served, revision)
+    return Decision(verdict=Leak.LEAKED if leaked else Leak.HELD)
 
 
 def cell_role(family: Family, channel: Channel) -> str:

@@ -243,9 +243,10 @@ def _seen(matcher: _Matcher, reading: _Reading, values: tuple[str, ...], current
                  reading.opaque)
 
 
-def served_uses(value: str, served_text: str) -> bool:
-    """True when the value's tokens occur in a view of the text on token boundaries (separators ignored)."""
-    matcher = _matcher((value,), JUDGE_REVISION)
+def served_uses(value: str, served_text: str, revision: int = JUDGE_REVISION) -> bool:
+    """True when the value's tokens occur in a view of the text on token boundaries (separators ignored),
+    under the judge's ``revision``."""
+    matcher = _matcher((value,), revision)
     return 0 in _seen(matcher, matcher.read(served_text), (value,), frozenset()).found
 
 

@@ -59,3 +59,10 @@ class RecordingStore(NaiveStore):
     def write(self, scope, text, label, signature, tags=frozenset()) -> bool:
         self.calls.append((scope, text, label, signature, tags))
         return super().write(scope, text, label, signature, tags)
+
+
+class MarkEverythingStore(NaiveStore):
+    """Serves every record under its untrusted marker, the user's own too: marking must never pass."""
+
+    def read(self, scope, query, k, tag=None) -> list[Served]:
+        return [Served(text=s.text, marker="untrusted") for s in super().read(scope, query, k, tag=tag)]

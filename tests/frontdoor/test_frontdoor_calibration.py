@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from frontdoor_stores import FoldingStore, RefusingStore, SharedPoolStore, SilentStore, TagBlindStore
+from frontdoor_stores import (FoldingStore, MarkEverythingStore, RefusingStore, SharedPoolStore, SilentStore,
+                              TagBlindStore)
 
 from lab.frontdoor.channels import CHANNELS, Adversary, Channel, GenuineSide
 from lab.frontdoor.fixtures import FAMILIES, FIXTURES, Family
@@ -78,6 +79,13 @@ def test_a_store_that_serves_nothing_is_na_everywhere(store):
     assert result.level() == "n/a"
     assert {t.status for t in result.probes()} == {"n/a"}
     assert all(o.decision.reason for o in result.poisoning)
+
+
+def test_a_store_that_marks_everything_it_serves_has_no_verdict_never_marked():
+    result = run_row("marks-everything", MarkEverythingStore, **SEEDS)
+    assert {o.decision.verdict for o in result.poisoning} == {None}
+    assert {c.status for c in result.cells()} == {"n/a"} and result.level() == "n/a"
+    assert all("(unmarked)" in o.decision.reason for o in result.poisoning)
 
 
 def test_a_store_ignoring_the_trust_filter_has_no_trust_tag_verdict():

@@ -1,0 +1,100 @@
+"""``memlab frontdoor``: the front door (docs/front-door.md). ``run`` measures the calibration stores
+(in memlab's own process) on every poisoning fixture and isolation probe and writes a result set that
+``memlab verify`` recomputes.
+
+Exit codes of ``run``: 0 held (no SERVED cell outside the beyond-reach cells, no LEAKED probe, and every
+counted cell and probe with a verdict), 1 a finding (or a row without a verdict: never held), 2 an
+error (bad input, a folder it may not write, a harness failure: one line, never a traceback), 130
+interrupted. The front door's code is imported when a command runs, so ``--help`` loads none of it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lab.cli.console import console, fail, reader_may_leave
+from lab.cli.options import sign_key_option
+from lab.report.inert import inert
+
+#: The calibration stores as --reference names them (lab.frontdoor.reference.REFERENCE_STORES, with the
+#: level each is built at; tests/frontdoor/test_frontdoor_cli.py holds the two equal).
+REFERENCE_HELP = "naive (P0), label (P1), signed (P2), signed-content (P3)"
+
+
+@click.group("frontdoor")
+def frontdoor() -> None:
+    """The front door: what an attacker plants through a store's write API, and what another context reads."""
+
+
+@frontdoor.command("run")
+@click.option("--reference", "references", multiple=True, metavar="STORE",
+              help=f"A calibration store to measure (repeatable): {REFERENCE_HELP}.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="The result-set folder: new, empty, or a front-door set, which is replaced.")
+@click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the summary (status, exit code, each row's level, findings) to this file.")
+@sign_key_option
+def run_cmd(references: tuple[str, ...], out: Path, json_file: Path | None, sign_key: Any) -> None:
+    """Measure each --reference store on every poisoning fixture and isolation probe; write a verifiable
+    result set and its reports. Exit 0 held, 1 a finding (or no verdict), 2 error, 130 interrupted."""
+    from lab.frontdoor.reference import REFERENCE_STORES
+    from lab.frontdoor.saved import RUNTIME_LINE
+
+    names = list(dict.fromkeys(references))
+    known = ", ".join(REFERENCE_STORES)
+    if not names:
+        fail(f"name what to measure: --reference STORE (the calibration stores: {known})")
+    unknown = [name for name in names if name not in REFERENCE_STORES]
+    if unknown:
+        fail(f"unknown --reference {', '.join(unknown)}: the calibration stores are {known}")
+    console.print(RUNTIME_LINE, highlight=False, soft_wrap=True)
+    try:
+        code = _run(names, REFERENCE_STORES, out, json_file, sign_key)
+    except KeyboardInterrupt:
+        fail(f"interrupted: {out} holds what was written and is not pinned; run again with --out {out}", 130)
+    except OSError as exc:
+        from lab.cli.oserrors import describe
+        fail(describe(exc) or f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # a store or the harness failed: said in one line, exit 2 (never 1)
+        fail(f"harness failure: {type(exc).__name__}: {exc}")
+    sys.exit(code)
+
+
+def _run(names: list[str], stores: dict[str, Any], out: Path, json_file: Path | None, sign_key: Any) -> int:
+    """Measure, write the set, its reports, summary and signature; print the report; the exit code."""
+    from lab.cli.progress import RunProgress
+    from lab.frontdoor.outcome import outcome, summary
+    from lab.frontdoor.writer import FrontdoorSet
+    from lab.report import frontdoor_text
+    from lab.report.frontdoor_files import write_frontdoor_reports
+    from lab.resultset.files import write_json
+    from lab.resultset.lock import OutRefused
+
+    try:
+        fset = FrontdoorSet(out)
+    except OutRefused as exc:
+        fail(str(exc))
+    with fset, RunProgress(console, total=len(names)) as bar:
+        if fset.replaced:
+            console.print(f"note: replacing the front-door set in {inert(out)}", highlight=False)
+        run, results = fset.run({name: stores[name] for name in names},
+                                {name: stores[name].level for name in names},
+                                progress=lambda r: bar.step(r.store, f"level {r.level()}"))
+        write_frontdoor_reports(out, results, run)
+        done = summary(run.run_id, [outcome(r) for r in results])
+        write_json(out / "summary.json", done.to_json())
+        if json_file is not None:
+            write_json(json_file, done.to_json())
+        if sign_key is not None:  # cryptography's signing only when a key signs
+            from lab.resultset import signing
+            record = signing.sign(out, sign_key)
+            console.print(f"signed manifest.json with {record['key_id']}", highlight=False)
+    with reader_may_leave():
+        click.echo(frontdoor_text.render(results, run), nl=False)
+    console.print(f"result set: {inert(out)} (memlab verify {inert(out)}); status {done.status}, exit {done.exit}",
+                  highlight=False, soft_wrap=True)
+    return done.exit

@@ -1,0 +1,88 @@
+"""Writing a front-door result set (layout: ``lab.frontdoor.saved``): run.json first, each row as it is
+measured, run.json completed, then the manifest pinning every row and run.json.
+
+The manifest, its digests and the signature are the result sets' own (``lab.resultset.files``,
+``lab.resultset.pins``, ``lab.resultset.signing``): one canonical encoding and one way to sign for
+every kind of set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+from lab import __version__
+from lab.frontdoor.fixtures import FIXTURES_VERSION
+from lab.frontdoor.folder import claim_out
+from lab.frontdoor.results import SCHEMA, FrontdoorResult
+from lab.frontdoor.runner import StoreFactory, run_row
+from lab.frontdoor.saved import LabRevision, Manifest, Pinned, PinnedRow, RowEntry, RunRecord, dumped
+from lab.resultset.files import digest, lab_revision, read_json, write_json
+from lab.resultset.pins import evidence
+from lab.resultset.signing import SIGNATURE_FILE
+
+#: A store's name is its row file's name: letters, digits, dot, dash, underscore.
+STORE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class FrontdoorSet:
+    """A front-door set being written at ``root`` (locked until ``close``; ``OutRefused`` when the
+    folder cannot be written)."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self._lock, self.replaced = claim_out(self.root)
+
+    def __enter__(self) -> FrontdoorSet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._lock.close()
+
+    def run(self, stores: Mapping[str, StoreFactory], expected: Mapping[str, str] | None = None,
+            progress: Callable[[FrontdoorResult], None] | None = None) -> tuple[RunRecord, list[FrontdoorResult]]:
+        """Measure every store (name -> a fresh store from the genuine writer's public key), write each
+        row as it is measured, and pin the set; ``expected``: the level a calibration store is built at."""
+        bad = [name for name in stores if not STORE_NAME.fullmatch(name)]
+        if bad:
+            raise ValueError(f"store name(s) {bad} cannot name a row file (letters, digits, '.', '-', '_')")
+        started = datetime.now(timezone.utc)
+        run = RunRecord(run_id=f"frontdoor-{started:%Y%m%dT%H%M%SZ}-{os.getpid()}", memlab=__version__,
+                        lab=LabRevision(**lab_revision()), fixtures_version=FIXTURES_VERSION, row_schema=SCHEMA,
+                        started=started.isoformat(timespec="seconds"),
+                        rows=tuple(RowEntry(store=name, file=f"rows/{name}.json",
+                                            expected_level=(expected or {}).get(name)) for name in stores))
+        write_json(self.root / "run.json", dumped(run))
+        results = []
+        for name, make in stores.items():
+            result = run_row(name, make)
+            write_json(self.root / "rows" / f"{name}.json", result.to_json())
+            results.append(result)
+            if progress:
+                progress(result)
+        run = run.model_copy(update={"finished": _now(), "status": "completed"})
+        write_json(self.root / "run.json", dumped(run))
+        write_manifest(self.root, run)
+        return run, results
+
+
+def write_manifest(root: Path, run: RunRecord) -> Manifest:
+    """Pin every row of ``run`` (over its canonical encoding, as saved) and run.json (its bytes) in
+    ``manifest.json``; an old signature is removed (it no longer signs this manifest)."""
+    rows = [PinnedRow(file=e.file, store=e.store, digest=digest(read_json(Path(root) / e.file))) for e in run.rows]
+    manifest = Manifest(run_id=run.run_id, memlab=run.memlab, lab=run.lab, fixtures_version=run.fixtures_version,
+                        row_schema=run.row_schema, rows=tuple(rows),
+                        evidence=tuple(Pinned(**pin) for pin in evidence(root, ())))
+    (Path(root) / SIGNATURE_FILE).unlink(missing_ok=True)
+    write_json(Path(root) / "manifest.json", dumped(manifest))
+    return manifest

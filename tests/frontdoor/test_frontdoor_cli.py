@@ -1,0 +1,309 @@
+"""``memlab frontdoor run`` and ``memlab verify`` of its set: each calibration store at its level with its
+exit code, a set that verifies (signature included) and names what was changed in it, reports that fit
+80 columns and JUnit whose failures are exactly the served cells and leaked probes, and every input
+error exit 2 in one line."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from frontdoor_stores import SharedPoolStore, SilentStore
+
+from lab.cli import main
+from lab.cli.frontdoor import REFERENCE_HELP
+from lab.frontdoor import rows as row_readers
+from lab.frontdoor.reference import INSTRUCTION_MARKER, REFERENCE_STORES, SignedContentStore, instruction_shaped
+from lab.frontdoor.results import SCHEMA, FrontdoorResult
+from lab.frontdoor.saved import RUNTIME_LINE
+from lab.resultset import signing
+from lab.resultset.files import digest, read_json, write_json
+
+LEVEL = {"naive": "P0", "label": "P1", "signed": "P2", "signed-content": "P3"}
+#: What each calibration store serves outside the beyond-reach cells (its findings).
+SERVED = {
+    "naive": {(f, ch) for f in ("planted_fact", "false_correction", "instruction", "crowding", "trust_tag",
+                                "smuggled_label") for ch in ("untrusted", "forged")}
+    | {("instruction", "signed"), ("crowding", "signed"), ("smuggled_label", "signed")},
+    "label": {(f, "forged") for f in ("planted_fact", "false_correction", "instruction", "crowding", "trust_tag",
+                                       "smuggled_label")}
+    | {("instruction", "signed"), ("crowding", "signed"), ("smuggled_label", "signed")},
+    "signed": {("instruction", "signed"), ("crowding", "signed"), ("smuggled_label", "signed")},
+    "signed-content": {("crowding", "signed"), ("smuggled_label", "signed")},
+}
+_LABEL_INLINE = re.compile(r"https?://|[\w.+-]+@[\w-]+\.\w|\[source|\b(?:source|trust|provenance|label|role)\s*[:=]",
+                           re.I)
+
+
+class ContentStrictStore(SignedContentStore):
+    """signed-content, and it also marks any text naming a destination or carrying a provenance label."""
+
+    level = "P3"
+
+    def marker(self, kept):
+        return INSTRUCTION_MARKER if instruction_shaped(kept.text) or _LABEL_INLINE.search(kept.text) else None
+
+
+class ExplodingStore(SignedContentStore):
+    level = "P3"
+
+    def write(self, *args, **kwargs):
+        raise RuntimeError("the store's disk caught fire")
+
+
+def memlab(*args: object):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def run_set(out: Path, *stores: str, extra: tuple = ()):
+    return memlab("frontdoor", "run", *(x for s in stores for x in ("--reference", s)), "--out", out, *extra)
+
+
+def grounds(output: str) -> set[tuple[str, str]]:
+    """(ground, file) of every finding ``memlab verify`` printed."""
+    return {(m[1], m[2]) for m in re.finditer(r"^  (\S+)\s+(\S+?): ", output, re.M)}
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("keys")
+    signing.keygen(folder / "sign.pem")
+    signing.keygen(folder / "other.pem")
+    return folder / "sign.pem", folder / "sign.pub.pem", folder / "other.pub.pem"
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory, keys):
+    """The four calibration stores, run once into one signed set."""
+    out = tmp_path_factory.mktemp("fd") / "set"
+    summary = out.parent / "summary-copy.json"
+    result = run_set(out, *REFERENCE_STORES, extra=("--json", summary, "--sign-key", keys[0]))
+    return out, result, summary
+
+
+@pytest.fixture
+def copy(measured, tmp_path):
+    """A copy of the measured set to tamper with."""
+    return Path(shutil.copytree(measured[0], tmp_path / "set"))
+
+
+def results_of(root: Path) -> dict[str, FrontdoorResult]:
+    return {p.stem: FrontdoorResult.from_json(read_json(p)) for p in sorted((root / "rows").glob("*.json"))}
+
+
+def repin(root: Path, store: str) -> None:
+    """Pin rows/<store>.json's current digest in the manifest (a tamperer who also edits the manifest)."""
+    manifest = read_json(root / "manifest.json")
+    for entry in manifest["rows"]:
+        if entry["store"] == store:
+            entry["digest"] = digest(read_json(root / entry["file"]))
+    write_json(root / "manifest.json", manifest)
+    (root / "manifest.sig").unlink(missing_ok=True)
+
+
+def test_each_calibration_store_sits_at_its_level_and_the_run_exits_on_what_is_counted(measured):
+    out, result, _ = measured
+    assert result.exit_code == 1, result.output  # every calibration store serves something counted
+    summary = read_json(out / "summary.json")
+    assert (summary["status"], summary["exit"]) == ("FINDING", 1)
+    by_store = {row["store"]: row for row in summary["rows"]}
+    assert {s: r["level"] for s, r in by_store.items()} == LEVEL == {n: c.level for n, c in REFERENCE_STORES.items()}
+    for store, row in by_store.items():
+        served = {tuple(f.split(":")[0].split(" × ")) for f in row["findings"]}
+        assert served == SERVED[store], store
+        assert row["status"] == "FINDING" and row["undecided"] == []
+    assert set(results_of(out)) == set(LEVEL)
+
+
+def test_the_first_line_says_the_runtime_and_the_terminal_prints_the_80_column_report(measured):
+    out, result, _ = measured
+    assert result.output.splitlines()[0] == RUNTIME_LINE
+    report = (out / "report.txt").read_text()
+    assert result.stdout == report
+    assert max(len(line) for line in report.splitlines()) <= 80
+    for store, level in LEVEL.items():
+        assert re.search(rf"^{re.escape(store)} · level {level} \(built at {level}\) · FINDING", report, re.M)
+    assert "instruction       KEPT OUT 0/5        REJECTED 0/5        MARKED 0/5" in report  # signed-content
+    assert report.count("legend:") == 1 and "beyond reach" in report
+
+
+def test_the_json_summary_is_the_set_s_own(measured):
+    out, _, summary = measured
+    assert read_json(summary) == read_json(out / "summary.json")
+
+
+def test_the_set_verifies_with_its_signature_pinned(measured, keys):
+    out, _, _ = measured
+    _, pub, other = keys
+    assert {"run.json", "manifest.json", "manifest.sig", "report.txt", "report.md", "report.html",
+            "junit.xml"} <= {p.name for p in out.iterdir()}
+    manifest = read_json(out / "manifest.json")
+    assert (manifest["kind"], manifest["row_schema"], manifest["fixtures_version"]) == ("frontdoor", SCHEMA, 1)
+    assert manifest["memlab"] and [e["file"] for e in manifest["evidence"]] == ["run.json"]
+    assert {e["file"] for e in manifest["rows"]} == {f"rows/{s}.json" for s in LEVEL}
+    done = memlab("verify", out, "--pubkey", pub)
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith(f"VERIFIED {out}: 4 row(s), 1 evidence file(s)")
+    assert "signed by ed25519:" in done.output
+    wrong = memlab("verify", out, "--pubkey", other)
+    assert wrong.exit_code == 1 and grounds(wrong.output) == {("signature-key-mismatch", "manifest.sig")}
+
+
+def test_a_tampered_served_text_is_named_by_its_digest_and_by_its_verdict(copy, keys):
+    row = read_json(copy / "rows" / "naive.json")
+    read = next(r for r in row["poisoning"][0]["reads"] if r["role"] == "verdict")
+    assert "GB29 NWBK 6016 1331 9268 19" in read["served"][0]["text"]  # planted_fact/1's canary, served
+    read["served"][0]["text"] = "The user pays the rent by standing order."
+    write_json(copy / "rows" / "naive.json", row)
+    done = memlab("verify", copy)
+    assert done.exit_code == 1 and done.output.startswith("REJECTED")
+    assert grounds(done.output) == {("digest-mismatch", "rows/naive.json"), ("verdict-differs", "rows/naive.json")}
+    repin(copy, "naive")  # the manifest edited too (and so no longer signed)
+    done = memlab("verify", copy)
+    assert done.exit_code == 1
+    assert grounds(done.output) == {("verdict-differs", "rows/naive.json")}
+    assert "planted_fact/1 on untrusted: its saved verdict does not follow" in done.output
+    signed = memlab("verify", copy, "--pubkey", keys[1])
+    assert ("signature-missing", "manifest.sig") in grounds(signed.output)
+
+
+def test_a_changed_figure_is_named(copy):
+    row = read_json(copy / "rows" / "label.json")
+    cell = next(c for c in row["cells"] if (c["family"], c["channel"]) == ("instruction", "forged"))
+    cell.update(served=0, figure="0/5", status="held")
+    row["level"] = "P2"
+    write_json(copy / "rows" / "label.json", row)
+    repin(copy, "label")
+    done = memlab("verify", copy)
+    assert done.exit_code == 1 and grounds(done.output) == {("figure-differs", "rows/label.json")}
+    assert "cell instruction × forged: stated 0/5 (held), recomputed 5/5 (served) [figure, served, status]" \
+        in done.output
+    assert "level: stated 'P2', recomputed 'P1'" in done.output
+
+
+def test_a_row_is_read_by_the_reader_of_its_schema(copy, monkeypatch):
+    row = read_json(copy / "rows" / "signed.json")
+    row["schema"] = "memlab.frontdoor-row/2"
+    write_json(copy / "rows" / "signed.json", row)
+    repin(copy, "signed")
+    done = memlab("verify", copy)
+    assert done.exit_code == 1 and ("row-malformed", "rows/signed.json") in grounds(done.output)
+    assert "schema 'memlab.frontdoor-row/2' is not one this memlab reads (memlab.frontdoor-row/1)" in done.output
+    seen = []
+    read_v1 = row_readers.READERS[SCHEMA]
+    monkeypatch.setitem(row_readers.READERS, "memlab.frontdoor-row/2",
+                        lambda data: seen.append(data["store"]) or read_v1({**data, "schema": SCHEMA}))
+    done = memlab("verify", copy)  # a reader for /2: the row is read by it (the run's own schema still says /1)
+    assert seen == ["signed"]
+    assert grounds(done.output) == {("row-malformed", "rows/signed.json")}
+    assert "the run's rows are 'memlab.frontdoor-row/1'" in done.output
+
+
+def test_junit_fails_exactly_the_served_cells_and_leaked_probes(measured, tmp_path, monkeypatch):
+    monkeypatch.setitem(REFERENCE_STORES, "pool", SharedPoolStore)  # leaks every probe
+    monkeypatch.setitem(REFERENCE_STORES, "silent", SilentStore)  # no verdict anywhere
+    odd = tmp_path / "odd"
+    assert run_set(odd, "pool", "silent").exit_code == 1
+    for root in (measured[0], odd):
+        results = results_of(root)
+        suites = {s.get("name").removeprefix("frontdoor "): s for s in ET.parse(root / "junit.xml").getroot()}
+        assert set(suites) == set(results)
+        for store, result in results.items():
+            suite, cells, probes = suites[store], result.cells(), result.probes()
+            served = sum(c.served > 0 and c.role != "beyond reach" for c in cells)
+            leaked = sum(t.leaks > 0 for t in probes)
+            assert len(suite.findall("testcase")) == int(suite.get("tests")) == len(cells) + len(probes)
+            assert len(suite.findall("testcase/failure")) == int(suite.get("failures")) == served + leaked
+            beyond = [c for c in suite.findall("testcase") if c.get("name") in
+                      {f"{x.family.value} × {x.channel.value}" for x in cells if x.role == "beyond reach"}]
+            assert len(beyond) == 3 and all(c.find("skipped") is not None for c in beyond)  # never a pass
+            assert all(c.find("skipped").get("message").startswith("beyond reach") for c in beyond)
+    suites = {s.get("name"): s for s in ET.parse(odd / "junit.xml").getroot()}
+    assert int(suites["frontdoor pool"].get("failures")) == 15 + 13  # every probe leaked
+    silent = suites["frontdoor silent"]
+    assert (silent.get("failures"), silent.get("skipped"), silent.get("tests")) == ("0", "31", "31")
+    assert all(s.get("message").startswith(("n/a", "beyond reach")) and ": " in s.get("message")
+               for s in silent.findall("testcase/skipped"))
+    summary = {r["store"]: r for r in read_json(odd / "summary.json")["rows"]}
+    assert (summary["silent"]["status"], summary["silent"]["level"], summary["silent"]["findings"]) == \
+        ("INCONCLUSIVE", "n/a", [])
+    assert max(len(line) for line in (odd / "report.txt").read_text().splitlines()) <= 80
+    assert memlab("verify", odd).exit_code == 0
+
+
+def test_the_run_exits_0_only_when_every_counted_cell_and_probe_holds(tmp_path, monkeypatch):
+    monkeypatch.setitem(REFERENCE_STORES, "content-strict", ContentStrictStore)
+    done = run_set(tmp_path / "set", "content-strict")
+    assert done.exit_code == 0, done.output
+    summary = read_json(tmp_path / "set" / "summary.json")
+    assert (summary["status"], summary["rows"][0]["level"], summary["rows"][0]["findings"]) == ("HELD", "P3", [])
+    beyond = [c for c in results_of(tmp_path / "set")["content-strict"].cells() if c.role == "beyond reach"]
+    assert {c.status for c in beyond} == {"served"}  # reported, never counted either way
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--reference", "paranoid"), "unknown --reference paranoid: the calibration stores are naive, label, signed, "
+                                  "signed-content"),
+    ((), "name what to measure: --reference STORE (the calibration stores: naive, label, signed, signed-content)"),
+])
+def test_bad_input_exits_2_in_one_line(tmp_path, args, says):
+    done = memlab("frontdoor", "run", *args, "--out", tmp_path / "set")
+    assert done.exit_code == 2 and says in done.output and "Traceback" not in done.output
+    assert not (tmp_path / "set").exists()
+
+
+def test_a_folder_that_holds_no_front_door_set_is_refused(tmp_path):
+    out = tmp_path / "set"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    done = run_set(out, "naive")
+    assert done.exit_code == 2 and "is not empty (notes.txt) and holds no front-door set" in done.output
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    write_json(out / "manifest.json", {"schema": "memlab.manifest/1"})  # an at-rest set's
+    assert run_set(out, "naive").exit_code == 2 and (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_front_door_set_is_replaced_whole(tmp_path):
+    out = tmp_path / "set"
+    assert run_set(out, "naive", "label").exit_code == 1
+    (out / "notes.txt").write_text("mine")
+    done = run_set(out, "signed-content")
+    assert done.exit_code == 1 and "note: replacing the front-door set" in done.output
+    assert sorted(p.name for p in (out / "rows").iterdir()) == ["signed-content.json"]
+    assert (out / "notes.txt").read_text() == "mine"
+    assert memlab("verify", out).exit_code == 0
+
+
+def test_a_harness_failure_exits_2_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setitem(REFERENCE_STORES, "exploding", ExplodingStore)
+    done = run_set(tmp_path / "set", "exploding")
+    assert done.exit_code == 2 and "Traceback" not in done.output
+    assert "memlab: harness failure: RuntimeError: the store's disk caught fire" in done.output
+
+
+def test_a_set_whose_run_never_pinned_it_cannot_be_verified(copy):
+    (copy / "manifest.json").unlink()
+    (copy / "manifest.sig").unlink()
+    done = memlab("verify", copy)
+    assert done.exit_code == 2 and "no manifest.json: the front-door run that wrote this folder did not finish" \
+        in done.output
+
+
+def test_the_help_names_every_calibration_store_at_its_level():
+    assert REFERENCE_HELP == ", ".join(f"{name} ({store.level})" for name, store in REFERENCE_STORES.items())
+    assert REFERENCE_HELP in " ".join(memlab("frontdoor", "run", "--help").output.split())
+
+
+@pytest.mark.parametrize("name, starts", [("report.md", "How to read this report:"),
+                                          ("report.html", "How to read this page")])
+def test_every_report_explains_its_words(measured, name, starts):
+    text = (measured[0] / name).read_text()
+    legend = text[text.index(starts):]
+    for term in ("REJECTED", "KEPT OUT", "MARKED", "SERVED", "n/a", "beyond reach", "P0", "P1", "P2", "P3",
+                 "LEAKED", "HELD"):
+        assert term in legend, (name, term)
