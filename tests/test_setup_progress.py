@@ -46,7 +46,7 @@ def memlab_run(tmp_path: Path, *flags: str, terminal: bool = True) -> subprocess
 def test_the_first_run_shows_its_environment_build_on_the_bar_and_no_log_lines(tmp_path):
     done = memlab_run(tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "building the environment of driver reference (pip" in done.stderr  # pip runs for its pins, once
+    assert "driver reference: building its environment (pip" in done.stderr  # pip runs for its pins, once
     assert not LOG_LINE.search(done.stderr), LOG_LINE.search(done.stderr).group(0)
     trials = len(trials_saved(tmp_path / "out"))  # seed, C1, C2, T1..T10 and the variant trials they listed
     assert trials > 13 and f"{trials}/{trials}" in done.stderr and "reference-naive" in done.stdout

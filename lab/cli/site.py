@@ -6,6 +6,8 @@ Each folder given is an at-rest result set (its lifecycle set may sit inside it,
 grouped by their row name, so an at-rest set and a lifecycle set of the same row — wherever each
 was written — land on one SUT page. Every set is verified first; a set that does not verify stops
 the command (exit 1) before anything is written, as a report of unverified numbers would mislead.
+A progress bar on standard error (none with ``-q``) names each set and sweep as it is verified and the
+folder being written; the last line names what was written.
 What it reads and writes with is imported when it runs, so that ``memlab site --help`` loads none
 of it.
 """
@@ -13,7 +15,7 @@ of it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -88,51 +90,80 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
 def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool, sweeps_dir: Path | None = None) -> None:
     """One HTML page per SUT with its at-rest matrix and lifecycle gate together, and an index of
     every row with a lifecycle column. Exit 0 written, 1 a set does not verify, 2 unreadable input."""
+    from lab.cli.console import console
+    from lab.cli.progress import RunProgress
     from lab.report.site import write_site
     from lab.resultset.loading import Unreadable
 
     sets = sets_in(result_dirs)
-    if verify:
-        try:
-            rejected = [(folder, result) for _, folder in sets if not (result := verify_any(folder)).ok]
-        except Unreadable as exc:
-            fail(str(exc))
-        for folder, result in rejected:
-            err.print(inert(f"REJECTED {folder}: " + "; ".join(f"{f.ground} {f.file}" for f in result.findings[:5])),
-                      highlight=False)
+    sweeps = sweep_folders(sweeps_dir)
+    # the bar: a step per set verified, per sweep verified and read, and the pages written; what refuses
+    # a set or a sweep is said once the bar has stopped
+    rejected: list[str] = []
+    refusal = ""
+    with RunProgress(console, total=(len(sets) if verify else 0) + len(sweeps) + 1,
+                     first=f"site: {len(sets)} result set(s)", gone_on_error=True) as bar:
+        for _, folder in sets if verify else ():
+            bar.step("verifying", str(folder), advance=0)
+            try:
+                result = verify_any(folder)
+            except Unreadable as exc:
+                fail(str(exc))
+            if not result.ok:
+                rejected.append(f"REJECTED {folder}: " + "; ".join(f"{f.ground} {f.file}" for f in result.findings[:5]))
+            bar.step("verified" if result.ok else "REJECTED", str(folder))
         if rejected:
-            fail(f"{len(rejected)} of {len(sets)} result set(s) do not verify; nothing written", 1)
-    suts = collect(sets)
-    attach_history(suts, sweeps_dir, verify)
-    written = write_site(suts, out)
-    err.print(inert(f"site: {written[0]} and {len(written) - 1} SUT page(s), from {len(sets)} result set(s)"),
-              highlight=False)
+            refusal = f"{len(rejected)} of {len(sets)} result set(s) do not verify; nothing written"
+        else:
+            bar.step("reading", f"{len(sets)} result set(s)", advance=0)
+            suts = collect(sets)
+            if sweeps_dir is not None and not sweeps_dir.is_dir():
+                fail(f"--sweeps {sweeps_dir}: no such folder\n  fix: give the folder holding the sweeps (memlab sweep's "
+                     "--out folders), e.g. results/sweeps")
+            rejected, refusal = attach_history(suts, sweeps, verify, bar)
+        if not rejected:
+            bar.step("writing", f"{out}: the index and {len(suts)} SUT page(s)", advance=0)
+            written = write_site(suts, out)
+            bar.step("wrote", str(out))
+    if rejected:
+        for line in rejected:
+            err.print(inert(line), highlight=False)
+        fail(refusal, 1)
+    err.print(inert(f"site: {written[0]} and {len(written) - 1} SUT page(s), from {len(sets)} result set(s)"
+                    + (f" and {len(sweeps)} sweep(s)" if sweeps else "")), highlight=False)
 
 
-def attach_history(suts: list[SutResults], sweeps_dir: Path | None, verify: bool) -> None:
-    """Each sweep under ``sweeps_dir`` (default results/sweeps/, when it exists) as its row's history, on
-    the row's page (a page of its own for a row no set given holds). With ``verify``, a sweep whose sets
-    or record do not verify (lab.sweep.summary.check_sweep) stops the command (exit 1)."""
+def sweep_folders(sweeps_dir: Path | None) -> list[Path]:
+    """The sweeps under ``sweeps_dir`` (default results/sweeps/), or ``sweeps_dir`` itself when it is one;
+    none when the folder does not exist (a --sweeps folder that does not is refused once the sets are read)."""
+    from lab.sweep.summary import RECORD
+
+    sweeps_dir = Path("results") / "sweeps" if sweeps_dir is None else sweeps_dir
+    if not sweeps_dir.is_dir():
+        return []
+    return [sweeps_dir] if (sweeps_dir / RECORD).is_file() else sorted(
+        p for p in sweeps_dir.iterdir() if (p / RECORD).is_file())
+
+
+def attach_history(suts: list[SutResults], folders: list[Path], verify: bool,
+                   bar: Any = None) -> tuple[list[str], str]:
+    """Each sweep of ``folders`` (:func:`sweep_folders`) as its row's history, on the row's page (a page of
+    its own for a row no set given holds), a step of ``bar`` each. With ``verify``, a sweep whose sets or
+    record do not verify (lab.sweep.summary.check_sweep) stops there: returned are its REJECTED line and
+    the refusal (the command exits 1 with them); else ``([], "")``."""
     from lab.report.site import SutResults
     from lab.resultset.loading import Unreadable
-    from lab.sweep.summary import RECORD, check_sweep, load
+    from lab.sweep.summary import check_sweep, load
 
-    if sweeps_dir is None:
-        sweeps_dir = Path("results") / "sweeps"
-        if not sweeps_dir.is_dir():
-            return
-    elif not sweeps_dir.is_dir():
-        fail(f"--sweeps {sweeps_dir}: no such folder\n  fix: give the folder holding the sweeps (memlab sweep's --out "
-             "folders), e.g. results/sweeps")
-    folders = [sweeps_dir] if (sweeps_dir / RECORD).is_file() else sorted(
-        p for p in sweeps_dir.iterdir() if (p / RECORD).is_file())
     by_name = {s.name: s for s in suts}
     for folder in folders:
         if verify:
+            if bar is not None:
+                bar.step("verifying the sweep in", str(folder), advance=0)
             problems = check_sweep(folder)
             if problems:
-                err.print(inert(f"REJECTED {folder}: " + "; ".join(problems[:5])), highlight=False)
-                fail(f"the sweep in {folder} does not verify (`memlab sweep --check {folder}`); nothing written", 1)
+                return ([f"REJECTED {folder}: " + "; ".join(problems[:5])],
+                        f"the sweep in {folder} does not verify (`memlab sweep --check {folder}`); nothing written")
         try:
             doc = load(folder)
         except (Unreadable, ValueError) as exc:
@@ -142,3 +173,6 @@ def attach_history(suts: list[SutResults], sweeps_dir: Path | None, verify: bool
             sut = by_name[doc["row"]] = SutResults(name=doc["row"], rows=[], run={})
             suts.append(sut)
         sut.history = doc
+        if bar is not None:
+            bar.step("verified the sweep in" if verify else "read the sweep in", str(folder))
+    return [], ""

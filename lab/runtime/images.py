@@ -26,8 +26,8 @@ unchanged one is reused. Builds use the legacy builder (``--force-rm``,
 recorded in ``$MEMLAB_CACHE/images/<name>.json`` (id, seconds). Example::
 
     from lab.runtime.images import build
-    for rec in build(["base", "sut-reference"], progress=print):
-        print(rec.tag, rec.id[:19], f"{rec.seconds:.1f}s", "built" if rec.built else "present")
+    records = build(["base", "sut-reference"], progress=print)
+    print("\n".join(records_table(records)))   # a line each, its columns aligned
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from lab.runtime.dockercli import IMAGE_LABEL, docker, image_id, image_labels, s
 from lab.runtime.image_build import HOST_CA_DIRS  # noqa: F401 -- the CLI names them in its fix
 from lab.runtime.image_build import (BackendImage, ImageBuildError, ImageRecord, Progress, build_lock, check_on_base,
                                      current_image, docker_build, download_wheels, finish_build, host_ca_certs,
-                                     records_dir, run_step)
+                                     records_dir, records_table, run_step)
 from lab.runtime.image_tags import (KIT_DIR, LAB_RECIPE, LAB_SOURCES, NODE_KIT_DIR, SUT_RECIPE,  # noqa: F401
                                     _kits, _lab_files, lab_tag, sut_name, sut_tag)
 

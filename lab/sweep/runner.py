@@ -12,6 +12,7 @@ sweep (``requirements/<version>.txt``) and reused, so a release is measured agai
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -49,6 +50,12 @@ Say = Callable[[str], None]
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def took(started: float) -> str:
+    """The time since ``started`` (time.monotonic), as a release's last line says it: ``48 s``, ``3 min 5 s``."""
+    seconds = round(time.monotonic() - started)
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60} s"
 
 
 def start_record(request: Request) -> dict[str, Any]:
@@ -135,6 +142,7 @@ def run_sweep(request: Request, say: Say = lambda text: None) -> dict[str, Any]:
 def _measure(request: Request, version: str, entry: dict[str, Any], say: Say) -> Measured | None:
     """One release, start to end: resolved, written as its row, measured; its entry updated."""
     profile, out = request.profile, request.out
+    started = time.monotonic()
     pins = (profile.driver_dir / "requirements.txt").read_text(encoding="utf-8")
     kept = out / "requirements" / f"{version}.txt"
     if kept.is_file():
@@ -146,7 +154,7 @@ def _measure(request: Request, version: str, entry: dict[str, Any], say: Say) ->
         entry["resolution"] = {**resolution.to_json(), "requirements": str(kept.relative_to(out)) if resolution.ok else None}
         if not resolution.ok:
             entry.update(status="not-installed", message=resolution.message)
-            say("could not be installed: " + (resolution.message.splitlines() or ["pip failed"])[0])
+            say(f"could not be installed ({took(started)}): " + (resolution.message.splitlines() or ["pip failed"])[0])
             return None
         requirements = resolution.requirements
         kept.parent.mkdir(parents=True, exist_ok=True)
@@ -166,7 +174,7 @@ def _measure(request: Request, version: str, entry: dict[str, Any], say: Say) ->
         entry["message"] = measured.message
     if measured.status == "measured":
         say(("kept from an earlier run, verified" if measured.kept else "measured and verified")
-            + f": {len(measured.cells or {})} cells")
+            + f": {len(measured.cells or {})} cells ({took(started)})")
         return measured
-    say(f"{summary.STATUS_WORDS[measured.status]}: " + (measured.message.splitlines() or [""])[0])
+    say(f"{summary.STATUS_WORDS[measured.status]} ({took(started)}): " + (measured.message.splitlines() or [""])[0])
     return None
