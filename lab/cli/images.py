@@ -1,4 +1,5 @@
-"""``memlab images``: build the lab's container images without a registry, and list them.
+"""``memlab images``: build the lab's container images without a registry, and list them (every name
+and tag whole, at any terminal width: lab.cli.fit; or as JSON).
 
 Exit codes: 0 done, 2 an image could not be built or no engine answers.
 """
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from lab.report.inert import inert
 from lab.runtime import images as lab_images
@@ -52,20 +52,79 @@ def build_cmd(names: tuple[str, ...], ca_certs: tuple[Path, ...], base_from: str
     except (lab_images.ImageBuildError, DockerError) as exc:
         err.print(f"[bold red]memlab:[/] {inert(exc, lines=True)}")
         sys.exit(2)
-    for rec in records:
-        how = f"built in {rec.seconds:.1f} s" if rec.built else "present"
-        click.echo(f"{rec.name:<16} {rec.tag:<40} {rec.id[:19]}  {how}")
+    for line in lab_images.records_table(records):
+        click.echo(inert(line, markup=False))
     click.echo(f"images: {time.monotonic() - started:.1f} s")
 
 
-@images.command("list")
-def list_cmd() -> None:
-    """The lab's images here, with their labelled package versions."""
+#: ``memlab images list --json``: one object per image tag, in the engine's order.
+JSON_KEYS = {
+    "name": "the lab's name of the image (what `memlab images build` takes)",
+    "tag": "the image's repository:tag on the engine",
+    "id": "the image's short id",
+    "created": "when it was created, as the engine says it (e.g. 2 hours ago)",
+    "size": "its size, as the engine says it (e.g. 172MB)",
+    "versions": "the Debian package versions it is labelled with: {package: version}",
+    "build_seconds": "how long its last build here took, in seconds (null: no record)",
+}
+
+
+@images.command("list", epilog="\b\n--json prints a list of objects, one per image tag, with the keys:\n"
+                + "\n".join(f"  {k}: {v}" for k, v in JSON_KEYS.items()))
+@click.option("--json", "as_json", is_flag=True, help="Print the images as JSON (the keys below), not as text.")
+def list_cmd(as_json: bool) -> None:
+    """The lab's images here, with their labelled package versions.
+
+    Every name and tag is printed whole, at any width: a table when it fits the terminal, else each
+    image's tag beside its name and its id, age, size, build time and versions under it. Exit 2 when no
+    engine answers (nothing on standard output).
+    """
     _engine_or_exit()
-    table = Table(header_style="bold")
-    columns = ("name", "tag", "id", "created", "size", "versions", "build_seconds")
-    for col in columns:
-        table.add_column(col)
-    for row in lab_images.listing():
-        table.add_row(*(inert(row[c]) for c in columns))
-    Console(width=200 if not sys.stdout.isatty() else None).print(table)
+    rows = lab_images.listing()
+    if as_json:
+        import json
+
+        from lab.cli.console import reader_may_leave
+
+        with reader_may_leave():
+            click.echo(json.dumps([_as_json(row) for row in rows], indent=2))
+        return
+    _print(rows)
+
+
+def _as_json(row: dict[str, str]) -> dict:
+    versions = dict(item.partition("=")[::2] for item in row["versions"].split())
+    seconds = int(row["build_seconds"]) if row["build_seconds"] else None
+    return {**{k: row[k] for k in ("name", "tag", "id", "created", "size")}, "versions": versions,
+            "build_seconds": seconds}
+
+
+def _print(rows: list[dict[str, str]]) -> None:
+    """The images as text: a table when every cell fits side by side, else a name and tag a line (the
+    rest under them)."""
+    from rich.text import Text
+
+    from lab.cli.fit import Row, lay_out, table_fits
+    from lab.report.stdout import stdout_console
+
+    def t(text: str, style: str = "") -> tuple[str, str]:
+        return inert(text, markup=False), style
+
+    b = "bold underline"
+    columns = ("tag", "id", "created", "size", "versions", "build_seconds")
+    table = [Row(t("name", b), tuple(t(c, b) for c in columns))]
+    narrow = [Row(t("name", b), (t("tag", b),), ((t("id, created, size, build_seconds", b),), (t("versions", b),)))]
+    for row in rows:
+        table.append(Row(t(row["name"]), tuple(t(row[c]) for c in columns)))
+        facts = [(t("id ", "dim"), t(row["id"])), (t("created ", "dim"), t(row["created"])),
+                 (t("size ", "dim"), t(row["size"]))]
+        if row["build_seconds"]:
+            facts.append((t("build_seconds ", "dim"), t(row["build_seconds"])))
+        said = tuple(piece for k, fact in enumerate(facts) for piece in ((t(", "),) if k else ()) + fact)
+        details = (said,) + (((t("versions ", "dim"), t(row["versions"])),) if row["versions"] else ())
+        narrow.append(Row(t(row["name"]), (t(row["tag"]),), details))
+    out = stdout_console()
+    if not sys.stdout.isatty():
+        out.width = 200  # a pipe or a file: 200 columns, as before
+    for line in lay_out(table, out.width) if table_fits(table, out.width) else lay_out(narrow, out.width):
+        out.print(Text.assemble(*line), soft_wrap=True)

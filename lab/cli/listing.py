@@ -1,5 +1,6 @@
 """``memlab list``: every profile, and whether it can run here on the runtime ``--runtime`` selects (or
-why not).
+why not). Every row name whole, at any terminal width (lab.cli.fit): a table where it fits, else each
+SUT's rows under it, each reason wrapped under its row; or the rows as JSON (``--json``, JSON_KEYS).
 
 Exit 0, or 2 when a profile is invalid (the others are still listed) or the runtime asked for cannot
 run here. ``profiles_in`` reads a profile
@@ -13,7 +14,7 @@ from pathlib import Path
 import click
 
 from lab import RUNTIME_NAMES
-from lab.cli.console import console, fail
+from lab.cli.console import console, fail, reader_may_leave
 from lab.cli.options import profiles_option
 from lab.report.inert import inert
 
@@ -30,39 +31,103 @@ def profiles_in(directory: Path) -> tuple[list, list]:
     return profiles, errors
 
 
-@click.command("list")
+#: ``memlab list --json``: one object per row, in the listing's order (invalid profiles first).
+JSON_KEYS = {
+    "row": "the row's name (what --sut takes); an invalid profile's file stem",
+    "sut": "the SUT's package ('' when none)",
+    "version": "the SUT's version ('' when none)",
+    "status": "runnable, not-runnable, unavailable or invalid (the profile)",
+    "runtime": "the runtime the answer is for: docker or local",
+    "reason": "why it cannot run, or why the profile is invalid (else null)",
+    "image_missing": "a runnable row's image not built yet, and how to (else null)",
+    "profile": "the profile's file",
+}
+_STATUS = {"runnable": ("runnable here", "green"), "not-runnable": ("not runnable", "red"),
+           "unavailable": ("unavailable", "yellow"), "invalid": ("invalid profile", "red")}
+
+
+@click.command("list", epilog="\b\n--json prints a list of objects, one per row, with the keys:\n"
+               + "\n".join(f"  {k}: {v}" for k, v in JSON_KEYS.items()))
 @profiles_option
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
               help="Say whether each row can run on this runtime (as `memlab run --runtime` selects it).")
-def list_cmd(profiles_dir: Path, runtime_name: str) -> None:
-    """Every profile, and whether it can run here (or why not). Exit 0, or 2 when a profile is invalid."""
-    from rich.table import Table
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON (the keys below), not as text.")
+def list_cmd(profiles_dir: Path, runtime_name: str, as_json: bool) -> None:
+    """Every profile, and whether it can run here (or why not). Exit 0, or 2 when a profile is invalid.
 
-    from lab.profile import file_row
-    from lab.report.terminal import stdout_console
-    from lab.runtime import RuntimeUnavailable, get_runtime, own_image
-    from lab.runtime import runnable as runnable_here
+    Every row name is printed whole, at any width: a table where it fits, else each SUT's rows under
+    it; a name too long for its line has a line of its own, a reason is wrapped under its row.
+    """
+    from lab.runtime import RuntimeUnavailable, get_runtime
 
-    table = Table(header_style="bold")
-    for col in ("row", "SUT", "version", "status"):
-        table.add_column(col)
     try:
         runtime = get_runtime(runtime_name)
     except RuntimeUnavailable as exc:
         fail(str(exc))
     profiles, errors = profiles_in(profiles_dir)
-    for err in errors:
-        what = inert(f"{err.field}: {err.message}")  # the profile's own text, never markup
-        table.add_row(inert(file_row(err.path)), "", "", f"[red]invalid profile[/]: {what}")
-    for prof in profiles:
-        if prof.status == "unavailable":
-            status = f"[yellow]unavailable[/]: {inert(prof.unavailable_reason)}"
-        else:
-            ok, why = runnable_here(runtime, prof)
-            status = f"[green]runnable here[/] ({runtime.name})" if ok else f"[red]not runnable[/]: {inert(why)}"
-            if ok and prof.image and runtime.name == "docker" and (absent := own_image.missing(prof)):
-                status += f"; {inert(absent)}"
-        table.add_row(inert(prof.row), inert(prof.sut.get("package", "")), inert(prof.sut.get("version", "")), status)
-    stdout_console().print(table)
+    entries = _entries(runtime, profiles, errors)
+    if as_json:
+        import json
+
+        with reader_may_leave():
+            click.echo(json.dumps(entries, indent=2))
+    else:
+        _print(entries)
     if errors:
         fail(f"{len(errors)} invalid profile(s) in {profiles_dir} (each named above with its fix)")
+
+
+def _entries(runtime, profiles: list, errors: list) -> list[dict]:
+    """The listing's rows, as ``--json`` prints them (JSON_KEYS)."""
+    from lab.profile import file_row
+    from lab.runtime import own_image
+    from lab.runtime import runnable as runnable_here
+
+    entries = []
+    for err in errors:
+        entries.append({"row": file_row(err.path), "sut": "", "version": "", "status": "invalid",
+                        "runtime": runtime.name, "reason": f"{err.field}: {err.message}", "image_missing": None,
+                        "profile": str(err.path)})
+    for prof in profiles:
+        missing = None
+        if prof.status == "unavailable":
+            status, reason = "unavailable", prof.unavailable_reason
+        else:
+            ok, why = runnable_here(runtime, prof)
+            status, reason = ("runnable", None) if ok else ("not-runnable", why)
+            if ok and prof.image and runtime.name == "docker":
+                missing = own_image.missing(prof)
+        entries.append({"row": prof.row, "sut": str(prof.sut.get("package") or ""),
+                        "version": str(prof.sut.get("version") or ""), "status": status, "runtime": runtime.name,
+                        "reason": None if reason is None else str(reason), "image_missing": missing or None,
+                        "profile": str(prof.path)})
+    return entries
+
+
+def _print(entries: list[dict]) -> None:
+    """The rows as text, fitting the terminal: a table when it fits, else each SUT's rows under it."""
+    from rich.text import Text
+
+    from lab.cli.fit import Row, lay_out, table_fits
+    from lab.report.stdout import stdout_console
+
+    def t(text: str, style: str = "") -> tuple[str, str]:
+        return inert(text, markup=False), style
+
+    b = "bold underline"
+    table = [Row(t("row", b), (t("SUT", b), t("version", b), t("status", b)))]
+    grouped = [Row(t("row", b), (t("status", b),), heading=(t("SUT", b), t(" "), t("version", b)))]
+    shared: tuple | None = None
+    for entry in entries:
+        word, style = _STATUS[entry["status"]]
+        status = t(f"{word} ({entry['runtime']})" if entry["status"] == "runnable" else word, style)
+        details = tuple((t(entry[key]),) for key in ("reason", "image_missing") if entry[key])
+        table.append(Row(t(entry["row"]), (t(entry["sut"]), t(entry["version"]), status), details))
+        sut = (entry["sut"], entry["version"]) if entry["status"] != "invalid" else ("invalid profiles",)
+        heading = () if sut == shared else (t(" ".join(sut).strip() or "(no SUT named)", "bold"),)
+        shared = sut
+        grouped.append(Row(t(entry["row"]), (status,), details, heading))
+    out = stdout_console()
+    lines = lay_out(table, out.width) if table_fits(table, out.width) else lay_out(grouped, out.width, indent=2)
+    for line in lines:
+        out.print(Text.assemble(*line), soft_wrap=True)
