@@ -17,6 +17,12 @@ import json
 from pathlib import Path
 
 from lifecycle_rows_for_users import ROWS
+
+#: Who keeps contexts apart (the row's lifecycle.isolation; a set before the judge's revision 3 counted
+#: scope leakage as the SUT's, which the rows so measured are).
+KEPT_APART = {"sut": "the SUT", "driver": "memlab's driver (scope leakage not the SUT's: n/t)",
+              "separate-store": "one store per context (scope leakage not the SUT's: n/t)",
+              None: "nobody said (scope leakage n/t)"}
 from rows_doc_common import ROOT
 
 from lab.lifecycle.results import rederive  # noqa: E402  (rows_doc_common put the repository on the path)
@@ -167,7 +173,7 @@ def section(row: str) -> list[str]:
     delete = "`erase` of each record" if "erase" in r0["capabilities"] else "NOT TESTED (no `erase`)"
     first = meta.get("live") or next(iter(meta.values()))
     out += [f"SUT {r0['sut']['package']} {r0['sut']['version']} (installed: {installed(r0)}); lifecycle "
-            f"capabilities {caps}; scope {r0['scope']}; correct: {correct}; delete: {delete}; run "
+            f"capabilities {caps}; scope {r0['scope']}; contexts kept apart by {KEPT_APART.get(r0.get('isolation', 'sut'))}; correct: {correct}; delete: {delete}; run "
             f"{first['run_id']} on {first['started']}, {r0['scenarios']} scenarios, {len(r0['seeds'])} seed.", "",
             *table(records, meta), ""]
     if row in ROWS:

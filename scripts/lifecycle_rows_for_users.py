@@ -30,7 +30,9 @@ ROWS: dict[str, str] = {
     "inspeximus-default": (
         "A keyed `remember()` (its own supersession key) retires the old value, so corrections and rewrites "
         "are never served stale, `forget()` removes a record from every read, and nothing differs after a "
-        "restart; a raw scan of the store finds no forgotten text (not found, not proven gone)."),
+        "restart; a raw scan of the store finds no forgotten text (not found, not proven gone). Users are kept "
+        "apart by memlab's driver (it reads every user's items and keeps the context's), not by inspeximus: "
+        "scope leakage is not inspeximus's figure and is NOT TESTED."),
     "inspeximus-rcpt+dir": (
         "Signed receipts change nothing of the lifecycle: the same results in both positions, and neither "
         "the receipts nor the tombstones file holds a forgotten text a raw scan finds."),
@@ -46,7 +48,9 @@ ROWS: dict[str, str] = {
         "amem's keyed add and its update event leave only the current value in `replay`; `atelya-govern erase "
         "--hard` rewrites the op-log, and no erased text is found in the volumes in either position. The erase "
         "is a pattern over every record's text, not an id: an identical text in another context would go too "
-        "(none of the pack's erasures matched a second record)."),
+        "(none of the pack's erasures matched a second record). Contexts are kept apart by memlab's driver "
+        "(it replays the whole op-log and keeps the context's records), not by atelya: scope leakage is NOT "
+        "TESTED."),
     "atelya-attest-chain+anchor": (
         "The anchor changes nothing of the lifecycle: the same results (it refuses to checkpoint the history "
         "a hard erase rewrote, a warning no read consults)."),
@@ -54,7 +58,8 @@ ROWS: dict[str, str] = {
         "A Markdown memory has no update: every correction is one more line, and the agent is served the old "
         "value beside the new one (stale reuse at every opportunity); a deleted line leaves the file, but "
         "memory-blackbox's own ledger keeps the file's earlier content, the deleted text with it, in "
-        "`ledger.db` in both positions: the audit trail is a copy of what was erased."),
+        "`ledger.db` in both positions: the audit trail is a copy of what was erased. One file per context "
+        "keeps users apart (the deployment's choice, not a filter of the SUT's): scope leakage is NOT TESTED."),
     "langgraph-sqlite": (
         "LangGraph's update by id and `RemoveMessage` change the state `get_state` serves, at once and after "
         "a restart; a second plain write is one more message. `RemoveMessage` only writes a new checkpoint: "
@@ -97,12 +102,14 @@ ROWS: dict[str, str] = {
         "restart, and Hermes rewrites `MEMORY.md` whole, so a raw scan of the volume finds none of the "
         "removed text (not found, not proven gone); a correction made with `add` is one more entry beside "
         "the old value in every later prompt. Hermes's own `replace` overwrites an entry, but addresses it "
-        "by its text, so the gate cannot drive it (see How) and it is not measured here."),
+        "by its text, so the gate cannot drive it (see How) and it is not measured here. One Hermes profile "
+        "per context keeps users apart (the deployment's, not a filter of Hermes's): scope leakage is NOT TESTED."),
     "openclaw-memory-md": (
         "The agent's edit tool takes a line out of `MEMORY.md`, so `memory_get` no longer serves it, at once "
         "and after a restart, and a raw scan of the workspace finds none of the removed text (not found, not "
         "proven gone); a correction is one more line beside the old value (OpenClaw's memory has no update "
-        "that keeps a line's identity), served by every later `memory_get`; nothing differs across restarts."),
+        "that keeps a line's identity), served by every later `memory_get`; nothing differs across restarts. "
+        "One workspace per context keeps users apart (the deployment's): scope leakage is NOT TESTED."),
     "letta-block-history": (
         "Letta's own `update_block_async` and `delete_block_async` change what `get_blocks_async` serves at "
         "once and after a restart, with no leak across users or tenants (one label per user); a value "
@@ -167,8 +174,9 @@ ROWS: dict[str, str] = {
         "AutoGen's state tutorial does it) only appends: a correction is one more message, so the old value "
         "stays in what the agent hands its model on every later turn (stale reuse 14/14). Its model context "
         "cannot erase one message (a reset clears the conversation), so deletion is not tested; one file per "
-        "conversation keeps users and tenants apart, and a restart changes nothing: the file is the whole "
-        "state. Not measured at rest: the messages are a list inside each conversation's JSON document, a "
+        "conversation keeps users and tenants apart, a deployment's choice and not a filter of AutoGen's, so "
+        "scope leakage is not tested either, and the P1 gate, with neither of its checks testable, is "
+        "INCONCLUSIVE; a restart changes nothing: the file is the whole state. Not measured at rest: the messages are a list inside each conversation's JSON document, a "
         "layout the lab's JSON editor does not yet address."),
     "pydantic-ai-memory": PYDANTIC_AI_MEMORY,
     "pydantic-ai-memory-file": PYDANTIC_AI_MEMORY,

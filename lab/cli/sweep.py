@@ -74,9 +74,9 @@ def one_profile(profiles_dir: Path, row: str) -> Any:
     mine = [e for e in errors if Path(e.path).stem == row]
     if mine:
         fail(str(mine[0]))
-    names = sorted(p.row for p in profiles)
-    fail(f"no row {row!r} in {profiles_dir}\n  fix: give a row's exact name (`memlab list` shows them), e.g. "
-         f"{', '.join(names[:4])}")
+    from lab.profile import no_row_matches
+
+    fail(no_row_matches([row], [p.row for p in profiles], profiles_dir))
 
 
 @click.command("sweep")
@@ -221,8 +221,11 @@ def run_latest(patterns: Sequence[str], profiles_dir: Path, published: Path, out
     named = [p for p in patterns if not any(ch in p for ch in "*?[")]
     chosen = [p for p in chosen if p.row in named or (published / p.row).is_dir()]
     if not chosen:
-        fail(f"no row matches {list(patterns)} with a published set under {published}\n  fix: `memlab list` shows the "
-             "rows; --published DIR names another folder of published sets")
+        from lab.profile import no_row_matches
+
+        near = no_row_matches(patterns, [p.row for p in profiles if (published / p.row).is_dir()], profiles_dir)
+        fail(f"{near}\n  (only rows with a published set under {published} are measured; --published DIR names "
+             "another folder of published sets)")
     out = out or Path("results") / f"latest-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}"
     codes = []
     with terminate_as_interrupt():

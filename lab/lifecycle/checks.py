@@ -57,7 +57,8 @@ JUDGE_LIMITS_BY_REVISION = {
         "what reached the agent, where such a query is NOT TESTED, as it is where the served text holds an "
         "encoding the judge cannot undo or a value folds together with a current one."),
 }
-JUDGE_LIMITS = JUDGE_LIMITS_BY_REVISION[2]
+JUDGE_LIMITS_BY_REVISION[3] = JUDGE_LIMITS_BY_REVISION[2]  # the same reading; revision 3 changes what is counted
+JUDGE_LIMITS = JUDGE_LIMITS_BY_REVISION[3]
 UNJUDGED = ("{n} quer{ies}: a {what} value reached the agent (retrieved) but not its answer; the judge "
             "cannot tell whether it drove the answer")
 NO_OPPORTUNITY = {

@@ -70,15 +70,34 @@ DECISION_RULES = {
     "judge_bounds": "a query's answer or retrieved text over 8 Mi characters, or judged for over 120 s, is a "
                     "harness error of the row",
 }
+#: From the judge's revision 3: scope leakage is the SUT's only where the SUT keeps contexts apart.
+NOT_THE_SUTS = {
+    None: "the profile does not say who keeps contexts apart (lifecycle.isolation: sut, separate-store or "
+          "driver): a leak or its absence could be the driver's",
+    "driver": "contexts are kept apart by memlab's driver (it filters the SUT's records by context), not by the "
+              "SUT: a leak or its absence would measure the driver",
+    "separate-store": "each context is a store of its own (the driver opens one per context): no read path of the "
+                      "SUT is asked to keep contexts apart",
+}
+DECISION_RULES_3 = {
+    **DECISION_RULES,
+    "isolation": "scope_leakage is counted only where the SUT keeps contexts apart on its read path (the "
+                 "profile's lifecycle.isolation: sut; a team's HTTP shim is its service's); driver-enforced, "
+                 "one-store-per-context or undeclared rows have it NOT TESTED with that reason",
+}
 NO_ERASE = {"context": "the SUT erases whole contexts only: no delete or rescope was sent (capability erase)",
             "record": "the row does not declare erase (lifecycle.capabilities): no delete or rescope was sent",
             "none": "no erasure: the SUT cannot erase a record, so no delete or rescope was sent"}
 
 
-def not_testable(capabilities: Iterable[str], erasure: str | None = None) -> dict[str, str]:
+def not_testable(capabilities: Iterable[str], erasure: str | None = None, isolation: str | None = "sut",
+                 revision: int = JUDGE_REVISION) -> dict[str, str]:
     """The checks a SUT with these lifecycle capabilities (and at-rest ``erasure`` kind, for the
-    reason) cannot express, with the reason."""
+    reason) cannot express, with the reason; from revision 3, scope leakage unless the SUT itself
+    keeps contexts apart (``isolation``)."""
     caps, out = set(capabilities), {}
+    if revision >= 3 and isolation != "sut":
+        out["scope_leakage"] = NOT_THE_SUTS.get(isolation, NOT_THE_SUTS[None])
     if "ttl" not in caps:
         out["expiry_leak"] = "the SUT declares no TTL (capability ttl)"
     if "erase" not in caps:
@@ -134,7 +153,7 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
     """One lifecycle row: per seed a Summary, the gate over the seeds, findings and errors (by the
     judge's ``revision``)."""
     ttl = "ttl" in meta.get("capabilities", [])
-    untestable = not_testable(meta.get("capabilities", []), meta.get("erasure"))
+    untestable = not_testable(meta.get("capabilities", []), meta.get("erasure"), meta.get("isolation"), revision)
     position = meta.get("position", "live")
     by_seed: dict[int, list[QueryJudgement]] = {}
     found, errors = Found(untestable), []
@@ -155,6 +174,7 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
     return {"row": meta["row"], "kind": "lifecycle", "position": position,
             "sut": dict(meta.get("sut", {})), "adapter": meta.get("adapter"),
             "capabilities": sorted(meta.get("capabilities", [])), "scope": meta.get("scope"),
+            **({"isolation": meta.get("isolation")} if revision >= 3 else {}),
             "scenarios": len({o["scenario"] for o in observations}), "seeds": seeds,
             "status": "error" if errors else verdict.status,
             "per_seed": [{"seed": s, **summary.to_json()} for s, summary in zip(seeds, summaries)],

@@ -74,7 +74,8 @@ def sut_target(profile: Any, runtime: Runtime, out: Path, position: str = "live"
     spec = profile.lifecycle
     meta = meta if meta is not None else {
         "row": profile.row, "position": position, "sut": dict(profile.sut), "adapter": "driver",
-        "capabilities": sorted(spec.capabilities), "scope": spec.scope, "runtime": runtime.name,
+        "capabilities": sorted(spec.capabilities), "scope": spec.scope, "isolation": spec.isolation,
+        "runtime": runtime.name,
         # the at-rest profile states its erasure kind; a lifecycle-only row's driver does (at open)
         "erasure": profile.capabilities.erasure if "at_rest" in profile.measurements else None}
     logs = out / "logs" / row_key(meta)
@@ -90,6 +91,7 @@ def http_target(config: HttpConfig, position: str = "live", meta: dict[str, Any]
     meta = meta if meta is not None else {
         "row": config.name, "position": position, "sut": {"package": config.name, "config": config.to_json()},
         "adapter": "http", "capabilities": adapter_caps, "scope": "separate" if "tenants" in adapter_caps else "folded",
+        "isolation": "sut",  # the team's service behind its shim keeps contexts apart, or does not
         "runtime": "http", "erasure": "record", "config_path": str(config.path)}
     from lab.lifecycle.adapters.http import HttpAdapter
 

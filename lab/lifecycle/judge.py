@@ -65,7 +65,7 @@ LABELS: dict[str, frozenset[Label]] = {
     "stale_reuse": frozenset({Label.STALE}),
     "expiry_leak": frozenset({Label.EXPIRED}),
 }
-JUDGE_REVISION = 2
+JUDGE_REVISION = 3
 MAX_JUDGED = 8 * 1024 * 1024  # characters of one query's answer (or of what it retrieved)
 DEADLINE = 120.0  # seconds to judge one query (a rendered answer of MAX_JUDGED takes about 40 s here)
 WHY_RETRIEVED = "reached the agent (retrieved) but not its answer"
@@ -87,7 +87,8 @@ class Rules:
     untested: bool  # folded-together and opaque values unjudged, or (revision 1) never
 
 
-RULES = {1: Rules(False, False, False, False), 2: Rules(True, True, True, True)}
+RULES = {1: Rules(False, False, False, False), 2: Rules(True, True, True, True),
+         3: Rules(True, True, True, True)}  # 3: the same reading; scope leakage is the SUT's only (derive)
 
 
 def normalise(text: str) -> str:

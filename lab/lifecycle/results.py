@@ -25,7 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lab.lifecycle.derive import DECISION_RULES, combine, combine_retrieval, derive_row, sum_accuracy
+from lab.lifecycle.derive import DECISION_RULES_3 as DECISION_RULES
+from lab.lifecycle.derive import combine, combine_retrieval, derive_row, sum_accuracy
 from lab.lifecycle.judge import JUDGE_REVISION
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.lock import claim
@@ -36,7 +37,7 @@ MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
 #: A lifecycle row's schema names the judge's revision it was derived by: ``memlab verify``
 #: re-derives a set by the revision its rows say, so a set made before a change of the judge
 #: still verifies (``scripts/rederive_lifecycle.py`` moves published sets to the current one).
-ROW_SCHEMAS = {"memlab.lifecycle-row/1": 1, "memlab.lifecycle-row/2": 2}
+ROW_SCHEMAS = {"memlab.lifecycle-row/1": 1, "memlab.lifecycle-row/2": 2, "memlab.lifecycle-row/3": 3}
 ROW_SCHEMA = next(name for name, revision in ROW_SCHEMAS.items() if revision == JUDGE_REVISION)
 EVIDENCE_DIRS = ("scenarios", "observations", "logs")
 SUMMARY_FIELDS = ("status", "severity", "violations", "opportunities", "rate", "not_tested", "unjudged")

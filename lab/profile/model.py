@@ -99,10 +99,13 @@ class LifecycleSpec:
 
     capabilities: frozenset[str] = frozenset()
     scope: str = "folded"  # separate: tenant and user apart | folded: one context "tenant/user"
+    #: Who keeps contexts apart on the read path: the SUT's own call (sut), one store per context
+    #: (separate-store), or memlab's driver filtering the SUT's records (driver); None: not said.
+    isolation: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for result sets."""
-        return {"capabilities": sorted(self.capabilities), "scope": self.scope}
+        return {"capabilities": sorted(self.capabilities), "scope": self.scope, "isolation": self.isolation}
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,7 @@ class Limits(Strict):
 class LifecycleDoc(Strict):
     capabilities: list[_literal(LIFECYCLE_CAPABILITIES)] = []
     scope: Literal["separate", "folded"] | None = None
+    isolation: Literal["sut", "separate-store", "driver"] | None = None
 
 
 class ImageDoc(Strict):

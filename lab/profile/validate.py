@@ -188,7 +188,8 @@ class Validator:
         if (scope == "separate") != ("tenants" in caps):
             raise self.fail("lifecycle.scope", "scope is separate (with the tenants capability) or folded "
                             "(tenant and user folded into one context)", "make scope and capabilities agree")
-        return LifecycleSpec(capabilities=frozenset(caps), scope=scope)
+        return LifecycleSpec(capabilities=frozenset(caps), scope=scope,
+                             isolation=doc.lifecycle.isolation if doc.lifecycle else None)
 
     def _services(self, doc: Document, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[ServiceSpec, ...]:
         out = []

@@ -44,9 +44,35 @@ def residue(root):
     return read_json(root / "rows" / f"{KEY}.json")["checks"]["deletion_residue"]
 
 
-def test_the_current_revision_is_the_last_and_published_sets_are_under_it():
+def test_the_current_revision_is_the_last_and_published_sets_are_under_a_revision_that_counts_them_rightly():
+    """Revision 2 counted scope leakage on every row: right where the SUT keeps contexts apart, so those
+    sets stand as made; a row kept apart by the driver or a store per context is measured under 3."""
+    from lab.profile import load_profiles
+
     assert ROW_SCHEMAS[ROW_SCHEMA] == max(ROW_SCHEMAS.values())
-    assert read_json(SOURCE / "rows" / f"{KEY}.json")["schema"] == ROW_SCHEMA
+    isolation = {p.row: p.lifecycle.isolation for p in load_profiles() if p.lifecycle}
+    published = sorted((ROOT / "results" / "published").glob("*/lifecycle/rows/*.json"))
+    assert published
+    for path in published:
+        row = read_json(path)
+        assert row["schema"] in ("memlab.lifecycle-row/2", ROW_SCHEMA), path
+        if isolation.get(row["row"]) != "sut":
+            assert row["schema"] == ROW_SCHEMA and row["isolation"] == isolation.get(row["row"]), path
+            assert row["checks"]["scope_leakage"]["status"] == "NOT TESTED", path
+
+
+@pytest.mark.parametrize("isolation, status, why", [
+    ("sut", "PASS", None), ("driver", "NOT TESTED", "memlab's driver"),
+    ("separate-store", "NOT TESTED", "a store of its own"), (None, "NOT TESTED", "does not say who keeps")])
+def test_from_revision_3_scope_leakage_is_counted_only_where_the_sut_keeps_contexts_apart(rs, isolation, status, why):
+    run = read_json(rs / "run.json")
+    meta = {**next(m for m in run["rows"] if row_key(m) == KEY), "isolation": isolation}
+    row = rederive(rs, meta, run["fail_on"], load_scenarios(rs), ROW_SCHEMA)
+    scope = row["checks"]["scope_leakage"]
+    assert (scope["status"], row["isolation"]) == (status, isolation)
+    assert why is None or why in scope["reason"], scope
+    legacy = rederive(rs, meta, run["fail_on"], load_scenarios(rs), "memlab.lifecycle-row/2")
+    assert legacy["checks"]["scope_leakage"]["status"] == "PASS" and "isolation" not in legacy  # /2 as it was
 
 
 @pytest.mark.parametrize("schema, status", [("memlab.lifecycle-row/1", "PASS"), ("memlab.lifecycle-row/2", "FAIL")])
