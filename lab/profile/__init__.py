@@ -32,11 +32,13 @@ schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profi
                                           # the edit and is read without a restart (its own row)
     measurements: [at_rest, lifecycle]    # which measurements the row takes (default [at_rest]);
                                           # a lifecycle-only row has no store:
-    lifecycle: {capabilities: [ttl, tenants, update, erase], scope: separate}
+    lifecycle: {capabilities: [ttl, tenants, update, erase], scope: separate, isolation: sut}
                                           # what the lifecycle gate may ask: TTL with logical time,
                                           # tenant and user kept apart (else scope: folded into
                                           # one context "tenant/user"), the SUT's own update,
-                                          # erase: one record erased by the SUT (else deletes are NOT TESTED)
+                                          # erase: one record erased by the SUT (else deletes are NOT TESTED);
+                                          # isolation: who keeps contexts apart (sut | separate-store |
+                                          # driver; scope leakage is counted only for sut)
     fork_server: {enabled: true, preload: [sqlite3], per_start: [my-sut], unused_paths: [m.CONF_DIR]}
                                           # start the driver from a pre-imported, forked server (default
                                           # on), importing these modules first (default none); the
