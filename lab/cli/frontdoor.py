@@ -34,7 +34,7 @@ def frontdoor() -> None:
 @click.option("--reference", "references", multiple=True, metavar="STORE",
               help=f"A calibration store to measure (repeatable): {REFERENCE_HELP}.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="The result-set folder: new, empty, or a front-door set, which is replaced.")
+              help="The result-set folder: new or empty (a set already there is never replaced).")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary (status, exit code, each row's level, findings) to this file.")
 @sign_key_option
@@ -79,8 +79,6 @@ def _run(names: list[str], stores: dict[str, Any], out: Path, json_file: Path | 
     except OutRefused as exc:
         fail(str(exc))
     with fset, RunProgress(console, total=len(names)) as bar:
-        if fset.replaced:
-            console.print(f"note: replacing the front-door set in {inert(out)}", highlight=False)
         run, results = fset.run({name: stores[name] for name in names},
                                 {name: stores[name].level for name in names},
                                 progress=lambda r: bar.step(r.store, f"level {r.level()}"))

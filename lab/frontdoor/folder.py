@@ -1,7 +1,7 @@
 """The --out folder of a front-door run: what it holds, and claiming it for one writer.
 
-A run writes into a folder that is absent, empty, or holds a front-door set (which it replaces: the
-set's own files are removed, nothing else); any other folder is refused, never written into. The
+A run writes into a folder that is absent or empty; any other folder, a front-door set among them, is
+refused, never written into. The
 folder is locked for the run (``lab.resultset.lock``), so two runs never splice into one set.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO
 
-from lab.frontdoor.saved import KIND, MANIFEST_SCHEMA, OWN_FILES
+from lab.frontdoor.saved import KIND, MANIFEST_SCHEMA
 from lab.resultset.files import read_json
 from lab.resultset.lock import LOCK_FILE, OutRefused, claim
 
@@ -27,35 +27,17 @@ def is_frontdoor(root: Path) -> bool:
     return False
 
 
-def claim_out(root: Path) -> tuple[IO[str], bool]:
-    """Lock ``root`` for this run; returns the lock (keep it open for the run) and whether a front-door
-    set was replaced. ``OutRefused`` says why the folder cannot be written."""
+def claim_out(root: Path) -> IO[str]:
+    """Lock ``root`` for this run; returns the lock (keep it open for the run). ``OutRefused`` says why
+    the folder cannot be written: a file, or a folder that holds anything (a set already measured is
+    never replaced: no result is lost)."""
     root = Path(root)
     if root.exists() and not root.is_dir():
         raise OutRefused(f"{root} is a file, not a folder: give --out a new or empty folder")
     held = sorted(p.name for p in root.iterdir() if p.name != LOCK_FILE) if root.is_dir() else []
-    if not held:
-        return claim(root), False
-    if not is_frontdoor(root):
+    if held:
         shown = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
-        raise OutRefused(f"{root} is not empty ({shown}) and holds no front-door set; memlab frontdoor run "
-                         "writes only into a new or empty folder, or over a front-door set: choose another --out")
-    if not (root / "run.json").is_file() or (root / "rows").is_symlink():
-        raise OutRefused(f"{root} holds a front-door set that is not whole (no run.json, or rows/ is a link): "
-                         "remove it, or choose another --out")
-    handle = claim(root, resume=True)  # the lock, over a folder that holds a run
-    _remove_own_files(root)
-    return handle, True
-
-
-def _remove_own_files(root: Path) -> None:
-    """The files a front-door run writes (a link among them removed as a link, never followed)."""
-    for name in OWN_FILES:
-        (root / name).unlink(missing_ok=True)
-    rows = root / "rows"
-    if rows.is_dir():
-        for path in rows.iterdir():
-            if path.suffix in (".json", ".tmp") and not path.is_dir():
-                path.unlink()
-        if not any(rows.iterdir()):
-            rows.rmdir()
+        what = "a front-door set" if is_frontdoor(root) else "no front-door set"
+        raise OutRefused(f"{root} is not empty ({shown}; it holds {what}): memlab frontdoor run writes only into a "
+                         "new or empty folder, so that no result is lost: choose another --out")
+    return claim(root)

@@ -25,9 +25,6 @@ RUN_SCHEMA = "memlab.frontdoor-run/1"
 MANIFEST_SCHEMA = "memlab.frontdoor-manifest/1"
 RUNTIME = "in-process"
 RUNTIME_LINE = "runtime: in-process (the calibration stores are Python objects in memlab's own process)"
-#: The files a run writes at the top of its set (rows/ besides): what replacing a set removes.
-OWN_FILES = ("run.json", "manifest.json", "manifest.sig", "summary.json", "report.txt", "report.md",
-             "report.html", "junit.xml")
 
 
 class _Saved(Record):

@@ -38,7 +38,7 @@ class FrontdoorSet:
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self._lock, self.replaced = claim_out(self.root)
+        self._lock = claim_out(self.root)
 
     def __enter__(self) -> FrontdoorSet:
         return self

@@ -262,20 +262,19 @@ def test_a_folder_that_holds_no_front_door_set_is_refused(tmp_path):
     out.mkdir()
     (out / "notes.txt").write_text("mine")
     done = run_set(out, "naive")
-    assert done.exit_code == 2 and "is not empty (notes.txt) and holds no front-door set" in done.output
+    assert done.exit_code == 2 and "is not empty (notes.txt; it holds no front-door set)" in done.output
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
     write_json(out / "manifest.json", {"schema": "memlab.manifest/1"})  # an at-rest set's
     assert run_set(out, "naive").exit_code == 2 and (out / "notes.txt").read_text() == "mine"
 
 
-def test_a_front_door_set_is_replaced_whole(tmp_path):
+def test_a_front_door_set_is_never_replaced(tmp_path):
     out = tmp_path / "set"
     assert run_set(out, "naive", "label").exit_code == 1
-    (out / "notes.txt").write_text("mine")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != "run.lock"}
     done = run_set(out, "signed-content")
-    assert done.exit_code == 1 and "note: replacing the front-door set" in done.output
-    assert sorted(p.name for p in (out / "rows").iterdir()) == ["signed-content.json"]
-    assert (out / "notes.txt").read_text() == "mine"
+    assert done.exit_code == 2 and "it holds a front-door set" in done.output and "no result is lost" in done.output
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != "run.lock"} == before
     assert memlab("verify", out).exit_code == 0
 
 
