@@ -7,7 +7,7 @@ recomputes them from the per-fixture verdicts and refuses data whose figures do 
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import ConfigDict, Field
 
@@ -21,7 +21,7 @@ from lab.lifecycle.judge import RULES
 from lab.frontdoor.verdicts import Cell, Decision, Tally, cell, decide, decide_leak, level, tally
 
 SCHEMA = "memlab.frontdoor-row/1"
-DERIVED = ("cells", "level", "probes")
+DERIVED = ("cells", "level", "probes", "channels", "isolation_figures")
 
 
 class PoisoningOutcome(Record):
@@ -57,6 +57,8 @@ class FrontdoorResult(Record):
     store: str
     fixtures_version: int
     judge_revision: int  # the lifecycle judge's revision that decided what was served (lab.lifecycle.judge.RULES)
+    #: Who keeps contexts apart on the read path: the store (sut), one store per context, or a driver's filter.
+    enforcer: Literal["sut", "separate-store", "driver"]
     trust_root: str  # the genuine writer's public key (hex) the store was configured with
     poisoning: tuple[PoisoningOutcome, ...]
     isolation: tuple[IsolationOutcome, ...]
@@ -81,10 +83,24 @@ class FrontdoorResult(Record):
         names = list(dict.fromkeys(o.probe for o in self.isolation))
         return [tally(name, [o.decision.verdict for o in self.isolation if o.probe == name]) for name in names]
 
+    def channels(self) -> dict[str, dict[str, int]]:
+        """Per channel, summed over every family (beyond-reach cells too): fixtures served as genuine,
+        fixtures, fixtures without a verdict."""
+        return {ch.value: {k: sum(getattr(c, k) for c in self.cells() if c.channel is ch)
+                           for k in ("served", "total", "no_verdict")} for ch in CHANNELS}
+
+    def isolation_figures(self) -> dict[str, Any]:
+        """Who keeps contexts apart, each probe's leaks of its cases, and the at-rest T6 verdict beside it
+        (none for a store measured only here)."""
+        return {"enforcer": self.enforcer, "t6": None,
+                "probes": {t.probe: {"leaks": t.leaks, "total": t.total, "no_verdict": t.no_verdict}
+                           for t in self.probes()}}
+
     def derived(self) -> dict[str, Any]:
         return {"cells": [{**c.to_json(), "status": c.status, "figure": c.figure} for c in self.cells()],
                 "level": self.level(),
-                "probes": [{**t.to_json(), "status": t.status, "figure": t.figure} for t in self.probes()]}
+                "probes": [{**t.to_json(), "status": t.status, "figure": t.figure} for t in self.probes()],
+                "channels": self.channels(), "isolation_figures": self.isolation_figures()}
 
     def recheck(self) -> list[str]:
         """The cases whose saved verdict does not follow from their saved writes and reads (none when

@@ -89,13 +89,14 @@ def run_case(probe: Probe, owner: Scope, reader: Scope, secret: Secret, make_sto
 def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture] = FIXTURES,
             channels: Iterable[Channel] = CHANNELS, probes: Iterable[Probe] = PROBES,
             secrets: Iterable[Secret] = SECRETS, genuine: GenuineSide | None = None,
-            adversary: Adversary | None = None) -> FrontdoorResult:
-    """Every fixture on every channel, and every probe pair with every secret, against ``make_store``."""
+            adversary: Adversary | None = None, enforcer: str = "sut") -> FrontdoorResult:
+    """Every fixture on every channel, and every probe pair with every secret, against ``make_store``
+    (``enforcer``: who keeps its contexts apart; the calibration stores do it themselves)."""
     genuine, adversary = genuine or GenuineSide(), adversary or Adversary()
     fixtures, channels, secrets = list(fixtures), list(channels), list(secrets)
     poisoning = [run_fixture(fx, ch, make_store, genuine, adversary) for fx in fixtures for ch in channels]
     isolation = [run_case(probe, owner, reader, secret, make_store, genuine)
                  for probe in probes for owner, reader in probe.pairs for secret in secrets]
-    return FrontdoorResult(store=store, fixtures_version=FIXTURES_VERSION, judge_revision=JUDGE_REVISION,
+    return FrontdoorResult(store=store, fixtures_version=FIXTURES_VERSION, judge_revision=JUDGE_REVISION, enforcer=enforcer,
                            trust_root=genuine.public_key.hex(),
                            poisoning=tuple(poisoning), isolation=tuple(isolation))

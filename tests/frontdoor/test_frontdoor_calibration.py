@@ -13,7 +13,7 @@ from lab.frontdoor.channels import CHANNELS, Adversary, Channel, GenuineSide
 from lab.frontdoor.fixtures import FAMILIES, FIXTURES, Family
 from lab.frontdoor.probes import PROBES, SECRETS
 from lab.frontdoor.reference import REFERENCE_STORES
-from lab.frontdoor.results import FrontdoorResult
+from lab.frontdoor.results import DERIVED, FrontdoorResult
 from lab.frontdoor.runner import run_row
 from lab.frontdoor.verdicts import Verdict
 
@@ -121,5 +121,20 @@ def test_every_saved_verdict_follows_from_its_saved_reads(results):
     data = results["naive"].to_json()
     data["poisoning"][0]["reads"][0]["served"] = []  # the canary was never served: the saved SERVED is wrong
     data["isolation"][0]["reads"][1]["served"] = []  # nor the reader's own memory
-    edited = FrontdoorResult.model_validate({k: v for k, v in data.items() if k not in ("cells", "level", "probes")})
+    edited = FrontdoorResult.model_validate({k: v for k, v in data.items() if k not in DERIVED})
     assert edited.recheck() == ["planted_fact/1 on untrusted", "distinct-users: secret/1"]
+
+
+def test_each_row_carries_the_published_contracts_channel_and_isolation_figures(results):
+    data = results["label"].to_json()
+    assert data["level"] == "P1" and set(data["channels"]) == {"untrusted", "forged", "signed"}
+    for channel, figures in data["channels"].items():
+        cells = [c for c in data["cells"] if c["channel"] == channel]
+        assert figures == {k: sum(c[k] for c in cells) for k in ("served", "total", "no_verdict")}
+    assert data["channels"]["untrusted"]["served"] == 0 < data["channels"]["forged"]["served"]  # label trusts labels
+    isolation = data["isolation_figures"]
+    assert isolation["enforcer"] == "sut" and isolation["t6"] is None
+    assert {name: p["leaks"] for name, p in isolation["probes"].items()} == {t.probe: 0 for t in results["label"].probes()}
+    tampered = {**data, "channels": {**data["channels"], "forged": {**data["channels"]["forged"], "served": 0}}}
+    with pytest.raises(ValueError, match="channels"):
+        FrontdoorResult.from_json(tampered)
