@@ -33,38 +33,73 @@ def frontdoor() -> None:
 @frontdoor.command("run")
 @click.option("--reference", "references", multiple=True, metavar="STORE",
               help=f"A calibration store to measure (repeatable): {REFERENCE_HELP}.")
+@click.option("--http", "shims", multiple=True, metavar="CONFIG",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="A team's service behind a front-door shim, by its config (repeatable; docs/front-door.md).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="The result-set folder: new or empty (a set already there is never replaced).")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary (status, exit code, each row's level, findings) to this file.")
 @sign_key_option
-def run_cmd(references: tuple[str, ...], out: Path, json_file: Path | None, sign_key: Any) -> None:
-    """Measure each --reference store on every poisoning fixture and isolation probe; write a verifiable
-    result set and its reports. Exit 0 held, 1 a finding (or no verdict), 2 error, 130 interrupted."""
+def run_cmd(references: tuple[str, ...], shims: tuple[Path, ...], out: Path, json_file: Path | None,
+            sign_key: Any) -> None:
+    """Measure each --reference store and each --http shim on every poisoning fixture and isolation probe;
+    write a verifiable result set and its reports. Exit 0 held, 1 a finding (or no verdict), 2 error,
+    130 interrupted."""
     from lab.frontdoor.reference import REFERENCE_STORES
-    from lab.frontdoor.saved import RUNTIME_LINE
+    from lab.frontdoor.saved import RUNTIME_LINE, SHIM_RUNTIME_LINE
 
     names = list(dict.fromkeys(references))
     known = ", ".join(REFERENCE_STORES)
-    if not names:
-        fail(f"name what to measure: --reference STORE (the calibration stores: {known})")
+    if not names and not shims:
+        fail(f"name what to measure: --reference STORE (the calibration stores: {known}) or --http CONFIG")
     unknown = [name for name in names if name not in REFERENCE_STORES]
     if unknown:
         fail(f"unknown --reference {', '.join(unknown)}: the calibration stores are {known}")
-    console.print(RUNTIME_LINE, highlight=False, soft_wrap=True)
+    stores = {name: REFERENCE_STORES[name] for name in names}
+    opened: list[Any] = []  # the shims' connections, closed when the run ends
+    stores.update(_shims(shims, set(stores), opened))
+    for line, wanted in ((RUNTIME_LINE, names), (SHIM_RUNTIME_LINE, shims)):
+        if wanted:
+            console.print(line, highlight=False, soft_wrap=True)
+    runtime = ", ".join(kind for kind, wanted in (("in-process", names), ("http", shims)) if wanted)
     try:
-        code = _run(names, REFERENCE_STORES, out, json_file, sign_key)
+        code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key)
     except KeyboardInterrupt:
-        fail(f"interrupted: {out} holds what was written and is not pinned; run again with --out {out}", 130)
+        fail(f"interrupted: {out} holds what was written and is not pinned; run again into a new --out", 130)
     except OSError as exc:
         from lab.cli.oserrors import describe
         fail(describe(exc) or f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # a store or the harness failed: said in one line, exit 2 (never 1)
         fail(f"harness failure: {type(exc).__name__}: {exc}")
+    finally:
+        for store in opened:
+            store.close()
     sys.exit(code)
 
 
-def _run(names: list[str], stores: dict[str, Any], out: Path, json_file: Path | None, sign_key: Any) -> int:
+def _shims(configs: tuple[Path, ...], taken: set[str], opened: list[Any]) -> dict[str, Any]:
+    """Each shim's config read (exit 2 on a bad one) as name -> a factory resetting its service; each
+    store opened is added to ``opened``."""
+    from lab.frontdoor.http_store import shim_store
+    from lab.profile import ProfileError
+
+    out: dict[str, Any] = {}
+    for path in configs:
+        try:
+            store = shim_store(path)
+        except (ProfileError, ValueError, OSError) as exc:
+            fail(str(exc))
+        name = store.config.name
+        if name in taken or name in out:
+            fail(f"two stores are named {name!r} ({path}): give each shim config its own name")
+        out[name] = store.fresh
+        opened.append(store)
+    return out
+
+
+def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Path, json_file: Path | None,
+         sign_key: Any) -> int:
     """Measure, write the set, its reports, summary and signature; print the report; the exit code."""
     from lab.cli.progress import RunProgress
     from lab.frontdoor.outcome import outcome, summary
@@ -78,10 +113,9 @@ def _run(names: list[str], stores: dict[str, Any], out: Path, json_file: Path | 
         fset = FrontdoorSet(out)
     except OutRefused as exc:
         fail(str(exc))
-    with fset, RunProgress(console, total=len(names)) as bar:
-        run, results = fset.run({name: stores[name] for name in names},
-                                {name: stores[name].level for name in names},
-                                progress=lambda r: bar.step(r.store, f"level {r.level()}"))
+    with fset, RunProgress(console, total=len(stores)) as bar:
+        run, results = fset.run(stores, expected, progress=lambda r: bar.step(r.store, f"level {r.level()}"),
+                                runtime=runtime)
         write_frontdoor_reports(out, results, run)
         done = summary(run.run_id, [outcome(r) for r in results])
         write_json(out / "summary.json", done.to_json())

@@ -25,6 +25,7 @@ RUN_SCHEMA = "memlab.frontdoor-run/1"
 MANIFEST_SCHEMA = "memlab.frontdoor-manifest/1"
 RUNTIME = "in-process"
 RUNTIME_LINE = "runtime: in-process (the calibration stores are Python objects in memlab's own process)"
+SHIM_RUNTIME_LINE = "runtime: none for the shim (a team's HTTP shim runs where the team runs it)"
 
 
 class _Saved(Record):

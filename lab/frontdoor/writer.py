@@ -19,7 +19,7 @@ from lab.frontdoor.fixtures import FIXTURES_VERSION
 from lab.frontdoor.folder import claim_out
 from lab.frontdoor.results import SCHEMA, FrontdoorResult
 from lab.frontdoor.runner import StoreFactory, run_row
-from lab.frontdoor.saved import LabRevision, Manifest, Pinned, PinnedRow, RowEntry, RunRecord, dumped
+from lab.frontdoor.saved import RUNTIME, LabRevision, Manifest, Pinned, PinnedRow, RowEntry, RunRecord, dumped
 from lab.resultset.files import digest, lab_revision, read_json, write_json
 from lab.resultset.pins import evidence
 from lab.resultset.signing import SIGNATURE_FILE
@@ -50,15 +50,18 @@ class FrontdoorSet:
         self._lock.close()
 
     def run(self, stores: Mapping[str, StoreFactory], expected: Mapping[str, str] | None = None,
-            progress: Callable[[FrontdoorResult], None] | None = None) -> tuple[RunRecord, list[FrontdoorResult]]:
+            progress: Callable[[FrontdoorResult], None] | None = None,
+            runtime: str = RUNTIME) -> tuple[RunRecord, list[FrontdoorResult]]:
         """Measure every store (name -> a fresh store from the genuine writer's public key), write each
-        row as it is measured, and pin the set; ``expected``: the level a calibration store is built at."""
+        row as it is measured, and pin the set; ``expected``: the level a calibration store is built at;
+        ``runtime``: where the stores ran (in-process, http, or both)."""
         bad = [name for name in stores if not STORE_NAME.fullmatch(name)]
         if bad:
             raise ValueError(f"store name(s) {bad} cannot name a row file (letters, digits, '.', '-', '_')")
         started = datetime.now(timezone.utc)
         run = RunRecord(run_id=f"frontdoor-{started:%Y%m%dT%H%M%SZ}-{os.getpid()}", memlab=__version__,
                         lab=LabRevision(**lab_revision()), fixtures_version=FIXTURES_VERSION, row_schema=SCHEMA,
+                        runtime=runtime,
                         started=started.isoformat(timespec="seconds"),
                         rows=tuple(RowEntry(store=name, file=f"rows/{name}.json",
                                             expected_level=(expected or {}).get(name)) for name in stores))

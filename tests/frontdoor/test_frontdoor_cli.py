@@ -306,3 +306,44 @@ def test_every_report_explains_its_words(measured, name, starts):
     for term in ("REJECTED", "KEPT OUT", "MARKED", "SERVED", "n/a", "beyond reach", "P0", "P1", "P2", "P3",
                  "LEAKED", "HELD"):
         assert term in legend, (name, term)
+
+
+def test_a_teams_service_behind_a_shim_is_measured_as_the_same_store_in_process(tmp_path, measured):
+    """Over HTTP the front door hands each write to the service and keeps what it served: the
+    calibration store behind a shim gets the verdicts it gets in memlab's own process, and the set
+    verifies and says where it ran."""
+    from frontdoor_shim import config, serve
+
+    from lab.frontdoor.reference import REFERENCE_STORES
+
+    with serve(REFERENCE_STORES["label"]) as (url, service):
+        done = CliRunner().invoke(main, ["frontdoor", "run", "--http", str(config(tmp_path, url, "label-shim")),
+                                         "--out", str(tmp_path / "set")])
+    assert done.exit_code == 1, done.output
+    assert "runtime: none for the shim" in done.output.splitlines()[0]
+    shimmed, label = FrontdoorResult.from_json(read_json(tmp_path / "set" / "rows" / "label-shim.json")), \
+        results_of(measured[0])["label"]
+    assert shimmed.level() == "P1" and shimmed.cells() == label.cells()
+    assert [o.decision for o in shimmed.poisoning] == [o.decision for o in label.poisoning]
+    assert read_json(tmp_path / "set" / "run.json")["runtime"] == "http"
+    assert sum(route == "/frontdoor/reset" for route, _ in service.requests) == \
+        len(shimmed.poisoning) + len(shimmed.isolation)  # a fresh store per case
+    assert memlab("verify", tmp_path / "set").exit_code == 0
+
+
+@pytest.mark.parametrize("route, answer, said", [
+    ("/frontdoor/write", {"accepted": "yes"}, '{"accepted": true}'),
+    ("/frontdoor/read", {"records": [{"text": 1}]}, '"records"'),
+    ("/frontdoor/read", ["not", "an", "object"], "a JSON object"),
+])
+def test_a_shim_answering_in_another_shape_is_a_harness_error_never_a_verdict(tmp_path, route, answer, said):
+    from frontdoor_shim import config, serve
+
+    from lab.frontdoor.reference import REFERENCE_STORES
+
+    with serve(REFERENCE_STORES["naive"]) as (url, service):
+        service.answers[route] = answer
+        done = CliRunner().invoke(main, ["frontdoor", "run", "--http", str(config(tmp_path, url, "odd")),
+                                         "--out", str(tmp_path / "set")])
+    assert done.exit_code == 2 and "harness failure" in done.output and said in done.output, done.output
+    assert not (tmp_path / "set" / "manifest.json").exists()  # never pinned as measured
