@@ -130,3 +130,40 @@ def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Pa
     console.print(f"result set: {inert(out)} (memlab verify {inert(out)}); status {done.status}, exit {done.exit}",
                   highlight=False, soft_wrap=True)
     return done.exit
+
+
+@frontdoor.command("doctor")
+@click.option("--reference", "reference", metavar="STORE", default=None,
+              help=f"A calibration store: {REFERENCE_HELP}.")
+@click.option("--http", "shim", metavar="CONFIG", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="A team's service behind a front-door shim, by its config.")
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+def doctor_cmd(reference: str | None, shim: Path | None, as_json: bool) -> None:
+    """Before a run: can the store be measured (a genuine write served unmarked), and which channels and
+    probes can it tell apart? Exit 0 it can be measured, 1 it cannot, 2 bad input or a shim error."""
+    import json
+
+    from lab.frontdoor.doctor import diagnose
+    from lab.frontdoor.reference import REFERENCE_STORES
+
+    if (reference is None) == (shim is None):
+        fail("name one store: --reference STORE or --http CONFIG")
+    if reference is not None and reference not in REFERENCE_STORES:
+        fail(f"unknown --reference {reference}: the calibration stores are {', '.join(REFERENCE_STORES)}")
+    opened: list[Any] = []
+    make = REFERENCE_STORES[reference] if reference else next(iter(_shims((shim,), set(), opened).values()))
+    try:
+        checks = diagnose(make)
+    except Exception as exc:  # the shim failed or answered in another shape: said in one line, exit 2
+        fail(f"harness failure: {type(exc).__name__}: {exc}")
+    finally:
+        for store in opened:
+            store.close()
+    ok = checks[0].ok
+    if as_json:
+        click.echo(json.dumps({"ok": ok, "checks": [c.__dict__ for c in checks]}, indent=1))
+    else:
+        for check in checks:
+            click.echo(inert(f"{'ok  ' if check.ok else 'NO  '}{check.name:<11} {check.detail}", markup=False))
+        click.echo(f"doctor: {'the store can be measured' if ok else 'the store cannot be measured'}")
+    sys.exit(0 if ok else 1)

@@ -347,3 +347,28 @@ def test_a_shim_answering_in_another_shape_is_a_harness_error_never_a_verdict(tm
                                          "--out", str(tmp_path / "set")])
     assert done.exit_code == 2 and "harness failure" in done.output and said in done.output, done.output
     assert not (tmp_path / "set" / "manifest.json").exists()  # never pinned as measured
+
+
+@pytest.mark.parametrize("store, told_apart", [
+    ("naive", {"labels": False, "signatures": False, "content": False, "scopes": True}),
+    ("label", {"labels": True, "signatures": False, "content": False, "scopes": True}),
+    ("signed", {"labels": True, "signatures": True, "content": False, "scopes": True}),
+    ("signed-content", {"labels": True, "signatures": True, "content": True, "scopes": True}),
+])
+def test_the_doctor_says_what_each_calibration_store_tells_apart(store, told_apart):
+    done = CliRunner().invoke(main, ["frontdoor", "doctor", "--reference", store, "--json"])
+    assert done.exit_code == 0, done.output
+    checks = {c["name"]: c["ok"] for c in json.loads(done.output)["checks"]}
+    assert checks == {"serves": True, **told_apart}
+
+
+@pytest.mark.parametrize("make, code, check", [(SharedPoolStore, 0, ("scopes", False)),
+                                               (SilentStore, 1, ("serves", False))])
+def test_the_doctor_over_a_shim_names_a_pool_shared_by_users_and_a_store_that_serves_nothing(tmp_path, make, code,
+                                                                                              check):
+    from frontdoor_shim import config, serve
+
+    with serve(make) as (url, _):
+        done = CliRunner().invoke(main, ["frontdoor", "doctor", "--http", str(config(tmp_path, url, "shim")), "--json"])
+    assert done.exit_code == code, done.output
+    assert check in {(c["name"], c["ok"]) for c in json.loads(done.output)["checks"]}
