@@ -40,7 +40,7 @@ class ShimStore:
     def __init__(self, config: HttpConfig):
         self.config = config
         self._wire = Transport(config.resolved_headers(), proxy_env=not loopback(urlsplit(config.base_url).hostname),
-                               where=str(config.path))
+                               where=str(config.path), secrets=config.secrets())
         self._deadline = float(config.timeouts.get("query", 10.0))
 
     def close(self) -> None:

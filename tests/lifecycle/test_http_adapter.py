@@ -214,7 +214,7 @@ def test_a_query_answer_of_the_wrong_shape_names_the_contract(body):
 def test_headers_come_from_the_environment_and_never_into_results(monkeypatch, tmp_path):
     monkeypatch.setenv("SHIM_TOKEN", "s3cret")
     path = tmp_path / "shim.yaml"
-    path.write_text('base_url: http://127.0.0.1:9\nheaders: {Authorization: "Bearer ${SHIM_TOKEN}"}\n'
+    path.write_text('base_url: http://127.0.0.1:9\nenv: [SHIM_TOKEN]\nheaders: {Authorization: "Bearer ${SHIM_TOKEN}"}\n'
                     "capabilities: {tenants: false}\n")
     seen = []
     transport = httpx.MockTransport(lambda r: seen.append(r) or httpx.Response(
@@ -279,7 +279,9 @@ def test_connection_refused_names_base_url():
     ("base_url: http://u:p@host\n", 1, "base_url", "put credentials in headers"),
     ("base_url: http://h\npaths:\n  query: v1/query\n", 3, "paths.query", "starting with /"),
     ("base_url: http://h\npaths: {search: /s}\n", 2, "paths.search", "reset, write, delete, query"),
-    ("base_url: http://h\nheaders:\n  X-Key: ${MEMLAB_UNSET_VAR}\n", 3, "headers.X-Key", "export MEMLAB_UNSET_VAR"),
+    ("base_url: http://h\nenv: [MEMLAB_UNSET_VAR]\nheaders:\n  X-Key: ${MEMLAB_UNSET_VAR}\n", 4, "headers.X-Key",
+     "export MEMLAB_UNSET_VAR"),
+    ("base_url: http://h\nheaders:\n  X-Key: ${MEMLAB_UNSET_VAR}\n", 3, "headers.X-Key", "env: [MEMLAB_UNSET_VAR]"),
     ("base_url: http://h\ntimeouts:\n  mutation: 0\n", 3, "timeouts.mutation", "mutation: 5"),
     ("base_url: http://h\ntimeouts:\n  query: .inf\n", 3, "timeouts.query", "query: 30"),
     ("base_url: http://h\ncapabilities: {update: true}\n", 2, "capabilities.update", "ttl and tenants"),

@@ -55,8 +55,12 @@ class HttpAdapter:
         try:
             headers = config.resolved_headers()
         except KeyError as exc:
-            raise AdapterError(f"headers: environment variable {exc.args[0]} is not set\n"
-                               f"  fix: export {exc.args[0]}=... before running") from None
+            raise AdapterError(f"headers: environment variable {exc.args[0]} is not set (or not listed under "
+                               f"env: in {config.path})\n  fix: export {exc.args[0]}=... before running") from None
+        except ValueError as exc:  # the variable's name only: its value is a secret
+            raise AdapterError(f"headers: environment variable {exc.args[0]} holds a control character (a trailing "
+                               f"newline from a secret file?); its value is not shown\n"
+                               f"  fix: set {exc.args[0]} without it") from None
         self.config, self.contract = config, config.contract
         self.name = f"http:{config.name}"
         # The contract's delete is per key: per-record erasure ("erase") is always there.
@@ -64,9 +68,10 @@ class HttpAdapter:
         self.confirm_mutations = True  # the doctor measures convergence itself, with this off
         self.seed = 0
         self._held: dict[tuple[str, str, str], list[str]] = {}  # (tenant, user, key) -> values written since reset
-        # Loopback is never proxied; elsewhere the environment's proxy settings apply.
+        # Loopback (any spelling, by its address) is never proxied; elsewhere the environment's proxy
+        # settings apply. Every value expanded from the environment is redacted from what errors carry.
         self._wire = Transport(headers, proxy_env=not loopback(urlsplit(config.base_url).hostname),
-                               where=str(config.path), transport=transport)
+                               where=str(config.path), transport=transport, secrets=config.secrets())
 
     def __enter__(self) -> HttpAdapter:
         return self

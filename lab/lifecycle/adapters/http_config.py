@@ -9,6 +9,7 @@ memlab's own::
     name: our-memory                       # optional; default: the file's stem
     base_url: http://127.0.0.1:8765        # http(s); no credentials in the URL
     paths: {query: /v1/query}              # per endpoint; defaults /reset /write /delete /query /advance_time
+    env: [TOKEN]                           # the only environment variables headers may name
     headers: {Authorization: "Bearer ${TOKEN}"}   # ${VAR}: from the environment, never stored
     timeouts: {mutation: 5, query: 30, convergence: 5}   # seconds
     capabilities: {ttl: true, tenants: true}
@@ -26,7 +27,9 @@ Keys of both contracts together, without ``contract:``, are an error; a config w
 ``base_url`` (and ``contract``-neutral keys) is memorycheck's, the contract such a minimal file
 comes from. Every error names the file, the line, the field and the fix
 (:class:`HttpConfigError`, a :class:`lab.profile.ProfileError`, so it prints and is caught like a
-bad profile). Numbers must be finite and positive; a URL holds no whitespace or control
+bad profile). A header's ``${VAR}`` must name a variable the config lists (``env:``, or
+``auth_token_env``), set, whose value holds no control character (the error names the variable,
+never its value). Numbers must be finite and positive; a URL holds no whitespace or control
 characters.
 
 May import: the standard library, yaml and ``lab.profile`` (the error and the YAML-with-lines reader).
@@ -42,6 +45,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from lab.profile import ProfileError
+from lab.profile.names import bad_name
 from lab.profile.yamlfile import Limits, load_yaml
 
 CONTRACTS = ("memlab", "memorycheck")
@@ -49,7 +53,7 @@ ENDPOINTS = ("reset", "write", "delete", "query", "advance_time")
 DEFAULT_PATHS = {name: "/" + name for name in ENDPOINTS}
 DEFAULT_TIMEOUTS = {"mutation": 5.0, "query": 30.0, "convergence": 5.0}
 DEFAULT_CAPABILITIES = {"ttl": False, "tenants": True}
-MEMLAB_KEYS = ("name", "paths", "headers", "timeouts", "capabilities")
+MEMLAB_KEYS = ("name", "paths", "headers", "env", "timeouts", "capabilities")
 PEER_KEYS = ("supports_ttl", "timeout_seconds", "convergence_timeout_seconds", "convergence_interval_seconds",
              "auth_token_env")
 #: A shim config is a few lines: the profile's bounds on size, depth, aliases and expanded values.
@@ -59,6 +63,17 @@ _VAR = re.compile(r"\$\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _BAD_URL = re.compile(r"[\x00-\x20\x7f-\x9f]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+#: The longest timeout a config may give, in seconds (the bound of a profile's timeouts,
+#: lab.profile.schema.MAX_SECONDS, and of ``memlab lifecycle doctor --timeout``).
+MAX_SECONDS = 3600.0
+
+
+def is_seconds(value: Any) -> bool:
+    """A timeout a config may give: a number (not a bool), finite, above 0 and at most ``MAX_SECONDS``."""
+    return (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+            and 0 < value <= MAX_SECONDS)
 
 
 class HttpConfigError(ProfileError):
@@ -81,14 +96,35 @@ class HttpConfig:
     contract: str = "memlab"
     convergence: dict[str, float] = field(default_factory=lambda: {"timeout": 5.0, "interval": PEER_INTERVAL})
     unset_token: str | None = None
+    #: The environment variables the config names (``env:``, or memorycheck's ``auth_token_env``):
+    #: the only ones a header may expand.
+    env: tuple[str, ...] = ()
 
     def url(self, endpoint: str) -> str:
         """The full URL of one endpoint."""
         return self.base_url + self.paths[endpoint]
 
     def resolved_headers(self) -> dict[str, str]:
-        """The headers with every ``${VAR}`` replaced from the environment (never store these)."""
-        return {k: _VAR.sub(lambda m: os.environ[m.group(1)], v) for k, v in self.headers.items()}
+        """The headers with every ``${VAR}`` replaced from the environment (never store these);
+        KeyError (the variable's name) when one is not set or not named by the config; ValueError (the
+        name, never the value) when its value holds a control character."""
+        out = {}
+        for header, template in self.headers.items():
+            for var in _VAR.findall(template):
+                if var not in self.env or var not in os.environ:
+                    raise KeyError(var)
+                if _CONTROL.search(os.environ[var]):
+                    raise ValueError(var)
+            out[header] = _VAR.sub(lambda m: os.environ[m.group(1)], template)
+        return out
+
+    def secrets(self) -> tuple[str, ...]:
+        """Every value memlab expands from the environment (each variable's, each header's whole), longest
+        first: what :func:`lab.lifecycle.adapters.http_transport.redact` removes from every error text."""
+        values = {os.environ[var] for template in self.headers.values() for var in _VAR.findall(template)
+                  if var in os.environ}
+        values |= {_VAR.sub(lambda m: os.environ.get(m.group(1), ""), t) for t in self.headers.values() if _VAR.search(t)}
+        return tuple(sorted((v for v in values if v.strip()), key=len, reverse=True))
 
     def to_json(self) -> dict[str, Any]:
         """The config as plain data for results: header names only, never their values."""
@@ -150,9 +186,13 @@ class _Checker:
         name = self.data.get("name", self.path.stem)
         if not isinstance(name, str) or not name.strip():
             raise self.fail("name", "must be a non-empty string", "name the service, e.g. `name: our-memory`")
+        problem = bad_name(name)  # the name is a row's: a folder and file name of the result set
+        if problem is not None:
+            fix = problem[1] if "name" in self.data else "add `name: our-memory` (the file's stem is no safe name)"
+            raise self.fail("name", problem[0], fix)
         timeouts = self.timeouts()
         return HttpConfig(name=name, base_url=url, paths=self.paths(), headers=self.headers(), timeouts=timeouts,
-                          capabilities=self.capabilities(), path=self.path, contract="memlab",
+                          capabilities=self.capabilities(), path=self.path, contract="memlab", env=self.env(),
                           convergence={"timeout": timeouts["convergence"], "interval": PEER_INTERVAL})
 
     def peer(self, url: str) -> HttpConfig:
@@ -170,18 +210,21 @@ class _Checker:
                 raise self.fail("auth_token_env", f"{env!r} is not an environment variable name",
                                 "name a variable with letters, digits and _, e.g. MEMORYCHECK_HTTP_TOKEN")
             if os.environ.get(env):
+                self.secret_ok("auth_token_env", env)
                 headers["Authorization"] = "Bearer ${" + env + "}"
             else:
                 unset = env
         return HttpConfig(name=self.path.stem, base_url=url, paths=dict(DEFAULT_PATHS), headers=headers,
                           timeouts={"mutation": timeout, "query": timeout, "convergence": converge},
                           capabilities={"ttl": ttl, "tenants": True}, path=self.path, contract="memorycheck",
-                          convergence={"timeout": converge, "interval": interval}, unset_token=unset)
+                          convergence={"timeout": converge, "interval": interval}, unset_token=unset,
+                          env=(env,) if env is not None else ())
 
     def seconds(self, key: str, default: float) -> float:
         value = self.data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise self.fail(key, f"{value!r} is not a positive, finite number of seconds", f"write e.g. `{key}: 30`")
+        if not is_seconds(value):
+            raise self.fail(key, f"{value!r} is not a number of seconds above 0 and at most {MAX_SECONDS:g}",
+                            f"write e.g. `{key}: 30`")
         return float(value)
 
     def base_url(self, override: str | None) -> str:
@@ -232,19 +275,47 @@ class _Checker:
                 if not _NAME.match(var):
                     raise self.fail(where, f"${{{var}}} is not an environment variable name",
                                     "use ${NAME} with letters, digits and _")
+                if var not in self.env():
+                    raise self.fail(where, f"${{{var}}} names the environment variable {var}, which the config "
+                                    "does not list under env: (only listed variables are sent)",
+                                    f"add `env: [{var}]` to {self.path} if the service is to receive {var}'s "
+                                    "value, or take it out of the header")
                 if var not in os.environ:
                     raise self.fail(where, f"environment variable {var} is not set",
                                     f"export {var}=... before running (its value is never stored in results)")
+                self.secret_ok(where, var)
             out[str(header)] = value
         return out
+
+    def env(self) -> tuple[str, ...]:
+        """``env:``, the environment variables headers may expand: a list of names."""
+        given = self.data.get("env", [])
+        if not isinstance(given, list):
+            shown = given if isinstance(given, str) and _NAME.match(given) else "NAME"
+            raise self.fail("env", "must be a list of environment variable names",
+                            f"write it as a list, e.g. `env: [{shown}]`")
+        for var in given:
+            if not isinstance(var, str) or not _NAME.match(var):
+                raise self.fail("env", f"{var!r} is not an environment variable name",
+                                "name variables with letters, digits and _, e.g. `env: [MEMORY_TOKEN]`")
+        return tuple(given)
+
+    def secret_ok(self, where: str, var: str) -> None:
+        """A variable's value goes into a header: a control character in it (a secret file's trailing
+        newline) is an error naming the variable, never showing its value."""
+        if _CONTROL.search(os.environ.get(var, "")):
+            raise self.fail(where, f"environment variable {var} holds a control character (a trailing newline "
+                            "from a secret file?); its value is not shown",
+                            f"set {var} without it, e.g. export {var}=\"$(tr -d '\\r\\n' < FILE)\"")
 
     def timeouts(self) -> dict[str, float]:
         given = self.mapping("timeouts")
         for key, value in given.items():
             if key not in DEFAULT_TIMEOUTS:
                 raise self.fail(f"timeouts.{key}", "unknown timeout", "use only mutation, query and convergence (seconds)")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise self.fail(f"timeouts.{key}", f"{value!r} is not a positive, finite number of seconds",
+            if not is_seconds(value):
+                raise self.fail(f"timeouts.{key}", f"{value!r} is not a number of seconds above 0 and at most "
+                                f"{MAX_SECONDS:g}",
                                 f"write e.g. `{key}: {DEFAULT_TIMEOUTS[key]:g}`")
         return {k: float(given.get(k, v)) for k, v in DEFAULT_TIMEOUTS.items()}
 
