@@ -6,7 +6,7 @@ Installed with the lab (entry point ``pytest11``), it gives the fixture ``memlab
     def test_our_memory_reaches_l3(memlab):
         result = memlab.run("our-memory", profiles="memlab/")   # profiles + drivers of your own
         assert result.exit_code == 0, result.output
-        assert result.level("our-memory") >= "L3"
+        assert result.level("our-memory") >= "L3"        # by rank; False for a row not evaluated
         assert result.accepted() == []
 
 ``memlab.run(*rows, profiles=None, args=())`` runs ``memlab run --runtime docker`` for
@@ -25,6 +25,62 @@ from typing import Any
 import pytest
 
 
+#: The levels a row can reach, lowest first (lab.resultset.gate_choices.LEVELS).
+LEVEL_ORDER = ("L0", "L1", "L2", "L3", "L4")
+#: What :meth:`Matrix.level` returns for a row that could not be evaluated.
+NOT_EVALUABLE = "none"
+
+
+class Level(str):
+    """A row's level that compares as a level: ``Level("L4") >= "L3"`` is True by rank, not by the
+    letters of the string. A row that was not evaluated is ``Level("none")``: below every level, so
+    ``>=`` and ``>`` against any level are False (a CI assertion ``level >= "L3"`` fails for a row never
+    measured). It is a ``str``: ``str(level)``, ``level == "L3"`` and JSON keep working. Comparing with
+    anything that is no level (``"l3"``, ``"L9"``) raises ValueError."""
+
+    def __new__(cls, value: str | None) -> "Level":
+        value = NOT_EVALUABLE if value is None else str(value)
+        if value not in LEVEL_ORDER and value != NOT_EVALUABLE:
+            raise ValueError(f"{value!r} is not a level (one of {', '.join(LEVEL_ORDER)}, or {NOT_EVALUABLE!r})")
+        return super().__new__(cls, value)
+
+    @property
+    def evaluable(self) -> bool:
+        """Whether the row was evaluated (it has a level)."""
+        return str(self) != NOT_EVALUABLE
+
+    @property
+    def rank(self) -> int:
+        """0..4 for L0..L4; -1 when not evaluable."""
+        return LEVEL_ORDER.index(str(self)) if self.evaluable else -1
+
+    @staticmethod
+    def _rank(other: object) -> int:
+        if not isinstance(other, str):
+            raise TypeError(f"a level compares with a level or a string like 'L3', not {type(other).__name__}")
+        return Level(other).rank
+
+    def __ge__(self, other: object) -> bool:  # type: ignore[override]
+        rank = self._rank(other)  # a bad level raises even when this one is not evaluable
+        return self.evaluable and self.rank >= rank
+
+    def __gt__(self, other: object) -> bool:  # type: ignore[override]
+        rank = self._rank(other)
+        return self.evaluable and self.rank > rank
+
+    def __le__(self, other: object) -> bool:  # type: ignore[override]
+        return self.rank <= self._rank(other)
+
+    def __lt__(self, other: object) -> bool:  # type: ignore[override]
+        return self.rank < self._rank(other)
+
+    __eq__ = str.__eq__
+    __hash__ = str.__hash__
+
+    def __repr__(self) -> str:
+        return f"Level({str(self)!r})"
+
+
 @dataclass
 class Matrix:
     """A finished run: its exit code, what it printed, and its rows."""
@@ -41,9 +97,10 @@ class Matrix:
                 return row
         raise KeyError(f"no row {name}@{point} in {self.out} (rows: {[r['row'] for r in self.rows]})")
 
-    def level(self, name: str, point: str = "read") -> str:
-        """The row's level, ``L0``..``L4`` (compare with ``>=``); ``"none"`` when not evaluable."""
-        return self.row(name, point).get("level") or "none"
+    def level(self, name: str, point: str = "read") -> Level:
+        """The row's :class:`Level`, ``L0``..``L4``, compared by rank (``level >= "L3"``); ``Level("none")``
+        when the row could not be evaluated, which reaches no level (``>=``/``>`` any level is False)."""
+        return Level(self.row(name, point).get("level"))
 
     def verdicts(self, name: str, point: str = "read") -> dict[str, str]:
         """Case id -> verdict of one row."""

@@ -60,9 +60,29 @@ COMMANDS = {
 }
 
 
+def encoding_proof() -> None:
+    """Standard output and error write any text, whatever their encoding (``PYTHONIOENCODING=ascii``, a
+    ``C`` locale, latin-1): a character the encoding lacks (a ``×``, a ``━`` of the progress bar, a
+    name a SUT sent) is written as its escape (``\\u2501``), never a ``UnicodeEncodeError`` that would
+    end a passing run with a traceback and exit 1, or stop it between two writes of its result set."""
+    import sys
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        if encoding.startswith("utf") or getattr(stream, "errors", "strict") != "strict":
+            continue
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not a text stream of the io module, or closed
+            pass
+
+
 class _Group(LazyGroup):
-    """The lab's group: an error of the machine a command meets (lab.cli.oserrors) exits 2 with its
-    path and the fix."""
+    """The lab's group: output in any encoding (:func:`encoding_proof`); an error of the machine a
+    command meets (lab.cli.oserrors) exits 2 with its path and the fix."""
+
+    def main(self, *args, **kwargs):
+        encoding_proof()
+        return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context):
         try:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ import click
 from lab import RUNTIME_NAMES
 from lab.cli.lifecycle_run import (adapter_as_target, adapter_spec_target, finish, lifecycle_rows, resume,
                                    shown, terminate_as_interrupt)
-from lab.cli.options import no_fork_server_option, profiles_option, sign_key_option
+from lab.cli.options import Seconds, default_out, no_fork_server_option, profiles_option, sign_key_option
 from lab.cli.results import err, fail
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
 
@@ -113,9 +112,9 @@ def list_adapters_cmd() -> None:
 @click.option("--adapter", "adapter_spec", default=None, metavar="http:CONFIG",
               help="The config as memorycheck names it (the same as CONFIG).")
 @click.option("--base-url", default=None, help="Override the config's base_url (e.g. a test instance).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds to wait for a write to show or a delete to take effect (the config's convergence "
-                   "timeout otherwise).")
+@click.option("--timeout", type=Seconds(), default=None,
+              help="Seconds to wait for a write to show or a delete to take effect, above 0 and at most 3600 "
+                   "(the config's convergence timeout otherwise).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def doctor_cmd(config: Path | None, adapter_spec: str | None, base_url: str | None, timeout: float | None,
                as_json: bool) -> None:
@@ -174,7 +173,8 @@ def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
               help="Where SUT rows run (auto: the lab's own pure-Python SUTs locally; other SUTs in containers where an engine answers, else locally; the first line says which and why).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Result-set folder. Default: results/lifecycle-<UTC timestamp>/.")
+              help="Result-set folder. Default: results/lifecycle-<UTC timestamp>/ (-2, -3, ... added when a "
+                   "run started in the same second took it).")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write memlab's summary (checks, accuracy, delta, gate, positions, erasure) to this file.")
 @click.option("--report-json", "report_json", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -221,7 +221,6 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
                   "prompt alone) at no cost, so memory_utility_delta is always measured", highlight=False)
     chosen = positions("both" if restart else position or "live")
     scenarios = _pack(pack or scenarios_dir or BUNDLED_PACK)
-    out = out or Path("results") / ("lifecycle-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
     targets, runtime = [], None
     if http_config is not None:  # the shim's config reader only when a shim is gated
         err.print("runtime: none for the shim (a team's HTTP shim runs where the team runs it)", highlight=False)
@@ -244,6 +243,8 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
         # a fork server pays off over many starts; the live position starts each SUT once
         if (no_fork_server or chosen == ("live",)) and hasattr(runtime, "use_fork_server"):
             runtime.use_fork_server = False
+    out = out or default_out("lifecycle-")  # made once every input is checked: a new folder of its own
+    if patterns:
         targets += [sut_target(p, runtime, out, where) for p in rows for where in chosen]
     err.print(f"memlab lifecycle: {len(targets)} target(s) ({', '.join(chosen)}) × {len(scenarios)} scenario(s) × "
               f"{seeds} seed(s), fail on {fail_on} -> {shown(str(out))}", highlight=False)

@@ -71,6 +71,7 @@ def resume(root: Path, json_file: Path | None, report_json: Path | None, report_
     from lab.lifecycle.partial import missing
     from lab.lifecycle.results import load_scenarios
     from lab.lifecycle.resume import ResumeRefused, resume_targets
+    from lab.resultset.loading import Unreadable
     from lab.resultset.lock import OutRefused
 
     ctx = click.get_current_context()
@@ -83,7 +84,10 @@ def resume(root: Path, json_file: Path | None, report_json: Path | None, report_
         run, targets = resume_targets(root, no_fork_server)
     except ResumeRefused as exc:
         fail(shown(str(exc)))
-    scenarios = sorted(load_scenarios(root).values(), key=lambda s: s.id)
+    try:
+        scenarios = sorted(load_scenarios(root).values(), key=lambda s: s.id)
+    except Unreadable as exc:  # a saved scenario edited since: named, never a traceback
+        fail(f"{shown(str(exc))}\n  fix: restore it from the run's scenarios, or start a new run")
     todo = missing(root, run)
     left = sum(len(todo[t.key]) for t in targets)
     err.print(f"memlab lifecycle: resuming {shown(str(root))}: {left} scenario run(s) of {len(targets)} target(s) "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, NoReturn
@@ -72,6 +73,48 @@ def unreadable_as_json(command: Callable[..., Any]) -> Callable[..., Any]:
 
 private_key = _key_callback("load_private_key")
 public_key = _key_callback("load_public_key")
+
+
+#: The longest timeout an option may give, in seconds: a profile's bound (lab.profile.schema.MAX_SECONDS)
+#: and a shim config's (lab.lifecycle.adapters.http_config.MAX_SECONDS); a test holds them equal.
+MAX_SECONDS = 3600.0
+
+
+class Seconds(click.ParamType):
+    """A timeout in seconds: a finite number above 0 and at most ``MAX_SECONDS`` (``nan``, ``inf`` and
+    ``1e300`` are refused: a wait they set would never end or overflow)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not (0 < number <= MAX_SECONDS):  # also false for nan
+            self.fail(f"{value!r} is not a number of seconds above 0 and at most {MAX_SECONDS:g}", param, ctx)
+        return number
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "SECONDS"
+
+
+def default_out(prefix: str = "", results: Path = Path("results")) -> Path:
+    """A new default ``--out``: ``results/<prefix><UTC timestamp>`` (e.g. ``20261205T185238Z``), or, when a
+    run started in the same second took that, ``...-2``, ``-3``, ...: the folder is made here (``mkdir``
+    is atomic), so two runs started at once never pick the same one."""
+    from datetime import datetime, timezone
+
+    stamp = prefix + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    results.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 1000):
+        path = results / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    return results / f"{stamp}-{os.getpid()}"  # a thousand runs in one second: claim() says if it is taken
 
 
 def profiles_option(f):

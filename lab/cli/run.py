@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import fnmatch
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import click
@@ -21,7 +20,8 @@ import structlog
 from lab import RECORDS_PER_CONTEXT, RUNTIME_NAMES, __version__
 from lab.cli.console import console, fail
 from lab.cli.listing import profiles_in
-from lab.cli.options import gate_options, no_fork_server_option, profiles_option, reports_option, sign_key_option
+from lab.cli.options import (default_out, gate_options, no_fork_server_option, profiles_option, reports_option,
+                             sign_key_option)
 from lab.cli.run_options import run_id_option
 from lab.report.inert import inert
 
@@ -35,7 +35,8 @@ log = structlog.get_logger(__name__)
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
               help="Where SUTs run (auto: the lab's own pure-Python SUTs locally; other SUTs in containers where an engine answers, else locally; the first line says which and why).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Result-set folder. Default: results/<UTC timestamp>/.")
+              help="Result-set folder. Default: results/<UTC timestamp>/ (-2, -3, ... added when a run started "
+                   "in the same second took it).")
 @click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True,
               help="Trials run side by side: of one row once it is seeded, and of several rows.")
 @click.option("--nonce", default=None, help="Fix the seed plan's nonce (reproducible seeded texts).")
@@ -174,7 +175,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
                       f"{inert(memlab_command())} list --runtime {runtime.name} says why): {groups}", soft_wrap=True)
     if not runnable and not invalid:
         fail("none of the selected rows can run here")
-    out = out or Path("results") / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = out or default_out()  # a new folder of its own, even for a run started in the same second
     console.print(f"memlab {__version__}: {len(runnable)} row(s) on the {runtime.name} runtime -> {inert(out)}")
     measured = False
     with terminate_as_interrupt():  # SIGTERM as Ctrl-C: the SUTs killed, what was measured kept
@@ -193,10 +194,10 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
             fail(str(exc))
         except OSError as exc:  # a full disk, a read-only --out, ...: the user's to fix
             if describe(exc) is None:
-                ended.harness(exc, out)
+                ended.harness(exc, out, measured)
             ended.machine(exc, out, "after" if measured else "during" if (out / "run.json").is_file() else "before")
         except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept
-            ended.harness(exc, out)
+            ended.harness(exc, out, measured)
     sys.exit(_outcome(code, summary.problems(), allow_errors))
 
 

@@ -46,8 +46,9 @@ def machine(exc: OSError, out: Path, when: str) -> NoReturn:
     fail(text)
 
 
-def harness(exc: BaseException, out: Path) -> NoReturn:
-    """A fault of the lab itself (exit 2): one line, the traceback kept in the lab's cache."""
+def harness(exc: BaseException, out: Path, measured: bool = False) -> NoReturn:
+    """A fault of the lab itself (exit 2): one line, the traceback kept in the lab's cache; what is kept
+    (``measured``: the set was complete, only what follows it was cut short, never called PARTIAL)."""
     from lab import safewrite
     from lab.runtime.housekeeping import cache_dir
 
@@ -58,4 +59,10 @@ def harness(exc: BaseException, out: Path) -> NoReturn:
         said = f"the traceback is in {where}"
     except OSError as err:
         said = f"the traceback could not be kept ({err}); run again with -v to see it logged"
-    fail(f"harness failure: {type(exc).__name__}: {exc}\n  {kept(out)}; {said}")
+    fail(f"harness failure: {type(exc).__name__}: {exc}\n  {complete(out) if measured else kept(out)}; {said}")
+
+
+def complete(out: Path) -> str:
+    """What is left of a run whose set was complete when it failed: its reports or signature."""
+    return (f"the result set in {out} is complete (`memlab verify {out}`); its reports or signature may not be "
+            f"written: `memlab report {out} --format FORMAT --out FILE` and `memlab sign {out} --key KEY` write them")

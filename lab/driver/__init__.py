@@ -4,7 +4,8 @@ Every answer is checked at the boundary: an answer of the wrong shape, a crash,
 or a timeout raises :class:`DriverError` (a harness error, never a verdict); so do a line
 longer than the profile's ``limits.line_bytes`` (default ``MAX_LINE_BYTES``; stdout is read in
 bounded chunks, :mod:`lab.driver.lines`: an endless line never grows the lab), an answer larger than
-its ``limits.answer_bytes``, JSON a strict reader refuses (NaN, a duplicate key), and
+its ``limits.answer_bytes``, JSON a strict reader refuses (NaN, a duplicate key), JSON nested deeper
+than ``MAX_ANSWER_DEPTH`` (no result set could read it back), and
 anything but exactly one answer per request: a line before a request, or after an answer, is
 a protocol fault, found at the next request or at :meth:`DriverClient.finish` at the latest,
 so the trial of a driver that forged an answer is an error and the answer is never scored. Its
@@ -30,7 +31,7 @@ import structlog
 
 from lab import safewrite
 from lab.driver.lines import MAX_LINE_BYTES  # re-exported: the default limit a harness error names
-from lab.driver.lines import LineReader, LineTooLong, parse_answer, wait_reading
+from lab.driver.lines import AnswerRefused, LineReader, LineTooLong, parse_answer, wait_reading
 
 log = structlog.get_logger(__name__)
 
@@ -184,6 +185,9 @@ class DriverClient(SutLog):
         shown = line[:300].decode("utf-8", "replace").rstrip()
         try:
             answer = parse_answer(line)
+        except AnswerRefused as exc:  # JSON, but of a shape no observation can keep
+            self.kill()
+            raise self.fault(f"{op}: the driver's answer is refused, {exc}: {shown!r}") from None
         except ValueError as exc:
             self.kill()
             raise self.fault(f"{op}: the driver answered garbage, not JSON ({exc}): {shown!r}") from None

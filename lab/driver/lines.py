@@ -102,10 +102,47 @@ def wait_reading(proc: subprocess.Popen, reader: LineReader | None, seconds: flo
     return True
 
 
+#: The deepest answer taken: an observation keeps an answer a few levels down, and a result set is
+#: read at most 64 deep (lab.resultset.loading.MAX_JSON_DEPTH); the same bound as an HTTP shim's
+#: answer (lab.lifecycle.adapters.http_transport.MAX_ANSWER_DEPTH).
+MAX_ANSWER_DEPTH = 32
+
+
+class AnswerRefused(ValueError):
+    """JSON a reader takes and the boundary refuses: nested deeper than ``MAX_ANSWER_DEPTH`` (kept in an
+    observation, it would nest deeper than a result set is read; parsed, a 100,000-deep array would end
+    the lab with a ``RecursionError``). A lone surrogate is no refusal: served text, it is kept as its
+    escape (lab.resultset.surrogates), never a harness error a SUT could choose."""
+
+
 def parse_answer(line: bytes) -> Any:
     """One answer line as JSON, strictly: ``ValueError`` for NaN, Infinity, a number no float holds
-    or a key twice in one object (readers would disagree what the driver answered)."""
-    return json.loads(line, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_unique)
+    or a key twice in one object (readers would disagree what the driver answered);
+    :class:`AnswerRefused` (a ``ValueError`` too) for JSON nested deeper than ``MAX_ANSWER_DEPTH``."""
+    try:
+        value = json.loads(line, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_unique)
+    except RecursionError:
+        raise _too_deep() from None
+    if json_depth(value) > MAX_ANSWER_DEPTH:
+        raise _too_deep()
+    return value
+
+
+def _too_deep() -> AnswerRefused:
+    return AnswerRefused(f"JSON nested more than {MAX_ANSWER_DEPTH} levels deep (lab.driver.lines.MAX_ANSWER_DEPTH); "
+                         "answer with what the agent is served, not a deeply nested structure")
+
+
+def json_depth(value: Any) -> int:
+    """How deep a parsed JSON value nests (a scalar 0, ``[]`` 1), walked with an explicit stack (a deep
+    value never recurses)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            stack.extend((member, level + 1) for member in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _no_constant(name: str) -> Any:

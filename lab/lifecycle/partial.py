@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lab.lifecycle.results import observation_name, row_key
+from lab.lifecycle.results import MANIFEST_SCHEMA, observation_name, row_key
 from lab.resultset.loading import JSONProblem, read_strict
 from lab.resultset.partial import Partial
 
@@ -22,9 +22,9 @@ def missing(root: Path, run: dict[str, Any]) -> dict[str, list[tuple[str, int]]]
     """(row, position) key -> the (scenario, seed) runs without an observation in the set at ``root``."""
     root = Path(root)
     scenarios = sorted(p.stem for p in (root / "scenarios").glob("*.json"))
-    seeds = range(int(run.get("seeds") or 0))
+    seeds = range(_seeds(run))
     out = {}
-    for meta in run.get("rows", []):
+    for meta in _metas(run):
         key = row_key(meta)
         folder = root / "observations" / key
         out[key] = [(sid, seed) for seed in seeds for sid in scenarios
@@ -42,13 +42,37 @@ def lifecycle_partial(root: Path) -> Partial | None:
         return None
     if not isinstance(run, dict) or run.get("kind") != "lifecycle" or not isinstance(run.get("rows"), list):
         return None
+    if _other_manifest(root):  # run.json says lifecycle, the manifest another kind: verify says which differs
+        return None
     gaps = missing(root, run)
     pinned = (root / "manifest.json").is_file()
     if run.get("status") == "completed" and pinned and not any(gaps.values()):
         return None
-    keys = [row_key(m) for m in run["rows"] if isinstance(m, dict)]
+    keys = [row_key(m) for m in _metas(run)]
     have = {p.stem for p in (root / "rows").glob("*.json")} if (root / "rows").is_dir() else set()
-    expected = len(keys) * len(list((root / "scenarios").glob("*.json"))) * int(run.get("seeds") or 0)
+    expected = len(keys) * len(list((root / "scenarios").glob("*.json"))) * _seeds(run)
     holes = [f"{key}:{sid}@s{seed}" for key, runs in gaps.items() for sid, seed in runs]
     return Partial(root, str(run.get("status")), keys, sorted(set(keys) - have), holes, expected - len(holes),
                    pinned, expected, resume=f"memlab lifecycle run --resume {root}")
+
+
+def _metas(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """run.json's (row, position) entries that name a row (an edited one that does not is left out: the
+    verifier names it, ``run-malformed``)."""
+    rows = run.get("rows")
+    return [m for m in rows if isinstance(m, dict) and isinstance(m.get("row"), str)] if isinstance(rows, list) else []
+
+
+def _seeds(run: dict[str, Any]) -> int:
+    """run.json's seeds, 0 when it states none (or no count)."""
+    seeds = run.get("seeds")
+    return seeds if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds > 0 else 0
+
+
+def _other_manifest(root: Path) -> bool:
+    """Whether ``root`` holds a readable manifest of another kind of set than a lifecycle one."""
+    try:
+        manifest = read_strict(root / "manifest.json")
+    except (OSError, JSONProblem):
+        return False
+    return not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA

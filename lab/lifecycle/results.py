@@ -32,6 +32,7 @@ from lab.lifecycle.scenario import Scenario
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
 from lab.resultset.files import digest, read_json, write_json
+from lab.resultset.loading import Unreadable
 
 MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
 #: A lifecycle row's schema names the judge's revision it was derived by: ``memlab verify``
@@ -65,22 +66,39 @@ class LifecycleSet:
     def save_scenarios(self, scenarios: list[Scenario]) -> None:
         """Keep every scenario as loaded: the ledger is replayed from these."""
         for scenario in scenarios:
-            write_json(self.root / "scenarios" / f"{scenario.id}.json", scenario.to_json())
+            write_json(self.inside("scenarios", f"{scenario.id}.json"), scenario.to_json())
+
+    def inside(self, *names: str) -> Path:
+        """``root/names...`` when each name is one file name and the path stays inside the set's root
+        (a row key, scenario id or observation name joined under it); ValueError otherwise, before
+        anything is written: a name like ``../../x`` or ``a/b`` would write outside the set or into a
+        folder its verify does not know."""
+        root = self.root.resolve()
+        path = self.root.joinpath(*names)
+        for name in names:
+            if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+                raise ValueError(f"{name!r} is not one file name: it would write outside the result set's "
+                                 f"folders in {self.root} (a row or scenario name is a safe file name)")
+        if root not in path.resolve().parents:
+            raise ValueError(f"{path} is outside the result set {self.root}: refused")
+        return path
 
     def saver(self, key: str):
         """A callable saving one observation of ``key`` (``row_key``) as it ends."""
-        return lambda obs: write_json(self.root / "observations" / key / observation_name(obs), obs)
+        self.inside("observations", key)
+        return lambda obs: write_json(self.inside("observations", key, observation_name(obs)), obs)
 
     def logs_dir(self, key: str) -> Path:
         """Where the SUT's logs of ``key`` (``row_key``) go."""
-        return self.root / "logs" / key
+        return self.inside("logs", key)
 
     def write_row(self, meta: dict[str, Any], fail_on: str) -> dict[str, Any]:
         """Derive one (row, position) from its saved observations and write it."""
+        path = self.inside("rows", f"{row_key(meta)}.json")
         if self._scenarios is None:  # the saved scenarios, read once for every row of the set
             self._scenarios = load_scenarios(self.root)
         row = rederive(self.root, meta, fail_on, self._scenarios)
-        write_json(self.root / "rows" / f"{row_key(meta)}.json", row)
+        write_json(path, row)
         return row
 
     def write_manifest(self, run: dict[str, Any]) -> dict[str, Any]:
@@ -105,9 +123,35 @@ def write_manifest(root: Path, run: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
-def load_scenarios(root: Path) -> dict[str, Scenario]:
-    """The scenarios saved in a set, by id."""
-    return {s.id: s for s in (Scenario.from_json(read_json(p)) for p in sorted((Path(root) / "scenarios").glob("*.json")))}
+def read_scenario(path: Path) -> Scenario:
+    """One saved scenario; :class:`Unreadable` naming the file when it is none (not strict JSON, or
+    lacking a scenario's fields: edited, or written by another tool), never a traceback."""
+    try:
+        data = read_json(path)  # JSONProblem (an Unreadable) names the file
+    except FileNotFoundError:  # a link to nothing (verify names it unsafe-file too)
+        raise Unreadable(f"{path} cannot be read: a link to nothing, or removed while read") from None
+    try:
+        return Scenario.from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        what = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+        raise Unreadable(f"{path} is not a saved scenario ({what[:200]}); it was edited or written by another "
+                         "tool") from None
+
+
+def load_scenarios(root: Path, problems: list[tuple[str, str]] | None = None) -> dict[str, Scenario]:
+    """The scenarios saved in a set, by id. A file that is no scenario raises :class:`Unreadable`, or,
+    given ``problems``, is left out and noted there as (its file relative to ``root``, what is wrong)."""
+    out: dict[str, Scenario] = {}
+    for path in sorted((Path(root) / "scenarios").glob("*.json")):
+        try:
+            scenario = read_scenario(path)
+        except Unreadable as exc:
+            if problems is None:
+                raise
+            problems.append((f"scenarios/{path.name}", str(exc).removeprefix(str(path)).lstrip(": ")))
+            continue
+        out[scenario.id] = scenario
+    return out
 
 
 def load_observations(root: Path, key: str) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lab.lifecycle.checks import FAIL_ON
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
 from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, ROW_SCHEMAS, load_scenarios, rederive, row_key
 from lab.resultset import signing
@@ -50,6 +51,8 @@ def verify_lifecycle(root: Path, pubkey: Any = None) -> LifecycleVerification:
         raise Unreadable(f"{root}/manifest.json: 'rows' or 'evidence' missing or not a list; it was edited or "
                          "written by another tool, so the set cannot be verified")
     result = LifecycleVerification(root, manifest)
+    if not isinstance(run, dict):  # named below (run-malformed), never a traceback
+        run = {}
     _signature(result, pubkey)
     check_files(result)
     check_evidence(result, EVIDENCE_DIRS)
@@ -61,10 +64,18 @@ def verify_lifecycle(root: Path, pubkey: Any = None) -> LifecycleVerification:
         if manifest.get(key) != run.get(key):
             result.add("run-malformed", "manifest.json", f"{key} {manifest.get(key)!r} differs from run.json's "
                                                          f"{run.get(key)!r}")
-    listed, scenarios = set(), load_scenarios(root)
+    unread: list[tuple[str, str]] = []
+    listed, scenarios = set(), load_scenarios(root, unread)
+    for file, detail in unread:  # no traceback, and no row derived from it
+        result.add("row-not-derivable", file, f"{detail}: no row is derived from it")
+    fail_on = run.get("fail_on", "p1")
+    if not isinstance(fail_on, str) or fail_on not in FAIL_ON:
+        result.add("run-malformed", "run.json", f"fail_on {fail_on!r} is none of {', '.join(sorted(FAIL_ON))}: "
+                                                "no row is re-derived")
+        metas = {}  # each row then named row-malformed, never a traceback
     for entry in manifest.get("rows", []):
         listed.add(entry.get("file"))
-        _row(result, entry, metas, run.get("fail_on", "p1"), scenarios)
+        _row(result, entry, metas, fail_on, scenarios)
     for path in sorted((root / "rows").iterdir()) if (root / "rows").is_dir() else []:
         if f"rows/{path.name}" not in listed:  # a stray *.tmp too
             result.add("row-extra", f"rows/{path.name}", "a row file the manifest does not list")

@@ -20,6 +20,7 @@ import base64
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -101,11 +102,36 @@ def _load_pem(path: Path, load: Any, kind: type, unreadable: str, wrong: str) ->
     return key
 
 
+#: The largest key file read: a PEM Ed25519 key is a few hundred bytes.
+MAX_KEY_BYTES = 64 * 1024
+
+
 def _read_key_file(path: Path) -> bytes:
+    """The bytes of a key file: a regular file of at most ``MAX_KEY_BYTES`` (``/dev/zero`` would be read
+    until memory runs out, a FIFO would wait for a writer forever); SigningKeyError naming it otherwise."""
     try:
-        return Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise SigningKeyError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SigningKeyError(f"key file {path} is not a regular file (a device, FIFO or socket); "
+                                  "pass the .pem file `memlab keygen` wrote")
+        if info.st_size > MAX_KEY_BYTES:
+            raise SigningKeyError(f"key file {path} is {info.st_size} bytes, over the 64 KiB a key file may be; "
+                                  "pass the .pem file `memlab keygen` wrote")
+        data = b""
+        while len(data) <= MAX_KEY_BYTES and (chunk := os.read(fd, MAX_KEY_BYTES + 1 - len(data))):
+            data += chunk
+        if len(data) > MAX_KEY_BYTES:  # grew since fstat
+            raise SigningKeyError(f"key file {path} is over the 64 KiB a key file may be; "
+                                  "pass the .pem file `memlab keygen` wrote")
+        return data
+    except OSError as exc:
+        raise SigningKeyError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def signed_bytes(manifest: dict[str, Any]) -> bytes:
