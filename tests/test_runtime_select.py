@@ -113,3 +113,18 @@ def test_every_run_says_its_runtime_and_why_first(tmp_path, command):
     assert done.returncode == 0, done.stderr[-2000:]
     first = done.stderr.splitlines()[0]
     assert first.startswith("runtime: local (auto: only the lab's own pure-Python SUTs"), done.stderr[:500]
+
+
+def test_list_under_auto_answers_each_row_for_the_runtime_a_run_of_it_would_choose(engine):
+    import json
+
+    from click.testing import CliRunner
+
+    from lab.cli import main
+
+    engine(True)
+    done = CliRunner().invoke(main, ["list", "--json"])
+    assert done.exit_code == 0, done.output
+    runtime = {e["row"]: e["runtime"] for e in json.loads(done.output)}
+    assert runtime["reference-naive"] == runtime["lifecycle-strict"] == "local"  # the lab's own pure-Python SUTs
+    assert runtime["langgraph-sqlite"] == "docker"  # a SUT with its own dependencies, contained

@@ -65,7 +65,7 @@ def list_cmd(profiles_dir: Path, runtime_name: str, as_json: bool) -> None:
     except RuntimeUnavailable as exc:
         fail(str(exc))
     profiles, errors = profiles_in(profiles_dir)
-    entries = _entries(runtime, profiles, errors)
+    entries = _entries(runtime, profiles, errors, auto=runtime_name == "auto")
     if as_json:
         import json
 
@@ -77,22 +77,29 @@ def list_cmd(profiles_dir: Path, runtime_name: str, as_json: bool) -> None:
         fail(f"{len(errors)} invalid profile(s) in {profiles_dir} (each named above with its fix)")
 
 
-def _entries(runtime, profiles: list, errors: list) -> list[dict]:
-    """The listing's rows, as ``--json`` prints them (JSON_KEYS)."""
+def _entries(runtime, profiles: list, errors: list, auto: bool = False) -> list[dict]:
+    """The listing's rows, as ``--json`` prints them (JSON_KEYS); ``auto``: each row answered for the
+    runtime ``memlab run --sut ROW`` would choose (lab.runtime.choice: the lab's own pure-Python rows
+    locally)."""
     from lab.profile import file_row
     from lab.runtime import own_image
     from lab.runtime import runnable as runnable_here
+    from lab.runtime.choice import own_and_pure
+    from lab.runtime.local import LocalRuntime
 
+    local, chosen = LocalRuntime(), runtime
     entries = []
     for err in errors:
         entries.append({"row": file_row(err.path), "sut": "", "version": "", "status": "invalid",
                         "runtime": runtime.name, "reason": f"{err.field}: {err.message}", "image_missing": None,
                         "profile": str(err.path)})
     for prof in profiles:
-        missing = None
+        missing, runtime = None, chosen
         if prof.status == "unavailable":
             status, reason = "unavailable", prof.unavailable_reason
         else:
+            if auto and own_and_pure(prof) and runnable_here(local, prof)[0]:
+                runtime = local
             ok, why = runnable_here(runtime, prof)
             status, reason = ("runnable", None) if ok else ("not-runnable", why)
             if ok and prof.image and runtime.name == "docker":
