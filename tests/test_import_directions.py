@@ -25,7 +25,7 @@ ALLOWED = {
     "method": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset"},
     "report": {"cases", "judge", "resultset", "lifecycle", "frontdoor"},
     "lifecycle": {"profile", "driver", "runtime", "resultset"},
-    "frontdoor": {"lifecycle", "resultset"},
+    "frontdoor": {"lifecycle", "resultset", "profile", "runtime"},
     "testing": {"runtime"},
     "sweep": {"profile", "runtime", "resultset", "lifecycle"},
     "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle",

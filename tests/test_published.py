@@ -1,17 +1,20 @@
 """Every committed result set verifies: digests, manifest, recount, verdicts re-derived from observations;
-and every committed lifecycle set (results/published/<row>/lifecycle): digests, signature, every row
-re-derived from its saved scenarios and answers."""
+every committed lifecycle set (results/published/<row>/lifecycle): digests, signature, every row
+re-derived from its saved scenarios and answers; and every committed front-door set
+(results/published/<row>/frontdoor): every verdict and figure recomputed from the saved writes and reads."""
 
 from pathlib import Path
 
 import pytest
 
+from lab.frontdoor.verify import verify_frontdoor
 from lab.lifecycle.verify import verify_lifecycle
 from lab.resultset.verify import verify
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "results" / "published"
 SETS = sorted(p for p in PUBLISHED.iterdir() if (p / "manifest.json").is_file())
 LIFECYCLE_SETS = sorted(p for p in PUBLISHED.glob("*/lifecycle") if (p / "manifest.json").is_file())
+FRONTDOOR_SETS = sorted(p for p in PUBLISHED.glob("*/frontdoor") if (p / "manifest.json").is_file())
 
 
 def test_there_are_published_sets():
@@ -28,3 +31,11 @@ def test_published_set_verifies(path):
 def test_published_lifecycle_set_verifies(path):
     result = verify_lifecycle(path)
     assert result.ok, [f"{f.ground} {f.file}: {f.detail}" for f in result.findings][:5]
+
+
+@pytest.mark.parametrize("path", FRONTDOOR_SETS, ids=[p.parent.name for p in FRONTDOOR_SETS])
+def test_published_frontdoor_set_verifies(path):
+    result = verify_frontdoor(path)
+    assert result.ok, [f"{f.ground} {f.file}: {f.detail}" for f in result.findings][:5]
+    positions = {p.stem.rsplit("@", 1)[1] for p in (path / "rows").glob("*.json")}
+    assert positions == {"live", "restarted"}, f"{path}: a row's front-door set is measured in both positions"

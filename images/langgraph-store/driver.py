@@ -21,6 +21,15 @@ model offline), so no store ranks: a search lists a namespace.
   update" (it has no other update).
 - Erase: ``delete(namespace, key)`` of one item, or of every item of the namespace.
 
+Front door (``frontdoor_*``, the SQLite and in-memory stores): each case opens its own store
+(``store/frontdoor/<case>/store.db``, or a new ``InMemoryStore``). A scope is the namespace of its
+given parts in order (tenant, user, session; a part not given is left out), each label exactly as sent:
+BaseStore refuses an integer, an empty namespace or a ``.`` in a label, and ``search`` takes a namespace
+*prefix*. BaseStore keeps no label and no signature, so both are dropped (the channels are one write);
+a tag is a value field ``tag_<name>: true`` and a read on a tag is ``search(..., filter={tag_<name>:
+true})``, the store's own filter. ``search(namespace, query=..., filter=..., limit=k)`` is served as
+the store returns it (no index: newest first), with no marker.
+
 Neither ``put`` nor ``delete`` says whether the key held an item before: an update or erase of a
 key the store no longer holds (InMemoryStore after a restart) is done as the store does it, and
 answered with the key, as an application calling the store would see it.
@@ -51,6 +60,11 @@ def label(text):
     if not text:
         raise kit.BadRequest("an empty context, tenant or user id cannot name a namespace label")
     return text.replace("%", "%25").replace(".", "%2E").replace("\x00", "%00")
+
+
+def _namespace(scope):
+    """The scope's given parts, in order, exactly as sent (the store checks them)."""
+    return tuple(scope[part] for part in ("tenant", "user", "session") if scope[part] is not None)
 
 
 class LangGraphStoreDriver(kit.Driver):
@@ -124,6 +138,41 @@ class LangGraphStoreDriver(kit.Driver):
         for key in ids:
             self.store.delete(self._ns(context), key)
         return ids
+
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own store: a new SQLite file (or InMemoryStore); the same file after a restart."""
+        if self.kind == "postgres":
+            raise kit.Unsupported("the front door runs on the sqlite and memory stores of this driver")
+        if self.kind == "memory":
+            from langgraph.store.memory import InMemoryStore
+
+            self.store = InMemoryStore()  # nothing outlives the process: a restarted case is empty
+            return
+        from langgraph.store.sqlite import SqliteStore
+
+        [folder] = self.need_volumes("store", why="SqliteStore keeps each case's store.db there")
+        path = folder / "frontdoor" / case / "store.db"
+        if fresh == path.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.exits.close()
+        self.exits = ExitStack()
+        self.store = self.exits.enter_context(SqliteStore.from_conn_string(str(path)))
+        self.store.setup()
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """put(namespace, uuid, {text, tag_<name>: true ...}); BaseStore keeps no label or signature."""
+        key = uuid.uuid4().hex
+        value = {"text": text, **{f"tag_{t}": True for t in tags}}
+        self.store.put(_namespace(scope), key, value)
+        return {"accepted": True, "stored": {"key": key, "value": value}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """search(namespace prefix, query, filter on the tag, limit k), as served."""
+        found = self.store.search(_namespace(scope), query=query, limit=k,
+                                  filter={f"tag_{tag}": True} if tag else None)
+        return [{"text": str((item.value or {}).get("text", "")), "marker": None} for item in found]
 
     def close(self):
         """Close SqliteStore's or PostgresStore's connection (from_conn_string's exit)."""

@@ -1,6 +1,7 @@
 """``memlab frontdoor``: the front door (docs/front-door.md). ``run`` measures the calibration stores
-(in memlab's own process) on every poisoning fixture and isolation probe and writes a result set that
-``memlab verify`` recomputes.
+(in memlab's own process), a row of the lab through its SUT's driver (``--sut``, live and restarted) or a
+team's shim on every poisoning fixture and isolation probe, and writes a result set that ``memlab
+verify`` recomputes.
 
 Exit codes of ``run``: 0 held (no SERVED cell outside the beyond-reach cells, no LEAKED probe, and every
 counted cell and probe with a verdict), 1 a finding (or a row without a verdict: never held), 2 an
@@ -17,7 +18,8 @@ from typing import Any
 import click
 
 from lab.cli.console import console, fail, reader_may_leave
-from lab.cli.options import sign_key_option
+from lab import RUNTIME_NAMES
+from lab.cli.options import profiles_option, sign_key_option
 from lab.report.inert import inert
 
 #: The calibration stores as --reference names them (lab.frontdoor.reference.REFERENCE_STORES, with the
@@ -33,6 +35,16 @@ def frontdoor() -> None:
 @frontdoor.command("run")
 @click.option("--reference", "references", multiple=True, metavar="STORE",
               help=f"A calibration store to measure (repeatable): {REFERENCE_HELP}.")
+@click.option("--sut", "patterns", multiple=True, metavar="ROW",
+              help="A row of the lab through its SUT's driver (repeatable; globs allowed; rows whose profile "
+                   "takes the frontdoor measurement).")
+@click.option("--position", type=click.Choice(["live", "restarted", "both"]), default="both", show_default=True,
+              help="For --sut rows: live (one SUT process) or restarted (the SUT stopped and started on its "
+                   "volumes before every judged read); both: each its own row.")
+@click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
+              help="Where --sut rows run (auto: the lab's own pure-Python SUTs locally; other SUTs in containers "
+                   "where an engine answers, else locally; the first line says which and why).")
+@profiles_option
 @click.option("--http", "shims", multiple=True, metavar="CONFIG",
               type=click.Path(dir_okay=False, path_type=Path),
               help="A team's service behind a front-door shim, by its config (repeatable; docs/front-door.md).")
@@ -41,29 +53,34 @@ def frontdoor() -> None:
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary (status, exit code, each row's level, findings) to this file.")
 @sign_key_option
-def run_cmd(references: tuple[str, ...], shims: tuple[Path, ...], out: Path, json_file: Path | None,
-            sign_key: Any) -> None:
-    """Measure each --reference store and each --http shim on every poisoning fixture and isolation probe;
-    write a verifiable result set and its reports. Exit 0 held, 1 a finding (or no verdict), 2 error,
-    130 interrupted."""
+def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: str, runtime_name: str,
+            profiles_dir: Path, shims: tuple[Path, ...], out: Path, json_file: Path | None, sign_key: Any) -> None:
+    """Measure each --reference store, each --sut row (through its SUT's driver) and each --http shim on
+    every poisoning fixture and isolation probe; write a verifiable result set and its reports. Exit 0
+    held, 1 a finding (or no verdict), 2 error, 130 interrupted."""
     from lab.frontdoor.reference import REFERENCE_STORES
     from lab.frontdoor.saved import RUNTIME_LINE, SHIM_RUNTIME_LINE
 
     names = list(dict.fromkeys(references))
     known = ", ".join(REFERENCE_STORES)
-    if not names and not shims:
-        fail(f"name what to measure: --reference STORE (the calibration stores: {known}) or --http CONFIG")
+    if not names and not shims and not patterns:
+        fail(f"name what to measure: --reference STORE (the calibration stores: {known}), --sut ROW or "
+             "--http CONFIG")
     unknown = [name for name in names if name not in REFERENCE_STORES]
     if unknown:
         fail(f"unknown --reference {', '.join(unknown)}: the calibration stores are {known}")
     stores = {name: REFERENCE_STORES[name] for name in names}
-    opened: list[Any] = []  # the shims' connections, closed when the run ends
+    opened: list[Any] = []  # the shims' connections and the rows' SUT processes, closed when the run ends
+    rows, choice = _rows(patterns, runtime_name, profiles_dir) if patterns else ([], None)
     stores.update(_shims(shims, set(stores), opened))
-    for line, wanted in ((RUNTIME_LINE, names), (SHIM_RUNTIME_LINE, shims)):
+    lines = [(RUNTIME_LINE, names), (choice.line() if choice else "", rows), (SHIM_RUNTIME_LINE, shims)]
+    for line, wanted in lines:
         if wanted:
             console.print(line, highlight=False, soft_wrap=True)
-    runtime = ", ".join(kind for kind, wanted in (("in-process", names), ("http", shims)) if wanted)
+    runtime = ", ".join(kind for kind, wanted in (("in-process", names), (choice.runtime.name if choice else "", rows),
+                                                  ("http", shims)) if wanted)
     try:
+        stores.update(_drivers(rows, choice, position, set(stores), opened, out))
         code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key)
     except KeyboardInterrupt:
         fail(f"interrupted: {out} holds what was written and is not pinned; run again into a new --out", 130)
@@ -73,9 +90,41 @@ def run_cmd(references: tuple[str, ...], shims: tuple[Path, ...], out: Path, jso
     except Exception as exc:  # a store or the harness failed: said in one line, exit 2 (never 1)
         fail(f"harness failure: {type(exc).__name__}: {exc}")
     finally:
-        for store in opened:
+        for store in reversed(opened):  # the rows' SUTs before their registry
             store.close()
     sys.exit(code)
+
+
+def _rows(patterns: tuple[str, ...], runtime_name: str, profiles_dir: Path) -> tuple[list, Any]:
+    """The rows --sut selects, each one the front door measures and this runtime can run (else exit 2)."""
+    from lab.cli.lifecycle_run import lifecycle_rows
+
+    return lifecycle_rows(profiles_dir, patterns, runtime_name, measurement="frontdoor")
+
+
+def _drivers(rows: list, choice: Any, position: str, taken: set[str], opened: list[Any],
+             out: Path | None) -> dict[str, Any]:
+    """Each row's store (one SUT process per row, started with its first case; added to ``opened``) and
+    its targets, one per position."""
+    from lab.frontdoor.driver_store import DriverStore
+    from lab.frontdoor.targets import driver_targets
+    from lab.runtime.housekeeping import RunRegistry, new_run_id
+
+    positions = ("live", "restarted") if position == "both" else (position,)
+    if not rows:
+        return {}
+    registry = RunRegistry(new_run_id())
+    opened.append(registry)
+    out_targets: dict[str, Any] = {}
+    for profile in rows:
+        store = DriverStore(profile, choice.runtime, registry, logs_dir=out / "logs" / profile.row if out else None)
+        opened.append(store)
+        targets = driver_targets(store, positions, choice.runtime.name)
+        clash = sorted(set(targets) & (taken | set(out_targets)))
+        if clash:
+            fail(f"two stores are named {clash[0]!r}: a shim config names a row of the lab; rename the shim")
+        out_targets.update(targets)
+    return out_targets
 
 
 def _shims(configs: tuple[Path, ...], taken: set[str], opened: list[Any]) -> dict[str, Any]:
@@ -135,29 +184,41 @@ def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Pa
 @frontdoor.command("doctor")
 @click.option("--reference", "reference", metavar="STORE", default=None,
               help=f"A calibration store: {REFERENCE_HELP}.")
+@click.option("--sut", "row", metavar="ROW", default=None,
+              help="A row of the lab whose profile takes the frontdoor measurement, through its SUT's driver.")
+@click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
+              help="Where a --sut row runs (as for run; the first line says which and why).")
+@profiles_option
 @click.option("--http", "shim", metavar="CONFIG", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="A team's service behind a front-door shim, by its config.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
-def doctor_cmd(reference: str | None, shim: Path | None, as_json: bool) -> None:
+def doctor_cmd(reference: str | None, row: str | None, runtime_name: str, profiles_dir: Path, shim: Path | None,
+               as_json: bool) -> None:
     """Before a run: can the store be measured (a genuine write served unmarked), and which channels and
-    probes can it tell apart? Exit 0 it can be measured, 1 it cannot, 2 bad input or a shim error."""
+    probes can it tell apart? Exit 0 it can be measured, 1 it cannot, 2 bad input or a shim or driver error."""
     import json
 
     from lab.frontdoor.doctor import diagnose
     from lab.frontdoor.reference import REFERENCE_STORES
 
-    if (reference is None) == (shim is None):
-        fail("name one store: --reference STORE or --http CONFIG")
+    if sum(x is not None for x in (reference, row, shim)) != 1:
+        fail("name one store: --reference STORE, --sut ROW or --http CONFIG")
     if reference is not None and reference not in REFERENCE_STORES:
         fail(f"unknown --reference {reference}: the calibration stores are {', '.join(REFERENCE_STORES)}")
     opened: list[Any] = []
-    make = REFERENCE_STORES[reference] if reference else next(iter(_shims((shim,), set(), opened).values()))
     try:
+        if row is not None:
+            rows, choice = _rows((row,), runtime_name, profiles_dir)
+            click.echo(choice.line(), err=True)
+            stores = _drivers(rows, choice, "live", set(), opened, None)  # logs in the run's scratch
+            make = next(iter(stores.values())).make
+        else:
+            make = REFERENCE_STORES[reference] if reference else next(iter(_shims((shim,), set(), opened).values()))
         checks = diagnose(make)
-    except Exception as exc:  # the shim failed or answered in another shape: said in one line, exit 2
+    except Exception as exc:  # the shim or driver failed or answered in another shape: one line, exit 2
         fail(f"harness failure: {type(exc).__name__}: {exc}")
     finally:
-        for store in opened:
+        for store in reversed(opened):
             store.close()
     ok = checks[0].ok
     if as_json:

@@ -112,9 +112,10 @@ def adapter_as_target(spec_text: str, patterns: tuple[str, ...], http_config: Pa
     return ((spec.row,), None) if spec.row else ((), Path(spec.http))
 
 
-def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime_name: str) -> tuple[list, Any]:
-    """The selected profiles, each one the lifecycle gate can measure here (else exit 2 with the fix),
-    and the runtime chosen for them (lab.runtime.choice.Choice)."""
+def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime_name: str,
+                   measurement: str = "lifecycle") -> tuple[list, Any]:
+    """The selected profiles, each one ``measurement`` (the lifecycle gate, or the front door) can measure
+    here (else exit 2 with the fix), and the runtime chosen for them (lab.runtime.choice.Choice)."""
     from lab.profile import file_row, no_row_matches, scan_named, scan_profiles, select
     from lab.runtime import RuntimeUnavailable
     from lab.runtime import runnable as runnable_here
@@ -137,10 +138,10 @@ def lifecycle_rows(profiles_dir: Path, patterns: tuple[str, ...], runtime_name: 
         fail(str(exc))
     runtime = choice.runtime
     for prof in chosen:
-        if "lifecycle" not in prof.measurements:
-            fail(f"{prof.row} does not take the lifecycle measurement (its profile's measurements: "
-                 f"{list(prof.measurements)})\n  fix: add lifecycle to measurements and a lifecycle: block "
-                 f"(capabilities, scope) to {prof.path}, or pick a lifecycle row (`memlab list`)")
+        if measurement not in prof.measurements:
+            fail(f"{prof.row} does not take the {measurement} measurement (its profile's measurements: "
+                 f"{list(prof.measurements)})\n  fix: add {measurement} to measurements and a {measurement}: "
+                 f"block to {prof.path} (docs/own-sut.md), or pick a {measurement} row (`memlab list`)")
         if prof.status != "runnable":
             fail(f"{prof.row} is unavailable: {prof.unavailable_reason}")
         ok, why = runnable_here(runtime, prof)

@@ -131,14 +131,14 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     invalid = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), pat) for pat in wanted)]
     if not chosen and not invalid:
         fail(no_row_matches(wanted, [p.row for p in profiles] + [file_row(e.path) for e in errors], profiles_dir))
-    lifecycle_only = [p for p in chosen if "at_rest" not in p.measurements]
-    if lifecycle_only and len(lifecycle_only) == len(chosen) and not invalid:
-        fail(f"{', '.join(p.row for p in lifecycle_only)}: lifecycle rows, not measured at rest; "
-              f"run them with `memlab lifecycle run --sut {lifecycle_only[0].row}`")
-    for prof in lifecycle_only:
-        name = inert(prof.row)
-        console.print(f"[yellow]skipped[/] {name}: a lifecycle row (`memlab lifecycle run --sut {name}`)")
-    chosen = [p for p in chosen if p not in lifecycle_only]
+    not_at_rest = [p for p in chosen if "at_rest" not in p.measurements]
+    if not_at_rest and len(not_at_rest) == len(chosen) and not invalid:
+        fail(f"{', '.join(p.row for p in not_at_rest)}: not measured at rest; run "
+             + " or ".join(f"`{cmd}`" for cmd in _commands(not_at_rest[0])))
+    for prof in not_at_rest:
+        console.print(f"[yellow]skipped[/] {inert(prof.row)}: not measured at rest ("
+                      + ", ".join(f"`{inert(cmd)}`" for cmd in _commands(prof)) + ")")
+    chosen = [p for p in chosen if p not in not_at_rest]
     if shard_spec:
         try:
             shard = shard_of(shard_spec, run_id, [p.row for p in chosen if p.status == "runnable"]
@@ -220,3 +220,12 @@ def _outcome(code: int, problems: list[str], allow_errors: bool) -> int:
         return code
     console.print("exit 2 (--allow-errors exits 0 for these)")
     return 2
+
+
+#: measurement -> the command that takes a row of it (the at-rest one is this command).
+COMMANDS = {"lifecycle": "memlab lifecycle run --sut {row}", "frontdoor": "memlab frontdoor run --sut {row}"}
+
+
+def _commands(profile) -> list[str]:
+    """The commands measuring a row that ``memlab run`` does not."""
+    return [COMMANDS[m].format(row=profile.row) for m in profile.measurements if m in COMMANDS]

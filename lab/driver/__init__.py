@@ -261,6 +261,12 @@ def answer_problem(op: str, answer: Any, request_id: int) -> str | None:
         return "a served read has no 'records' list"
     if op == "read" and served and not all(isinstance(r, dict) and "text" in r for r in answer["records"]):
         return "a served record lacks 'text'"
+    if op == "frontdoor_read" and served and not (isinstance(answer.get("records"), list) and all(
+            isinstance(r, dict) and isinstance(r.get("text"), str) and isinstance(r.get("marker"), (str, type(None)))
+            for r in answer["records"])):
+        return "a served frontdoor_read is not a 'records' list of {text, marker}"
+    if op == "frontdoor_write" and served and not isinstance((answer.get("result") or {}).get("accepted"), bool):
+        return "a frontdoor_write answer has no boolean result.accepted"
     if op == "audit" and served and not isinstance((answer.get("audit") or {}).get("ok"), bool):
         return "an audit answer has no boolean audit.ok"
     if not served and not answer.get("refused"):

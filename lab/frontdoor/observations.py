@@ -27,6 +27,7 @@ class WriteSeen(Record):
     signature: str | None  # hex
     tags: tuple[str, ...] = ()
     accepted: bool
+    refusal: str | None = None  # what the SUT said when it refused the write (row schema 2)
 
 
 class ReadSeen(Record):

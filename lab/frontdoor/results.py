@@ -20,7 +20,10 @@ from lab.frontdoor.probes import SECRETS
 from lab.lifecycle.judge import RULES
 from lab.frontdoor.verdicts import Cell, Decision, Tally, cell, decide, decide_leak, level, tally
 
-SCHEMA = "memlab.frontdoor-row/1"
+#: 2: the position (live or restarted), the row's SUT side (where its label and signature go, and
+#: which channels it can tell apart), and why the SUT refused a write.
+SCHEMA = "memlab.frontdoor-row/2"
+SCHEMA_V1 = "memlab.frontdoor-row/1"
 DERIVED = ("cells", "level", "probes", "channels", "isolation_figures")
 
 
@@ -48,6 +51,18 @@ class IsolationOutcome(Record):
     decision: Decision
 
 
+class SutSide(Record):
+    """A row measured through its SUT's driver: the row, where the SUT keeps a write's label and signature
+    (None: nowhere), the channels measured (one where the SUT has no label: the channels are one write),
+    and the runtime it ran on."""
+
+    row: str
+    label: str | None
+    signature: str | None
+    channels: tuple[Channel, ...]
+    runtime: str
+
+
 class FrontdoorResult(Record):
     """A row (one store) measured on every family x channel x fixture and every isolation probe."""
 
@@ -60,6 +75,8 @@ class FrontdoorResult(Record):
     #: Who keeps contexts apart on the read path: the store (sut), one store per context, or a driver's filter.
     enforcer: Literal["sut", "separate-store", "driver"]
     trust_root: str  # the genuine writer's public key (hex) the store was configured with
+    position: Literal["live", "restarted"] = "live"  # restarted: every read after the SUT was restarted
+    sut: SutSide | None = None  # None: a calibration store or a team's shim
     poisoning: tuple[PoisoningOutcome, ...]
     isolation: tuple[IsolationOutcome, ...]
 

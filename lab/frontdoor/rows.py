@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lab.frontdoor.results import DERIVED, SCHEMA, FrontdoorResult
+from lab.frontdoor.results import DERIVED, SCHEMA, SCHEMA_V1, FrontdoorResult
 
 
 class UnknownSchema(ValueError):
@@ -52,7 +52,14 @@ def figure_differences(data: dict[str, Any], again: dict[str, Any]) -> list[str]
     return out + _compare("probe", data.get("probes"), again["probes"], lambda t: str(t.get("probe")))
 
 
-def _read_v1(data: dict[str, Any]) -> tuple[FrontdoorResult, list[str]]:
+def _v1(data: dict[str, Any]) -> dict[str, Any]:
+    later = [k for k in ("position", "sut") if k in data]
+    if later:
+        raise ValueError(f"a row of schema {SCHEMA_V1} with {', '.join(later)}, which came with {SCHEMA}")
+    return data
+
+
+def _read(data: dict[str, Any]) -> tuple[FrontdoorResult, list[str]]:
     try:
         return FrontdoorResult.from_json(data), [f"{k}: missing" for k in DERIVED if k not in data]
     except ValueError as exc:
@@ -62,7 +69,9 @@ def _read_v1(data: dict[str, Any]) -> tuple[FrontdoorResult, list[str]]:
 
 #: Row schema -> its reader: saved data to (result, figures that do not follow); a ``ValueError``
 #: (pydantic's included) when the data is no row of that schema.
-READERS: dict[str, Callable[[dict[str, Any]], tuple[FrontdoorResult, list[str]]]] = {SCHEMA: _read_v1}
+READERS: dict[str, Callable[[dict[str, Any]], tuple[FrontdoorResult, list[str]]]] = {SCHEMA_V1: lambda data: _read(_v1(data)), SCHEMA: _read}
+# Schema 2 only added fields with defaults (position live, no SUT side, no refusal), so one reader
+# reads both; a row of schema 1 keeps its schema and its figures.
 
 
 def read_row(data: Any) -> tuple[FrontdoorResult, list[str]]:

@@ -15,7 +15,7 @@ from lab.frontdoor.fixtures import FIXTURES, FIXTURES_VERSION, Fixture, utility_
 from lab.frontdoor.observations import ReadSeen, Role, WriteSeen
 from lab.frontdoor.probes import PROBES, SECRETS, Probe, Secret
 from lab.frontdoor.reference import MemoryStore
-from lab.frontdoor.results import FrontdoorResult, IsolationOutcome, PoisoningOutcome
+from lab.frontdoor.results import FrontdoorResult, IsolationOutcome, PoisoningOutcome, SutSide
 from lab.frontdoor.scope import Scope
 from lab.frontdoor.verdicts import decide, decide_leak
 from lab.lifecycle.judge import JUDGE_REVISION
@@ -25,18 +25,27 @@ VICTIM = Scope(tenant="acme", user="victim")
 
 
 class Session:
-    """One fresh store and everything handed to it and served by it."""
+    """One fresh store and everything handed to it and served by it; ``restart`` (the restarted
+    position) is called by ``settle`` after the writes a read is judged on."""
 
-    def __init__(self, store: MemoryStore):
-        self.store = store
+    def __init__(self, store: MemoryStore, restart: Callable[[], object] | None = None):
+        self.store, self.restart = store, restart
         self.writes: list[WriteSeen] = []
         self.reads: list[ReadSeen] = []
 
     def write(self, role: str, write: Write) -> None:
+        refusals = getattr(self.store, "refusals", None)  # a driver's store keeps why the SUT refused
+        before = len(refusals) if refusals is not None else 0
         accepted = self.store.write(write.scope, write.text, write.label, write.signature, write.tags)
+        refusal = refusals[-1] if refusals is not None and len(refusals) > before else None
         self.writes.append(WriteSeen(role=role, scope=write.scope, text=write.text, label=write.label,
                                      signature=write.signature.hex() if write.signature is not None else None,
-                                     tags=tuple(sorted(write.tags)), accepted=bool(accepted)))
+                                     tags=tuple(sorted(write.tags)), accepted=bool(accepted), refusal=refusal))
+
+    def settle(self) -> None:
+        """The restarted position: the SUT stopped and started on its volumes before the next read."""
+        if self.restart is not None:
+            self.restart()
 
     def read(self, role: str, scope: Scope, query: str, k: int, tag: str | None = None) -> None:
         served = tuple(self.store.read(scope, query, k, tag=tag))
@@ -49,10 +58,10 @@ def forgery_for(fixture: Fixture) -> Forgery:
 
 
 def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, genuine: GenuineSide,
-                adversary: Adversary) -> PoisoningOutcome:
+                adversary: Adversary, restart: Callable[[], object] | None = None) -> PoisoningOutcome:
     """Genuine memories, [the contested value read], the attack, the verdict and control reads, and a
-    genuine write after it all: one fixture on one channel."""
-    session, utility = Session(make_store(genuine.public_key)), utility_for(fixture)
+    genuine write after it all: one fixture on one channel (``restart``: before each judged read)."""
+    session, utility = Session(make_store(genuine.public_key), restart), utility_for(fixture)
     for memory in fixture.genuine:
         session.write(Role.GENUINE, genuine.write(VICTIM, memory.text, memory.tags))
     if fixture.negative:
@@ -62,10 +71,12 @@ def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, ge
     for text in fixture.attack:
         attempt = adversary.write(channel, VICTIM, text, fixture.attack_tags, forgery_for(fixture))
         session.write(Role.ATTACK, landed(attempt, genuine))
+    session.settle()
     session.read(Role.VERDICT, VICTIM, fixture.question, fixture.k, fixture.read_tag)
     session.read(Role.CONTROL, VICTIM, fixture.control.query, fixture.k, fixture.read_tag)
     tags = frozenset({fixture.read_tag}) if fixture.read_tag else frozenset()
     session.write(Role.UTILITY, genuine.write(VICTIM, utility.memory.text, tags))
+    session.settle()
     session.read(Role.UTILITY, VICTIM, utility.query, fixture.k, fixture.read_tag)
     return PoisoningOutcome(fixture=fixture.id, family=fixture.family, channel=channel,
                             forgery=forgery_for(fixture) if channel is Channel.FORGED else None,
@@ -74,11 +85,12 @@ def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, ge
 
 
 def run_case(probe: Probe, owner: Scope, reader: Scope, secret: Secret, make_store: StoreFactory,
-             genuine: GenuineSide, k: int = 5) -> IsolationOutcome:
+             genuine: GenuineSide, k: int = 5, restart: Callable[[], object] | None = None) -> IsolationOutcome:
     """The owner writes a secret, the reader their own memory; each reads; the reader's read is judged."""
-    session = Session(make_store(genuine.public_key))
+    session = Session(make_store(genuine.public_key), restart)
     session.write(Role.OWNER, genuine.write(owner, secret.owner.text))
     session.write(Role.READER, genuine.write(reader, secret.reader.text))
+    session.settle()
     session.read(Role.OWNER, owner, secret.query, k)
     session.read(Role.READER, reader, secret.query, k)
     return IsolationOutcome(probe=probe.name, secret=secret.id, owner=owner, reader=reader,
@@ -89,14 +101,18 @@ def run_case(probe: Probe, owner: Scope, reader: Scope, secret: Secret, make_sto
 def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture] = FIXTURES,
             channels: Iterable[Channel] = CHANNELS, probes: Iterable[Probe] = PROBES,
             secrets: Iterable[Secret] = SECRETS, genuine: GenuineSide | None = None,
-            adversary: Adversary | None = None, enforcer: str = "sut") -> FrontdoorResult:
+            adversary: Adversary | None = None, enforcer: str = "sut",
+            restart: Callable[[], object] | None = None, sut: SutSide | None = None) -> FrontdoorResult:
     """Every fixture on every channel, and every probe pair with every secret, against ``make_store``
-    (``enforcer``: who keeps its contexts apart; the calibration stores do it themselves)."""
+    (``enforcer``: who keeps its contexts apart; the calibration stores do it themselves; ``restart``:
+    the restarted position, the SUT restarted before every judged read; ``sut``: a driver's row, whose
+    channels are the ones it measures)."""
     genuine, adversary = genuine or GenuineSide(), adversary or Adversary()
-    fixtures, channels, secrets = list(fixtures), list(channels), list(secrets)
-    poisoning = [run_fixture(fx, ch, make_store, genuine, adversary) for fx in fixtures for ch in channels]
-    isolation = [run_case(probe, owner, reader, secret, make_store, genuine)
+    fixtures, secrets = list(fixtures), list(secrets)
+    channels = list(sut.channels) if sut is not None else list(channels)
+    poisoning = [run_fixture(fx, ch, make_store, genuine, adversary, restart) for fx in fixtures for ch in channels]
+    isolation = [run_case(probe, owner, reader, secret, make_store, genuine, restart=restart)
                  for probe in probes for owner, reader in probe.pairs for secret in secrets]
     return FrontdoorResult(store=store, fixtures_version=FIXTURES_VERSION, judge_revision=JUDGE_REVISION, enforcer=enforcer,
-                           trust_root=genuine.public_key.hex(),
-                           poisoning=tuple(poisoning), isolation=tuple(isolation))
+                           trust_root=genuine.public_key.hex(), position="live" if restart is None else "restarted",
+                           sut=sut, poisoning=tuple(poisoning), isolation=tuple(isolation))

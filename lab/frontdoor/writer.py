@@ -19,13 +19,15 @@ from lab.frontdoor.fixtures import FIXTURES_VERSION
 from lab.frontdoor.folder import claim_out
 from lab.frontdoor.results import SCHEMA, FrontdoorResult
 from lab.frontdoor.runner import StoreFactory, run_row
+from lab.frontdoor.targets import Target, as_target
 from lab.frontdoor.saved import RUNTIME, LabRevision, Manifest, Pinned, PinnedRow, RowEntry, RunRecord, dumped
 from lab.resultset.files import digest, lab_revision, read_json, write_json
 from lab.resultset.pins import evidence
 from lab.resultset.signing import SIGNATURE_FILE
 
-#: A store's name is its row file's name: letters, digits, dot, dash, underscore.
-STORE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: A store's name is its row file's name: letters, digits, dot, dash, underscore; a row of the lab
+#: ends in its position (``<row>@live``, ``<row>@restarted``).
+STORE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}(?:@live|@restarted)?")
 
 
 def _now() -> str:
@@ -49,10 +51,11 @@ class FrontdoorSet:
     def close(self) -> None:
         self._lock.close()
 
-    def run(self, stores: Mapping[str, StoreFactory], expected: Mapping[str, str] | None = None,
+    def run(self, stores: Mapping[str, StoreFactory | Target], expected: Mapping[str, str] | None = None,
             progress: Callable[[FrontdoorResult], None] | None = None,
             runtime: str = RUNTIME) -> tuple[RunRecord, list[FrontdoorResult]]:
-        """Measure every store (name -> a fresh store from the genuine writer's public key), write each
+        """Measure every store (name -> a fresh store from the genuine writer's public key, or a
+        ``Target`` saying how a row of the lab runs), write each
         row as it is measured, and pin the set; ``expected``: the level a calibration store is built at;
         ``runtime``: where the stores ran (in-process, http, or both)."""
         bad = [name for name in stores if not STORE_NAME.fullmatch(name)]
@@ -67,8 +70,9 @@ class FrontdoorSet:
                                             expected_level=(expected or {}).get(name)) for name in stores))
         write_json(self.root / "run.json", dumped(run))
         results = []
-        for name, make in stores.items():
-            result = run_row(name, make)
+        for name, value in stores.items():
+            target = as_target(value)
+            result = run_row(name, target.make, enforcer=target.enforcer, restart=target.restart, sut=target.sut)
             write_json(self.root / "rows" / f"{name}.json", result.to_json())
             results.append(result)
             if progress:

@@ -30,7 +30,8 @@ schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profi
     notes: free text
     position: stopped                     # stopped (the metric) | alive: the SUT process runs across
                                           # the edit and is read without a restart (its own row)
-    measurements: [at_rest, lifecycle]    # which measurements the row takes (default [at_rest]);
+    measurements: [at_rest, lifecycle]    # which measurements the row takes (default [at_rest];
+                                          # frontdoor too, with its block below);
                                           # a lifecycle-only row has no store:
     lifecycle: {capabilities: [ttl, tenants, update, erase], scope: separate, isolation: sut}
                                           # what the lifecycle gate may ask: TTL with logical time,
@@ -39,6 +40,10 @@ schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profi
                                           # erase: one record erased by the SUT (else deletes are NOT TESTED);
                                           # isolation: who keeps contexts apart (sut | separate-store |
                                           # driver; scope leakage is counted only for sut)
+    frontdoor: {isolation: sut, label: "remember(source=...)", signature: null}
+                                          # the front door: who keeps contexts apart, and the SUT's
+                                          # own mechanism a write's label and signature go to (null:
+                                          # none; without a label the three channels are one cell)
     fork_server: {enabled: true, preload: [sqlite3], per_start: [my-sut], unused_paths: [m.CONF_DIR]}
                                           # start the driver from a pre-imported, forked server (default
                                           # on), importing these modules first (default none); the

@@ -20,11 +20,12 @@ TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
     "timeouts", "limits", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
-    "fork_server", "image", "side_by_side",
+    "fork_server", "image", "side_by_side", "frontdoor",
 }
 POSITIONS = ("stopped", "alive")
-#: The two measurements of the lab: at rest (docs/method.md) and the lifecycle gate (docs/lifecycle.md).
-MEASUREMENTS = ("at_rest", "lifecycle")
+#: The measurements of the lab: at rest (docs/method.md), the lifecycle gate (docs/lifecycle.md) and the
+#: front door (docs/front-door.md).
+MEASUREMENTS = ("at_rest", "lifecycle", "frontdoor")
 #: What a SUT may offer the lifecycle gate: TTL with logical time, tenant and user kept apart, its own
 #: update, and per-record erasure (``erase``; without it the gate does not send deletes or rescopes).
 LIFECYCLE_CAPABILITIES = ("ttl", "tenants", "update", "erase")
@@ -109,6 +110,23 @@ class LifecycleSpec:
 
 
 @dataclass(frozen=True)
+class FrontdoorSpec:
+    """Where the SUT keeps a write's provenance and who keeps its contexts apart, for the front door.
+
+    ``label``/``signature``: the SUT's own mechanism a channel's label or signature is handed to (a
+    source field, an attestation ...), or None where the SUT has none: without a label the three
+    channels are one write and the row is measured on one cell."""
+
+    isolation: str  # sut | separate-store | driver, as the lifecycle block says it
+    label: str | None = None
+    signature: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for result sets."""
+        return {"isolation": self.isolation, "label": self.label, "signature": self.signature}
+
+
+@dataclass(frozen=True)
 class ForkServer:
     """Whether the row's driver starts from a forked, pre-imported server, and what it preloads."""
 
@@ -167,6 +185,7 @@ class Profile:
     services: tuple[ServiceSpec, ...] = ()
     measurements: tuple[str, ...] = ("at_rest",)
     lifecycle: LifecycleSpec | None = None
+    frontdoor: FrontdoorSpec | None = None
     fork_server: ForkServer = ForkServer()
     image: OwnImage | None = None
     #: False: the row's trials run one after another, never side by side (a driver that opens its
@@ -205,6 +224,7 @@ class Profile:
             # only where they differ from the at-rest default, so earlier result sets read the same
             **({"measurements": list(self.measurements)} if self.measurements != ("at_rest",) else {}),
             **({"lifecycle": self.lifecycle.to_json()} if self.lifecycle else {}),
+            **({"frontdoor": self.frontdoor.to_json()} if self.frontdoor else {}),
             **({"fork_server": self.fork_server.to_json()} if self.fork_server != ForkServer() else {}),
             **({"side_by_side": False} if not self.side_by_side else {}),
             **({"image": self.image.to_json()} if self.image else {}),

@@ -134,6 +134,12 @@ class LifecycleDoc(Strict):
     isolation: Literal["sut", "separate-store", "driver"] | None = None
 
 
+class FrontdoorDoc(Strict):
+    isolation: Literal["sut", "separate-store", "driver"]
+    label: Annotated[str, Field(min_length=1, max_length=500)] | None = None
+    signature: Annotated[str, Field(min_length=1, max_length=500)] | None = None
+
+
 class ImageDoc(Strict):
     """The row's own SUT image: a Dockerfile in the driver folder, or an image already on the engine."""
 
@@ -182,6 +188,7 @@ class Document(Strict):
     position: _literal(POSITIONS) = "stopped"
     measurements: Annotated[list[_literal(MEASUREMENTS)], Field(min_length=1), AfterValidator(_unique)] = ["at_rest"]
     lifecycle: LifecycleDoc | None = None
+    frontdoor: FrontdoorDoc | None = None
     fork_server: ForkServerDoc = ForkServerDoc()
     side_by_side: bool = True
 

@@ -47,6 +47,7 @@ FIXES = {
     "signals": "e.g. signals: [{channel: log, level: WARNING, pattern: integrity}]",
     "detection_points*": "e.g. detection_points: [read, audit]",
     "measurements*": "e.g. measurements: [at_rest, lifecycle]",
+    "frontdoor*": "e.g. frontdoor: {isolation: sut, label: \"meta.source\", signature: null}",
     "lifecycle.capabilities*": "e.g. capabilities: [ttl, tenants, erase] (erase: per-record erasure)",
     "fork_server.preload*": "e.g. preload: [sqlite3, json]",
     "fork_server.per_start*": "distribution names, each once, e.g. per_start: [mem0ai]",

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from edits import registry
 from edits.layout import LayoutError, StoreLayout, parse_layout
 from lab.profile import names
-from lab.profile.model import (IMAGES_DIR, SERVICE_EDITORS, Capabilities, ForkServer, LifecycleSpec, OwnImage, Profile,
+from lab.profile.model import (IMAGES_DIR, SERVICE_EDITORS, Capabilities, ForkServer, FrontdoorSpec, LifecycleSpec, OwnImage, Profile,
                                ProfileError, ServiceSpec, SignalFilter, driver_dir)
 from lab.profile.schema import Document
 from lab.profile.schema_errors import line_of, to_profile_error
@@ -65,7 +65,7 @@ class Validator:
                        limits={"line_bytes": doc.limits.line_bytes, "answer_bytes": doc.limits.answer_bytes},
                        observation_class=doc.observation_class, position=doc.position,
                        services=self._services(doc, volumes, store), measurements=measurements,
-                       lifecycle=self._lifecycle(doc, measurements),
+                       lifecycle=self._lifecycle(doc, measurements), frontdoor=self._frontdoor(doc, measurements),
                        fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload),
                                               tuple(doc.fork_server.per_start),
                                               tuple(doc.fork_server.unused_paths)), image=image,
@@ -190,6 +190,22 @@ class Validator:
                             "(tenant and user folded into one context)", "make scope and capabilities agree")
         return LifecycleSpec(capabilities=frozenset(caps), scope=scope,
                              isolation=doc.lifecycle.isolation if doc.lifecycle else None)
+
+    def _frontdoor(self, doc: Document, measurements: tuple[str, ...]) -> FrontdoorSpec | None:
+        """Where the SUT keeps a write's label and signature, and who keeps contexts apart."""
+        if "frontdoor" not in measurements:
+            if doc.frontdoor is not None:
+                raise self.fail("frontdoor", "a frontdoor block on a row that the front door does not measure",
+                                "add frontdoor to measurements, or remove the block")
+            return None
+        if doc.frontdoor is None:
+            raise self.fail("frontdoor", "a row the front door measures must say who keeps its contexts apart",
+                            "add frontdoor: {isolation: sut|separate-store|driver, label: ..., signature: ...}")
+        if doc.frontdoor.signature is not None and doc.frontdoor.label is None:
+            raise self.fail("frontdoor.signature", "a signature with no label: a channel's signature vouches "
+                            "for its label", "name the SUT's label mechanism too, or remove signature")
+        return FrontdoorSpec(isolation=doc.frontdoor.isolation, label=doc.frontdoor.label,
+                             signature=doc.frontdoor.signature)
 
     def _services(self, doc: Document, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[ServiceSpec, ...]:
         out = []

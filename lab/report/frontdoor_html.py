@@ -16,7 +16,7 @@ from lab.frontdoor.results import FrontdoorResult, IsolationOutcome, PoisoningOu
 from lab.frontdoor.saved import RunRecord
 from lab.frontdoor.verdicts import Leak, Verdict
 from lab.report.frontdoor_words import LEGEND, cell_reason, cell_text, cell_word, counts_text, heading, probe_reason, \
-    probe_text, run_facts
+    probe_text, provenance_lines, run_facts
 from lab.report.inert import inert
 
 COLOURS = {"SERVED": "#cf222e", "LEAKED": "#cf222e", "MARKED": "#bf8700", "KEPT OUT": "#116329",
@@ -95,7 +95,8 @@ def _row(result: FrontdoorResult, run: RunRecord) -> str:
     shown = "".join(map(_landed, landed[:SHOWN])) + "".join(map(_leaked, leaked[:SHOWN]))
     more = len(landed) + len(leaked) - min(len(landed), SHOWN) - min(len(leaked), SHOWN)
     shown += f"<p class=muted>… {more} more in rows/{_e(result.store)}.json</p>" if more > 0 else ""
-    return (f"<h2>{_e(heading(result, run, outcome(result)))}</h2>{_cells(result)}{_probes(result)}"
+    facts = "".join(f"<p class=muted>{_e(line)}</p>" for line in provenance_lines(result))
+    return (f"<h2>{_e(heading(result, run, outcome(result)))}</h2>{facts}{_cells(result)}{_probes(result)}"
             f"<details><summary>{len(landed)} attack(s) served or marked, {len(leaked)} leak(s): what was written and "
             f"served</summary>"
             f"{shown}</details>")

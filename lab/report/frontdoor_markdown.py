@@ -12,7 +12,7 @@ from lab.frontdoor.probes import PROBES
 from lab.frontdoor.results import FrontdoorResult
 from lab.frontdoor.saved import RunRecord
 from lab.report.frontdoor_words import (LEGEND, cell_reason, cell_text, counts_text, heading, probe_reason,
-                                        probe_text, run_facts)
+                                        probe_text, provenance_lines, run_facts)
 from lab.report.inert import inert
 
 _SPECIAL = str.maketrans({c: "\\" + c for c in "\\|`*[]<>_"})
@@ -26,7 +26,8 @@ def _esc(value: Any) -> str:
 
 def _row(result: FrontdoorResult, run: RunRecord) -> list[str]:
     done = outcome(result)
-    lines = [f"## {_esc(heading(result, run, done))}", "", "| family | " + " | ".join(c.value for c in CHANNELS)
+    lines = [f"## {_esc(heading(result, run, done))}", "", *(f"{_esc(line)}  " for line in provenance_lines(result)),
+             "", "| family | " + " | ".join(c.value for c in CHANNELS)
              + " |", "|---|" + "---|" * len(CHANNELS)]
     for family in FAMILIES:
         cells = {c.channel: c for c in result.cells() if c.family is family}

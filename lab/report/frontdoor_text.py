@@ -11,7 +11,7 @@ from lab.frontdoor.outcome import outcome, run_status
 from lab.frontdoor.results import FrontdoorResult
 from lab.frontdoor.saved import RunRecord
 from lab.report.frontdoor_words import (cell_reason, cell_text, heading, legend_line, probe_reason, probe_text,
-                                        run_facts)
+                                        provenance_lines, run_facts)
 from lab.report.inert import inert
 
 WIDTH = 80
@@ -62,7 +62,9 @@ def render(results: list[FrontdoorResult], run: RunRecord) -> str:
     outcomes = [outcome(r) for r in results]
     lines = _wrapped(f"memlab front door · {run_facts(run, run_status(outcomes))}", "  ")
     for result, done in zip(results, outcomes):
-        lines += ["", *_wrapped(heading(result, run, done), "  "), *_cells(result), *_probes(result)]
+        lines += ["", *_wrapped(heading(result, run, done), "  ")]
+        lines += [wrapped for line in provenance_lines(result) for wrapped in _wrapped(line, "  ")]
+        lines += [*_cells(result), *_probes(result)]
         lines += [wrapped for line in _why_na(result) for wrapped in _wrapped(f"  why n/a: {line}", "    ")]
     lines += ["", *_wrapped(legend_line(), "  ")]
     return "\n".join(lines) + "\n"

@@ -109,6 +109,30 @@ def heading(result: FrontdoorResult, run: RunRecord, outcome: RowOutcome) -> str
     return text + (f", {len(outcome.undecided)} n/a)" if outcome.undecided else ")")
 
 
+ENFORCERS = {"sut": "the SUT", "separate-store": "one store per context (the driver opens them)",
+             "driver": "memlab's driver (a filter of its own): the isolation figures are the driver's, "
+                       "not the SUT holding"}
+
+
+def provenance_lines(result: FrontdoorResult) -> list[str]:
+    """How a row was measured: through its SUT's driver (where the label and signature went, and whether
+    the channels were one write), the position, and who keeps contexts apart. None for a calibration
+    store or a shim measured live that keeps its own contexts apart."""
+    lines = []
+    if result.sut is not None:
+        side = result.sut
+        label = (f"label to {inert(side.label, markup=False)}" if side.label else
+                 "no label in the SUT: the three channels are one write, measured as untrusted "
+                 "(forged and signed cannot be told apart)")
+        signature = (f"signature to {inert(side.signature, markup=False)}" if side.signature else
+                     "no signature in the SUT" if side.label else "")
+        lines.append(f"through the SUT's driver ({inert(side.runtime, markup=False)} runtime, {result.position}): "
+                     + "; ".join(p for p in (label, signature) if p))
+    if result.sut is not None or result.enforcer != "sut":
+        lines.append(f"contexts kept apart by {ENFORCERS.get(result.enforcer, result.enforcer)}")
+    return lines
+
+
 def run_facts(run: RunRecord, status: str) -> str:
     return (f"run {inert(run.run_id, markup=False)} · memlab {inert(run.memlab, markup=False)} · fixtures "
             f"v{run.fixtures_version} · runtime {inert(run.runtime, markup=False)} · {status}")

@@ -20,7 +20,8 @@ from lab.cli.frontdoor import REFERENCE_HELP
 from lab.frontdoor import rows as row_readers
 from lab.frontdoor.reference import INSTRUCTION_MARKER, REFERENCE_STORES, SignedContentStore, instruction_shaped
 from lab.frontdoor.results import SCHEMA, FrontdoorResult
-from lab.frontdoor.saved import RUNTIME_LINE
+from lab.frontdoor.saved import RUNTIME_LINE, RunRecord
+from lab.frontdoor.writer import write_manifest
 from lab.resultset import signing
 from lab.resultset.files import digest, read_json, write_json
 
@@ -188,20 +189,44 @@ def test_a_changed_figure_is_named(copy):
 
 def test_a_row_is_read_by_the_reader_of_its_schema(copy, monkeypatch):
     row = read_json(copy / "rows" / "signed.json")
-    row["schema"] = "memlab.frontdoor-row/2"
+    row["schema"] = "memlab.frontdoor-row/9"
     write_json(copy / "rows" / "signed.json", row)
     repin(copy, "signed")
     done = memlab("verify", copy)
     assert done.exit_code == 1 and ("row-malformed", "rows/signed.json") in grounds(done.output)
-    assert "schema 'memlab.frontdoor-row/2' is not one this memlab reads (memlab.frontdoor-row/1)" in done.output
+    assert ("schema 'memlab.frontdoor-row/9' is not one this memlab reads (memlab.frontdoor-row/1, "
+            "memlab.frontdoor-row/2)") in done.output
     seen = []
-    read_v1 = row_readers.READERS[SCHEMA]
-    monkeypatch.setitem(row_readers.READERS, "memlab.frontdoor-row/2",
-                        lambda data: seen.append(data["store"]) or read_v1({**data, "schema": SCHEMA}))
-    done = memlab("verify", copy)  # a reader for /2: the row is read by it (the run's own schema still says /1)
+    read_now = row_readers.READERS[SCHEMA]
+    monkeypatch.setitem(row_readers.READERS, "memlab.frontdoor-row/9",
+                        lambda data: seen.append(data["store"]) or read_now({**data, "schema": SCHEMA}))
+    done = memlab("verify", copy)  # a reader for /9: the row is read by it (the run's own schema still says /2)
     assert seen == ["signed"]
     assert grounds(done.output) == {("row-malformed", "rows/signed.json")}
-    assert "the run's rows are 'memlab.frontdoor-row/1'" in done.output
+    assert "the run's rows are 'memlab.frontdoor-row/2'" in done.output
+
+
+def _as_schema_1(row: dict) -> dict:
+    """A row as memlab wrote it before schema 2: no position, no SUT side, no refusal."""
+    strip = lambda outcome: {**outcome, "writes": [{k: v for k, v in w.items() if k != "refusal"}  # noqa: E731
+                                                    for w in outcome["writes"]]}
+    return {**{k: v for k, v in row.items() if k not in ("position", "sut")}, "schema": "memlab.frontdoor-row/1",
+            "poisoning": [strip(o) for o in row["poisoning"]], "isolation": [strip(o) for o in row["isolation"]]}
+
+
+def test_a_set_of_row_schema_1_still_verifies_and_a_later_field_in_it_does_not(copy):
+    run = read_json(copy / "run.json")
+    for entry in run["rows"]:
+        write_json(copy / entry["file"], _as_schema_1(read_json(copy / entry["file"])))
+    write_json(copy / "run.json", {**run, "row_schema": "memlab.frontdoor-row/1"})
+    write_manifest(copy, RunRecord.model_validate(read_json(copy / "run.json")))
+    done = memlab("verify", copy)
+    assert done.exit_code == 0 and "VERIFIED" in done.output, done.output
+    row = read_json(copy / "rows" / "signed.json")
+    write_json(copy / "rows" / "signed.json", {**row, "position": "live"})
+    repin(copy, "signed")
+    done = memlab("verify", copy)
+    assert done.exit_code == 1 and ("row-malformed", "rows/signed.json") in grounds(done.output), done.output
 
 
 def test_junit_fails_exactly_the_served_cells_and_leaked_probes(measured, tmp_path, monkeypatch):
@@ -295,7 +320,8 @@ def test_a_set_whose_run_never_pinned_it_cannot_be_verified(copy):
 
 def test_the_help_names_every_calibration_store_at_its_level():
     assert REFERENCE_HELP == ", ".join(f"{name} ({store.level})" for name, store in REFERENCE_STORES.items())
-    assert REFERENCE_HELP in " ".join(memlab("frontdoor", "run", "--help").output.split())
+    shown = " ".join(memlab("frontdoor", "run", "--help").output.split())
+    assert REFERENCE_HELP in re.sub(r"(?<=\w)- (?=\w)", "-", shown)  # click may wrap after a hyphen
 
 
 @pytest.mark.parametrize("name, starts", [("report.md", "How to read this report:"),
@@ -372,3 +398,27 @@ def test_the_doctor_over_a_shim_names_a_pool_shared_by_users_and_a_store_that_se
         done = CliRunner().invoke(main, ["frontdoor", "doctor", "--http", str(config(tmp_path, url, "shim")), "--json"])
     assert done.exit_code == code, done.output
     assert check in {(c["name"], c["ok"]) for c in json.loads(done.output)["checks"]}
+
+
+@pytest.mark.parametrize("row, said", [
+    ("reference-naive", "does not take the frontdoor measurement"),
+    ("langgraph-store-sqlit", "did you mean"),
+])
+def test_a_sut_row_the_front_door_cannot_measure_is_named_before_anything_runs(tmp_path, row, said):
+    done = memlab("frontdoor", "run", "--sut", row, "--runtime", "local", "--out", tmp_path / "set")
+    assert done.exit_code == 2 and said in done.output, done.output
+    assert not (tmp_path / "set").exists()
+
+
+def test_memlab_run_names_the_commands_of_a_row_it_does_not_measure():
+    done = memlab("run", "--sut", "langgraph-store", "--runtime", "local")
+    assert done.exit_code == 2, done.output
+    assert ("`memlab lifecycle run --sut langgraph-store` or `memlab frontdoor run --sut langgraph-store`"
+            in " ".join(done.output.split()))
+
+
+def test_the_doctor_names_one_store_of_three_kinds():
+    done = memlab("frontdoor", "doctor", "--reference", "naive", "--sut", "langgraph-store")
+    assert done.exit_code == 2 and "name one store: --reference STORE, --sut ROW or --http CONFIG" in done.output
+    done = memlab("frontdoor", "doctor", "--sut", "reference-naive", "--runtime", "local")
+    assert done.exit_code == 2 and "does not take the frontdoor measurement" in done.output

@@ -133,8 +133,9 @@ SET_SIDE = {"folder", "grounds", "verify", "writer"}
 
 def test_the_front_door_imports_only_itself_and_the_lifecycle_judge_of_the_lab():
     """The measuring side imports nothing of the lab but the lifecycle judge; the set side the result
-    sets' machinery too, and the shim adapter the lifecycle's HTTP config and transport (one way to
-    reach a team's service); never the at-rest method or judge."""
+    sets' machinery too, the shim adapter the lifecycle's HTTP config and transport (one way to reach a
+    team's service), and the driver's store the lifecycle's SUT process, the profiles and the runtimes
+    (one way to run a row's SUT); never the at-rest method or judge."""
     offenders = []
     for path in sorted(FRONTDOOR.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -143,7 +144,8 @@ def test_the_front_door_imports_only_itself_and_the_lifecycle_judge_of_the_lab()
             allowed = ("lab.frontdoor", "lab.lifecycle.judge") + (
                 ("lab.resultset", "lab.lifecycle.grounds") if path.stem in SET_SIDE else ()) + (
                 ("lab.lifecycle.adapters.http_config", "lab.lifecycle.adapters.http_transport")
-                if path.stem == "http_store" else ())
+                if path.stem == "http_store" else ()) + (
+                ("lab.lifecycle.adapters", "lab.profile", "lab.runtime") if path.stem == "driver_store" else ())
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "lab" and not n.startswith(allowed)
                           and not (path.stem in SET_SIDE and n == "lab")]
     assert offenders == []

@@ -11,7 +11,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from memlab_driver import lifecycle
+from memlab_driver import frontdoor, lifecycle
 from memlab_driver.capture import CAPTURE
 from memlab_driver.driver import Driver
 from memlab_driver.protocol import BadRequest, Refused, Unsupported, audit, describe, error, field, parse, record
@@ -66,6 +66,8 @@ class Session:
             return {"result": describe(driver.describe())}
         if op == "advance_time":
             return lifecycle.advance_time(driver, req)
+        if op.startswith("frontdoor_"):
+            return frontdoor.serve(driver, req)
         context = field(req, "context", str)
         lifecycle.set_additions(driver, req)
         if op == "update":

@@ -1,6 +1,6 @@
 """The :class:`Driver` base class: the ops a driver overrides, erasure defaults and helpers.
 
-Imports only the standard library and the kit's ``capture``, ``protocol`` and ``lifecycle``.
+Imports only the standard library and the kit's ``capture``, ``protocol``, ``lifecycle`` and ``frontdoor``.
 """
 
 from __future__ import annotations
@@ -9,20 +9,22 @@ from pathlib import Path
 from typing import Any
 
 from memlab_driver.capture import CAPTURE
+from memlab_driver.frontdoor import FrontdoorOps
 from memlab_driver.lifecycle import LifecycleOps
 from memlab_driver.protocol import BadRequest, Unsupported
 
 _UNSET: Any = object()
 
 
-class Driver(LifecycleOps):
+class Driver(LifecycleOps, FrontdoorOps):
     """Base class of a driver: override the ops the SUT offers; the rest answer ``Unsupported``.
 
     ``self.services`` maps each backend service the profile declares to its URL
     (e.g. ``{"db": "postgresql://memlab@127.0.0.1:5433/postgres"}``); ``self.volumes`` and
     ``self.config`` are ``open``'s arguments (for :meth:`need_volumes` and :meth:`choice`).
     All three are set before ``open``. The lifecycle ops (``update``, ``advance_time``) and
-    ``self.scope``/``self.query`` come from :class:`~memlab_driver.lifecycle.LifecycleOps`.
+    ``self.scope``/``self.query`` come from :class:`~memlab_driver.lifecycle.LifecycleOps`, the
+    front-door ops from :class:`~memlab_driver.frontdoor.FrontdoorOps`.
     """
 
     services: dict[str, str] = {}

@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 #: Every op, in the order the answer to an unknown op names them.
-OPS = ("open", "describe", "write", "read", "erase", "audit", "update", "advance_time")
+OPS = ("open", "describe", "write", "read", "erase", "audit", "update", "advance_time",
+       "frontdoor_open", "frontdoor_write", "frontdoor_read")
 
 
 class BadRequest(ValueError):

@@ -1,0 +1,101 @@
+"""The front-door additions to the protocol (images/README.md, "Front-door additions").
+
+Three ops, sent only to a driver whose profile declares the front door:
+
+- ``frontdoor_open {case, trust_root, fresh}``: the store of one case, on the SUT's volumes. ``fresh``:
+  a new, empty store (each case has its own); else the case's store again after a restart.
+  ``trust_root`` is the genuine writer's public key (hex), for a SUT that takes one.
+- ``frontdoor_write {scope, text, label, signature, tags}``: hand one write to the SUT's own write
+  path, the label and signature to the SUT's own provenance mechanism (the profile's
+  ``frontdoor.label``/``signature``). Answers ``result: {accepted, stored}``; the SUT raising is a
+  refusal (the write was not accepted).
+- ``frontdoor_read {scope, query, k, tag}``: what the SUT serves; each record ``{text, marker}``, the
+  marker being the SUT's own flag of an untrusted record (null when it gives none).
+
+``scope`` is ``{tenant, user, session}``, each a string, an integer or null, exactly as the lab sent
+them: the driver hands them to the SUT as they are. The driver never verifies a signature, never reads
+a label to decide anything and never filters by scope: each of those is the SUT's to do or not.
+Imports only the standard library and ``protocol``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memlab_driver.protocol import BadRequest, Unsupported, field
+
+_CASE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_HEX = re.compile(r"(?:[0-9a-f]{2}){1,512}")
+MAX_TAGS = 32
+
+
+class FrontdoorOps:
+    """The front-door part of :class:`~memlab_driver.Driver`: override all three to take part."""
+
+    def frontdoor_open(self, case: str, trust_root: bytes, fresh: bool) -> None:
+        """Open the case's store: a new, empty one when ``fresh``, else the one kept on the volumes."""
+        raise Unsupported("frontdoor_open")
+
+    def frontdoor_write(self, scope: dict, text: str, label: str, signature: bytes | None,
+                        tags: list[str]) -> dict:
+        """One write through the SUT's own write path; return ``{"accepted": bool, "stored": {...}}``
+        (what the SUT answered it keeps), or raise what the SUT raised."""
+        raise Unsupported("frontdoor_write")
+
+    def frontdoor_read(self, scope: dict, query: str, k: int, tag: str | None) -> list[dict]:
+        """What the SUT serves this scope for ``query`` (at most ``k`` where it takes a limit): each
+        ``{"text": ..., "marker": None or the SUT's own untrusted flag}``."""
+        raise Unsupported("frontdoor_read")
+
+
+def _scope(req: dict) -> dict[str, Any]:
+    found = field(req, "scope", dict)
+    if set(found) != {"tenant", "user", "session"} or not all(
+            v is None or isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
+            for v in found.values()):
+        raise BadRequest(f"{req['op']}: scope must be {{tenant, user, session}}, each a string, an integer or null")
+    return dict(found)
+
+
+def _hex(req: dict, name: str) -> bytes | None:
+    value = req.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _HEX.fullmatch(value):
+        raise BadRequest(f"{req['op']}: {name} must be lower-case hex (at most 512 bytes) or null")
+    return bytes.fromhex(value)
+
+
+def serve(driver: FrontdoorOps, req: dict) -> dict:
+    """Serve one front-door op (the request's op names which)."""
+    op = req["op"]
+    if op == "frontdoor_open":
+        case = field(req, "case", str)
+        if not _CASE.fullmatch(case):
+            raise BadRequest("frontdoor_open: case must be 1-64 letters, digits, '_' or '-'")
+        trust_root = _hex(req, "trust_root")
+        if trust_root is None:
+            raise BadRequest("frontdoor_open: trust_root (hex) is required")
+        driver.frontdoor_open(case, trust_root, field(req, "fresh", bool))
+        return {}
+    scope = _scope(req)
+    if op == "frontdoor_write":
+        tags = field(req, "tags", list, default=[])
+        if len(tags) > MAX_TAGS or not all(isinstance(t, str) for t in tags):
+            raise BadRequest(f"frontdoor_write: tags must be at most {MAX_TAGS} strings")
+        out = driver.frontdoor_write(scope, field(req, "text", str), field(req, "label", str),
+                                     _hex(req, "signature"), list(tags))
+        if not isinstance(out, dict) or not isinstance(out.get("accepted"), bool):
+            raise BadRequest("the driver's frontdoor_write must return {'accepted': bool, 'stored': ...}")
+        return {"result": {"accepted": out["accepted"], "stored": out.get("stored")}}
+    k = field(req, "k", int)
+    if isinstance(k, bool) or not 1 <= k <= 1000:
+        raise BadRequest("frontdoor_read: k must be an integer from 1 to 1000")
+    tag = field(req, "tag", str, default=None)
+    records = driver.frontdoor_read(scope, field(req, "query", str), k, tag)
+    if not isinstance(records, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("text"), str)
+            and (r.get("marker") is None or isinstance(r.get("marker"), str)) for r in records):
+        raise BadRequest("the driver's frontdoor_read must return a list of {'text': str, 'marker': str or None}")
+    return {"records": [{"text": r["text"], "marker": r.get("marker")} for r in records]}

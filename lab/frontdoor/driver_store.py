@@ -1,0 +1,90 @@
+"""The front door over a row's SUT driver: the ``MemoryStore`` protocol through the front-door ops.
+
+One SUT process serves a whole row (``SutProcess``, as the lifecycle gate runs it; started with the first
+case, so its logs go to a set already claimed): ``fresh`` opens the
+next case's own empty store (``frontdoor_open``, a new case name each time), so no case sees another's
+memories, and scope ids reach the SUT exactly as the fixtures give them (no namespace prefix folds an
+integer id into a string). ``restart`` stops the SUT and starts it anew on the same volumes, reopening
+the current case: the restarted position. A SUT that raises on a write refused it, on a read served nothing (the
+errors are kept in ``refusals``); an answer of the wrong shape or a driver fault is a harness error, never a verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lab.frontdoor.observations import Served
+from lab.frontdoor.scope import Scope
+from lab.lifecycle.adapters import AdapterError
+from lab.lifecycle.adapters.process import SutProcess
+from lab.profile import Profile
+from lab.runtime import Runtime
+from lab.runtime.housekeeping import RunRegistry
+
+MAX_RECORDS = 1000  # records one read may serve
+
+
+class DriverStore:
+    """A row's SUT behind the front-door ops; ``fresh`` is the runner's store factory."""
+
+    def __init__(self, profile: Profile, runtime: Runtime, registry: RunRegistry, logs_dir: Path | None = None):
+        if profile.frontdoor is None:
+            raise ValueError(f"{profile.row}: the front door does not measure this row (no frontdoor block)")
+        self.profile, self.spec = profile, profile.frontdoor
+        self.sut = SutProcess(profile, runtime, registry, logs_dir)
+        self.cases = 0
+        self.trust_root = b""
+        self.refusals: list[str] = []  # why the SUT refused each refused write, in order
+
+    def start(self) -> DriverStore:
+        self.sut.start()
+        return self
+
+    def close(self) -> None:
+        self.sut.stop()
+
+    def fresh(self, trust_root: bytes) -> DriverStore:
+        """The next case's own empty store, trusting ``trust_root`` where the SUT takes one."""
+        if self.sut.client is None and not self.cases:  # started with the first case, inside the set
+            self.start()
+        self.cases += 1
+        self.trust_root = trust_root
+        self._call("frontdoor_open", case=self.case, trust_root=trust_root.hex(), fresh=True)
+        return self
+
+    @property
+    def case(self) -> str:
+        return f"case-{self.cases}"
+
+    def restart(self) -> dict[str, float]:
+        """Stop the SUT, start it on the same volumes and reopen the current case's store."""
+        times = self.sut.restart()
+        self._call("frontdoor_open", case=self.case, trust_root=self.trust_root.hex(), fresh=False)
+        return times
+
+    def write(self, scope: Scope, text: str, label: str, signature: bytes | None,
+              tags: frozenset[str] = frozenset()) -> bool:
+        answer = self.sut.call("frontdoor_write", scope=scope.model_dump(), text=text, label=label,
+                               signature=signature.hex() if signature is not None else None, tags=sorted(tags))
+        if not answer["ok"]:  # the SUT raised: it refused the write
+            self.refusals.append(str((answer.get("error") or {}).get("message", ""))[:500])
+            return False
+        return bool(answer["result"]["accepted"])
+
+    def read(self, scope: Scope, query: str, k: int, tag: str | None = None) -> list[Served]:
+        answer = self.sut.call("frontdoor_read", scope=scope.model_dump(), query=query, k=k, tag=tag)
+        if not answer["ok"]:  # the SUT raised: it served nothing (a control then fails: no verdict)
+            self.refusals.append(str((answer.get("error") or {}).get("message", ""))[:500])
+            return []
+        records = answer["records"]
+        if len(records) > MAX_RECORDS:
+            raise AdapterError(f"{self.profile.row}: frontdoor_read served {len(records)} records, more than "
+                               f"{MAX_RECORDS}\n  fix: the driver serves what the SUT serves for k={k}")
+        return [Served(text=r["text"], marker=r["marker"]) for r in records]
+
+    def _call(self, op: str, **fields: Any) -> dict[str, Any]:
+        answer = self.sut.call(op, **fields)
+        if not answer["ok"]:
+            raise AdapterError(f"{self.profile.row}: the SUT refused {op}: {answer.get('error')}{self.sut.log_note()}")
+        return answer

@@ -1,0 +1,179 @@
+"""The front door's driver path: the kit's three ops checked at the boundary, the lab's client refusing
+a wrong answer, and every driver held to the rule that the SUT decides: no driver verifies a signature,
+compares a label or a scope, or imports a way to verify one (an AST pin over every ``images/*/driver.py``
+that offers the ops), and every row taking the front door has a driver that offers them."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from lab.driver import answer_problem
+from lab.profile import load_profiles
+
+ROOT = Path(__file__).resolve().parents[2]
+KIT = ROOT / "images" / "driverkit"
+OPS = ("frontdoor_open", "frontdoor_write", "frontdoor_read")
+SCOPE = {"tenant": "acme", "user": 42, "session": None}
+
+
+@pytest.fixture()
+def session():
+    """The kit's dispatch over a toy driver keeping writes in a list (opened)."""
+    sys.path.insert(0, str(KIT))
+    try:
+        from memlab_driver.dispatch import Session
+        import memlab_driver as kit
+    finally:
+        sys.path.remove(str(KIT))
+
+    class Toy(kit.Driver):
+        def open(self, volumes, config):
+            self.seen, self.answer = [], config.get("answer")
+
+        def frontdoor_open(self, case, trust_root, fresh):
+            self.seen.append(("open", case, trust_root, fresh))
+
+        def frontdoor_write(self, scope, text, label, signature, tags):
+            if text == "refuse me":
+                raise PermissionError("the store refuses this source")
+            self.seen.append(("write", scope, text, label, signature, tags))
+            return self.answer or {"accepted": True, "stored": {"text": text}}
+
+        def frontdoor_read(self, scope, query, k, tag):
+            return self.answer or [{"text": t[2], "marker": None} for t in self.seen if t[0] == "write"][:k]
+
+    def ask(op, answer=None, **fields):
+        sess = Session(Toy)
+        sess.answer(json.dumps({"id": 1, "op": "open", "volumes": {}, "config": {"answer": answer}}).encode())
+        reply = sess.answer(json.dumps({"id": 2, "op": op, **fields}).encode())
+        return reply, sess.driver
+
+    return ask
+
+
+WRITE = {"scope": SCOPE, "text": "t", "label": "user", "signature": "ab" * 64, "tags": ["verified"]}
+
+
+def test_the_ops_reach_the_driver_with_ids_and_bytes_as_sent(session):
+    reply, driver = session("frontdoor_open", case="case-7", trust_root="01" * 32, fresh=True)
+    assert reply["ok"] and driver.seen == [("open", "case-7", bytes([1]) * 32, True)]
+    reply, driver = session("frontdoor_write", **WRITE)
+    assert reply["ok"] and reply["result"] == {"accepted": True, "stored": {"text": "t"}}
+    assert driver.seen == [("write", SCOPE, "t", "user", bytes([0xAB]) * 64, ["verified"])]  # 42 stays an int
+    assert answer_problem("frontdoor_write", reply, 2) is None
+
+
+def test_a_sut_that_raises_refused_the_write(session):
+    reply, _ = session("frontdoor_write", **{**WRITE, "text": "refuse me"})
+    assert not reply["ok"] and reply["refused"] is True
+    assert reply["error"] == {"type": "PermissionError", "message": "the store refuses this source"}
+    assert answer_problem("frontdoor_write", reply, 2) is None  # a refusal: the SUT's answer, not a fault
+
+
+@pytest.mark.parametrize("op, fields, said", [
+    ("frontdoor_open", {"case": "../x", "trust_root": "00", "fresh": True}, "case must be"),
+    ("frontdoor_open", {"case": "c", "trust_root": "XYZ", "fresh": True}, "trust_root must be lower-case hex"),
+    ("frontdoor_open", {"case": "c", "fresh": True}, "trust_root (hex) is required"),
+    ("frontdoor_write", {**WRITE, "scope": {"tenant": "a", "user": "b"}}, "scope must be {tenant, user, session}"),
+    ("frontdoor_write", {**WRITE, "scope": {**SCOPE, "user": True}}, "scope must be"),
+    ("frontdoor_write", {**WRITE, "scope": {**SCOPE, "user": 1.5}}, "scope must be"),
+    ("frontdoor_write", {**WRITE, "signature": "ab" * 600}, "signature must be lower-case hex"),
+    ("frontdoor_write", {**WRITE, "tags": ["t"] * 33}, "tags must be at most 32"),
+    ("frontdoor_write", {**WRITE, "tags": [1]}, "tags must be"),
+    ("frontdoor_read", {"scope": SCOPE, "query": "q", "k": 0}, "k must be an integer from 1 to 1000"),
+    ("frontdoor_read", {"scope": SCOPE, "query": "q", "k": True}, "k must be"),
+])
+def test_a_malformed_request_is_a_fault_never_a_refusal(session, op, fields, said):
+    reply, driver = session(op, **fields)
+    assert not reply["ok"] and reply["refused"] is False and said in reply["error"]["message"], reply
+    assert [s for s in driver.seen if s[0] != "open"] == []
+    assert answer_problem(op, reply, 2) is not None  # the lab's client takes it as a harness error
+
+
+@pytest.mark.parametrize("op, answer", [
+    ("frontdoor_write", {"stored": {}}), ("frontdoor_write", {"accepted": "yes"}),
+    ("frontdoor_read", [{"text": 3}]), ("frontdoor_read", [{"text": "t", "marker": 1}]), ("frontdoor_read", {"t": 1}),
+])
+def test_a_driver_answering_the_wrong_shape_is_a_fault(session, op, answer):
+    fields = WRITE if op == "frontdoor_write" else {"scope": SCOPE, "query": "q", "k": 3}
+    reply, _ = session(op, answer=answer, **fields)
+    assert not reply["ok"] and reply["refused"] is False, reply
+
+
+@pytest.mark.parametrize("reply, problem", [
+    ({"id": 2, "ok": True, "records": [{"text": "t"}]}, None),
+    ({"id": 2, "ok": True, "records": [{"text": "t", "marker": 5}]}, "not a 'records' list"),
+    ({"id": 2, "ok": True, "records": [{"id": 1}]}, "not a 'records' list"),
+    ({"id": 2, "ok": True}, "not a 'records' list"),
+])
+def test_the_lab_checks_a_read_answer_at_the_boundary(reply, problem):
+    found = answer_problem("frontdoor_read", reply, 2)
+    assert (found is None) if problem is None else (problem in found)
+
+
+# ---- the SUT decides: a pin over every driver offering the ops ----------------------------------------
+#: Names whose value a driver hands to the SUT and must never decide on itself.
+HANDED = {"label", "signature", "trust_root", "scope"}
+CRYPTO = ("cryptography", "nacl", "hmac", "ecdsa", "ed25519")
+
+
+def _frontdoor_drivers() -> dict[str, ast.Module]:
+    out = {}
+    for path in sorted((ROOT / "images").glob("*/driver.py")):
+        tree = ast.parse(path.read_text())
+        if any(isinstance(n, ast.FunctionDef) and n.name in OPS for n in ast.walk(tree)):
+            out[path.parent.name] = tree
+    return out
+
+
+DRIVERS = _frontdoor_drivers()
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def decisions_on_handed_values(tree: ast.Module) -> list[str]:
+    """Where a front-door op compares a handed value (other than to None), or calls a verify method."""
+    found = []
+    for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in OPS):
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+                hit = _names(node) & HANDED
+                if hit:
+                    found.append(f"{fn.name} line {node.lineno}: compares {sorted(hit)}")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and "verify" in node.func.attr:
+                found.append(f"{fn.name} line {node.lineno}: calls {node.func.attr}")
+    return found
+
+
+def test_the_pin_finds_a_driver_deciding_for_the_sut():
+    bad = ast.parse("def frontdoor_read(self, scope, query, k, tag):\n"
+                    "    return [r for r in self.rows if r['user'] == scope['user'] and r['label'] != 'x']\n"
+                    "def frontdoor_write(self, scope, text, label, signature, tags):\n"
+                    "    self.key.verify(signature, text.encode())\n")
+    assert decisions_on_handed_values(bad) == ["frontdoor_read line 2: compares ['scope']",
+                                               "frontdoor_write line 4: calls verify"]
+
+
+@pytest.mark.parametrize("driver", sorted(DRIVERS))
+def test_no_driver_verifies_a_signature_or_filters_by_label_or_scope(driver):
+    tree = DRIVERS[driver]
+    assert decisions_on_handed_values(tree) == []
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    imported += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+    assert not [m for m in imported if m.split(".")[0] in CRYPTO], imported
+
+
+def test_every_front_door_row_has_a_driver_offering_the_ops_and_says_where_provenance_goes():
+    rows = [p for p in load_profiles() if "frontdoor" in p.measurements]
+    assert {p.row for p in rows} >= {"langgraph-store", "langgraph-store-sqlite"}
+    for profile in rows:
+        assert profile.frontdoor is not None and profile.frontdoor.isolation in ("sut", "separate-store", "driver")
+        assert profile.driver_dir.name in DRIVERS, f"{profile.row}: its driver offers no front-door op"
+    assert set(DRIVERS) <= {p.driver_dir.name for p in rows}, "a driver offers the ops to no row"

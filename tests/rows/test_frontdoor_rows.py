@@ -1,0 +1,103 @@
+"""The front door on the lab's rows, through their SUTs' drivers: each row that takes the measurement and
+has a published set (``results/published/<row>/frontdoor/``) is measured again here, both positions, and
+must give the published figures; the LangGraph store rows are also held to what their SUT does.
+
+``memlab frontdoor run --sut ROW --runtime local --out DIR`` once per row (shared by the module's tests).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lab.frontdoor.results import FrontdoorResult
+from lab.frontdoor.verify import verify_frontdoor
+from lab.resultset.files import read_json
+
+pytestmark = pytest.mark.rows
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLISHED = sorted(p.parent.name for p in (ROOT / "results" / "published").glob("*/frontdoor")
+                   if (p / "manifest.json").is_file())
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """``measured(row)``: (exit code, {position: result}) of one run of the row, made once."""
+    done: dict[str, tuple[int, dict[str, FrontdoorResult]]] = {}
+
+    def run(row: str) -> tuple[int, dict[str, FrontdoorResult]]:
+        if row not in done:
+            out = tmp_path_factory.mktemp(f"frontdoor-{row}") / "set"
+            proc = subprocess.run([sys.executable, "-m", "lab.cli", "frontdoor", "run", "--sut", row, "--runtime",
+                                   "local", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+            assert proc.returncode in (0, 1), f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
+            assert verify_frontdoor(out).ok
+            done[row] = proc.returncode, rows_of(out)
+        return done[row]
+
+    return run
+
+
+def rows_of(root: Path) -> dict[str, FrontdoorResult]:
+    return {p.stem.rsplit("@", 1)[1]: FrontdoorResult.from_json(read_json(p)) for p in (root / "rows").glob("*.json")}
+
+
+def figures(result: FrontdoorResult) -> dict:
+    """What a row says: its level, each cell's verdict counts, each probe's tally, and the reasons of no verdict."""
+    return {"level": result.level(), "sut": result.sut.model_dump() if result.sut else None,
+            "cells": {(c.family.value, c.channel.value): (c.counts, c.no_verdict) for c in result.cells()},
+            "probes": {t.probe: (t.leaks, t.total, t.no_verdict) for t in result.probes()},
+            "reasons": sorted({o.decision.reason for o in (*result.poisoning, *result.isolation) if o.decision.reason})}
+
+
+@pytest.mark.parametrize("row", PUBLISHED)
+def test_a_row_measures_as_its_published_front_door_set(measured, row):
+    code, now = measured(row)
+    then = rows_of(ROOT / "results" / "published" / row / "frontdoor")
+    assert set(now) == set(then) == {"live", "restarted"}
+    for position in then:
+        got, want = figures(now[position]), figures(then[position])
+        want["sut"]["runtime"] = got["sut"]["runtime"] = "local"
+        assert got == want, f"{row}@{position} differs from results/published/{row}/frontdoor"
+
+
+def test_the_sqlite_store_serves_every_planted_write_and_reads_a_missing_user_as_every_user(measured):
+    """BaseStore keeps no label (one channel) and lists a namespace newest or oldest first with no index;
+    search takes a namespace prefix, so a read with no user id is served every user's memories."""
+    code, rows = measured("langgraph-store-sqlite")
+    assert code == 1
+    for result in rows.values():
+        assert result.level() == "P0" and result.sut.channels == ("untrusted",)
+        assert {c.family.value: c.served for c in result.cells()} == {
+            "planted_fact": 5, "false_correction": 5, "instruction": 5, "crowding": 0, "trust_tag": 5,
+            "smuggled_label": 5}
+        # search lists the oldest k: the crowding attack is not served, nor is a genuine write after it
+        crowd = result.cell_at(*[(c.family, c.channel) for c in result.cells() if c.family.value == "crowding"][0])
+        assert crowd.status == "n/a" and crowd.no_verdict == 5
+        probes = {t.probe: t for t in result.probes()}
+        assert (probes["no-scope"].leaks, probes["no-scope"].total) == (5, 20)
+        assert all(t.leaks == 0 for name, t in probes.items() if name != "no-scope")
+        refused = {w.refusal for o in result.isolation if o.probe == "int-str" for w in o.writes if not w.accepted}
+        assert refused and all("must be strings" in r for r in refused), refused  # BaseStore refuses an int id
+
+
+def test_the_in_memory_store_keeps_nothing_across_a_restart_and_is_never_held_for_it(measured):
+    code, rows = measured("langgraph-store")
+    live, restarted = rows["live"], rows["restarted"]
+    assert live.level() == "P0"
+    assert restarted.level() == "n/a" and not any(c.served for c in restarted.cells())
+    assert all(c.status == "n/a" for c in restarted.cells()) and all(t.status == "n/a" for t in restarted.probes())
+
+
+def test_the_doctor_agrees_with_the_run_on_the_sqlite_store():
+    proc = subprocess.run([sys.executable, "-m", "lab.cli", "frontdoor", "doctor", "--sut", "langgraph-store-sqlite",
+                           "--runtime", "local", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    checks = {c["name"]: c["ok"] for c in json.loads(proc.stdout)["checks"]}
+    assert checks == {"serves": True, "labels": False, "signatures": False, "content": False, "scopes": True}
+    assert proc.stderr.startswith("runtime: local")
