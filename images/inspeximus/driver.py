@@ -23,6 +23,26 @@ opens the volumes at fixed paths (``kit.fixed_paths``), as a container's mount p
 - erase: ``forget(ids=[id])`` (hard delete; tombstones).
 - audit: ``verify_writes()`` -> ``(ok, problems)``; with receipts off it reports a problem on an
   untouched store too, which the lab judges against the C1 baseline.
+
+Front door (``frontdoor_*``): each case opens its own store, ``Inspeximus(path=<store>/frontdoor/<case>/
+mem.json)`` (the case folder is made on a fresh open; inspeximus creates the file with the first write).
+A scope's tenant goes to inspeximus's own tenant view ``store.for_tenant(tenant)`` (no tenant: the
+unbound store, inspeximus's admin view of every tenant), its user and session to ``remember``/``recall``
+as ``user_id=``/``session_id=``, each exactly as sent (inspeximus str()s them itself); a part that is
+None is not passed. The label goes to ``remember(source={"doc": label})``, inspeximus's provenance
+field. A signed write goes to inspeximus's origin attestation, ``remember(attestation=(signer,
+signature))``: inspeximus verifies the Ed25519 signature over its own message ``_attest_message(text,
+source)`` (a canonical JSON of the claim and its source; ``frontdoor_message`` returns exactly those
+bytes, which the lab's genuine writer or adversary signs with its own key) under the signer the write
+names, refuses the write when it does not verify, and stamps ``attested_key`` on the record. An
+unsigned write carries no attestation. Which key is trusted is decided at read time by the store's
+trust seeds (``key:<hex>``), never by the driver. The tags go to ``remember(tags=...)``; a read on a tag is
+``recall(..., where={"tags": {"$contains": tag}})``, the store's own pre-filter. The read is
+``recall(query, k=k, user_id=..., session_id=..., where=..., trusted_only=...)`` served in its
+order; recall carries no untrusted flag, so no marker. ``open.config.trust_seeds`` (a list of
+inspeximus trust seeds; ``key:trust_root`` stands for ``key:<the lab's trust root, hex>``) turns on
+the opt-in trusted read: the store's ``trust_seeds`` are set and every read passes
+``trusted_only=True``. Absent (the product default), recall is the plain one.
 """
 
 import os
@@ -50,6 +70,11 @@ class InspeximusDriver(kit.Driver):
         if "home" not in volumes:
             raise kit.BadRequest("needs a volume named home (INSPEXIMUS_KEY_HOME)")
         vols = kit.fixed_paths(volumes, config.get("mount_label", "inspeximus"))
+        self.vols = vols
+        self.trust_seeds = config.get("trust_seeds")
+        if self.trust_seeds is not None and (not isinstance(self.trust_seeds, list) or not self.trust_seeds
+                                             or not all(isinstance(x, str) and x for x in self.trust_seeds)):
+            raise kit.BadRequest("config.trust_seeds: a non-empty list of inspeximus trust seeds (strings)")
         os.environ["INSPEXIMUS_KEY_HOME"] = str(vols["home"])
         self.path = str(vols["store"] / "mem.json")
         kwargs = {"receipts": True, "receipt_key": receipt_key_for(self.path)} if self.receipts == "signed" else {}
@@ -62,7 +87,9 @@ class InspeximusDriver(kit.Driver):
                               "cryptography": kit.dist_version("cryptography")},
                 "capabilities": {"erasure": "record", "order": True, "metadata": True, "snapshot": True,
                                  "lifecycle": ["erase"]},
-                "configuration": {"receipts": self.receipts, "key_home": "INSPEXIMUS_KEY_HOME = volume home"}}
+                "configuration": {"receipts": self.receipts, "key_home": "INSPEXIMUS_KEY_HOME = volume home",
+                                  **({"trust_seeds": self.trust_seeds, "trusted_read": "recall(trusted_only=True)"}
+                                     if self.trust_seeds else {})}}
 
     def write(self, context, text, meta):
         """remember(text, user_id=context, meta={role}, source={doc}[, key=<context>::<meta.key>])."""
@@ -97,6 +124,55 @@ class InspeximusDriver(kit.Driver):
                 "call": f"inspeximus.Inspeximus(path={self.path!r}"
                         f"{', receipts=True, receipt_key=receipt_key_for(path)' if self.receipts == 'signed' else ''})"
                         ".verify_writes()"}
+
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own store, <store>/frontdoor/<case>/mem.json; the trust seeds when the row sets them."""
+        folder = self.vols["store"] / "frontdoor" / case
+        if fresh == folder.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {folder} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        folder.mkdir(parents=True, exist_ok=True)
+        self.fd = Inspeximus(path=str(folder / "mem.json"))
+        if self.trust_seeds:
+            self.fd.trust_seeds = {f"key:{trust_root.hex()}" if seed == "key:trust_root" else seed
+                                   for seed in self.trust_seeds}
+
+    def _fd_handle(self, scope):
+        """inspeximus's tenant view for the scope's tenant (as sent), else the unbound store."""
+        return self.fd if scope["tenant"] is None else self.fd.for_tenant(scope["tenant"])
+
+    @staticmethod
+    def _fd_ids(scope):
+        """user_id= / session_id= for the parts given, exactly as sent."""
+        return {name: scope[part] for part, name in (("user", "user_id"), ("session", "session_id"))
+                if scope[part] is not None}
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """remember(text, tags=..., source={"doc": label}, [attestation=(signer, signature)], user_id=...,
+        session_id=...) on the tenant's view; inspeximus verifies the attestation itself."""
+        handle = self._fd_handle(scope)
+        attested = {} if signature is None else {"attestation": (self.signer.hex() if self.signer else "",
+                                                                signature.hex())}
+        rid = handle.remember(text, tags=list(tags), source={"doc": label}, **attested, **self._fd_ids(scope))
+        rec = next((r for r in handle.items if r.get("id") == rid), {})
+        meta = rec.get("meta") or {}
+        return {"accepted": True,
+                "stored": {"id": rid, "tenant": rec.get("tenant"), "uid": meta.get("uid"), "sid": meta.get("sid"),
+                           "source": rec.get("source"), "tags": rec.get("tags"), "status": rec.get("status")}}
+
+    def frontdoor_message(self, scope, text, label, tags):
+        """The bytes inspeximus verifies an origin attestation over: ``_attest_message(text, source)``
+        (imported here: the at-rest and lifecycle rows of every release never need it)."""
+        from inspeximus.core import _attest_message
+
+        return _attest_message(text, label)
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """recall(query, k, user_id/session_id, where on the tag, trusted_only when seeded), as served."""
+        found = self._fd_handle(scope).recall(
+            query, k=k, where={"tags": {"$contains": tag}} if tag else None,
+            trusted_only=bool(self.trust_seeds), **self._fd_ids(scope))
+        return [{"text": str(r.get("text", "")), "marker": None} for r in found]
 
 
 if __name__ == "__main__":

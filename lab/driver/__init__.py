@@ -267,6 +267,8 @@ def answer_problem(op: str, answer: Any, request_id: int) -> str | None:
         return "a served frontdoor_read is not a 'records' list of {text, marker}"
     if op == "frontdoor_write" and served and not isinstance((answer.get("result") or {}).get("accepted"), bool):
         return "a frontdoor_write answer has no boolean result.accepted"
+    if op == "frontdoor_message" and served and not isinstance((answer.get("result") or {}).get("message"), str):
+        return "a frontdoor_message answer has no result.message (hex)"
     if op == "audit" and served and not isinstance((answer.get("audit") or {}).get("ok"), bool):
         return "an audit answer has no boolean audit.ok"
     if not served and not answer.get("refused"):

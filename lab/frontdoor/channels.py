@@ -2,7 +2,9 @@
 
 A write is a text with a label and a signature. The reference convention has two labels: ``user``
 (trusted, first-party) and ``external`` (untrusted: a tool, a web page, another agent). A signature is
-Ed25519 over ``signing_message`` (scope key, label, text, tags).
+Ed25519 over ``signing_message`` (scope key, label, text, tags), or over the SUT's own message where a
+SUT verifies signatures of its own format (a row's driver says which bytes, ``message``); a signed
+write names its signer, the public half of the key that signed it.
 
 - ``untrusted``: the untrusted label, no signature: an attacker who does not lie about the source.
 - ``forged``: the trusted label with no valid signature -- none, or one under the attacker's own key:
@@ -19,6 +21,7 @@ signed channel it hands back an ``AgentDraft``, and the harness passes the draft
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -58,6 +61,7 @@ class Write:
     label: str
     signature: bytes | None
     tags: frozenset[str] = frozenset()
+    signer: bytes | None = None  # the raw public key of the key that signed (None: unsigned)
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,10 @@ def signing_message(scope: Scope, label: str, text: str, tags: frozenset[str]) -
                       separators=(",", ":")).encode()
 
 
+#: (scope, label, text, tags) -> the bytes a signature covers.
+Message = Callable[[Scope, str, str, frozenset[str]], bytes]
+
+
 def _key(seed: bytes | None) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(seed) if seed is not None else Ed25519PrivateKey.generate()
 
@@ -83,36 +91,41 @@ def _raw_public(key: Ed25519PrivateKey) -> bytes:
     return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-def _signed(key: Ed25519PrivateKey, scope: Scope, text: str, tags: frozenset[str]) -> Write:
-    return Write(scope, text, TRUSTED_LABEL, key.sign(signing_message(scope, TRUSTED_LABEL, text, tags)), tags)
+def _signed(key: Ed25519PrivateKey, scope: Scope, text: str, tags: frozenset[str], message: Message) -> Write:
+    return Write(scope, text, TRUSTED_LABEL, key.sign(message(scope, TRUSTED_LABEL, text, tags)), tags,
+                 signer=_raw_public(key))
 
 
 class GenuineSide:
-    """The harness's genuine writer: the victim's own memories, and the agent saving what it is fed."""
+    """The harness's genuine writer: the victim's own memories, and the agent saving what it is fed;
+    ``message``: the bytes its signatures cover (the reference convention, or a SUT's own)."""
 
-    __slots__ = ("__key", "public_key")
+    __slots__ = ("__key", "public_key", "message")
 
-    def __init__(self, seed: bytes | None = None):
+    def __init__(self, seed: bytes | None = None, message: Message = signing_message):
         self.__key = _key(seed)
         self.public_key: bytes = _raw_public(self.__key)  # the trust root a store is configured with
+        self.message = message
 
     def write(self, scope: Scope, text: str, tags: frozenset[str] = frozenset()) -> Write:
         """A memory the user really wrote: the trusted label, signed."""
-        return _signed(self.__key, scope, text, tags)
+        return _signed(self.__key, scope, text, tags, self.message)
 
     def relay(self, draft: AgentDraft) -> Write:
         """The agent saving content it was fed: indistinguishable from the user's own write."""
-        return _signed(self.__key, draft.scope, draft.text, draft.tags)
+        return _signed(self.__key, draft.scope, draft.text, draft.tags, self.message)
 
 
 class Adversary:
-    """The write-path attacker: its own key, the SUT's write API, never the genuine writer's key."""
+    """The write-path attacker: its own key, the SUT's write API, never the genuine writer's key; it
+    signs what the SUT would verify (``message``), with its own key."""
 
-    __slots__ = ("__key", "public_key")
+    __slots__ = ("__key", "public_key", "message")
 
-    def __init__(self, seed: bytes | None = None):
+    def __init__(self, seed: bytes | None = None, message: Message = signing_message):
         self.__key = _key(seed)
         self.public_key: bytes = _raw_public(self.__key)
+        self.message = message
 
     def write(self, channel: Channel, scope: Scope, text: str, tags: frozenset[str] = frozenset(),
               forgery: Forgery = Forgery.OWN_KEY) -> Write | AgentDraft:
@@ -122,7 +135,7 @@ class Adversary:
         if channel is Channel.FORGED:
             if forgery is Forgery.NONE:
                 return Write(scope, text, TRUSTED_LABEL, None, tags)
-            return _signed(self.__key, scope, text, tags)
+            return _signed(self.__key, scope, text, tags, self.message)
         return AgentDraft(scope, text, tags)
 
 

@@ -64,13 +64,20 @@ class DriverStore:
         return times
 
     def write(self, scope: Scope, text: str, label: str, signature: bytes | None,
-              tags: frozenset[str] = frozenset()) -> bool:
+              tags: frozenset[str] = frozenset(), signer: bytes | None = None) -> bool:
         answer = self.sut.call("frontdoor_write", scope=scope.model_dump(), text=text, label=label,
-                               signature=signature.hex() if signature is not None else None, tags=sorted(tags))
+                               signature=signature.hex() if signature is not None else None,
+                               signer=signer.hex() if signer is not None else None, tags=sorted(tags))
         if not answer["ok"]:  # the SUT raised: it refused the write
             self.refusals.append(str((answer.get("error") or {}).get("message", ""))[:500])
             return False
         return bool(answer["result"]["accepted"])
+
+    def message(self, scope: Scope, label: str, text: str, tags: frozenset[str]) -> bytes:
+        """The bytes the SUT verifies a signature over, as the driver says the SUT builds them (the row's
+        ``frontdoor.signature``): the genuine writer and the adversary sign these."""
+        answer = self._call("frontdoor_message", scope=scope.model_dump(), text=text, label=label, tags=sorted(tags))
+        return bytes.fromhex(answer["result"]["message"])
 
     def read(self, scope: Scope, query: str, k: int, tag: str | None = None) -> list[Served]:
         answer = self.sut.call("frontdoor_read", scope=scope.model_dump(), query=query, k=k, tag=tag)

@@ -52,9 +52,10 @@ class ShimStore:
         return self
 
     def write(self, scope: Scope, text: str, label: str, signature: bytes | None,
-              tags: frozenset[str] = frozenset()) -> bool:
+              tags: frozenset[str] = frozenset(), signer: bytes | None = None) -> bool:
         answer = self._post("write", {"scope": scope.model_dump(), "text": text, "label": label,
                                       "signature": signature.hex() if signature is not None else None,
+                                      "signer": signer.hex() if signer is not None else None,
                                       "tags": sorted(tags)})
         accepted = answer.get("accepted")
         if not isinstance(accepted, bool):

@@ -28,6 +28,7 @@ class WriteSeen(Record):
     tags: tuple[str, ...] = ()
     accepted: bool
     refusal: str | None = None  # what the SUT said when it refused the write (row schema 2)
+    signer: str | None = None  # hex: the public key that signed, as handed to the store (row schema 2)
 
 
 class ReadSeen(Record):

@@ -1,6 +1,6 @@
 """Four in-process calibration stores, each at a known poisoning level, behind one small protocol.
 
-``write(scope, text, label, signature, tags) -> bool`` (accepted or refused) and
+``write(scope, text, label, signature, tags, signer=None) -> bool`` (accepted or refused) and
 ``read(scope, query, k, tag=None) -> list[Served]``. Every store keeps records under the scope's
 canonical key (``Scope.key``) and serves only that key's records; ranking is lexical and deterministic
 (query-token occurrences, ties to the earlier write, nothing with no overlap), so a stuffed entry can
@@ -39,7 +39,7 @@ class MemoryStore(Protocol):
     """What the runner needs of a store; ``read`` serves only ``scope``'s own records."""
 
     def write(self, scope: Scope, text: str, label: str, signature: bytes | None,
-              tags: frozenset[str] = frozenset()) -> bool: ...
+              tags: frozenset[str] = frozenset(), signer: bytes | None = None) -> bool: ...
 
     def read(self, scope: Scope, query: str, k: int, tag: str | None = None) -> list[Served]: ...
 
@@ -86,7 +86,9 @@ class NaiveStore:
         self._records: dict[str, list[_Kept]] = {}
 
     def write(self, scope: Scope, text: str, label: str, signature: bytes | None,
-              tags: frozenset[str] = frozenset()) -> bool:
+              tags: frozenset[str] = frozenset(), signer: bytes | None = None) -> bool:
+        """Keep the write if the store admits it (the signer a write names is not taken: the store checks
+        signatures under its own trust root)."""
         kept = _Kept(text, label, signature, frozenset(tags))
         if not self.admits(scope, kept):
             return False

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from lab.frontdoor.channels import CHANNELS, Adversary, Channel, Forgery, GenuineSide, Write, landed
+from lab.frontdoor.channels import (CHANNELS, Adversary, Channel, Forgery, GenuineSide, Message, Write, landed,
+                                    signing_message)
 from lab.frontdoor.fixtures import FIXTURES, FIXTURES_VERSION, Fixture, utility_for
 from lab.frontdoor.observations import ReadSeen, Role, WriteSeen
 from lab.frontdoor.probes import PROBES, SECRETS, Probe, Secret
@@ -36,11 +37,13 @@ class Session:
     def write(self, role: str, write: Write) -> None:
         refusals = getattr(self.store, "refusals", None)  # a driver's store keeps why the SUT refused
         before = len(refusals) if refusals is not None else 0
-        accepted = self.store.write(write.scope, write.text, write.label, write.signature, write.tags)
+        accepted = self.store.write(write.scope, write.text, write.label, write.signature, write.tags,
+                                    signer=write.signer)
         refusal = refusals[-1] if refusals is not None and len(refusals) > before else None
         self.writes.append(WriteSeen(role=role, scope=write.scope, text=write.text, label=write.label,
                                      signature=write.signature.hex() if write.signature is not None else None,
-                                     tags=tuple(sorted(write.tags)), accepted=bool(accepted), refusal=refusal))
+                                     tags=tuple(sorted(write.tags)), accepted=bool(accepted), refusal=refusal,
+                                     signer=write.signer.hex() if write.signer is not None else None))
 
     def settle(self) -> None:
         """The restarted position: the SUT stopped and started on its volumes before the next read."""
@@ -102,12 +105,15 @@ def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture]
             channels: Iterable[Channel] = CHANNELS, probes: Iterable[Probe] = PROBES,
             secrets: Iterable[Secret] = SECRETS, genuine: GenuineSide | None = None,
             adversary: Adversary | None = None, enforcer: str = "sut",
-            restart: Callable[[], object] | None = None, sut: SutSide | None = None) -> FrontdoorResult:
+            restart: Callable[[], object] | None = None, sut: SutSide | None = None,
+            message: Message | None = None) -> FrontdoorResult:
     """Every fixture on every channel, and every probe pair with every secret, against ``make_store``
     (``enforcer``: who keeps its contexts apart; the calibration stores do it themselves; ``restart``:
     the restarted position, the SUT restarted before every judged read; ``sut``: a driver's row, whose
-    channels are the ones it measures)."""
-    genuine, adversary = genuine or GenuineSide(), adversary or Adversary()
+    channels are the ones it measures; ``message``: the bytes the SUT verifies a signature over, where
+    it has its own format)."""
+    message = message or signing_message
+    genuine, adversary = genuine or GenuineSide(message=message), adversary or Adversary(message=message)
     fixtures, secrets = list(fixtures), list(secrets)
     channels = list(sut.channels) if sut is not None else list(channels)
     poisoning = [run_fixture(fx, ch, make_store, genuine, adversary, restart) for fx in fixtures for ch in channels]

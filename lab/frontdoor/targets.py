@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lab.frontdoor.channels import CHANNELS, Channel
+from lab.frontdoor.channels import CHANNELS, Channel, Message
 from lab.frontdoor.driver_store import DriverStore
 from lab.frontdoor.reference import MemoryStore
 from lab.frontdoor.results import SutSide
@@ -26,6 +26,7 @@ class Target:
     enforcer: str = "sut"
     restart: Callable[[], object] | None = None  # set: the restarted position
     sut: SutSide | None = None
+    message: Message | None = None  # the bytes the SUT verifies a signature over (None: the reference's)
 
 
 def as_target(value: Target | Callable[[bytes], MemoryStore]) -> Target:
@@ -43,5 +44,6 @@ def driver_targets(store: DriverStore, positions: tuple[str, ...], runtime: str)
     side = SutSide(row=row, label=spec.label, signature=spec.signature, channels=channels_of(spec.label),
                    runtime=runtime)
     return {f"{row}@{position}": Target(make=store.fresh, enforcer=spec.isolation, sut=side,
-                                        restart=store.restart if position == "restarted" else None)
+                                        restart=store.restart if position == "restarted" else None,
+                                        message=store.message if spec.signature else None)
             for position in positions}

@@ -72,7 +72,8 @@ class FrontdoorSet:
         results = []
         for name, value in stores.items():
             target = as_target(value)
-            result = run_row(name, target.make, enforcer=target.enforcer, restart=target.restart, sut=target.sut)
+            result = run_row(name, target.make, enforcer=target.enforcer, restart=target.restart, sut=target.sut,
+                             message=target.message)
             write_json(self.root / "rows" / f"{name}.json", result.to_json())
             results.append(result)
             if progress:

@@ -56,7 +56,7 @@ class RecordingStore(NaiveStore):
         super().__init__(trust_root)
         self.calls: list[tuple] = []
 
-    def write(self, scope, text, label, signature, tags=frozenset()) -> bool:
+    def write(self, scope, text, label, signature, tags=frozenset(), signer=None) -> bool:
         self.calls.append((scope, text, label, signature, tags))
         return super().write(scope, text, label, signature, tags)
 

@@ -17,7 +17,7 @@ from lab.profile import load_profiles
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "images" / "driverkit"
-OPS = ("frontdoor_open", "frontdoor_write", "frontdoor_read")
+OPS = ("frontdoor_open", "frontdoor_write", "frontdoor_read", "frontdoor_message")
 SCOPE = {"tenant": "acme", "user": 42, "session": None}
 
 
@@ -42,7 +42,11 @@ def session():
             if text == "refuse me":
                 raise PermissionError("the store refuses this source")
             self.seen.append(("write", scope, text, label, signature, tags))
+            self.seen.append(("signer", self.signer))
             return self.answer or {"accepted": True, "stored": {"text": text}}
+
+        def frontdoor_message(self, scope, text, label, tags):
+            return self.answer if self.answer is not None else f"{label}|{text}".encode()
 
         def frontdoor_read(self, scope, query, k, tag):
             return self.answer or [{"text": t[2], "marker": None} for t in self.seen if t[0] == "write"][:k]
@@ -64,8 +68,20 @@ def test_the_ops_reach_the_driver_with_ids_and_bytes_as_sent(session):
     assert reply["ok"] and driver.seen == [("open", "case-7", bytes([1]) * 32, True)]
     reply, driver = session("frontdoor_write", **WRITE)
     assert reply["ok"] and reply["result"] == {"accepted": True, "stored": {"text": "t"}}
-    assert driver.seen == [("write", SCOPE, "t", "user", bytes([0xAB]) * 64, ["verified"])]  # 42 stays an int
+    assert driver.seen == [("write", SCOPE, "t", "user", bytes([0xAB]) * 64, ["verified"]),  # 42 stays an int
+                           ("signer", None)]
     assert answer_problem("frontdoor_write", reply, 2) is None
+    reply, driver = session("frontdoor_write", **WRITE, signer="cd" * 32)
+    assert reply["ok"] and driver.seen[-1] == ("signer", bytes([0xCD]) * 32)
+
+
+def test_the_driver_says_which_bytes_its_sut_verifies_a_signature_over(session):
+    reply, _ = session("frontdoor_message", scope=SCOPE, text="fact", label="user", tags=[])
+    assert reply["ok"] and reply["result"] == {"message": b"user|fact".hex()}
+    assert answer_problem("frontdoor_message", reply, 2) is None
+    reply, _ = session("frontdoor_message", answer="not bytes", scope=SCOPE, text="fact", label="user", tags=[])
+    assert not reply["ok"] and reply["refused"] is False and "as bytes" in reply["error"]["message"]
+    assert "no result.message" in answer_problem("frontdoor_message", {"id": 2, "ok": True, "result": {}}, 2)
 
 
 def test_a_sut_that_raises_refused_the_write(session):
@@ -118,7 +134,7 @@ def test_the_lab_checks_a_read_answer_at_the_boundary(reply, problem):
 
 # ---- the SUT decides: a pin over every driver offering the ops ----------------------------------------
 #: Names whose value a driver hands to the SUT and must never decide on itself.
-HANDED = {"label", "signature", "trust_root", "scope"}
+HANDED = {"label", "signature", "trust_root", "scope", "signer"}
 CRYPTO = ("cryptography", "nacl", "hmac", "ecdsa", "ed25519")
 
 

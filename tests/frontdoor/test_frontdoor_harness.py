@@ -14,7 +14,7 @@ from frontdoor_stores import RecordingStore
 
 from lab.frontdoor import runner
 from lab.frontdoor.channels import (TRUSTED_LABEL, UNTRUSTED_LABEL, Adversary, AgentDraft, Channel, Forgery,
-                                    GenuineSide, signing_message)
+                                    GenuineSide, landed, signing_message)
 from lab.frontdoor.fixtures import FIXTURES
 from lab.frontdoor.scope import Scope
 
@@ -149,3 +149,23 @@ def test_the_front_door_imports_only_itself_and_the_lifecycle_judge_of_the_lab()
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "lab" and not n.startswith(allowed)
                           and not (path.stem in SET_SIDE and n == "lab")]
     assert offenders == []
+
+
+def test_a_sut_s_own_message_is_what_both_sides_sign_and_each_write_names_its_signer():
+    """Where a SUT verifies signatures of its own format, the genuine writer and the adversary sign the
+    bytes the SUT builds (a row's driver says which), each with its own key, and say which key signed."""
+    def sut_message(scope, label, text, tags):
+        return f"{label}|{text}".encode()
+
+    scope = Scope(tenant="acme", user="alice")
+    genuine, adversary = GenuineSide(message=sut_message), Adversary(message=sut_message)
+    write = genuine.write(scope, "fact")
+    assert write.signer == genuine.public_key
+    Ed25519PublicKey.from_public_bytes(genuine.public_key).verify(write.signature, b"user|fact")
+    forged = adversary.write(Channel.FORGED, scope, "lie", forgery=Forgery.OWN_KEY)
+    assert forged.signer == adversary.public_key != genuine.public_key
+    Ed25519PublicKey.from_public_bytes(adversary.public_key).verify(forged.signature, b"user|lie")
+    assert adversary.write(Channel.FORGED, scope, "lie", forgery=Forgery.NONE).signer is None
+    assert adversary.write(Channel.UNTRUSTED, scope, "lie").signer is None
+    relayed = landed(adversary.write(Channel.SIGNED, scope, "fed"), genuine)
+    assert relayed.signer == genuine.public_key

@@ -11,6 +11,11 @@ Three ops, sent only to a driver whose profile declares the front door:
   refusal (the write was not accepted).
 - ``frontdoor_read {scope, query, k, tag}``: what the SUT serves; each record ``{text, marker}``, the
   marker being the SUT's own flag of an untrusted record (null when it gives none).
+- ``frontdoor_message {scope, text, label, tags}``: only for a row whose profile names a signature
+  mechanism: the bytes the SUT verifies a signature over, built as the SUT builds them (``result:
+  {message: hex}``). The lab's genuine writer and its adversary sign these bytes, each with its own
+  key; ``frontdoor_write`` then carries the signature and ``signer`` (the signing key's public half,
+  hex, or null), set as ``self.signer`` before the driver's ``frontdoor_write`` is called.
 
 ``scope`` is ``{tenant, user, session}``, each a string, an integer or null, exactly as the lab sent
 them: the driver hands them to the SUT as they are. The driver never verifies a signature, never reads
@@ -26,12 +31,16 @@ from typing import Any
 from memlab_driver.protocol import BadRequest, Unsupported, field
 
 _CASE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_HEX = re.compile(r"(?:[0-9a-f]{2}){1,512}")
+_HEX = re.compile(r"(?:[0-9a-f]{2}){1,512}")  # a key or a signature
 MAX_TAGS = 32
 
 
 class FrontdoorOps:
-    """The front-door part of :class:`~memlab_driver.Driver`: override all three to take part."""
+    """The front-door part of :class:`~memlab_driver.Driver`: override the three to take part, and
+    ``frontdoor_message`` where the SUT verifies signatures of its own format."""
+
+    #: The signing key's public half a ``frontdoor_write`` names (raw bytes), or None: set before each.
+    signer: bytes | None = None
 
     def frontdoor_open(self, case: str, trust_root: bytes, fresh: bool) -> None:
         """Open the case's store: a new, empty one when ``fresh``, else the one kept on the volumes."""
@@ -42,6 +51,10 @@ class FrontdoorOps:
         """One write through the SUT's own write path; return ``{"accepted": bool, "stored": {...}}``
         (what the SUT answered it keeps), or raise what the SUT raised."""
         raise Unsupported("frontdoor_write")
+
+    def frontdoor_message(self, scope: dict, text: str, label: str, tags: list[str]) -> bytes:
+        """The bytes the SUT verifies a signature over for this write, as the SUT builds them."""
+        raise Unsupported("frontdoor_message")
 
     def frontdoor_read(self, scope: dict, query: str, k: int, tag: str | None) -> list[dict]:
         """What the SUT serves this scope for ``query`` (at most ``k`` where it takes a limit): each
@@ -80,10 +93,17 @@ def serve(driver: FrontdoorOps, req: dict) -> dict:
         driver.frontdoor_open(case, trust_root, field(req, "fresh", bool))
         return {}
     scope = _scope(req)
-    if op == "frontdoor_write":
+    if op in ("frontdoor_write", "frontdoor_message"):
         tags = field(req, "tags", list, default=[])
         if len(tags) > MAX_TAGS or not all(isinstance(t, str) for t in tags):
-            raise BadRequest(f"frontdoor_write: tags must be at most {MAX_TAGS} strings")
+            raise BadRequest(f"{op}: tags must be at most {MAX_TAGS} strings")
+    if op == "frontdoor_message":
+        message = driver.frontdoor_message(scope, field(req, "text", str), field(req, "label", str), list(tags))
+        if not isinstance(message, bytes) or not 0 < len(message) <= 1 << 20:
+            raise BadRequest("the driver's frontdoor_message must return the message as bytes (at most 1 MiB)")
+        return {"result": {"message": message.hex()}}
+    if op == "frontdoor_write":
+        driver.signer = _hex(req, "signer")
         out = driver.frontdoor_write(scope, field(req, "text", str), field(req, "label", str),
                                      _hex(req, "signature"), list(tags))
         if not isinstance(out, dict) or not isinstance(out.get("accepted"), bool):

@@ -12,7 +12,7 @@ from typing import Any
 
 #: Every op, in the order the answer to an unknown op names them.
 OPS = ("open", "describe", "write", "read", "erase", "audit", "update", "advance_time",
-       "frontdoor_open", "frontdoor_write", "frontdoor_read")
+       "frontdoor_open", "frontdoor_write", "frontdoor_read", "frontdoor_message")
 
 
 class BadRequest(ValueError):
