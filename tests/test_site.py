@@ -81,6 +81,18 @@ def test_a_sut_page_holds_both_measurements(site: Path) -> None:
     assert "Live and restarted: what differs" in page
 
 
+def test_a_sut_page_shows_its_front_door_per_position_and_the_index_links_it(site: Path) -> None:
+    measured = sorted(p.parent.name for p in PUBLISHED.glob("*/frontdoor"))
+    assert {"inspeximus-trusted-key", "langgraph-store"} <= set(measured)
+    for row in measured:
+        page = (site / f"{row}.html").read_text()
+        assert '<h2 id="frontdoor">Front door</h2>' in page
+        assert page.count(f"{row}@live · level ") == page.count(f"{row}@restarted · level ") == 1
+    assert "inspeximus-trusted-key@live · level P2 · FINDING" in (site / "inspeximus-trusted-key.html").read_text()
+    index = (site / "index.html").read_text()
+    assert 'href="langgraph-store.html#frontdoor">front door</a>: live P0 FINDING, restarted n/a INCONCLUSIVE' in index
+
+
 def test_a_set_that_does_not_verify_writes_nothing(tmp_path: Path) -> None:
     copy = tmp_path / "langgraph-sqlite"
     shutil.copytree(PUBLISHED / "langgraph-sqlite", copy)

@@ -23,10 +23,41 @@ if it is ever called, so a call would show up as a refused write, never as a net
 - Erase: ``forget(record_ids=[id])`` -- one record (the whole scope when no id is given).
 - Update (lifecycle): ``Memory.update(record_id, content=text)`` -- CrewAI's own in-place update (same
   id, the content re-embedded).
+
+Front door (``frontdoor_*``): each case opens its own ``Memory`` on ``LanceDBStorage(path=
+store/frontdoor/<case>/memory)`` (the same folder again after a restart). The scope is CrewAI's own
+scope path, built by CrewAI's own views from the parts given, each exactly as sent: ``memory.scope(tenant)``
+then ``.subscope(user)`` then ``.subscope(session)`` (a part that is None is left out; no part: the
+``Memory`` itself, the root ``/``). CrewAI takes only strings there: an integer id raises in CrewAI
+(pydantic refuses ``root_path=42``; ``subscope`` calls ``42.strip``), which the kit answers as a refusal.
+A write is ``view.remember(text, scope="/", categories=tags, importance=0.5, source=..., private=...)``:
+``scope="/"`` is the view's own path, ``categories`` are CrewAI's own tags (its recall filters on them),
+importance is CrewAI's ``default_importance`` -- given, like scope and categories, so the encoding flow
+makes no LLM analysis call. A read is ``view.recall(query, limit=k, categories=[tag] or None[, source=...])``,
+CrewAI's default ``depth="deep"`` (queries under 250 characters skip the LLM analysis; the one LLM call
+deep recall may make, the exploration round, is wrapped in CrewAI's own ``except Exception`` and changes
+no result), served in CrewAI's order; CrewAI has no untrusted flag, so no marker. CrewAI keeps no
+signature: ``trust_root`` and the signature are not used.
+
+``configuration.private`` chooses what CrewAI's provenance field ``source`` carries:
+
+- ``none`` (the default): ``source`` is the write's label, exactly as sent (CrewAI's own use of it:
+  ``source="hitl"`` for human-feedback lessons), ``private=False``; a read gives no ``source``.
+- ``every-write``: every write is ``private=True`` with ``source`` the scope's user (CrewAI's
+  documented meaning: "e.g. user ID, session ID"); a read gives ``source=`` the reader's user. CrewAI's
+  recall then drops each private record whose source is not the reader's. The label is not kept
+  (``source`` holds the user), so the profile declares no label.
+
+The embedder of the front-door stores is a 256-dim hashed bag of words (each lower-cased word to a
+SHA-256 bucket and sign, normalised), offline: texts sharing words rank close, as with an embedding
+model; the whole-text hash of the other measurements would rank recall at random.
 """
 
+import hashlib
+import math
 import os
 import platform
+import re
 import sys
 import threading
 from pathlib import Path
@@ -41,11 +72,30 @@ os.environ["OTEL_SDK_DISABLED"] = "true"
 os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"
 
 DIMS = 64
+WORD_DIMS = 256
+WORD = re.compile(r"\w+")
+PRIVATE = ("none", "every-write")
+SCOPE_PARTS = ("tenant", "user", "session")
 
 
 def embed(texts):
     """CrewAI's embedder callable: a list of texts to a list of hash vectors."""
     return [kit.hash_embedding(t, DIMS) for t in texts]
+
+
+def word_vector(text):
+    """A hashed bag of words: each lower-cased word adds +-1 to one of WORD_DIMS buckets; unit length."""
+    vec = [0.0] * WORD_DIMS
+    for word in WORD.findall(text.lower()):
+        digest = hashlib.sha256(word.encode()).digest()
+        vec[int.from_bytes(digest[:4], "big") % WORD_DIMS] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vec))
+    return [v / norm for v in vec] if norm else vec
+
+
+def embed_words(texts):
+    """The front-door stores' embedder callable (see the module docstring)."""
+    return [word_vector(t) for t in texts]
 
 
 class NoLLM:
@@ -110,6 +160,50 @@ class CrewAIDriver(kit.Driver):
             raise RuntimeError(f"forget(record_ids=[{record_id!r}]) deleted no record")
         return [record_id]
 
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own Memory on LanceDBStorage(store/frontdoor/<case>/memory); the same after a restart."""
+        from crewai.memory.storage.lancedb_storage import LanceDBStorage
+        from crewai.memory.unified_memory import Memory
+
+        self.private = self.choice("private", PRIVATE, default="none") == "every-write"
+        [root] = self.need_volumes("store", why="LanceDBStorage keeps each case's database there")
+        path = root / "frontdoor" / case / "memory"
+        if fresh == path.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        previous = getattr(self, "frontdoor", None)
+        if previous is not None:
+            self.frontdoor = None
+            for thread in threading.enumerate():
+                if thread.name == "lancedb-compact":
+                    thread.join(timeout=120)
+            previous.close()
+        self.frontdoor = Memory(llm=NoLLM(), embedder=embed_words, storage=LanceDBStorage(path=str(path)))
+
+    def _view(self, scope):
+        """CrewAI's own scoped view of the scope's given parts, in order, each exactly as sent."""
+        view = self.frontdoor
+        for n, value in enumerate(scope[part] for part in SCOPE_PARTS if scope[part] is not None):
+            view = view.scope(value) if n == 0 else view.subscope(value)
+        return view
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """remember() in the scope's view, the label as source (or, private, the user as source)."""
+        source = scope["user"] if self.private else label
+        given = {"source": source} if source is not None else {}
+        rec = self._view(scope).remember(text, scope="/", categories=list(tags), importance=0.5,
+                                         private=self.private, **given)
+        if rec is None:  # CrewAI's answer for a read-only memory: nothing stored
+            return {"accepted": False, "stored": None}
+        return {"accepted": True, "stored": {"id": rec.id, "scope": rec.scope, "source": rec.source,
+                                             "private": rec.private, "categories": list(rec.categories)}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """recall() in the scope's view (deep, CrewAI's default), limit k, the tag as CrewAI's category filter."""
+        given = {"source": scope["user"]} if self.private and scope["user"] is not None else {}
+        matches = self._view(scope).recall(query, limit=k, categories=[tag] if tag else None, **given)
+        return [{"text": m.record.content, "marker": None} for m in matches]
+
     def close(self):
         """Let CrewAI's background compaction finish, drain pending saves, close the storage.
 
@@ -119,9 +213,10 @@ class CrewAIDriver(kit.Driver):
         for thread in threading.enumerate():
             if thread.name == "lancedb-compact":
                 thread.join(timeout=120)
-        memory = getattr(self, "memory", None)
-        if memory is not None:
-            memory.close()
+        for name in ("frontdoor", "memory"):
+            memory = getattr(self, name, None)
+            if memory is not None:
+                memory.close()
 
 
 if __name__ == "__main__":

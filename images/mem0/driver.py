@@ -16,10 +16,26 @@ Mem0 is imported in ``open``, after ``MEM0_DIR`` is set: it reads it at import
 - Erase: ``delete(memory_id)`` -- one memory.
 - Update (lifecycle): ``update(memory_id, text=...)`` -- Mem0's own in-place update (same id, new
   text, hash and vector; history gets an UPDATE event with the old value).
+
+Front door (``frontdoor_*``): each case opens its own Memory (``store/frontdoor/<case>/``: its
+Qdrant folder, collection ``memlab``, and its history.db; the same folder again after a restart).
+A scope's parts go to Mem0's own entity ids exactly as sent, a part that is None not given: user ->
+``user_id``, session -> ``run_id``, tenant -> ``agent_id`` (Mem0 has no tenant; the agent id is
+its scope axis above the user). Write: ``add([{"role": "user", "content": text}], <ids>,
+infer=False, metadata={"source": label, <tag>: True ...})`` -- the label is Mem0's free metadata
+(it has no provenance field), the signature is dropped (Mem0 has none), a tag is a metadata key.
+Read: ``search(query, filters={<ids>, <tag>: True, **configuration.search_filters}, top_k=k)``,
+Mem0's own filters, served as it returns them, no marker. Mem0 itself coerces an integer id to
+str, trims spaces and refuses an empty scope. Search ranks by the dense vector and gates it at
+Mem0's default threshold 0.1, so the front door's Memory embeds with a lexical stand-in (signed
+feature hashing of the words but stop words, 256 dims) instead of the SHA-256 one, whose
+similarities are noise.
 """
 
+import hashlib
 import os
 import platform
+import re
 import sys
 from pathlib import Path
 
@@ -32,11 +48,51 @@ os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"  # add() builds the 
 
 COLLECTION = "memlab"
 DIMS = 64
+FRONTDOOR_DIMS = 256  # the front door's lexical stand-in embedder (its own collection per case)
+_WORD = re.compile(r"[0-9a-z]+")
+# Function words carry no topic; left out as Mem0's own keyword path leaves them out (lemmatize_for_bm25
+# drops spaCy's stop words), so a question's few topic words are not drowned by "the", "what", "do".
+STOP_WORDS = frozenset("""a an the is are was were be been to of in on at for by with from and or but it its
+this that these those what which who whom when where why how do does did i me my you your we our they their
+he his she her s have has had will would should can could may might not no as any all""".split())
 
 
 def hash_embed(text, memory_action=None):
     """Mem0's embed signature over the kit's deterministic SHA-256 embedding."""
     return kit.hash_embedding(text, DIMS)
+
+
+def lexical_embed(text, memory_action=None):
+    """A deterministic, offline stand-in for an embedding model that ranks on shared words: signed
+    feature hashing of the lower-cased words but stop words into FRONTDOOR_DIMS (texts sharing topic
+    words are close)."""
+    vec = [0.0] * FRONTDOOR_DIMS
+    for word in _WORD.findall(text.lower()):
+        if word in STOP_WORDS:
+            continue
+        digest = hashlib.sha256(word.encode()).digest()
+        vec[int.from_bytes(digest[:4], "big") % FRONTDOOR_DIMS] += 1.0 if digest[4] & 1 else -1.0
+    if not any(vec):
+        vec[0] = 1.0  # no word at all: one fixed direction (a cosine needs a non-zero vector)
+    return vec
+
+
+def _ids(scope):
+    """The scope's given parts as Mem0's entity ids, exactly as sent (Mem0 checks them)."""
+    pairs = (("user_id", scope["user"]), ("agent_id", scope["tenant"]), ("run_id", scope["session"]))
+    return {name: value for name, value in pairs if value is not None}
+
+
+def _close_memory(memory):
+    """Close a Memory's Qdrant client (releases the folder's lock) and its history DB."""
+    if memory is None:
+        return
+    client = getattr(memory.vector_store, "client", None)
+    if client is not None:
+        client.close()
+    db = getattr(memory, "db", None)
+    if db is not None and hasattr(db, "close"):
+        db.close()
 
 
 class Mem0Driver(kit.Driver):
@@ -104,16 +160,51 @@ class Mem0Driver(kit.Driver):
         self.memory.delete(record_id)
         return [record_id]
 
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own Memory (Qdrant folder and history.db under store/frontdoor/<case>); the
+        same folder after a restart. Mem0 takes no trust root (it has no signature)."""
+        from mem0 import Memory
+
+        [folder] = self.need_volumes("store", why="each case's Qdrant folder and history.db")
+        root = folder / "frontdoor" / case
+        if fresh == root.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {root} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        root.mkdir(parents=True, exist_ok=True)
+        _close_memory(getattr(self, "frontdoor_memory", None))
+        self.frontdoor_memory = None
+        memory = Memory.from_config({
+            "vector_store": {"provider": "qdrant", "config": {
+                "path": str(root / "qdrant"), "on_disk": True, "collection_name": COLLECTION,
+                "embedding_model_dims": FRONTDOOR_DIMS}},
+            "embedder": {"provider": "openai", "config": {"api_key": "sk-memlab-dummy-never-used",
+                                                           "embedding_dims": FRONTDOOR_DIMS}},
+            "history_db_path": str(root / "history.db"),
+        })
+        memory.embedding_model.embed = lexical_embed
+        self.frontdoor_memory = memory
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """add(..., infer=False, metadata={"source": label, <tag>: True}); Mem0 keeps no signature."""
+        metadata = {"source": label, **{tag: True for tag in tags}}
+        out = self.frontdoor_memory.add([{"role": "user", "content": text}], **_ids(scope), infer=False,
+                                        metadata=metadata)
+        items = out.get("results", [])
+        return {"accepted": bool(items), "stored": {"results": items, "metadata": metadata}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """search(query, filters={ids, tag, configuration.search_filters}, top_k=k), as served."""
+        extra = self.config.get("search_filters") or {}
+        if not isinstance(extra, dict):
+            raise kit.BadRequest("configuration.search_filters must be a mapping (Mem0's filters)")
+        filters = {**_ids(scope), **({tag: True} if tag else {}), **extra}
+        found = self.frontdoor_memory.search(query, filters=filters, top_k=k)
+        return [{"text": str(r.get("memory", "")), "marker": None} for r in found.get("results", [])]
+
     def close(self):
-        """Close the Qdrant client (releases the folder's lock) and the history DB."""
-        memory = getattr(self, "memory", None)
-        if memory is not None:
-            client = getattr(memory.vector_store, "client", None)
-            if client is not None:
-                client.close()
-            db = getattr(memory, "db", None)
-            if db is not None and hasattr(db, "close"):
-                db.close()
+        """Close the Qdrant clients (releases the folders' locks) and the history DBs."""
+        _close_memory(getattr(self, "memory", None))
+        _close_memory(getattr(self, "frontdoor_memory", None))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """``memlab site``: both measurements of every SUT as static HTML pages (lab.report.site).
 
-Each folder given is an at-rest result set (its lifecycle set may sit inside it, in
-``lifecycle/``, as under results/published/), a lifecycle result set, or a folder holding only
-``lifecycle/`` (a row the lifecycle gate alone measures, e.g. an in-memory store). Rows are
+Each folder given is an at-rest result set (its lifecycle and front-door sets may sit inside it, in
+``lifecycle/`` and ``frontdoor/``, as under results/published/), a lifecycle or front-door result set,
+or a folder holding only those (a row the at-rest method does not measure, e.g. an in-memory store). Rows are
 grouped by their row name, so an at-rest set and a lifecycle set of the same row — wherever each
 was written — land on one SUT page. Every set is verified first; a set that does not verify stops
 the command (exit 1) before anything is written, as a report of unverified numbers would mislead.
@@ -27,26 +27,45 @@ if TYPE_CHECKING:
     from lab.report.site import SutResults
 
 
+#: The sets a published row's folder may hold beside (or instead of) its at-rest set.
+INSIDE = ("lifecycle", "frontdoor")
+
+
 def sets_in(folders: tuple[Path, ...]) -> list[tuple[str, Path]]:
-    """(kind, folder) of every result set given: ``at_rest`` or ``lifecycle``, a lifecycle set found
-    in an at-rest set's ``lifecycle/`` folder included."""
+    """(kind, folder) of every result set given: ``at_rest``, ``lifecycle`` or ``frontdoor``, the sets
+    found in a row folder's ``lifecycle/`` and ``frontdoor/`` included (a row folder may hold no
+    at-rest set of its own)."""
+    from lab.frontdoor.folder import is_frontdoor
     from lab.lifecycle.verify import is_lifecycle
 
     out = []
     for folder in folders:
-        if not (folder / "manifest.json").is_file() and (folder / "lifecycle" / "manifest.json").is_file():
-            out.append(("lifecycle", folder / "lifecycle"))  # a lifecycle-only row's published folder
+        inside = [(kind, folder / kind) for kind in INSIDE if (folder / kind / "manifest.json").is_file()]
+        if not (folder / "manifest.json").is_file() and inside:
+            out += inside  # a published row folder with no at-rest set
             continue
         if not (folder / "manifest.json").is_file():
-            fail(f"{folder}: not a result set (no manifest.json); give the folder `memlab run` or "
-                  "`memlab lifecycle run` wrote")
+            fail(f"{folder}: not a result set (no manifest.json); give the folder `memlab run`, "
+                  "`memlab lifecycle run` or `memlab frontdoor run` wrote")
+        if is_frontdoor(folder):
+            out.append(("frontdoor", folder))
+            continue
         if is_lifecycle(folder):
             out.append(("lifecycle", folder))
             continue
-        out.append(("at_rest", folder))
-        if (folder / "lifecycle" / "manifest.json").is_file():
-            out.append(("lifecycle", folder / "lifecycle"))
+        out += [("at_rest", folder), *inside]
     return out
+
+
+def _frontdoor_rows(folder: Path) -> tuple[list[Any], Any]:
+    """A front-door set's rows (each read by its schema's reader) and its run."""
+    import json
+
+    from lab.frontdoor.rows import read_row
+    from lab.frontdoor.saved import RunRecord
+
+    run = RunRecord.model_validate(json.loads((folder / "run.json").read_text()))
+    return [read_row(json.loads((folder / e.file).read_text()))[0] for e in run.rows], run
 
 
 def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
@@ -57,6 +76,16 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
     suts: dict[str, SutResults] = {}
     seen: dict[tuple[str, str], Path] = {}
     for kind, folder in sets:
+        if kind == "frontdoor":
+            results, fd_run = _frontdoor_rows(folder)
+            for result in results:
+                name = result.sut.row if result.sut else result.store
+                where = (kind, f"{name}@{result.position}")
+                if where in seen:
+                    fail(f"row {where[1]} is in two front-door sets: {seen[where]} and {folder}; give one of them")
+                seen[where] = folder
+                suts.setdefault(name, SutResults(name=name, rows=[], run={})).frontdoor.append((result, fd_run))
+            continue
         try:
             rows, run = (load_lifecycle(folder)[0], {}) if kind == "lifecycle" else (load_rows(folder), load_run(folder))
         except Unreadable as exc:
@@ -88,8 +117,8 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
                    "page shows its history across releases (verified with the sets). Default: results/sweeps/ "
                    "when that folder exists.")
 def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool, sweeps_dir: Path | None = None) -> None:
-    """One HTML page per SUT with its at-rest matrix and lifecycle gate together, and an index of
-    every row with a lifecycle column. Exit 0 written, 1 a set does not verify, 2 unreadable input."""
+    """One HTML page per SUT with its at-rest matrix, lifecycle gate and front door together, and an index
+    of every row with a lifecycle column. Exit 0 written, 1 a set does not verify, 2 unreadable input."""
     from lab.cli.console import console
     from lab.cli.progress import RunProgress
     from lab.report.site import write_site

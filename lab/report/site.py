@@ -22,7 +22,7 @@ from typing import Any
 from lab import safewrite
 from lab.cases import CASE_IDS
 from lab.report import history as release_history
-from lab.report import html, lifecycle_html
+from lab.report import html, lifecycle_html, site_frontdoor
 from lab.report.html_filters import filter_bar, filter_css
 from lab.report.inert import inert
 from lab.report.common import case_edit, case_title, cell_label, row_key
@@ -47,6 +47,8 @@ class SutResults:
     lifecycle: list[dict[str, Any]] = field(default_factory=list)
     #: The row's history across releases of its SUT package: a sweep's record (lab.report.history), if any.
     history: dict[str, Any] | None = None
+    #: The front door: each position's row (lab.frontdoor.results.FrontdoorResult) and its run, if any.
+    frontdoor: list[tuple[Any, Any]] = field(default_factory=list)
 
     @property
     def page(self) -> str:
@@ -97,6 +99,8 @@ def render_index(suts: list[SutResults]) -> str:
             f"lifecycle<br>{p}</th>" for p in POSITIONS]
     index = "".join(f'<li><a href="{s.page}">{escape(s.name)}</a> — {len(s.rows)} at-rest row(s), '
                     f"{len(s.lifecycle) or 'no'} lifecycle position(s)"
+                    + (f'; <a href="{s.page}#frontdoor">front door</a>: {escape(site_frontdoor.summary(s.frontdoor))}'
+                       if s.frontdoor else "")
                     + (f'; <a href="{s.page}#history">history</a>: {escape(release_history.summary_line(s.history))}'
                        if s.history else "") + "</li>" for s in suts)
     body = ("<h1>memlab: agent memory at rest and through its lifecycle</h1>"
@@ -137,6 +141,7 @@ def render_sut(sut: SutResults) -> str:
     body = (f'<p><a href="index.html">← every row</a></p><h1>{escape(sut.name)}</h1>'
             f"<h2>At rest: the verdict matrix</h2>{html.matrix(rows) if rows else '<p>No at-rest rows.</p>'}"
             f'<h2 id="lifecycle">Lifecycle gate</h2>{gate}'
+            + (f'<h2 id="frontdoor">Front door</h2>{site_frontdoor.section(sut.frontdoor)}' if sut.frontdoor else "")
             + (release_history.render(sut.history) if sut.history else "") +
             "<h2>At rest: the rows</h2>" + "".join(html.row_section(i, r) for i, r in enumerate(rows))
             + f"{html.legend()}{panels}")

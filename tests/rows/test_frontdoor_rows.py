@@ -3,11 +3,15 @@ has a published set (``results/published/<row>/frontdoor/``) is measured again h
 must give the published figures; the LangGraph store rows are also held to what their SUT does.
 
 ``memlab frontdoor run --sut ROW --runtime local --out DIR`` once per row (shared by the module's tests).
+The rows re-measured are those of ``FRAMEWORK_ROWS`` (each SUT's rows that cost seconds, and one Mem0
+row); ``MEMLAB_FRONTDOOR_ALL_ROWS=1`` re-measures every published row (CrewAI's take about seven minutes
+each). Every published set, re-measured or not, is verified by tests/test_published.py.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +27,10 @@ pytestmark = pytest.mark.rows
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = sorted(p.parent.name for p in (ROOT / "results" / "published").glob("*/frontdoor")
                    if (p / "manifest.json").is_file())
+FRAMEWORK_ROWS = ("langgraph-store", "langgraph-store-sqlite", "inspeximus-default", "inspeximus-trusted-read",
+                  "inspeximus-trusted-key", "mem0-qdrant-local+source-filter")
+MEASURED = PUBLISHED if os.environ.get("MEMLAB_FRONTDOOR_ALL_ROWS") == "1" else [
+    row for row in PUBLISHED if row in FRAMEWORK_ROWS]
 
 
 @pytest.fixture(scope="module")
@@ -47,38 +55,49 @@ def rows_of(root: Path) -> dict[str, FrontdoorResult]:
     return {p.stem.rsplit("@", 1)[1]: FrontdoorResult.from_json(read_json(p)) for p in (root / "rows").glob("*.json")}
 
 
-def figures(result: FrontdoorResult) -> dict:
-    """What a row says: its level, each cell's verdict counts, each probe's tally, and the reasons of no verdict."""
+#: Cells whose verdicts follow the wall clock, not the input: SqliteStore stamps updated_at with
+#: CURRENT_TIMESTAMP (one-second resolution) and search without an index orders by it, ties in insertion
+#: order, so whether the stuffed entry or the genuine write after it is among the k served depends on
+#: the second each write fell in. Their figures are reported, not compared.
+TIMING_DEPENDENT = {"langgraph-store-sqlite": {"crowding"}}
+
+
+def figures(result: FrontdoorResult, row: str = "") -> dict:
+    """What a row says: its level, each cell's verdict counts, each probe's tally, and the reasons of no
+    verdict (a timing-dependent cell left out)."""
+    skip = TIMING_DEPENDENT.get(row, set())
     return {"level": result.level(), "sut": result.sut.model_dump() if result.sut else None,
-            "cells": {(c.family.value, c.channel.value): (c.counts, c.no_verdict) for c in result.cells()},
+            "cells": {(c.family.value, c.channel.value): (c.counts, c.no_verdict) for c in result.cells()
+                      if c.family.value not in skip},
             "probes": {t.probe: (t.leaks, t.total, t.no_verdict) for t in result.probes()},
-            "reasons": sorted({o.decision.reason for o in (*result.poisoning, *result.isolation) if o.decision.reason})}
+            "reasons": sorted({o.decision.reason for o in (*result.poisoning, *result.isolation)
+                               if o.decision.reason and getattr(o, "family", None) not in skip})}
 
 
-@pytest.mark.parametrize("row", PUBLISHED)
+def test_the_rows_re_measured_here_are_published():
+    assert set(FRAMEWORK_ROWS) <= set(PUBLISHED)
+
+
+@pytest.mark.parametrize("row", MEASURED)
 def test_a_row_measures_as_its_published_front_door_set(measured, row):
     code, now = measured(row)
     then = rows_of(ROOT / "results" / "published" / row / "frontdoor")
     assert set(now) == set(then) == {"live", "restarted"}
     for position in then:
-        got, want = figures(now[position]), figures(then[position])
+        got, want = figures(now[position], row), figures(then[position], row)
         want["sut"]["runtime"] = got["sut"]["runtime"] = "local"
         assert got == want, f"{row}@{position} differs from results/published/{row}/frontdoor"
 
 
 def test_the_sqlite_store_serves_every_planted_write_and_reads_a_missing_user_as_every_user(measured):
-    """BaseStore keeps no label (one channel) and lists a namespace newest or oldest first with no index;
-    search takes a namespace prefix, so a read with no user id is served every user's memories."""
+    """BaseStore keeps no label (one channel); search takes a namespace prefix, so a read with no user id
+    is served every user's memories. Crowding is timing-dependent (TIMING_DEPENDENT), so not asserted."""
     code, rows = measured("langgraph-store-sqlite")
     assert code == 1
     for result in rows.values():
         assert result.level() == "P0" and result.sut.channels == ("untrusted",)
-        assert {c.family.value: c.served for c in result.cells()} == {
-            "planted_fact": 5, "false_correction": 5, "instruction": 5, "crowding": 0, "trust_tag": 5,
-            "smuggled_label": 5}
-        # search lists the oldest k: the crowding attack is not served, nor is a genuine write after it
-        crowd = result.cell_at(*[(c.family, c.channel) for c in result.cells() if c.family.value == "crowding"][0])
-        assert crowd.status == "n/a" and crowd.no_verdict == 5
+        assert {c.family.value: c.served for c in result.cells() if c.family.value != "crowding"} == {
+            "planted_fact": 5, "false_correction": 5, "instruction": 5, "trust_tag": 5, "smuggled_label": 5}
         probes = {t.probe: t for t in result.probes()}
         assert (probes["no-scope"].leaks, probes["no-scope"].total) == (5, 20)
         assert all(t.leaks == 0 for name, t in probes.items() if name != "no-scope")
