@@ -89,6 +89,9 @@ def test_a_sut_page_shows_its_front_door_per_position_and_the_index_links_it(sit
         assert '<h2 id="frontdoor">Front door</h2>' in page
         assert page.count(f"{row}@live · level ") == page.count(f"{row}@restarted · level ") == 1
     assert "inspeximus-trusted-key@live · level P2 · FINDING" in (site / "inspeximus-trusted-key.html").read_text()
+    mem0 = (site / "mem0-qdrant-local.html").read_text()
+    assert "T6 (another context's record replayed into this one, store access) ACC at read" in mem0
+    assert "beside the probes" not in (site / "langgraph-store.html").read_text()  # no at-rest rows: no T6
     index = (site / "index.html").read_text()
     assert 'href="langgraph-store.html#frontdoor">front door</a>: live P0 FINDING, restarted n/a INCONCLUSIVE' in index
 

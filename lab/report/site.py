@@ -141,7 +141,7 @@ def render_sut(sut: SutResults) -> str:
     body = (f'<p><a href="index.html">← every row</a></p><h1>{escape(sut.name)}</h1>'
             f"<h2>At rest: the verdict matrix</h2>{html.matrix(rows) if rows else '<p>No at-rest rows.</p>'}"
             f'<h2 id="lifecycle">Lifecycle gate</h2>{gate}'
-            + (f'<h2 id="frontdoor">Front door</h2>{site_frontdoor.section(sut.frontdoor)}' if sut.frontdoor else "")
+            + (f'<h2 id="frontdoor">Front door</h2>{site_frontdoor.section(sut.frontdoor, sut.rows)}' if sut.frontdoor else "")
             + (release_history.render(sut.history) if sut.history else "") +
             "<h2>At rest: the rows</h2>" + "".join(html.row_section(i, r) for i, r in enumerate(rows))
             + f"{html.legend()}{panels}")

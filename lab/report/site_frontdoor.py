@@ -1,16 +1,19 @@
 """The front door on a SUT's site page and in the index: per position its heading (level, status,
 served and leaked), how it was measured, its family × channel cells and its isolation probes, in the
-words every front-door report uses (``lab.report.frontdoor_words``)."""
+words every front-door report uses (``lab.report.frontdoor_words``), with the at-rest T6 verdict of the
+same SUT beside the probes."""
 
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from lab.frontdoor.channels import CHANNELS
 from lab.frontdoor.fixtures import FAMILIES
 from lab.frontdoor.outcome import outcome
 from lab.frontdoor.results import FrontdoorResult
 from lab.frontdoor.saved import RunRecord
+from lab.report.common import cell_label
 from lab.report.frontdoor_words import cell_text, heading, probe_text, provenance_lines
 
 
@@ -27,9 +30,19 @@ def _table(result: FrontdoorResult) -> str:
             f"<p class=\"muted\">isolation: {probes or 'no probe run'}</p>")
 
 
-def section(measured: list[tuple[FrontdoorResult, RunRecord]]) -> str:
-    """The SUT page's front-door section (``measured``: each position's row and its run)."""
-    parts = []
+def t6_line(at_rest: list[dict[str, Any]]) -> str:
+    """The at-rest T6 verdict of each detection point (another context's record replayed into this one at
+    rest), shown beside the read-path isolation probes; '' for a SUT with no at-rest rows."""
+    verdicts = [f"{cell_label(r['cells']['T6'])} at {r.get('detection_point')}" for r in at_rest
+                if isinstance(r.get("cells"), dict) and "T6" in r["cells"]]
+    return (f"<p class=\"muted\">at rest, beside the probes: T6 (another context's record replayed into this "
+            f"one, store access) {escape(', '.join(verdicts))}</p>") if verdicts else ""
+
+
+def section(measured: list[tuple[FrontdoorResult, RunRecord]], at_rest: list[dict[str, Any]] = ()) -> str:
+    """The SUT page's front-door section (``measured``: each position's row and its run; ``at_rest``: the
+    SUT's at-rest rows, whose T6 verdict stands beside the read-path probes)."""
+    parts = [t6_line(list(at_rest))]
     for result, run in measured:
         lines = "".join(f"<p class=\"muted\">{escape(line)}</p>" for line in provenance_lines(result))
         parts.append(f"<h3>{escape(heading(result, run, outcome(result)))}</h3>{lines}{_table(result)}")
