@@ -39,8 +39,10 @@ def session():
             self.seen.append(("open", case, trust_root, fresh))
 
         def frontdoor_write(self, scope, text, label, signature, tags):
-            if text == "refuse me":
-                raise PermissionError("the store refuses this source")
+            if text == "refuse me":  # the SUT (here the standard library's json) raises
+                json.loads("{the store refuses this source")
+            if text == "crash":  # the driver's own code raises
+                return {"accepted": True, "stored": scope["nowhere"]}
             self.seen.append(("write", scope, text, label, signature, tags))
             self.seen.append(("signer", self.signer))
             return self.answer or {"accepted": True, "stored": {"text": text}}
@@ -86,9 +88,15 @@ def test_the_driver_says_which_bytes_its_sut_verifies_a_signature_over(session):
 
 def test_a_sut_that_raises_refused_the_write(session):
     reply, _ = session("frontdoor_write", **{**WRITE, "text": "refuse me"})
-    assert not reply["ok"] and reply["refused"] is True
-    assert reply["error"] == {"type": "PermissionError", "message": "the store refuses this source"}
+    assert not reply["ok"] and reply["refused"] is True and reply["error"]["type"] == "JSONDecodeError"
     assert answer_problem("frontdoor_write", reply, 2) is None  # a refusal: the SUT's answer, not a fault
+
+
+def test_a_driver_that_raises_failed_and_never_reads_as_a_refusal(session):
+    reply, _ = session("frontdoor_write", **{**WRITE, "text": "crash"})
+    assert not reply["ok"] and reply["refused"] is False, reply
+    assert "the driver failed, not the SUT: KeyError" in reply["error"]["message"]
+    assert answer_problem("frontdoor_write", reply, 2) is not None  # the lab's client: a harness error
 
 
 @pytest.mark.parametrize("op, fields, said", [

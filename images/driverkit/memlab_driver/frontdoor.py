@@ -17,6 +17,10 @@ Three ops, sent only to a driver whose profile declares the front door:
   key; ``frontdoor_write`` then carries the signature and ``signer`` (the signing key's public half,
   hex, or null), set as ``self.signer`` before the driver's ``frontdoor_write`` is called.
 
+A refusal must be the SUT's: an exception whose innermost frame is in the driver's own file or in the
+kit is the driver failing, a fault (``refused: false``), never a refusal -- a driver that crashed on the
+attacker's writes alone would otherwise read as a SUT that rejected them.
+
 ``scope`` is ``{tenant, user, session}``, each a string, an integer or null, exactly as the lab sent
 them: the driver hands them to the SUT as they are. The driver never verifies a signature, never reads
 a label to decide anything and never filters by scope: each of those is the SUT's to do or not.
@@ -25,7 +29,10 @@ Imports only the standard library and ``protocol``.
 
 from __future__ import annotations
 
+import inspect
 import re
+import traceback
+from pathlib import Path
 from typing import Any
 
 from memlab_driver.protocol import BadRequest, Unsupported, field
@@ -80,6 +87,34 @@ def _hex(req: dict, name: str) -> bytes | None:
     return bytes.fromhex(value)
 
 
+KIT = Path(__file__).resolve().parent
+
+
+def _raised_by_driver(exc: BaseException, driver: FrontdoorOps) -> bool:
+    """Whether the innermost frame of ``exc`` is in the driver's own file or in the kit."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return False
+    where = Path(frames[-1].filename).resolve()
+    try:
+        own = Path(inspect.getsourcefile(type(driver)) or "").resolve()
+    except TypeError:
+        own = None
+    return where == own or KIT in where.parents
+
+
+def _sut_call(driver: FrontdoorOps, op: str, call: Any, *args: Any) -> Any:
+    """``call(*args)``; an exception the driver itself raised is a fault, the SUT's passes as a refusal."""
+    try:
+        return call(*args)
+    except (BadRequest, Unsupported):
+        raise
+    except Exception as exc:
+        if _raised_by_driver(exc, driver):
+            raise BadRequest(f"{op}: the driver failed, not the SUT: {type(exc).__name__}: {exc}") from exc
+        raise
+
+
 def serve(driver: FrontdoorOps, req: dict) -> dict:
     """Serve one front-door op (the request's op names which)."""
     op = req["op"]
@@ -104,8 +139,8 @@ def serve(driver: FrontdoorOps, req: dict) -> dict:
         return {"result": {"message": message.hex()}}
     if op == "frontdoor_write":
         driver.signer = _hex(req, "signer")
-        out = driver.frontdoor_write(scope, field(req, "text", str), field(req, "label", str),
-                                     _hex(req, "signature"), list(tags))
+        out = _sut_call(driver, op, driver.frontdoor_write, scope, field(req, "text", str),
+                        field(req, "label", str), _hex(req, "signature"), list(tags))
         if not isinstance(out, dict) or not isinstance(out.get("accepted"), bool):
             raise BadRequest("the driver's frontdoor_write must return {'accepted': bool, 'stored': ...}")
         return {"result": {"accepted": out["accepted"], "stored": out.get("stored")}}
@@ -113,7 +148,7 @@ def serve(driver: FrontdoorOps, req: dict) -> dict:
     if isinstance(k, bool) or not 1 <= k <= 1000:
         raise BadRequest("frontdoor_read: k must be an integer from 1 to 1000")
     tag = field(req, "tag", str, default=None)
-    records = driver.frontdoor_read(scope, field(req, "query", str), k, tag)
+    records = _sut_call(driver, op, driver.frontdoor_read, scope, field(req, "query", str), k, tag)
     if not isinstance(records, list) or not all(
             isinstance(r, dict) and isinstance(r.get("text"), str)
             and (r.get("marker") is None or isinstance(r.get("marker"), str)) for r in records):
