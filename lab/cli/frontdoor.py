@@ -164,7 +164,8 @@ def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Pa
         fail(str(exc))
     with fset, RunProgress(console, total=len(stores)) as bar:
         run, results = fset.run(stores, expected, progress=lambda r: bar.step(r.store, f"level {r.level()}"),
-                                runtime=runtime)
+                                runtime=runtime,
+                                cases=lambda store, done, total: bar.step(store, f"case {done}/{total}", advance=0))
         write_frontdoor_reports(out, results, run)
         done = summary(run.run_id, [outcome(r) for r in results])
         write_json(out / "summary.json", done.to_json())

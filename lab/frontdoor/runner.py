@@ -106,19 +106,31 @@ def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture]
             secrets: Iterable[Secret] = SECRETS, genuine: GenuineSide | None = None,
             adversary: Adversary | None = None, enforcer: str = "sut",
             restart: Callable[[], object] | None = None, sut: SutSide | None = None,
-            message: Message | None = None) -> FrontdoorResult:
+            message: Message | None = None,
+            on_case: Callable[[int, int], object] | None = None) -> FrontdoorResult:
     """Every fixture on every channel, and every probe pair with every secret, against ``make_store``
     (``enforcer``: who keeps its contexts apart; the calibration stores do it themselves; ``restart``:
     the restarted position, the SUT restarted before every judged read; ``sut``: a driver's row, whose
     channels are the ones it measures; ``message``: the bytes the SUT verifies a signature over, where
-    it has its own format)."""
+    it has its own format; ``on_case(done, total)``: called after each case, for a progress bar)."""
     message = message or signing_message
     genuine, adversary = genuine or GenuineSide(message=message), adversary or Adversary(message=message)
     fixtures, secrets = list(fixtures), list(secrets)
     channels = list(sut.channels) if sut is not None else list(channels)
-    poisoning = [run_fixture(fx, ch, make_store, genuine, adversary, restart) for fx in fixtures for ch in channels]
-    isolation = [run_case(probe, owner, reader, secret, make_store, genuine, restart=restart)
-                 for probe in probes for owner, reader in probe.pairs for secret in secrets]
+    plan = [(fx, ch) for fx in fixtures for ch in channels]
+    pairs = [(probe, owner, reader, secret) for probe in probes for owner, reader in probe.pairs for secret in secrets]
+    total, done = len(plan) + len(pairs), 0
+
+    def counted(outcome):
+        nonlocal done
+        done += 1
+        if on_case is not None:
+            on_case(done, total)
+        return outcome
+
+    poisoning = [counted(run_fixture(fx, ch, make_store, genuine, adversary, restart)) for fx, ch in plan]
+    isolation = [counted(run_case(probe, owner, reader, secret, make_store, genuine, restart=restart))
+                 for probe, owner, reader, secret in pairs]
     return FrontdoorResult(store=store, fixtures_version=FIXTURES_VERSION, judge_revision=JUDGE_REVISION, enforcer=enforcer,
                            trust_root=genuine.public_key.hex(), position="live" if restart is None else "restarted",
                            sut=sut, poisoning=tuple(poisoning), isolation=tuple(isolation))

@@ -169,3 +169,11 @@ def test_a_sut_s_own_message_is_what_both_sides_sign_and_each_write_names_its_si
     assert adversary.write(Channel.UNTRUSTED, scope, "lie").signer is None
     relayed = landed(adversary.write(Channel.SIGNED, scope, "fed"), genuine)
     assert relayed.signer == genuine.public_key
+
+
+def test_a_row_counts_its_cases_as_it_goes():
+    """The progress a long row gives: one tick per case, each with the row's total."""
+    ticks = []
+    result = runner.run_row("naive", RecordingStore, on_case=lambda done, total: ticks.append((done, total)))
+    total = len(result.poisoning) + len(result.isolation)
+    assert ticks == [(n, total) for n in range(1, total + 1)]
