@@ -50,8 +50,8 @@ COMMANDS = {
     "show": ("lab.cli.show:show", "Print the verdict matrix (or the lifecycle table) of a saved result set."),
     "sign": ("lab.cli.results:sign_cmd", "Sign a result set's manifest (manifest.sig), once it verifies."),
     "site": ("lab.cli.site:site_cmd",
-             "One HTML page per SUT with its at-rest matrix and lifecycle gate together, and an index of every "
-             "row with a lifecycle column."),
+             "One HTML page per SUT with its at-rest matrix, lifecycle gate and front door together, and an index "
+             "of every row with a lifecycle column."),
     "sweep": ("lab.cli.sweep:sweep_cmd",
               "Measure a row against releases of its SUT package the registry serves: one verified result set per "
               "release, each its own row, and the releases lined up cell by cell with the release where each cell "
