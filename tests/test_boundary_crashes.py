@@ -173,7 +173,7 @@ def test_a_100k_deep_driver_answer_is_a_harness_error_naming_the_limit(tmp_path)
 
 
 def test_the_driver_and_the_http_shim_take_answers_equally_deep():
-    from lab.lifecycle.adapters.http_transport import MAX_ANSWER_DEPTH as HTTP_DEPTH
+    from lab.lifecycle.adapters.http_json import MAX_ANSWER_DEPTH as HTTP_DEPTH
 
     assert MAX_ANSWER_DEPTH == HTTP_DEPTH
     at_limit = "[" * MAX_ANSWER_DEPTH + "]" * MAX_ANSWER_DEPTH

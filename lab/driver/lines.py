@@ -104,7 +104,7 @@ def wait_reading(proc: subprocess.Popen, reader: LineReader | None, seconds: flo
 
 #: The deepest answer taken: an observation keeps an answer a few levels down, and a result set is
 #: read at most 64 deep (lab.resultset.loading.MAX_JSON_DEPTH); the same bound as an HTTP shim's
-#: answer (lab.lifecycle.adapters.http_transport.MAX_ANSWER_DEPTH).
+#: answer (lab.lifecycle.adapters.http_json.MAX_ANSWER_DEPTH).
 MAX_ANSWER_DEPTH = 32
 
 

@@ -28,7 +28,9 @@ from urllib.parse import urlsplit
 from lab.frontdoor.observations import Served
 from lab.frontdoor.scope import Scope
 from lab.lifecycle.adapters.http_config import HttpConfig, load_http_config
-from lab.lifecycle.adapters.http_transport import HttpError, Transport, excerpt, loopback
+from lab.lifecycle.adapters.http_json import excerpt
+from lab.lifecycle.adapters.http_reach import loopback
+from lab.lifecycle.adapters.http_transport import HttpError, Transport
 
 ROUTES = {"reset": "/frontdoor/reset", "write": "/frontdoor/write", "read": "/frontdoor/read"}
 MAX_RECORDS = 1000  # records one read may serve

@@ -143,7 +143,8 @@ def test_the_front_door_imports_only_itself_and_the_lifecycle_judge_of_the_lab()
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
             allowed = ("lab.frontdoor", "lab.lifecycle.judge") + (
                 ("lab.resultset", "lab.lifecycle.grounds") if path.stem in SET_SIDE else ()) + (
-                ("lab.lifecycle.adapters.http_config", "lab.lifecycle.adapters.http_transport")
+                ("lab.lifecycle.adapters.http_config", "lab.lifecycle.adapters.http_transport",
+                 "lab.lifecycle.adapters.http_json", "lab.lifecycle.adapters.http_reach")
                 if path.stem == "http_store" else ()) + (
                 ("lab.lifecycle.adapters", "lab.profile", "lab.runtime") if path.stem == "driver_store" else ())
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "lab" and not n.startswith(allowed)

@@ -24,7 +24,8 @@ from shims import example, serve
 
 from lab.lifecycle.adapters import AdapterError
 from lab.lifecycle.adapters.http import HttpAdapter, HttpConfigError, HttpError, load_http_config
-from lab.lifecycle.adapters.http_transport import MAX_ANSWER_BYTES, loopback
+from lab.lifecycle.adapters.http_reach import loopback
+from lab.lifecycle.adapters.http_transport import MAX_ANSWER_BYTES
 from lab.lifecycle.doctor import doctor
 from lab.lifecycle.scenario import Scope
 

@@ -39,7 +39,9 @@ import structlog
 from lab.lifecycle.adapters import Ack, AdapterError, Served
 from lab.lifecycle.adapters.http_config import HttpConfig, HttpConfigError, load_http_config
 from lab.lifecycle.adapters.http_contract import mutation_shape, read_answer, scope_fields
-from lab.lifecycle.adapters.http_transport import ANSWER_KINDS, HttpError, Transport, excerpt, loopback
+from lab.lifecycle.adapters.http_json import excerpt
+from lab.lifecycle.adapters.http_reach import loopback
+from lab.lifecycle.adapters.http_transport import ANSWER_KINDS, HttpError, Transport
 from lab.lifecycle.judge import served_uses
 
 __all__ = ["ANSWER_KINDS", "HttpAdapter", "HttpConfig", "HttpConfigError", "HttpError", "excerpt",

@@ -27,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lab.lifecycle.adapters.http_transport import HttpError, excerpt
+from lab.lifecycle.adapters.http_json import excerpt
+from lab.lifecycle.adapters.http_transport import HttpError
 from lab.lifecycle.adapters.leaves import record_text, text_of
 
 MEMLAB_SHAPE = 'answer {"memories": [{"text": "...", "key": "..."}]} (or {"answer": "..."} for prose)'
