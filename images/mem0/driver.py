@@ -83,6 +83,21 @@ def _ids(scope):
     return {name: value for name, value in pairs if value is not None}
 
 
+def _memory(memory_class, root, dims, embed):
+    """Mem0's Memory.from_config on a local Qdrant folder and a history DB under ``root``, its embedder
+    (built as OpenAI's, never called) swapped for ``embed`` of ``dims`` dimensions: offline."""
+    memory = memory_class.from_config({
+        "vector_store": {"provider": "qdrant", "config": {
+            "path": str(root / "qdrant"), "on_disk": True, "collection_name": COLLECTION,
+            "embedding_model_dims": dims}},
+        "embedder": {"provider": "openai", "config": {"api_key": "sk-memlab-dummy-never-used",
+                                                       "embedding_dims": dims}},
+        "history_db_path": str(root / "history.db"),
+    })
+    memory.embedding_model.embed = embed
+    return memory
+
+
 def _close_memory(memory):
     """Close a Memory's Qdrant client (releases the folder's lock) and its history DB."""
     if memory is None:
@@ -104,15 +119,7 @@ class Mem0Driver(kit.Driver):
         os.environ["MEM0_DIR"] = str(root / "mem0")
         from mem0 import Memory
 
-        self.memory = Memory.from_config({
-            "vector_store": {"provider": "qdrant", "config": {
-                "path": str(root / "qdrant"), "on_disk": True, "collection_name": COLLECTION,
-                "embedding_model_dims": DIMS}},
-            "embedder": {"provider": "openai", "config": {"api_key": "sk-memlab-dummy-never-used",
-                                                           "embedding_dims": DIMS}},
-            "history_db_path": str(root / "history.db"),
-        })
-        self.memory.embedding_model.embed = hash_embed
+        self.memory = _memory(Memory, root, DIMS, hash_embed)
 
     def describe(self):
         """Versions of Mem0 and its store client."""
@@ -173,16 +180,7 @@ class Mem0Driver(kit.Driver):
         root.mkdir(parents=True, exist_ok=True)
         _close_memory(getattr(self, "frontdoor_memory", None))
         self.frontdoor_memory = None
-        memory = Memory.from_config({
-            "vector_store": {"provider": "qdrant", "config": {
-                "path": str(root / "qdrant"), "on_disk": True, "collection_name": COLLECTION,
-                "embedding_model_dims": FRONTDOOR_DIMS}},
-            "embedder": {"provider": "openai", "config": {"api_key": "sk-memlab-dummy-never-used",
-                                                           "embedding_dims": FRONTDOOR_DIMS}},
-            "history_db_path": str(root / "history.db"),
-        })
-        memory.embedding_model.embed = lexical_embed
-        self.frontdoor_memory = memory
+        self.frontdoor_memory = _memory(Memory, root, FRONTDOOR_DIMS, lexical_embed)
 
     def frontdoor_write(self, scope, text, label, signature, tags):
         """add(..., infer=False, metadata={"source": label, <tag>: True}); Mem0 keeps no signature."""

@@ -91,9 +91,10 @@ def _raw_public(key: Ed25519PrivateKey) -> bytes:
     return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-def _signed(key: Ed25519PrivateKey, scope: Scope, text: str, tags: frozenset[str], message: Message) -> Write:
-    return Write(scope, text, TRUSTED_LABEL, key.sign(message(scope, TRUSTED_LABEL, text, tags)), tags,
-                 signer=_raw_public(key))
+def _signed(key: Ed25519PrivateKey, signer: bytes, scope: Scope, text: str, tags: frozenset[str],
+            message: Message) -> Write:
+    """A trusted-label write signed by ``key`` (whose raw public key is ``signer``)."""
+    return Write(scope, text, TRUSTED_LABEL, key.sign(message(scope, TRUSTED_LABEL, text, tags)), tags, signer=signer)
 
 
 class GenuineSide:
@@ -109,11 +110,11 @@ class GenuineSide:
 
     def write(self, scope: Scope, text: str, tags: frozenset[str] = frozenset()) -> Write:
         """A memory the user really wrote: the trusted label, signed."""
-        return _signed(self.__key, scope, text, tags, self.message)
+        return _signed(self.__key, self.public_key, scope, text, tags, self.message)
 
     def relay(self, draft: AgentDraft) -> Write:
         """The agent saving content it was fed: indistinguishable from the user's own write."""
-        return _signed(self.__key, draft.scope, draft.text, draft.tags, self.message)
+        return _signed(self.__key, self.public_key, draft.scope, draft.text, draft.tags, self.message)
 
 
 class Adversary:
@@ -135,7 +136,7 @@ class Adversary:
         if channel is Channel.FORGED:
             if forgery is Forgery.NONE:
                 return Write(scope, text, TRUSTED_LABEL, None, tags)
-            return _signed(self.__key, scope, text, tags, self.message)
+            return _signed(self.__key, self.public_key, scope, text, tags, self.message)
         return AgentDraft(scope, text, tags)
 
 

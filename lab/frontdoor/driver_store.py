@@ -6,7 +6,7 @@ next case's own empty store (``frontdoor_open``, a new case name each time), so 
 memories, and scope ids reach the SUT exactly as the fixtures give them (no namespace prefix folds an
 integer id into a string). ``restart`` stops the SUT and starts it anew on the same volumes, reopening
 the current case: the restarted position. A SUT that raises on a write refused it, on a read served nothing (the
-errors are kept in ``refusals``); an answer of the wrong shape or a driver fault is a harness error, never a verdict.
+last write's error is kept in ``refusal``); an answer of the wrong shape or a driver fault is a harness error, never a verdict.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class DriverStore:
         self.sut = SutProcess(profile, runtime, registry, logs_dir)
         self.cases = 0
         self.trust_root = b""
-        self.refusals: list[str] = []  # why the SUT refused each refused write, in order
+        self.refusal: str | None = None  # why the SUT refused the last write (None: it did not)
 
     def start(self) -> DriverStore:
         self.sut.start()
@@ -68,8 +68,8 @@ class DriverStore:
         answer = self.sut.call("frontdoor_write", scope=scope.model_dump(), text=text, label=label,
                                signature=signature.hex() if signature is not None else None,
                                signer=signer.hex() if signer is not None else None, tags=sorted(tags))
+        self.refusal = None if answer["ok"] else str((answer.get("error") or {}).get("message", ""))[:500]
         if not answer["ok"]:  # the SUT raised: it refused the write
-            self.refusals.append(str((answer.get("error") or {}).get("message", ""))[:500])
             return False
         return bool(answer["result"]["accepted"])
 
@@ -82,7 +82,6 @@ class DriverStore:
     def read(self, scope: Scope, query: str, k: int, tag: str | None = None) -> list[Served]:
         answer = self.sut.call("frontdoor_read", scope=scope.model_dump(), query=query, k=k, tag=tag)
         if not answer["ok"]:  # the SUT raised: it served nothing (a control then fails: no verdict)
-            self.refusals.append(str((answer.get("error") or {}).get("message", ""))[:500])
             return []
         records = answer["records"]
         if len(records) > MAX_RECORDS:

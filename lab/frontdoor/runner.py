@@ -35,11 +35,9 @@ class Session:
         self.reads: list[ReadSeen] = []
 
     def write(self, role: str, write: Write) -> None:
-        refusals = getattr(self.store, "refusals", None)  # a driver's store keeps why the SUT refused
-        before = len(refusals) if refusals is not None else 0
         accepted = self.store.write(write.scope, write.text, write.label, write.signature, write.tags,
                                     signer=write.signer)
-        refusal = refusals[-1] if refusals is not None and len(refusals) > before else None
+        refusal = getattr(self.store, "refusal", None)  # a driver's store keeps why the SUT refused
         self.writes.append(WriteSeen(role=role, scope=write.scope, text=write.text, label=write.label,
                                      signature=write.signature.hex() if write.signature is not None else None,
                                      tags=tuple(sorted(write.tags)), accepted=bool(accepted), refusal=refusal,
