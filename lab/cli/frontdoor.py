@@ -71,15 +71,16 @@ def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: st
         fail(f"unknown --reference {', '.join(unknown)}: the calibration stores are {known}")
     stores = {name: REFERENCE_STORES[name] for name in names}
     opened: list[Any] = []  # the shims' connections and the rows' SUT processes, closed when the run ends
-    rows, choice = _rows(patterns, runtime_name, profiles_dir) if patterns else ([], None)
-    stores.update(_shims(shims, set(stores), opened))
-    lines = [(RUNTIME_LINE, names), (choice.line() if choice else "", rows), (SHIM_RUNTIME_LINE, shims)]
-    for line, wanted in lines:
-        if wanted:
-            console.print(line, highlight=False, soft_wrap=True)
-    runtime = ", ".join(kind for kind, wanted in (("in-process", names), (choice.runtime.name if choice else "", rows),
-                                                  ("http", shims)) if wanted)
-    try:
+    try:  # from here a crash is a harness failure, exit 2 (never 1, which CI reads as a finding)
+        rows, choice = _rows(patterns, runtime_name, profiles_dir) if patterns else ([], None)
+        stores.update(_shims(shims, set(stores), opened))
+        lines = [(RUNTIME_LINE, names), (choice.line() if choice else "", rows), (SHIM_RUNTIME_LINE, shims)]
+        for line, wanted in lines:
+            if wanted:
+                console.print(line, highlight=False, soft_wrap=True)
+        runtime = ", ".join(kind for kind, wanted in (("in-process", names),
+                                                      (choice.runtime.name if choice else "", rows),
+                                                      ("http", shims)) if wanted)
         stores.update(_drivers(rows, choice, position, set(stores), opened, out))
         code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key)
     except KeyboardInterrupt:
@@ -97,9 +98,9 @@ def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: st
 
 def _rows(patterns: tuple[str, ...], runtime_name: str, profiles_dir: Path) -> tuple[list, Any]:
     """The rows --sut selects, each one the front door measures and this runtime can run (else exit 2)."""
-    from lab.cli.lifecycle_run import lifecycle_rows
+    from lab.cli.measured_rows import rows_to_measure
 
-    return lifecycle_rows(profiles_dir, patterns, runtime_name, measurement="frontdoor")
+    return rows_to_measure(profiles_dir, patterns, runtime_name, "frontdoor")
 
 
 def _drivers(rows: list, choice: Any, position: str, taken: set[str], opened: list[Any],

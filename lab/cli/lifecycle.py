@@ -27,7 +27,7 @@ from typing import Any
 import click
 
 from lab import RUNTIME_NAMES
-from lab.cli.lifecycle_run import (adapter_as_target, adapter_spec_target, finish, lifecycle_rows, resume,
+from lab.cli.lifecycle_run import (adapter_as_target, adapter_spec_target, finish, resume,
                                    shown, terminate_as_interrupt)
 from lab.cli.options import Seconds, default_out, no_fork_server_option, profiles_option, sign_key_option
 from lab.cli.results import err, fail
@@ -237,7 +237,9 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
             err.print(f"note: auth_token_env names {cfg.unset_token}, which is not set: requests go without "
                       "Authorization", highlight=False)
     if patterns:
-        rows, choice = lifecycle_rows(profiles_dir, patterns, runtime_name)
+        from lab.cli.measured_rows import rows_to_measure
+
+        rows, choice = rows_to_measure(profiles_dir, patterns, runtime_name, "lifecycle")
         runtime = choice.runtime
         err.print(shown(choice.line()), highlight=False)
         # a fork server pays off over many starts; the live position starts each SUT once

@@ -422,3 +422,14 @@ def test_the_doctor_names_one_store_of_three_kinds():
     assert done.exit_code == 2 and "name one store: --reference STORE, --sut ROW or --http CONFIG" in done.output
     done = memlab("frontdoor", "doctor", "--sut", "reference-naive", "--runtime", "local")
     assert done.exit_code == 2 and "does not take the frontdoor measurement" in done.output
+
+
+def test_a_crash_while_choosing_the_rows_is_exit_2_never_a_finding(tmp_path, monkeypatch):
+    from lab.cli import frontdoor as frontdoor_cli
+
+    def broken(*args):
+        raise ImportError("cannot import name 'x'")
+
+    monkeypatch.setattr(frontdoor_cli, "_rows", broken)
+    done = memlab("frontdoor", "run", "--sut", "langgraph-store", "--out", tmp_path / "set")
+    assert done.exit_code == 2 and "harness failure: ImportError" in done.output, done.output
