@@ -22,27 +22,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
+from peer_agmi import AGMI, agmi_path, interpreter, run_in_sut  # noqa: E402
 from per_case import phases  # noqa: E402
 
 from lab.cli import configure_logging  # noqa: E402
-from lab.profile import load_profiles, select  # noqa: E402
 from lab.resultset.results import read_json  # noqa: E402
-from lab.runtime.housekeeping import cache_dir  # noqa: E402
-from lab.runtime.local import LocalRuntime  # noqa: E402
 
-AGMI = "agent-memory-integrity==0.6.3"
 #: memlab row -> agmi adapter measuring the same SUT configuration (agmi's own adapters).
 ADAPTERS = {
     "langgraph-sqlite": "agmi.adapters.langgraph_sqlite:LangGraphSqliteAdapter",
@@ -64,26 +59,13 @@ ADAPTERS = {
 CASE_OF_EDIT = lambda edit: edit.split()[0]  # noqa: E731
 
 
-def agmi_path() -> Path:
-    """agmi's wheel, downloaded once (no dependencies) and unpacked under the lab's cache."""
-    home = cache_dir() / "bench" / AGMI.replace("==", "-")
-    if not (home / "agmi" / "check.py").is_file():
-        wheels = home.with_name(home.name + ".wheel")
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), AGMI],
-                       check=True)
-        with zipfile.ZipFile(next(wheels.glob("*.whl"))) as wheel:
-            wheel.extractall(home)
-    return home
-
-
 def agmi_row(row: str, python: str, agmi: Path) -> tuple[float, dict[str, str]]:
     """Seconds of one ``agmi-check`` of ``row``'s adapter in its SUT venv, and its verdict per case."""
     with tempfile.TemporaryDirectory(prefix="bench-agmi-") as tmp:
         out = Path(tmp) / "row.json"
-        env = {**os.environ, "PYTHONPATH": str(agmi), "HOME": tmp, "TMPDIR": tmp}
         began = time.monotonic()
-        done = subprocess.run([python, "-m", "agmi.check", "--adapter", ADAPTERS[row], "--fail-on", "none",
-                               "--json", str(out)], env=env, cwd=tmp, capture_output=True, text=True, timeout=1800)
+        done = run_in_sut(python, agmi, ["-m", "agmi.check", "--adapter", ADAPTERS[row], "--fail-on", "none",
+                                         "--json", str(out)], tmp)
         seconds = time.monotonic() - began
         if not out.is_file():
             return seconds, {"error": f"exit {done.returncode}: {(done.stderr or done.stdout)[-300:]}"}
@@ -131,9 +113,7 @@ def main() -> int:
     forks = [m == "on" for m in opts.fork.split(",")]
     jobs = [int(j) for j in opts.jobs.split(",") if j]
     agmi = agmi_path()
-    pythons = {}
-    for profile in select(load_profiles(), rows):  # venv builds are timed by neither tool
-        pythons[profile.row] = LocalRuntime(fork_server=False).prepare(profile).detail["interpreter"]
+    pythons = {row: interpreter(row) for row in rows}  # venv builds are timed by neither tool
     seconds: dict[str, dict[str, list[float]]] = {r: {} for r in rows}
     verdicts: dict[str, dict[str, dict[str, str]]] = {r: {} for r in rows}
     split: dict[str, dict[str, float]] = {}

@@ -33,18 +33,20 @@ def volumes(tmp_path):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """How the session compared memlab with the peer gate memorycheck: live, or against its recorded
-    outputs; and each test not run for want of its source (README, "The peers")."""
+    """How the session compared memlab with its peers (the gate memorycheck, agmi's front door): live, or
+    against their recorded outputs; and each test not run for want of memorycheck's source (README, "The
+    peers")."""
     import sys
 
     gate = sys.modules.get("peer_gate")
-    made = list(getattr(gate, "COMPARISONS", {}).values())
+    made = list(getattr(sys.modules.get("peer_records"), "COMPARISONS", {}).values())
     live, recorded = made.count("live"), made.count("recorded")
     if made:
-        line = f"peer comparisons: {live} against the live memorycheck, {recorded} against its recorded outputs"
+        line = f"peer comparisons: {live} against a live peer, {recorded} against its recorded outputs"
         terminalreporter.write_line(line, yellow=bool(recorded))
     for name in getattr(gate, "WITHOUT_SOURCE", []):
         terminalreporter.write_line(f"  not run without memorycheck's source: {name}", yellow=True)
     if recorded or getattr(gate, "WITHOUT_SOURCE", []):
-        terminalreporter.write_line("  to run them live: MEMLAB_MEMORYCHECK_SOURCE=<its source> bash scripts/test",
+        terminalreporter.write_line("  to run them live: MEMLAB_MEMORYCHECK_SOURCE=<its source> bash scripts/test; "
+                                    "agmi: PyPI and the rows' venvs (tests/frontdoor/test_frontdoor_agmi.py)",
                                     yellow=True)

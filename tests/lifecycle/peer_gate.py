@@ -13,25 +13,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from peer_records import kept, mask, recorded, require_live
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER = ROOT / ".peers" / "memorycheck" / "bin" / "memorycheck"
 SOURCE = Path(os.environ.get("MEMLAB_MEMORYCHECK_SOURCE") or next(
     (p for p in (ROOT.parent / "shared" / "peers" / "memorycheck", ROOT.parent.parent / "shared" / "peers" / "memorycheck")
      if (p / "pyproject.toml").is_file()), ROOT.parent / "shared" / "peers" / "memorycheck"))
-RECORDS = ROOT / "tests" / "fixtures" / "peer-records"
 RATES = ("scope_leakage", "deletion_residue", "stale_reuse", "expiry_leak")
 VOLATILE = ("generated_at", "run_id")
 HOW = ("memorycheck 0.1.0, installed from its source by scripts/test.d/40-peers.sh, run by "
        "tests/lifecycle/peer_gate.py with MEMLAB_RECORD_PEER=1 on the arguments below")
-#: How each peer comparison of this session was made: record name -> "live" or "recorded".
-COMPARISONS: dict[str, str] = {}
 #: The tests of this session skipped for want of the peer's source.
 WITHOUT_SOURCE: list[str] = []
 
@@ -39,11 +36,6 @@ WITHOUT_SOURCE: list[str] = []
 def live() -> bool:
     """Whether the peer is installed here (else its recorded outputs stand in for it)."""
     return PEER.is_file()
-
-
-def require_live() -> bool:
-    """Whether a missing live peer fails the tests that need it (CI) instead of skipping them."""
-    return os.environ.get("MEMLAB_REQUIRE_LIVE_PEER") == "1"
 
 
 def peer_pack() -> Path:
@@ -61,10 +53,7 @@ def peer_pack() -> Path:
 
 
 def _mask(text: str) -> str:
-    """Ports, temporary paths and this checkout's path masked, so a record reads the same anywhere."""
-    text = re.sub(r"(127\.0\.0\.1|localhost):\d+", r"\1:PORT", text)
-    text = re.sub(r"/tmp/[^\s\"']*", "<tmp>", text)
-    return text.replace(str(SOURCE), "<memorycheck's source>").replace(str(ROOT), "<checkout>")
+    return mask(text, {str(SOURCE): "<memorycheck's source>"})
 
 
 def _stable(report: dict) -> dict:
@@ -77,13 +66,9 @@ def figures(exit_code: int, report: dict) -> dict:
 
 
 def _peer(record: str, args: list[str], report: Path | None) -> tuple[int, dict, str]:
-    path = RECORDS / f"{record}.json"
     if not live():
-        if require_live():
-            pytest.fail(f"the live peer memorycheck is not installed at {PEER}: run bash scripts/test.d/40-peers.sh")
-        assert path.is_file(), f"no recorded output of the peer for {record!r} at {path}"
-        COMPARISONS[record] = "recorded"
-        saved = json.loads(path.read_text(encoding="utf-8"))
+        saved = recorded(record, f"the live peer memorycheck is not installed at {PEER}: run bash "
+                                 "scripts/test.d/40-peers.sh")
         if report and saved["report"]:
             report.write_text(json.dumps(saved["report"]), encoding="utf-8")
         return saved["exit"], saved["report"], saved["output"]
@@ -92,16 +77,8 @@ def _peer(record: str, args: list[str], report: Path | None) -> tuple[int, dict,
     data = json.loads(report.read_text()) if report and report.is_file() else {}
     entry = {"how": HOW, "args": _mask(" ".join(args)), "exit": done.returncode, "report": _stable(data),
              "output": _mask(done.stdout + done.stderr)}
-    if os.environ.get("MEMLAB_RECORD_PEER") == "1":
-        RECORDS.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    else:
-        assert path.is_file(), f"no record of {record!r}: run the test once with MEMLAB_RECORD_PEER=1"
-        saved = json.loads(path.read_text(encoding="utf-8"))
-        assert figures(done.returncode, data) == figures(saved["exit"], saved["report"]), (
-            f"the live peer's figures for {record!r} differ from its record {path}: re-record with MEMLAB_RECORD_PEER=1 "
-            "and say why in docs/lifecycle.md")
-    COMPARISONS[record] = "live"
+    kept(record, entry, figures(done.returncode, data), lambda saved: figures(saved["exit"], saved["report"]),
+         "docs/lifecycle.md")
     return done.returncode, data, done.stdout + done.stderr
 
 
