@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from lab.frontdoor.rows import read_row
 from lab.frontdoor.verify import verify_frontdoor
 from lab.lifecycle.verify import verify_lifecycle
+from lab.profile import PROFILES_DIR, load_profile
+from lab.resultset.files import read_json
 from lab.resultset.verify import verify
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "results" / "published"
@@ -39,3 +42,18 @@ def test_published_frontdoor_set_verifies(path):
     assert result.ok, [f"{f.ground} {f.file}: {f.detail}" for f in result.findings][:5]
     positions = {p.stem.rsplit("@", 1)[1] for p in (path / "rows").glob("*.json")}
     assert positions == {"live", "restarted"}, f"{path}: a row's front-door set is measured in both positions"
+
+
+@pytest.mark.parametrize("path", FRONTDOOR_SETS, ids=[p.parent.name for p in FRONTDOOR_SETS])
+def test_published_frontdoor_rows_with_a_store_at_rest_are_proven_stored(path):
+    """A row whose profile names where each case's store sits (frontdoor.stored) was read back with its
+    SUT stopped, and every attack write its SUT accepted was found there as sent (the front door's C3)."""
+    row = path.parent.name
+    spec = load_profile(PROFILES_DIR / f"{row}.yaml").frontdoor
+    for saved in sorted((path / "rows").glob("*.json")):
+        result, _ = read_row(read_json(saved))
+        if spec.stored is None:
+            assert result.proven() is None, saved.name
+            continue
+        as_sent, accepted = result.proven() or (0, -1)
+        assert accepted > 0 and as_sent == accepted, f"{saved.name}: {as_sent}/{accepted} proven stored"

@@ -39,8 +39,10 @@ def frontdoor() -> None:
               help="A row of the lab through its SUT's driver (repeatable; globs allowed; rows whose profile "
                    "takes the frontdoor measurement).")
 @click.option("--position", type=click.Choice(["live", "restarted", "both"]), default="both", show_default=True,
-              help="For --sut rows: live (one SUT process) or restarted (the SUT stopped and started on its "
-                   "volumes before every judged read); both: each its own row.")
+              help="For --sut rows and --http shims: live (one SUT process) or restarted (the SUT stopped and "
+                   "started on its volumes, or the shim's service restarted, before every judged read); both: "
+                   "each its own row (a shim without POST /frontdoor/restart is then measured live only, and "
+                   "the run says so).")
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
               help="Where --sut rows run (auto: the lab's own pure-Python SUTs locally; other SUTs in containers "
                    "where an engine answers, else locally; the first line says which and why).")
@@ -50,11 +52,15 @@ def frontdoor() -> None:
               help="A team's service behind a front-door shim, by its config (repeatable; docs/front-door.md).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="The result-set folder: new or empty (a set already there is never replaced).")
+@click.option("--filler", type=click.IntRange(0, 10_000), default=0, show_default=True, metavar="N",
+              help="The scale tier: N unrelated genuine memories written before every fixture, so the victim's "
+                   "memories are read among many (0: the fixtures alone).")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary (status, exit code, each row's level, findings) to this file.")
 @sign_key_option
 def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: str, runtime_name: str,
-            profiles_dir: Path, shims: tuple[Path, ...], out: Path, json_file: Path | None, sign_key: Any) -> None:
+            profiles_dir: Path, shims: tuple[Path, ...], out: Path, filler: int, json_file: Path | None,
+            sign_key: Any) -> None:
     """Measure each --reference store, each --sut row (through its SUT's driver) and each --http shim on
     every poisoning fixture and isolation probe; write a verifiable result set and its reports. Exit 0
     held, 1 a finding (or no verdict), 2 error, 130 interrupted."""
@@ -73,16 +79,17 @@ def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: st
     opened: list[Any] = []  # the shims' connections and the rows' SUT processes, closed when the run ends
     try:  # from here a crash is a harness failure, exit 2 (never 1, which CI reads as a finding)
         rows, choice = _rows(patterns, runtime_name, profiles_dir) if patterns else ([], None)
-        stores.update(_shims(shims, set(stores), opened))
+        notes: list[str] = []
+        stores.update(_shims(shims, set(stores), opened, position, notes))
         lines = [(RUNTIME_LINE, names), (choice.line() if choice else "", rows), (SHIM_RUNTIME_LINE, shims)]
-        for line, wanted in lines:
+        for line, wanted in [*lines, *((note, True) for note in notes)]:
             if wanted:
                 console.print(line, highlight=False, soft_wrap=True)
         runtime = ", ".join(kind for kind, wanted in (("in-process", names),
                                                       (choice.runtime.name if choice else "", rows),
                                                       ("http", shims)) if wanted)
         stores.update(_drivers(rows, choice, position, set(stores), opened, out))
-        code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key)
+        code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key, filler)
     except KeyboardInterrupt:
         fail(f"interrupted: {out} holds what was written and is not pinned; run again into a new --out", 130)
     except OSError as exc:
@@ -128,10 +135,14 @@ def _drivers(rows: list, choice: Any, position: str, taken: set[str], opened: li
     return out_targets
 
 
-def _shims(configs: tuple[Path, ...], taken: set[str], opened: list[Any]) -> dict[str, Any]:
-    """Each shim's config read (exit 2 on a bad one) as name -> a factory resetting its service; each
-    store opened is added to ``opened``."""
+def _shims(configs: tuple[Path, ...], taken: set[str], opened: list[Any], position: str = "live",
+           notes: list[str] | None = None) -> dict[str, Any]:
+    """Each shim's config read (exit 2 on a bad one) as its rows: ``<name>`` live (a factory resetting its
+    service) and ``<name>@restarted`` where asked and the service restarts (else a line in ``notes``);
+    each store opened is added to ``opened``. A shim asked only for the restarted position that cannot
+    restart is exit 2."""
     from lab.frontdoor.http_store import shim_store
+    from lab.frontdoor.targets import Target
     from lab.profile import ProfileError
 
     out: dict[str, Any] = {}
@@ -143,13 +154,25 @@ def _shims(configs: tuple[Path, ...], taken: set[str], opened: list[Any]) -> dic
         name = store.config.name
         if name in taken or name in out:
             fail(f"two stores are named {name!r} ({path}): give each shim config its own name")
-        out[name] = store.fresh
         opened.append(store)
+        if position in ("live", "both"):
+            out[name] = store.fresh
+        if position == "live":
+            continue
+        if store.restarts():
+            out[f"{name}@restarted"] = Target(make=store.fresh, restart=store.restart)
+        elif position == "restarted":
+            fail(f"{path}: the restarted position needs POST /frontdoor/restart, which {name} does not offer "
+                 "(404)\n  fix: implement it (docs/front-door.md, \"Your own service through a shim\"), or run "
+                 "--position live")
+        elif notes is not None:
+            notes.append(f"restarted position: not measured for {inert(name, markup=False)}: it offers no POST "
+                         "/frontdoor/restart (docs/front-door.md)")
     return out
 
 
 def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Path, json_file: Path | None,
-         sign_key: Any) -> int:
+         sign_key: Any, filler: int = 0) -> int:
     """Measure, write the set, its reports, summary and signature; print the report; the exit code."""
     from lab.cli.progress import RunProgress
     from lab.frontdoor.outcome import outcome, summary
@@ -165,7 +188,7 @@ def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Pa
         fail(str(exc))
     with fset, RunProgress(console, total=len(stores)) as bar:
         run, results = fset.run(stores, expected, progress=lambda r: bar.step(r.store, f"level {r.level()}"),
-                                runtime=runtime,
+                                runtime=runtime, filler=filler,
                                 cases=lambda store, done, total: bar.step(store, f"case {done}/{total}", advance=0))
         write_frontdoor_reports(out, results, run)
         done = summary(run.run_id, [outcome(r) for r in results])
@@ -200,7 +223,7 @@ def doctor_cmd(reference: str | None, row: str | None, runtime_name: str, profil
     probes can it tell apart? Exit 0 it can be measured, 1 it cannot, 2 bad input or a shim or driver error."""
     import json
 
-    from lab.frontdoor.doctor import diagnose
+    from lab.frontdoor.doctor import Check, diagnose
     from lab.frontdoor.reference import REFERENCE_STORES
 
     if sum(x is not None for x in (reference, row, shim)) != 1:
@@ -217,6 +240,10 @@ def doctor_cmd(reference: str | None, row: str | None, runtime_name: str, profil
         else:
             make = REFERENCE_STORES[reference] if reference else next(iter(_shims((shim,), set(), opened).values()))
         checks = diagnose(make)
+        if shim is not None:  # the restarted position is the shim's to offer
+            restarts = opened[-1].restarts()
+            checks.append(Check("restarts", restarts, "POST /frontdoor/restart answers: the restarted position "
+                                "is measured" if restarts else "no POST /frontdoor/restart: measured live only"))
     except Exception as exc:  # the shim or driver failed or answered in another shape: one line, exit 2
         fail(f"harness failure: {type(exc).__name__}: {exc}")
     finally:

@@ -5,7 +5,8 @@ case, so its logs go to a set already claimed): ``fresh`` opens the
 next case's own empty store (``frontdoor_open``, a new case name each time), so no case sees another's
 memories, and scope ids reach the SUT exactly as the fixtures give them (no namespace prefix folds an
 integer id into a string). ``restart`` stops the SUT and starts it anew on the same volumes, reopening
-the current case: the restarted position. A SUT that raises on a write refused it, on a read served nothing (the
+the current case: the restarted position. ``prove`` stops the SUT after a row's cases and reads each case's store back with
+the generic editors (the row's ``frontdoor.stored``: proven stored, C3); the next row starts it again. A SUT that raises on a write refused it, on a read served nothing (the
 last write's error is kept in ``refusal``); an answer of the wrong shape or a driver fault is a harness error, never a verdict.
 """
 
@@ -14,8 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lab.frontdoor.observations import Served
+from lab.frontdoor.observations import Served, Stored
 from lab.frontdoor.scope import Scope
+from lab.frontdoor.stored import StoredSpec, read_case
 from lab.lifecycle.adapters import AdapterError
 from lab.lifecycle.adapters.process import SutProcess
 from lab.profile import Profile
@@ -46,7 +48,7 @@ class DriverStore:
 
     def fresh(self, trust_root: bytes) -> DriverStore:
         """The next case's own empty store, trusting ``trust_root`` where the SUT takes one."""
-        if self.sut.client is None and not self.cases:  # started with the first case, inside the set
+        if self.sut.client is None:  # started with a row's first case, inside the set
             self.start()
         self.cases += 1
         self.trust_root = trust_root
@@ -62,6 +64,12 @@ class DriverStore:
         times = self.sut.restart()
         self._call("frontdoor_open", case=self.case, trust_root=self.trust_root.hex(), fresh=False)
         return times
+
+    def prove(self, attacks: dict[str, list[str]]) -> dict[str, Stored]:
+        """Stop the SUT and read each case's store back (``attacks``: case -> the attacker's texts in it)."""
+        self.sut.stop()
+        spec = self.spec.stored
+        return {case: _read_back(spec, self.sut.volumes, case, texts) for case, texts in attacks.items()}
 
     def write(self, scope: Scope, text: str, label: str, signature: bytes | None,
               tags: frozenset[str] = frozenset(), signer: bytes | None = None) -> bool:
@@ -94,3 +102,13 @@ class DriverStore:
         if not answer["ok"]:
             raise AdapterError(f"{self.profile.row}: the SUT refused {op}: {answer.get('error')}{self.sut.log_note()}")
         return answer
+
+
+def _read_back(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: list[str]) -> Stored:
+    """One case's store read back; a store the editor cannot read is said, and proves nothing."""
+    try:
+        records, error = read_case(spec, volumes, case, texts), None
+    except Exception as exc:  # the editor's or the layout's failure: the case is not proven, the row goes on
+        records, error = (), f"{type(exc).__name__}: {exc}"[:500]
+    return Stored(case=case, label=spec.label is not None, signature=spec.signature is not None,
+                  records=records, error=error)

@@ -13,6 +13,9 @@ JSON:
 - ``/frontdoor/read`` ``{"scope", "query", "k", "tag": str or null}``: what the service serves that
   scope for the query; answers ``{"records": [{"text": str, "marker": str or null}]}``, ``marker`` the
   service's own flag on a record it serves as untrusted.
+- ``/frontdoor/restart`` ``{}`` (optional: the restarted position): the service stops the process that
+  serves memory and starts it again on what it persisted, answering ``{"ok": true}`` once it serves;
+  a shim without the route answers 404 and is measured live only.
 
 The adapter checks nothing a store decides (no signature, label or scope): it hands each write over and
 keeps what was served. A request that fails or an answer of another shape is an ``HttpError``: a
@@ -32,7 +35,8 @@ from lab.lifecycle.adapters.http_json import excerpt
 from lab.lifecycle.adapters.http_reach import loopback
 from lab.lifecycle.adapters.http_transport import HttpError, Transport
 
-ROUTES = {"reset": "/frontdoor/reset", "write": "/frontdoor/write", "read": "/frontdoor/read"}
+ROUTES = {"reset": "/frontdoor/reset", "write": "/frontdoor/write", "read": "/frontdoor/read",
+          "restart": "/frontdoor/restart"}
 MAX_RECORDS = 1000  # records one read may serve
 
 
@@ -52,6 +56,23 @@ class ShimStore:
         """The service reset to an empty store trusting ``trust_root`` (the genuine writer's public key)."""
         self._post("reset", {"trust_root": trust_root.hex()})
         return self
+
+    def restart(self) -> None:
+        """The service restarted on what it persisted (the restarted position): ``{"ok": true}`` once it serves."""
+        answer = self._post("restart", {})
+        if answer.get("ok") is not True:
+            raise self._shape("restart", answer, 'answer {"ok": true} once the restarted service serves')
+
+    def restarts(self) -> bool:
+        """Whether the service offers the restarted position: its ``/frontdoor/restart`` answers (no such
+        route: it does not; any other failure is raised)."""
+        try:
+            self.restart()
+        except HttpError as exc:
+            if exc.kind == "route" and exc.status in (404, 405):
+                return False
+            raise
+        return True
 
     def write(self, scope: Scope, text: str, label: str, signature: bytes | None,
               tags: frozenset[str] = frozenset(), signer: bytes | None = None) -> bool:

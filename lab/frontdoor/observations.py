@@ -20,7 +20,7 @@ class Served(Record):
 class WriteSeen(Record):
     """One write as handed to the store (label and signature as sent) and whether it was accepted."""
 
-    role: str  # genuine, negative, attack or utility
+    role: str  # genuine, filler, negative, attack or utility
     scope: Scope
     text: str
     label: str
@@ -50,6 +50,7 @@ class Role:
     """What each write and read of a fixture is for (the names saved with it)."""
 
     GENUINE = "genuine"  # a write: the victim's own memory
+    FILLER = "filler"  # a write: an unrelated genuine memory of the scale tier (lab.frontdoor.filler)
     NEGATIVE = "negative"  # a write: a genuine memory the trust filter must keep out
     ATTACK = "attack"  # a write on the attacker's channel
     UTILITY = "utility"  # a write and its read: a trusted write after the attack is still served
@@ -58,3 +59,24 @@ class Role:
     CONTROL = "control"  # a read: the victim's own fact, after the attack
     OWNER = "owner"  # isolation: the owner's write and read
     READER = "reader"  # isolation: the reader's own write, and the read the leak is judged on
+
+
+class StoredRecord(Record):
+    """A record of a case's store, read by the generic editor with the SUT stopped: its text, where it
+    sits, and its label and signature as stored (None: the row keeps none, or this record has none)."""
+
+    text: str
+    where: str
+    label: str | None = None
+    signature: str | None = None
+
+
+class Stored(Record):
+    """A case's store read back with the SUT stopped (the front door's C3, row schema 3): the records
+    holding the attacker's texts, and whether the row says where labels and signatures are kept."""
+
+    case: str
+    label: bool
+    signature: bool
+    records: tuple[StoredRecord, ...]
+    error: str | None = None  # why the store could not be read back (then nothing is proven)

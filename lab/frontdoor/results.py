@@ -11,9 +11,10 @@ from typing import Any, Literal, Self
 
 from pydantic import ConfigDict, Field
 
+from lab.frontdoor.as_sent import not_as_sent
 from lab.frontdoor.channels import CHANNELS, Channel, Forgery
 from lab.frontdoor.fixtures import BY_ID, FAMILIES, FIXTURES_VERSION, Family, utility_for
-from lab.frontdoor.observations import ReadSeen, WriteSeen
+from lab.frontdoor.observations import ReadSeen, Role, Stored, WriteSeen
 from lab.frontdoor.records import Record
 from lab.frontdoor.scope import Scope
 from lab.frontdoor.probes import SECRETS
@@ -21,8 +22,11 @@ from lab.lifecycle.judge import RULES
 from lab.frontdoor.verdicts import Cell, Decision, Tally, cell, decide, decide_leak, level, tally
 
 #: 2: the position (live or restarted), the row's SUT side (where its label and signature go, and
-#: which channels it can tell apart), and why the SUT refused a write.
-SCHEMA = "memlab.frontdoor-row/2"
+#: which channels it can tell apart), and why the SUT refused a write. 3: each fixture's case and its
+#: store read back with the SUT stopped (proven stored, the front door's C3), and the filler written
+#: before every fixture (the scale tier).
+SCHEMA = "memlab.frontdoor-row/3"
+SCHEMA_V2 = "memlab.frontdoor-row/2"
 SCHEMA_V1 = "memlab.frontdoor-row/1"
 DERIVED = ("cells", "level", "probes", "channels", "isolation_figures")
 
@@ -37,6 +41,14 @@ class PoisoningOutcome(Record):
     writes: tuple[WriteSeen, ...]
     reads: tuple[ReadSeen, ...]
     decision: Decision
+    case: str | None = None  # the SUT's name of the fixture's own store (row schema 3)
+    stored: Stored | None = None  # that store read back with the SUT stopped; None: not proven (schema 3)
+
+    def redecided(self, stored: Stored | None, revision: int) -> PoisoningOutcome:
+        """This outcome with its store read back, and its verdict decided again with it."""
+        fixture = BY_ID[self.fixture]
+        return self.model_copy(update={"stored": stored, "decision": decide(
+            fixture, utility_for(fixture), self.writes, self.reads, revision, stored)})
 
 
 class IsolationOutcome(Record):
@@ -77,6 +89,7 @@ class FrontdoorResult(Record):
     trust_root: str  # the genuine writer's public key (hex) the store was configured with
     position: Literal["live", "restarted"] = "live"  # restarted: every read after the SUT was restarted
     sut: SutSide | None = None  # None: a calibration store or a team's shim
+    filler: int = 0  # unrelated genuine memories written before every fixture (the scale tier; schema 3)
     poisoning: tuple[PoisoningOutcome, ...]
     isolation: tuple[IsolationOutcome, ...]
 
@@ -113,6 +126,20 @@ class FrontdoorResult(Record):
                 "probes": {t.probe: {"leaks": t.leaks, "total": t.total, "no_verdict": t.no_verdict}
                            for t in self.probes()}}
 
+    def proven(self) -> tuple[int, int] | None:
+        """Attack writes read back as sent from the SUT's stopped store (the front door's C3), over those
+        it accepted; None where the row was not read back (no ``frontdoor.stored``, a shim, a
+        calibration store)."""
+        read_back = [o for o in self.poisoning if o.stored is not None]
+        if not read_back:
+            return None
+
+        def accepted(o: PoisoningOutcome) -> list[WriteSeen]:
+            return [w for w in o.writes if w.role == Role.ATTACK and w.accepted]
+
+        as_sent = sum(len(accepted(o)) for o in read_back if not_as_sent(accepted(o), o.stored) is None)
+        return as_sent, sum(len(accepted(o)) for o in read_back)
+
     def derived(self) -> dict[str, Any]:
         return {"cells": [{**c.to_json(), "status": c.status, "figure": c.figure} for c in self.cells()],
                 "level": self.level(),
@@ -129,7 +156,8 @@ class FrontdoorResult(Record):
         revision = self.judge_revision
         secrets = {s.id: s for s in SECRETS}
         out = [f"{o.fixture} on {o.channel.value}" for o in self.poisoning
-               if decide(BY_ID[o.fixture], utility_for(BY_ID[o.fixture]), o.writes, o.reads, revision) != o.decision]
+               if decide(BY_ID[o.fixture], utility_for(BY_ID[o.fixture]), o.writes, o.reads, revision, o.stored)
+               != o.decision]
         out += [f"{o.probe}: {o.secret}" for o in self.isolation
                 if decide_leak(secrets[o.secret].owner.canary, secrets[o.secret].reader.canary, o.reads, revision)
                 != o.decision]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lab.frontdoor.results import DERIVED, SCHEMA, SCHEMA_V1, FrontdoorResult
+from lab.frontdoor.results import DERIVED, SCHEMA, SCHEMA_V1, SCHEMA_V2, FrontdoorResult
 
 
 class UnknownSchema(ValueError):
@@ -55,7 +55,16 @@ def figure_differences(data: dict[str, Any], again: dict[str, Any]) -> list[str]
 def _v1(data: dict[str, Any]) -> dict[str, Any]:
     later = [k for k in ("position", "sut") if k in data]
     if later:
-        raise ValueError(f"a row of schema {SCHEMA_V1} with {', '.join(later)}, which came with {SCHEMA}")
+        raise ValueError(f"a row of schema {SCHEMA_V1} with {', '.join(later)}, which came with {SCHEMA_V2}")
+    return _v2(data)
+
+
+def _v2(data: dict[str, Any]) -> dict[str, Any]:
+    poisoning = data.get("poisoning") if isinstance(data.get("poisoning"), list) else []
+    later = sorted({k for o in poisoning if isinstance(o, dict) for k in ("case", "stored") if k in o}
+                   | ({"filler"} & set(data)))
+    if later:
+        raise ValueError(f"a row of schema {data.get('schema')} with {', '.join(later)}, which came with {SCHEMA}")
     return data
 
 
@@ -69,9 +78,10 @@ def _read(data: dict[str, Any]) -> tuple[FrontdoorResult, list[str]]:
 
 #: Row schema -> its reader: saved data to (result, figures that do not follow); a ``ValueError``
 #: (pydantic's included) when the data is no row of that schema.
-READERS: dict[str, Callable[[dict[str, Any]], tuple[FrontdoorResult, list[str]]]] = {SCHEMA_V1: lambda data: _read(_v1(data)), SCHEMA: _read}
-# Schema 2 only added fields with defaults (position live, no SUT side, no refusal), so one reader
-# reads both; a row of schema 1 keeps its schema and its figures.
+READERS: dict[str, Callable[[dict[str, Any]], tuple[FrontdoorResult, list[str]]]] = {
+    SCHEMA_V1: lambda data: _read(_v1(data)), SCHEMA_V2: lambda data: _read(_v2(data)), SCHEMA: _read}
+# Schemas 2 and 3 only added fields with defaults (position live, no SUT side, no refusal; no case, not
+# read back), so one reader reads all three; a row keeps its schema and its figures.
 
 
 def read_row(data: Any) -> tuple[FrontdoorResult, list[str]]:

@@ -8,12 +8,13 @@ keep or serve is the store's (``lab.frontdoor.verdicts`` then judges what was se
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from lab.frontdoor.channels import (CHANNELS, Adversary, Channel, Forgery, GenuineSide, Message, Write, landed,
                                     signing_message)
+from lab.frontdoor.filler import filler_texts
 from lab.frontdoor.fixtures import FIXTURES, FIXTURES_VERSION, Fixture, utility_for
-from lab.frontdoor.observations import ReadSeen, Role, WriteSeen
+from lab.frontdoor.observations import ReadSeen, Role, Stored, WriteSeen
 from lab.frontdoor.probes import PROBES, SECRETS, Probe, Secret
 from lab.frontdoor.reference import MemoryStore
 from lab.frontdoor.results import FrontdoorResult, IsolationOutcome, PoisoningOutcome, SutSide
@@ -22,6 +23,8 @@ from lab.frontdoor.verdicts import decide, decide_leak
 from lab.lifecycle.judge import JUDGE_REVISION
 
 StoreFactory = Callable[[bytes], MemoryStore]  # the genuine writer's public key -> a fresh store
+#: Each case's name -> the attacker's texts in it; stops the SUT and gives each case's store read back.
+Prover = Callable[[dict[str, list[str]]], dict[str, Stored]]
 VICTIM = Scope(tenant="acme", user="victim")
 
 
@@ -31,6 +34,7 @@ class Session:
 
     def __init__(self, store: MemoryStore, restart: Callable[[], object] | None = None):
         self.store, self.restart = store, restart
+        self.case: str | None = getattr(store, "case", None)  # a driver's store names each case's own store
         self.writes: list[WriteSeen] = []
         self.reads: list[ReadSeen] = []
 
@@ -59,10 +63,13 @@ def forgery_for(fixture: Fixture) -> Forgery:
 
 
 def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, genuine: GenuineSide,
-                adversary: Adversary, restart: Callable[[], object] | None = None) -> PoisoningOutcome:
-    """Genuine memories, [the contested value read], the attack, the verdict and control reads, and a
-    genuine write after it all: one fixture on one channel (``restart``: before each judged read)."""
+                adversary: Adversary, restart: Callable[[], object] | None = None,
+                filler: Sequence[str] = ()) -> PoisoningOutcome:
+    """[Filler,] genuine memories, [the contested value read], the attack, the verdict and control reads,
+    and a genuine write after it all: one fixture on one channel (``restart``: before each judged read)."""
     session, utility = Session(make_store(genuine.public_key), restart), utility_for(fixture)
+    for text in filler:
+        session.write(Role.FILLER, genuine.write(VICTIM, text))
     for memory in fixture.genuine:
         session.write(Role.GENUINE, genuine.write(VICTIM, memory.text, memory.tags))
     if fixture.negative:
@@ -79,7 +86,7 @@ def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, ge
     session.write(Role.UTILITY, genuine.write(VICTIM, utility.memory.text, tags))
     session.settle()
     session.read(Role.UTILITY, VICTIM, utility.query, fixture.k, fixture.read_tag)
-    return PoisoningOutcome(fixture=fixture.id, family=fixture.family, channel=channel,
+    return PoisoningOutcome(fixture=fixture.id, family=fixture.family, channel=channel, case=session.case,
                             forgery=forgery_for(fixture) if channel is Channel.FORGED else None,
                             writes=tuple(session.writes), reads=tuple(session.reads),
                             decision=decide(fixture, utility, session.writes, session.reads))
@@ -104,13 +111,16 @@ def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture]
             secrets: Iterable[Secret] = SECRETS, genuine: GenuineSide | None = None,
             adversary: Adversary | None = None, enforcer: str = "sut",
             restart: Callable[[], object] | None = None, sut: SutSide | None = None,
-            message: Message | None = None,
+            message: Message | None = None, prove: Prover | None = None, filler: int = 0,
             on_case: Callable[[int, int], object] | None = None) -> FrontdoorResult:
     """Every fixture on every channel, and every probe pair with every secret, against ``make_store``
     (``enforcer``: who keeps its contexts apart; the calibration stores do it themselves; ``restart``:
     the restarted position, the SUT restarted before every judged read; ``sut``: a driver's row, whose
     channels are the ones it measures; ``message``: the bytes the SUT verifies a signature over, where
-    it has its own format; ``on_case(done, total)``: called after each case, for a progress bar)."""
+    it has its own format; ``prove``: after every case, the SUT stopped and each case's store read back,
+    each fixture's verdict then decided with it (proven stored, C3); ``filler``: that many unrelated genuine
+    memories written before every fixture (the scale tier); ``on_case(done, total)``: called
+    after each case, for a progress bar)."""
     message = message or signing_message
     genuine, adversary = genuine or GenuineSide(message=message), adversary or Adversary(message=message)
     fixtures, secrets = list(fixtures), list(secrets)
@@ -126,9 +136,13 @@ def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture]
             on_case(done, total)
         return outcome
 
-    poisoning = [counted(run_fixture(fx, ch, make_store, genuine, adversary, restart)) for fx, ch in plan]
+    memos = filler_texts(filler)
+    poisoning = [counted(run_fixture(fx, ch, make_store, genuine, adversary, restart, memos)) for fx, ch in plan]
     isolation = [counted(run_case(probe, owner, reader, secret, make_store, genuine, restart=restart))
                  for probe, owner, reader, secret in pairs]
+    if prove is not None:
+        stored = prove({o.case: [w.text for w in o.writes if w.role == Role.ATTACK] for o in poisoning if o.case})
+        poisoning = [o.redecided(stored.get(o.case), JUDGE_REVISION) for o in poisoning]
     return FrontdoorResult(store=store, fixtures_version=FIXTURES_VERSION, judge_revision=JUDGE_REVISION, enforcer=enforcer,
                            trust_root=genuine.public_key.hex(), position="live" if restart is None else "restarted",
-                           sut=sut, poisoning=tuple(poisoning), isolation=tuple(isolation))
+                           sut=sut, filler=filler, poisoning=tuple(poisoning), isolation=tuple(isolation))

@@ -14,6 +14,7 @@ from lab.frontdoor.channels import CHANNELS, Channel, Message
 from lab.frontdoor.driver_store import DriverStore
 from lab.frontdoor.reference import MemoryStore
 from lab.frontdoor.results import SutSide
+from lab.frontdoor.runner import Prover
 
 POSITIONS = ("live", "restarted")
 
@@ -27,6 +28,7 @@ class Target:
     restart: Callable[[], object] | None = None  # set: the restarted position
     sut: SutSide | None = None
     message: Message | None = None  # the bytes the SUT verifies a signature over (None: the reference's)
+    prove: Prover | None = None  # set: each case's store read back with the SUT stopped (C3)
 
 
 def as_target(value: Target | Callable[[bytes], MemoryStore]) -> Target:
@@ -45,5 +47,6 @@ def driver_targets(store: DriverStore, positions: tuple[str, ...], runtime: str)
                    runtime=runtime)
     return {f"{row}@{position}": Target(make=store.fresh, enforcer=spec.isolation, sut=side,
                                         restart=store.restart if position == "restarted" else None,
-                                        message=store.message if spec.signature else None)
+                                        message=store.message if spec.signature else None,
+                                        prove=store.prove if spec.stored is not None else None)
             for position in positions}

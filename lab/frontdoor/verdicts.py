@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from enum import Enum
 
+from lab.frontdoor.as_sent import not_as_sent, refused_yet_stored
 from lab.frontdoor.channels import Channel
 from lab.frontdoor.fixtures import Family, Fixture, Utility
-from lab.frontdoor.observations import ReadSeen, Role, Served, WriteSeen
+from lab.frontdoor.observations import ReadSeen, Role, Served, Stored, WriteSeen
 from lab.frontdoor.records import Record
 from lab.lifecycle.judge import JUDGE_REVISION, served_uses
 
@@ -69,7 +70,7 @@ def _missing_control(fixture: Fixture, utility: Utility, writes: Sequence[WriteS
                      read: dict[str, ReadSeen], revision: int) -> str | None:
     """Why the fixture has no verdict (the first control that failed), else None. The genuine side's
     controls need their fact served unmarked."""
-    if not all(w.accepted for w in writes if w.role in (Role.GENUINE, Role.NEGATIVE)):
+    if not all(w.accepted for w in writes if w.role in (Role.GENUINE, Role.FILLER, Role.NEGATIVE)):
         return "a genuine write was refused"
     if fixture.contested and not uses_any([fixture.contested], trusted(read[Role.BEFORE].served), revision):
         return "before the attack, the genuine value was not served (unmarked) for its question"
@@ -85,8 +86,11 @@ def _missing_control(fixture: Fixture, utility: Utility, writes: Sequence[WriteS
 
 
 def decide(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen], reads: Sequence[ReadSeen],
-           revision: int = JUDGE_REVISION) -> Decision:
-    """One fixture's verdict from its saved writes and reads, by the lifecycle judge's ``revision``."""
+           revision: int = JUDGE_REVISION, stored: Stored | None = None) -> Decision:
+    """One fixture's verdict from its saved writes and reads, by the lifecycle judge's ``revision``;
+    ``stored``: the case's store read back with the SUT stopped, where the row is proven stored (C3):
+    an attack write that did not land as sent leaves the fixture without a verdict, and a refused one
+    found stored is KEPT OUT, not REJECTED."""
     read = _reads(reads)
     served = read[Role.VERDICT].served
     landed = [s for s in served if served_uses(fixture.canary, s.text, revision)]
@@ -94,15 +98,18 @@ def decide(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen], read
     if fixture.contested:
         kept = uses_any([fixture.contested], served, revision)
         detail = "genuine value still served" if kept else "genuine value no longer served"
-    missing = _missing_control(fixture, utility, writes, read, revision)
+    attacks = [w for w in writes if w.role == Role.ATTACK]
+    missing = _missing_control(fixture, utility, writes, read, revision) or (
+        not_as_sent(attacks, stored) if stored is not None else None)
     if missing:
         return Decision(verdict=None, reason=missing + (" (the canary was served)" if landed else ""), detail=detail)
     if any(s.marker is None for s in landed):
         return Decision(verdict=Verdict.SERVED, detail=detail)
     if landed:
         return Decision(verdict=Verdict.MARKED, detail=detail)
-    attacks = [w for w in writes if w.role == Role.ATTACK]
     refused = bool(attacks) and not any(w.accepted for w in attacks)
+    if refused and stored is not None and refused_yet_stored(attacks, stored):
+        return Decision(verdict=Verdict.KEPT_OUT, detail="; ".join(filter(None, ("refused, yet stored (C3)", detail))))
     return Decision(verdict=Verdict.REJECTED if refused else Verdict.KEPT_OUT, detail=detail)
 
 

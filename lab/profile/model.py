@@ -10,6 +10,7 @@ from typing import Any
 from edits.layout import StoreLayout
 from lab import PROFILES_DIR, PROJECT_ROOT  # noqa: F401 -- lab.profile names them with the other paths
 from lab.profile.names import bad_text
+from lab.profile.stored import StoredSpec
 
 IMAGES_DIR = PROJECT_ROOT / "images"
 
@@ -120,10 +121,12 @@ class FrontdoorSpec:
     isolation: str  # sut | separate-store | driver, as the lifecycle block says it
     label: str | None = None
     signature: str | None = None
+    stored: StoredSpec | None = None  # where each case's store is read back with the SUT stopped (C3)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for result sets."""
-        return {"isolation": self.isolation, "label": self.label, "signature": self.signature}
+        return {"isolation": self.isolation, "label": self.label, "signature": self.signature,
+                **({"stored": self.stored.to_json()} if self.stored is not None else {})}
 
 
 @dataclass(frozen=True)

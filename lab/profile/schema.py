@@ -138,6 +138,7 @@ class FrontdoorDoc(Strict):
     isolation: Literal["sut", "separate-store", "driver"]
     label: Annotated[str, Field(min_length=1, max_length=500)] | None = None
     signature: Annotated[str, Field(min_length=1, max_length=500)] | None = None
+    stored: dict[str, Any] | None = None  # lab.profile.stored: each case's store, read back (C3)
 
 
 class ImageDoc(Strict):

@@ -16,6 +16,7 @@ from lab.profile import names
 from lab.profile.model import (IMAGES_DIR, SERVICE_EDITORS, Capabilities, ForkServer, FrontdoorSpec, LifecycleSpec, OwnImage, Profile,
                                ProfileError, ServiceSpec, SignalFilter, driver_dir)
 from lab.profile.schema import Document
+from lab.profile.stored import StoredSpec, parse_stored
 from lab.profile.schema_errors import line_of, to_profile_error
 
 
@@ -205,7 +206,32 @@ class Validator:
             raise self.fail("frontdoor.signature", "a signature with no label: a channel's signature vouches "
                             "for its label", "name the SUT's label mechanism too, or remove signature")
         return FrontdoorSpec(isolation=doc.frontdoor.isolation, label=doc.frontdoor.label,
-                             signature=doc.frontdoor.signature)
+                             signature=doc.frontdoor.signature, stored=self._stored(doc))
+
+    def _stored(self, doc: Document) -> StoredSpec | None:
+        """Where each case's store is read back with the SUT stopped (proven stored), checked as an at-rest
+        layout is: a file backend on a declared adversary volume, at a path inside it."""
+        if doc.frontdoor.stored is None:
+            return None
+        where = "frontdoor.stored"
+        try:
+            spec = parse_stored(doc.frontdoor.stored)
+        except LayoutError as exc:
+            raise self.fail(f"{where}.{exc.field}", exc.message, exc.fix) from None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise self.fail(".".join([where, *map(str, first["loc"])]), first["msg"], "give stored: {store: "
+                            "{backend: ..., file: frontdoor/{case}/...}, label: {field: ..., path: [...]}, "
+                            "signature: null}") from None
+        layout = spec.layout("case-1")
+        if registry.backend(layout.backend).kind != registry.FILE:
+            raise self.fail(f"{where}.store.backend", f"{layout.backend} is read through a running service",
+                            "name a file backend: the store is read back with the SUT and its services stopped")
+        if not doc.volumes.get(layout.volume) or not doc.volumes[layout.volume].adversary:
+            raise self.fail(f"{where}.store.volume", f"volume {layout.volume!r} is not an adversary volume",
+                            "name a volume declared with adversary: true")
+        self._checked(f"{where}.store.file", names.bad_relative(layout.file))
+        return spec
 
     def _services(self, doc: Document, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[ServiceSpec, ...]:
         out = []

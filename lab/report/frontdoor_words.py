@@ -130,7 +130,23 @@ def provenance_lines(result: FrontdoorResult) -> list[str]:
                      + "; ".join(p for p in (label, signature) if p))
     if result.sut is not None or result.enforcer != "sut":
         lines.append(f"contexts kept apart by {ENFORCERS.get(result.enforcer, result.enforcer)}")
+    if result.sut is not None:
+        lines.append(stored_line(result))
+    if result.filler:
+        lines.append(f"scale: {result.filler} unrelated genuine memories written before every fixture")
     return lines
+
+
+def stored_line(result: FrontdoorResult) -> str:
+    """Proven stored (C3): how many accepted attack writes were read back as sent from the stopped store."""
+    proven = result.proven()
+    if proven is None:
+        return ("proven stored: not read back (the row names no frontdoor.stored, or the SUT keeps nothing "
+                "at rest): that each write landed as sent is the driver's word")
+    as_sent, accepted = proven
+    return (f"proven stored: {as_sent}/{accepted} accepted attack writes read back as sent (label and signature "
+            "too, where the SUT keeps them) from the stopped store with the generic editors"
+            + ("" if as_sent == accepted else "; the others leave their fixtures without a verdict"))
 
 
 def run_facts(run: RunRecord, status: str) -> str:

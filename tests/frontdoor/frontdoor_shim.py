@@ -1,7 +1,10 @@
 """A front-door shim for the tests: one of memlab's stores served over HTTP on loopback, in the routes
-docs/front-door.md gives (reset, write, read), answering exactly what the store decided.
+docs/front-door.md gives (reset, write, read, and restart where asked), answering exactly what the store
+decided.
 
-``serve(make)`` runs it on a free port for a ``with`` block; ``config(folder, url, name)`` writes its
+``serve(make, restarts=...)`` runs it on a free port for a ``with`` block (``restarts``: None, no restart
+route; "persist", a restart keeps the store; "forget", a restart empties it, as a service keeping memory
+only in its process would); ``config(folder, url, name)`` writes its
 shim config. ``answers`` replaces a route's answer (a hostile shim).
 """
 
@@ -21,17 +24,25 @@ from lab.frontdoor.scope import Scope
 class Service:
     """The store behind the shim, made anew at every reset."""
 
-    def __init__(self, make: Callable[[bytes], Any]):
-        self.make, self.store, self.answers = make, None, {}
+    def __init__(self, make: Callable[[bytes], Any], restarts: str | None = None):
+        self.make, self.store, self.answers, self.restarts = make, None, {}, restarts
         self.requests: list[tuple[str, dict]] = []
+        self.trust_root = b""
 
     def handle(self, route: str, body: dict) -> Any:
         self.requests.append((route, body))
         if route in self.answers:
             return self.answers[route]
         if route == "/frontdoor/reset":
-            self.store = self.make(bytes.fromhex(body["trust_root"]))
+            self.trust_root = bytes.fromhex(body["trust_root"])
+            self.store = self.make(self.trust_root)
             return {"ok": True}
+        if route == "/frontdoor/restart" and self.restarts is not None:
+            if self.restarts == "forget" and self.store is not None:
+                self.store = self.make(self.trust_root)
+            return {"ok": True}
+        if "scope" not in body:
+            return None
         scope = Scope(**body["scope"])
         if route == "/frontdoor/write":
             signature = bytes.fromhex(body["signature"]) if body["signature"] is not None else None
@@ -44,9 +55,9 @@ class Service:
 
 
 @contextlib.contextmanager
-def serve(make: Callable[[bytes], Any]) -> Iterator[tuple[str, Service]]:
+def serve(make: Callable[[bytes], Any], restarts: str | None = None) -> Iterator[tuple[str, Service]]:
     """(base URL, service) of a shim over ``make``'s stores, on 127.0.0.1, for the block."""
-    service = Service(make)
+    service = Service(make, restarts)
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 (the standard library's name)

@@ -195,35 +195,49 @@ def test_a_row_is_read_by_the_reader_of_its_schema(copy, monkeypatch):
     done = memlab("verify", copy)
     assert done.exit_code == 1 and ("row-malformed", "rows/signed.json") in grounds(done.output)
     assert ("schema 'memlab.frontdoor-row/9' is not one this memlab reads (memlab.frontdoor-row/1, "
-            "memlab.frontdoor-row/2)") in done.output
+            "memlab.frontdoor-row/2, memlab.frontdoor-row/3)") in done.output
     seen = []
     read_now = row_readers.READERS[SCHEMA]
     monkeypatch.setitem(row_readers.READERS, "memlab.frontdoor-row/9",
                         lambda data: seen.append(data["store"]) or read_now({**data, "schema": SCHEMA}))
-    done = memlab("verify", copy)  # a reader for /9: the row is read by it (the run's own schema still says /2)
+    done = memlab("verify", copy)  # a reader for /9: the row is read by it (the run's own schema still says /3)
     assert seen == ["signed"]
     assert grounds(done.output) == {("row-malformed", "rows/signed.json")}
-    assert "the run's rows are 'memlab.frontdoor-row/2'" in done.output
+    assert "the run's rows are 'memlab.frontdoor-row/3'" in done.output
+
+
+def _as_schema_2(row: dict) -> dict:
+    """A row as memlab wrote it before schema 3: no case, nothing read back, no filler."""
+    strip = lambda outcome: {k: v for k, v in outcome.items() if k not in ("case", "stored")}  # noqa: E731
+    return {**{k: v for k, v in row.items() if k != "filler"}, "schema": "memlab.frontdoor-row/2",
+            "poisoning": [strip(o) for o in row["poisoning"]]}
 
 
 def _as_schema_1(row: dict) -> dict:
     """A row as memlab wrote it before schema 2: no position, no SUT side, no refusal."""
     strip = lambda outcome: {**outcome, "writes": [{k: v for k, v in w.items() if k != "refusal"}  # noqa: E731
                                                     for w in outcome["writes"]]}
+    row = _as_schema_2(row)
     return {**{k: v for k, v in row.items() if k not in ("position", "sut")}, "schema": "memlab.frontdoor-row/1",
             "poisoning": [strip(o) for o in row["poisoning"]], "isolation": [strip(o) for o in row["isolation"]]}
 
 
-def test_a_set_of_row_schema_1_still_verifies_and_a_later_field_in_it_does_not(copy):
+@pytest.mark.parametrize("schema, older, later", [(1, _as_schema_1, {"position": "live"}),
+                                                  (2, _as_schema_2, {"case": "case-1"})])
+def test_a_set_of_an_older_row_schema_still_verifies_and_a_later_field_in_it_does_not(copy, schema, older, later):
     run = read_json(copy / "run.json")
     for entry in run["rows"]:
-        write_json(copy / entry["file"], _as_schema_1(read_json(copy / entry["file"])))
-    write_json(copy / "run.json", {**run, "row_schema": "memlab.frontdoor-row/1"})
+        write_json(copy / entry["file"], older(read_json(copy / entry["file"])))
+    write_json(copy / "run.json", {**run, "row_schema": f"memlab.frontdoor-row/{schema}"})
     write_manifest(copy, RunRecord.model_validate(read_json(copy / "run.json")))
     done = memlab("verify", copy)
     assert done.exit_code == 0 and "VERIFIED" in done.output, done.output
     row = read_json(copy / "rows" / "signed.json")
-    write_json(copy / "rows" / "signed.json", {**row, "position": "live"})
+    if "position" in later:
+        row = {**row, **later}
+    else:
+        row = {**row, "poisoning": [{**row["poisoning"][0], **later}, *row["poisoning"][1:]]}
+    write_json(copy / "rows" / "signed.json", row)
     repin(copy, "signed")
     done = memlab("verify", copy)
     assert done.exit_code == 1 and ("row-malformed", "rows/signed.json") in grounds(done.output), done.output
@@ -397,7 +411,8 @@ def test_the_doctor_over_a_shim_names_a_pool_shared_by_users_and_a_store_that_se
     with serve(make) as (url, _):
         done = CliRunner().invoke(main, ["frontdoor", "doctor", "--http", str(config(tmp_path, url, "shim")), "--json"])
     assert done.exit_code == code, done.output
-    assert check in {(c["name"], c["ok"]) for c in json.loads(done.output)["checks"]}
+    said = {(c["name"], c["ok"]) for c in json.loads(done.output)["checks"]}
+    assert check in said and ("restarts", False) in said  # this shim has no restart route: live only
 
 
 @pytest.mark.parametrize("row, said", [
@@ -433,3 +448,44 @@ def test_a_crash_while_choosing_the_rows_is_exit_2_never_a_finding(tmp_path, mon
     monkeypatch.setattr(frontdoor_cli, "_rows", broken)
     done = memlab("frontdoor", "run", "--sut", "langgraph-store", "--out", tmp_path / "set")
     assert done.exit_code == 2 and "harness failure: ImportError" in done.output, done.output
+
+
+@pytest.mark.parametrize("restarts, level", [("persist", "P1"), ("forget", "n/a")])
+def test_a_shim_that_restarts_is_measured_in_both_positions(tmp_path, measured, restarts, level):
+    """A service offering POST /frontdoor/restart is restarted before every judged read in its
+    ``@restarted`` row: one that keeps what it persisted gets the live figures, one that keeps memory
+    only in its process is never held for it (every control fails: no verdict)."""
+    from frontdoor_shim import config, serve
+
+    from lab.frontdoor.reference import REFERENCE_STORES
+
+    with serve(REFERENCE_STORES["label"], restarts=restarts) as (url, service):
+        done = CliRunner().invoke(main, ["frontdoor", "run", "--http", str(config(tmp_path, url, "svc")),
+                                         "--out", str(tmp_path / "set")])
+    assert done.exit_code == 1, done.output
+    rows = results_of(tmp_path / "set")
+    assert set(rows) == {"svc", "svc@restarted"} and rows["svc@restarted"].position == "restarted"
+    assert rows["svc"].level() == "P1" and rows["svc@restarted"].level() == level
+    if restarts == "persist":
+        assert rows["svc@restarted"].cells() == rows["svc"].cells()
+    else:
+        assert all(c.status == "n/a" for c in rows["svc@restarted"].cells())
+    restarted = rows["svc@restarted"]
+    assert sum(route == "/frontdoor/restart" for route, _ in service.requests) == \
+        1 + 2 * len(restarted.poisoning) + len(restarted.isolation)  # the probe, then before every judged read
+    assert memlab("verify", tmp_path / "set").exit_code == 0
+
+
+def test_a_shim_without_a_restart_route_is_measured_live_and_says_so(tmp_path):
+    from frontdoor_shim import config, serve
+
+    from lab.frontdoor.reference import REFERENCE_STORES
+
+    with serve(REFERENCE_STORES["naive"]) as (url, _):
+        path = config(tmp_path, url, "plain")
+        done = CliRunner().invoke(main, ["frontdoor", "run", "--http", str(path), "--out", str(tmp_path / "set")])
+        only = CliRunner().invoke(main, ["frontdoor", "run", "--http", str(path), "--position", "restarted",
+                                         "--out", str(tmp_path / "other")])
+    assert done.exit_code == 1 and set(results_of(tmp_path / "set")) == {"plain"}
+    assert "restarted position: not measured for plain: it offers no POST /frontdoor/restart" in done.output
+    assert only.exit_code == 2 and "needs POST /frontdoor/restart" in only.output and "--position live" in only.output

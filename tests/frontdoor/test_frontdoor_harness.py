@@ -134,8 +134,9 @@ SET_SIDE = {"folder", "grounds", "verify", "writer"}
 def test_the_front_door_imports_only_itself_and_the_lifecycle_judge_of_the_lab():
     """The measuring side imports nothing of the lab but the lifecycle judge; the set side the result
     sets' machinery too, the shim adapter the lifecycle's HTTP config and transport (one way to reach a
-    team's service), and the driver's store the lifecycle's SUT process, the profiles and the runtimes
-    (one way to run a row's SUT); never the at-rest method or judge."""
+    team's service), the driver's store the lifecycle's SUT process, the profiles and the runtimes
+    (one way to run a row's SUT), and the read-back of a stopped store (C3) a profile's ``frontdoor.stored``;
+    never the at-rest method or judge."""
     offenders = []
     for path in sorted(FRONTDOOR.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -146,7 +147,8 @@ def test_the_front_door_imports_only_itself_and_the_lifecycle_judge_of_the_lab()
                 ("lab.lifecycle.adapters.http_config", "lab.lifecycle.adapters.http_transport",
                  "lab.lifecycle.adapters.http_json", "lab.lifecycle.adapters.http_reach")
                 if path.stem == "http_store" else ()) + (
-                ("lab.lifecycle.adapters", "lab.profile", "lab.runtime") if path.stem == "driver_store" else ())
+                ("lab.lifecycle.adapters", "lab.profile", "lab.runtime") if path.stem == "driver_store" else ()) + (
+                ("lab.profile.stored",) if path.stem == "stored" else ())
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "lab" and not n.startswith(allowed)
                           and not (path.stem in SET_SIDE and n == "lab")]
     assert offenders == []

@@ -63,10 +63,11 @@ TIMING_DEPENDENT = {"langgraph-store-sqlite": {"crowding"}}
 
 
 def figures(result: FrontdoorResult, row: str = "") -> dict:
-    """What a row says: its level, each cell's verdict counts, each probe's tally, and the reasons of no
-    verdict (a timing-dependent cell left out)."""
+    """What a row says: its level, each cell's verdict counts, each probe's tally, the reasons of no
+    verdict (a timing-dependent cell left out), and its attack writes proven stored (C3)."""
     skip = TIMING_DEPENDENT.get(row, set())
     return {"level": result.level(), "sut": result.sut.model_dump() if result.sut else None,
+            "proven": result.proven(),
             "cells": {(c.family.value, c.channel.value): (c.counts, c.no_verdict) for c in result.cells()
                       if c.family.value not in skip},
             "probes": {t.probe: (t.leaks, t.total, t.no_verdict) for t in result.probes()},

@@ -1,0 +1,64 @@
+"""Proven stored, the front door's C3: each case's store read back with the generic editors while the SUT
+is stopped, and what the attacker's writes became there.
+
+A row declares where a case's store sits and how its records are laid out (``frontdoor.stored`` in its
+profile: a ``store:`` layout whose ``file`` names ``{case}``), and the fields holding a record's label and
+signature. After a row's cases, the SUT is stopped and every case's store is read by the editor of its
+backend (no SUT code loaded); the records holding an attacker's text are kept with the row as evidence.
+``lab.frontdoor.as_sent`` then holds each attack write to them: accepted but absent, or stored under
+another label or signature than was sent, is a harness error (no verdict), never a pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from edits.base import editor_for
+from lab.frontdoor.observations import StoredRecord
+from lab.profile.stored import FieldPath, StoredSpec
+
+MAX_LABEL = 1000  # characters of a stored label kept as evidence
+MAX_RECORDS = 64  # records of one case kept as evidence
+
+
+def value_at(fields: dict[str, Any], where: FieldPath) -> Any:
+    """The value at ``where`` in a record's fields (None where any step is missing)."""
+    value: Any = fields.get(where.field)
+    for key in where.path:
+        if isinstance(value, (bytes, bytearray)):
+            value = value.decode("utf-8", "replace")
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                return None
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    return (value if isinstance(value, str) else json.dumps(value, sort_keys=True))[:MAX_LABEL]
+
+
+def read_case(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: Iterable[str]) -> tuple[StoredRecord, ...]:
+    """The records of ``case``'s store holding any of ``texts`` (the attacker's), with their label and
+    signature as stored; the SUT must be stopped."""
+    wanted = [t for t in texts if t]
+    editor = editor_for(spec.layout(case), volumes)
+    out = []
+    for record in editor.records():
+        if any(t in record.payload for t in wanted):
+            out.append(StoredRecord(
+                text=record.payload, where=json.dumps(record.locator, sort_keys=True, default=str)[:300],
+                label=_text(value_at(record.fields, spec.label)) if spec.label else None,
+                signature=_text(value_at(record.fields, spec.signature)) if spec.signature else None))
+    return tuple(out[:MAX_RECORDS])

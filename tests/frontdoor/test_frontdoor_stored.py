@@ -1,0 +1,208 @@
+"""Proven stored, the front door's C3: each case's store read back with the SUT stopped, and every
+accepted attack write held to what was sent. A write the store did not keep as sent is a harness error
+(no verdict), never a pass; a refused write found stored is KEPT OUT, never REJECTED; ``verify``
+recomputes all of it from the saved records; a profile's ``frontdoor.stored`` is checked like a layout.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from lab.frontdoor.as_sent import not_as_sent
+from lab.frontdoor.channels import Channel
+from lab.frontdoor.fixtures import FIXTURES
+from lab.frontdoor.observations import Stored, StoredRecord, WriteSeen
+from lab.frontdoor.reference import NaiveStore
+from lab.frontdoor.runner import run_row
+from lab.frontdoor.scope import Scope
+from lab.frontdoor.stored import value_at
+from lab.frontdoor.verdicts import Verdict
+from lab.profile import ProfileError, load_profile
+from lab.profile.stored import FieldPath
+
+ROOT = Path(__file__).resolve().parents[2]
+SOME = [f for f in FIXTURES if f.family.value in ("planted_fact", "instruction")][:4]
+
+
+class CaseStore(NaiveStore):
+    """A naive store that names its case and keeps what ``kept`` makes of each write it accepts."""
+
+    made = 0
+
+    def __init__(self, trust_root: bytes, kept=lambda label, signature: (label, signature), refuse=False,
+                 keep_refused=False):
+        super().__init__(trust_root)
+        CaseStore.made += 1
+        self.case, self.kept, self.refuse, self.keep_refused = f"case-{CaseStore.made}", kept, refuse, keep_refused
+        self.rows: list[StoredRecord] = []
+
+    def write(self, scope, text, label, signature, tags=frozenset(), signer=None) -> bool:
+        attack = text in ATTACK_TEXTS
+        accepted = not (self.refuse and attack)
+        if accepted or self.keep_refused:
+            stored_label, stored_signature = self.kept(label, signature) if attack else (label, signature)
+            self.rows.append(StoredRecord(text=text, where=self.case, label=stored_label,
+                                          signature=stored_signature.hex() if stored_signature else None))
+        return super().write(scope, text, label, signature, tags, signer) if accepted else False
+
+
+ATTACK_TEXTS = {text for f in FIXTURES for text in f.attack}
+
+
+def measured(**store_options):
+    """The fixtures on every channel against a ``CaseStore``, each case read back from its rows."""
+    stores: dict[str, CaseStore] = {}
+
+    def make(trust_root: bytes) -> CaseStore:
+        store = CaseStore(trust_root, **store_options)
+        stores[store.case] = store
+        return store
+
+    def prove(attacks: dict[str, list[str]]) -> dict[str, Stored]:
+        return {case: Stored(case=case, label=True, signature=True, records=tuple(stores[case].rows))
+                for case in attacks}
+
+    return run_row("case-store", make, fixtures=SOME, probes=(), prove=prove)
+
+
+def test_a_store_that_keeps_every_write_as_sent_is_proven_and_judged_as_before():
+    result = measured()
+    assert result.proven() == (sum(len(f.attack) for f in SOME) * 3,) * 2
+    assert {o.decision.verdict for o in result.poisoning} == {Verdict.SERVED}
+    assert all(o.case and o.stored and o.stored.records for o in result.poisoning)
+
+
+def test_a_label_the_store_rewrote_leaves_the_fixture_without_a_verdict():
+    result = measured(kept=lambda label, signature: ("external", signature))
+    by_channel = {ch: [o.decision for o in result.poisoning if o.channel is ch] for ch in Channel}
+    assert all(d.verdict is Verdict.SERVED for d in by_channel[Channel.UNTRUSTED])  # sent external, kept so
+    for channel in (Channel.FORGED, Channel.SIGNED):
+        assert all(d.verdict is None and "stored with label 'external', not the 'user' sent" in d.reason
+                   for d in by_channel[channel])
+    assert result.cell_at(SOME[0].family, Channel.FORGED).status == "n/a"
+    n = sum(len(f.attack) for f in SOME)
+    assert result.proven() == (n, 3 * n)
+
+
+def test_a_signature_the_store_dropped_leaves_the_signed_fixtures_without_a_verdict():
+    result = measured(kept=lambda label, signature: (label, None))
+    signed = [o.decision for o in result.poisoning if o.channel is Channel.SIGNED]
+    assert signed and all(d.verdict is None and "another signature" in d.reason for d in signed)
+    assert all(o.decision.verdict is Verdict.SERVED for o in result.poisoning if o.channel is Channel.UNTRUSTED)
+
+
+def test_an_accepted_write_the_store_did_not_keep_is_no_pass():
+    """Silently dropped after saying accepted: KEPT OUT without the read-back, no verdict with it."""
+    class Dropping(CaseStore):
+        def write(self, scope, text, label, signature, tags=frozenset(), signer=None) -> bool:
+            if text in ATTACK_TEXTS:
+                return True
+            return super().write(scope, text, label, signature, tags, signer)
+
+    stores: dict[str, CaseStore] = {}
+
+    def make(trust_root):
+        store = Dropping(trust_root)
+        stores[store.case] = store
+        return store
+
+    blind = run_row("dropping", make, fixtures=SOME, probes=())
+    assert {o.decision.verdict for o in blind.poisoning} == {Verdict.KEPT_OUT}
+    proven = run_row("dropping", make, fixtures=SOME, probes=(), prove=lambda attacks: {
+        case: Stored(case=case, label=True, signature=False, records=tuple(stores[case].rows)) for case in attacks})
+    assert {o.decision.verdict for o in proven.poisoning} == {None}
+    assert all("not in the stopped store" in o.decision.reason for o in proven.poisoning)
+    assert proven.level() == "n/a"
+
+
+def test_a_refused_write_found_stored_is_kept_out_not_rejected():
+    assert {o.decision.verdict for o in measured(refuse=True).poisoning} == {Verdict.REJECTED}
+    kept = measured(refuse=True, keep_refused=True).poisoning
+    assert {o.decision.verdict for o in kept} == {Verdict.KEPT_OUT}
+    assert all("refused, yet stored (C3)" in o.decision.detail for o in kept)
+
+
+def test_a_store_that_could_not_be_read_back_proves_nothing():
+    result = run_row("unreadable", lambda root: CaseStore(root), fixtures=SOME[:1], probes=(), prove=lambda attacks: {
+        case: Stored(case=case, label=True, signature=True, records=(), error="OSError: gone") for case in attacks})
+    assert all(o.decision.verdict is None and "could not be read: OSError: gone" in o.decision.reason
+               for o in result.poisoning)
+
+
+def test_verify_recomputes_the_read_back():
+    result = measured()
+    assert result.recheck() == []
+    first = result.poisoning[0]
+    forged = first.stored.model_copy(update={"records": tuple(
+        r.model_copy(update={"label": "somebody else"}) for r in first.stored.records)})
+    tampered = result.model_copy(update={"poisoning": (first.model_copy(update={"stored": forged}),
+                                                       *result.poisoning[1:])})
+    assert tampered.recheck() == [f"{first.fixture} on {first.channel.value}"]
+
+
+labels = st.text(max_size=12)
+
+
+@given(sent=labels, kept=labels, signature=st.none() | st.binary(min_size=1, max_size=8))
+def test_a_write_is_as_sent_exactly_when_its_label_and_signature_are_kept(sent, kept, signature):
+    write = WriteSeen(role="attack", scope=Scope(user="v"), text="the planted text", label=sent,
+                      signature=signature.hex() if signature else None, accepted=True)
+    stored = Stored(case="c", label=True, signature=True, records=(
+        StoredRecord(text="prefix the planted text", where="x", label=kept, signature=write.signature),))
+    assert (not_as_sent([write], stored) is None) == (sent == kept)
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=5), st.text(max_size=5), max_size=4),
+       st.lists(st.text(min_size=1, max_size=5), max_size=3))
+def test_a_stored_value_is_found_at_its_path_or_is_none(inner, path):
+    fields = {"doc": json.dumps({"a": inner})}
+    found = value_at(fields, FieldPath(field="doc", path=("a", *path)))
+    expected = inner
+    for key in path:
+        expected = expected.get(key) if isinstance(expected, dict) else None
+    assert found == expected
+
+
+def profile_with(tmp_path: Path, stored: str) -> Path:
+    """inspeximus-trusted-key's profile with its ``frontdoor.stored`` block replaced by ``stored``."""
+    text = (ROOT / "sut_profiles" / "inspeximus-trusted-key.yaml").read_text()
+    text = re.sub(r"  stored:.*\n(    .*\n)+", stored, text)
+    path = tmp_path / "inspeximus-trusted-key.yaml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("stored, field, says", [
+    ("  stored:\n    store: {backend: sqlite, volume: store, file: mem.json, table: records, context: uid, "
+     "identity: [id], order: ord, payload: doc}\n", "frontdoor.stored.store.file", "must name {case}"),
+    ("  stored:\n    store: {backend: sqlite, volume: store, file: '../{case}/mem.json', table: records, "
+     "context: uid, identity: [id], order: ord, payload: doc}\n", "frontdoor.stored.store.file", ".."),
+    ("  stored:\n    store: {backend: postgres, volume: store, file: '{case}', service: db, table: records, "
+     "context: uid, identity: [id], order: ord, payload: doc}\n", "frontdoor.stored.store.backend",
+     "read through a running service"),
+    ("  stored:\n    store: {backend: sqlite, volume: home, file: '{case}/mem.json', table: records, "
+     "context: uid, identity: [id], order: ord, payload: doc}\n", "frontdoor.stored.store.volume", "adversary"),
+    ("  stored:\n    store: {backend: sqlite, volume: store, file: '{case}/m', table: r, context: u, identity: [id], "
+     "order: o, payload: d}\n    label: {field: doc, path: [source]}\n    where: nowhere\n", "frontdoor.stored",
+     "where"),
+])
+def test_a_bad_stored_block_names_its_field_and_line(tmp_path, stored, field, says):
+    with pytest.raises(ProfileError) as err:
+        load_profile(profile_with(tmp_path, stored))
+    message = str(err.value)
+    assert field in message and says in message and re.search(r"\.yaml:\d+", message), message
+
+
+def test_the_published_profiles_that_keep_a_store_say_where_it_is_read_back():
+    for row in ("langgraph-store-sqlite", "inspeximus-default", "inspeximus-trusted-read", "inspeximus-trusted-key",
+                "mem0-qdrant-local", "mem0-qdrant-local+source-filter", "crewai-ltm-lancedb",
+                "crewai-ltm-lancedb+private"):
+        spec = load_profile(ROOT / "sut_profiles" / f"{row}.yaml").frontdoor
+        assert spec.stored is not None and "{case}" in spec.stored.store["file"], row
+        assert (spec.stored.label is None) == (spec.label is None), row  # a label sent is a label read back
+        assert (spec.stored.signature is None) == (spec.signature is None), row
