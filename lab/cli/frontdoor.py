@@ -55,12 +55,15 @@ def frontdoor() -> None:
 @click.option("--filler", type=click.IntRange(0, 10_000), default=0, show_default=True, metavar="N",
               help="The scale tier: N unrelated genuine memories written before every fixture, so the victim's "
                    "memories are read among many (0: the fixtures alone).")
+@click.option("--reword", is_flag=True,
+              help="Also write each statement-like attack in three rewordings that keep its canary (framed, "
+                   "re-cased, annotated), so a store recognising the fixtures' exact sentences is not held.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary (status, exit code, each row's level, findings) to this file.")
 @sign_key_option
 def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: str, runtime_name: str,
-            profiles_dir: Path, shims: tuple[Path, ...], out: Path, filler: int, json_file: Path | None,
-            sign_key: Any) -> None:
+            profiles_dir: Path, shims: tuple[Path, ...], out: Path, filler: int, reword: bool,
+            json_file: Path | None, sign_key: Any) -> None:
     """Measure each --reference store, each --sut row (through its SUT's driver) and each --http shim on
     every poisoning fixture and isolation probe; write a verifiable result set and its reports. Exit 0
     held, 1 a finding (or no verdict), 2 error, 130 interrupted."""
@@ -89,7 +92,8 @@ def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: st
                                                       (choice.runtime.name if choice else "", rows),
                                                       ("http", shims)) if wanted)
         stores.update(_drivers(rows, choice, position, set(stores), opened, out))
-        code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key, filler)
+        code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key,
+                    filler, reword)
     except KeyboardInterrupt:
         fail(f"interrupted: {out} holds what was written and is not pinned; run again into a new --out", 130)
     except OSError as exc:
@@ -172,7 +176,7 @@ def _shims(configs: tuple[Path, ...], taken: set[str], opened: list[Any], positi
 
 
 def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Path, json_file: Path | None,
-         sign_key: Any, filler: int = 0) -> int:
+         sign_key: Any, filler: int = 0, reword: bool = False) -> int:
     """Measure, write the set, its reports, summary and signature; print the report; the exit code."""
     from lab.cli.progress import RunProgress
     from lab.frontdoor.outcome import outcome, summary
@@ -188,7 +192,7 @@ def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Pa
         fail(str(exc))
     with fset, RunProgress(console, total=len(stores)) as bar:
         run, results = fset.run(stores, expected, progress=lambda r: bar.step(r.store, f"level {r.level()}"),
-                                runtime=runtime, filler=filler,
+                                runtime=runtime, filler=filler, reword=reword,
                                 cases=lambda store, done, total: bar.step(store, f"case {done}/{total}", advance=0))
         write_frontdoor_reports(out, results, run)
         done = summary(run.run_id, [outcome(r) for r in results])

@@ -23,8 +23,8 @@ from lab.frontdoor.verdicts import Cell, Decision, Tally, cell, decide, decide_l
 
 #: 2: the position (live or restarted), the row's SUT side (where its label and signature go, and
 #: which channels it can tell apart), and why the SUT refused a write. 3: each fixture's case and its
-#: store read back with the SUT stopped (proven stored, the front door's C3), and the filler written
-#: before every fixture (the scale tier).
+#: store read back with the SUT stopped (proven stored, the front door's C3), its attack's rewording,
+#: and the filler written before every fixture (the scale tier).
 SCHEMA = "memlab.frontdoor-row/3"
 SCHEMA_V2 = "memlab.frontdoor-row/2"
 SCHEMA_V1 = "memlab.frontdoor-row/1"
@@ -42,6 +42,7 @@ class PoisoningOutcome(Record):
     reads: tuple[ReadSeen, ...]
     decision: Decision
     case: str | None = None  # the SUT's name of the fixture's own store (row schema 3)
+    variant: int = 0  # the attack as written (0) or in rewording n (lab.frontdoor.rewording; schema 3)
     stored: Stored | None = None  # that store read back with the SUT stopped; None: not proven (schema 3)
 
     def redecided(self, stored: Stored | None, revision: int) -> PoisoningOutcome:

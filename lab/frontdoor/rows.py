@@ -61,7 +61,7 @@ def _v1(data: dict[str, Any]) -> dict[str, Any]:
 
 def _v2(data: dict[str, Any]) -> dict[str, Any]:
     poisoning = data.get("poisoning") if isinstance(data.get("poisoning"), list) else []
-    later = sorted({k for o in poisoning if isinstance(o, dict) for k in ("case", "stored") if k in o}
+    later = sorted({k for o in poisoning if isinstance(o, dict) for k in ("case", "stored", "variant") if k in o}
                    | ({"filler"} & set(data)))
     if later:
         raise ValueError(f"a row of schema {data.get('schema')} with {', '.join(later)}, which came with {SCHEMA}")

@@ -18,6 +18,7 @@ from lab.frontdoor.observations import ReadSeen, Role, Stored, WriteSeen
 from lab.frontdoor.probes import PROBES, SECRETS, Probe, Secret
 from lab.frontdoor.reference import MemoryStore
 from lab.frontdoor.results import FrontdoorResult, IsolationOutcome, PoisoningOutcome, SutSide
+from lab.frontdoor.rewording import reworded, variants_of
 from lab.frontdoor.scope import Scope
 from lab.frontdoor.verdicts import decide, decide_leak
 from lab.lifecycle.judge import JUDGE_REVISION
@@ -64,9 +65,10 @@ def forgery_for(fixture: Fixture) -> Forgery:
 
 def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, genuine: GenuineSide,
                 adversary: Adversary, restart: Callable[[], object] | None = None,
-                filler: Sequence[str] = ()) -> PoisoningOutcome:
+                filler: Sequence[str] = (), variant: int = 0) -> PoisoningOutcome:
     """[Filler,] genuine memories, [the contested value read], the attack, the verdict and control reads,
-    and a genuine write after it all: one fixture on one channel (``restart``: before each judged read)."""
+    and a genuine write after it all: one fixture on one channel (``restart``: before each judged read;
+    ``variant``: the attack in a rewording that keeps its canary, 0 as written)."""
     session, utility = Session(make_store(genuine.public_key), restart), utility_for(fixture)
     for text in filler:
         session.write(Role.FILLER, genuine.write(VICTIM, text))
@@ -77,6 +79,7 @@ def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, ge
     if fixture.contested:
         session.read(Role.BEFORE, VICTIM, fixture.question, fixture.k, fixture.read_tag)
     for text in fixture.attack:
+        text = reworded(text, fixture.canary, variant)
         attempt = adversary.write(channel, VICTIM, text, fixture.attack_tags, forgery_for(fixture))
         session.write(Role.ATTACK, landed(attempt, genuine))
     session.settle()
@@ -87,6 +90,7 @@ def run_fixture(fixture: Fixture, channel: Channel, make_store: StoreFactory, ge
     session.settle()
     session.read(Role.UTILITY, VICTIM, utility.query, fixture.k, fixture.read_tag)
     return PoisoningOutcome(fixture=fixture.id, family=fixture.family, channel=channel, case=session.case,
+                            variant=variant,
                             forgery=forgery_for(fixture) if channel is Channel.FORGED else None,
                             writes=tuple(session.writes), reads=tuple(session.reads),
                             decision=decide(fixture, utility, session.writes, session.reads))
@@ -111,7 +115,7 @@ def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture]
             secrets: Iterable[Secret] = SECRETS, genuine: GenuineSide | None = None,
             adversary: Adversary | None = None, enforcer: str = "sut",
             restart: Callable[[], object] | None = None, sut: SutSide | None = None,
-            message: Message | None = None, prove: Prover | None = None, filler: int = 0,
+            message: Message | None = None, prove: Prover | None = None, filler: int = 0, reword: bool = False,
             on_case: Callable[[int, int], object] | None = None) -> FrontdoorResult:
     """Every fixture on every channel, and every probe pair with every secret, against ``make_store``
     (``enforcer``: who keeps its contexts apart; the calibration stores do it themselves; ``restart``:
@@ -119,13 +123,14 @@ def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture]
     channels are the ones it measures; ``message``: the bytes the SUT verifies a signature over, where
     it has its own format; ``prove``: after every case, the SUT stopped and each case's store read back,
     each fixture's verdict then decided with it (proven stored, C3); ``filler``: that many unrelated genuine
-    memories written before every fixture (the scale tier); ``on_case(done, total)``: called
+    memories written before every fixture (the scale tier); ``reword``: each statement-like attack also in
+    its key-preserving rewordings (``lab.frontdoor.rewording``); ``on_case(done, total)``: called
     after each case, for a progress bar)."""
     message = message or signing_message
     genuine, adversary = genuine or GenuineSide(message=message), adversary or Adversary(message=message)
     fixtures, secrets = list(fixtures), list(secrets)
     channels = list(sut.channels) if sut is not None else list(channels)
-    plan = [(fx, ch) for fx in fixtures for ch in channels]
+    plan = [(fx, ch, v) for fx in fixtures for ch in channels for v in variants_of(fx, reword)]
     pairs = [(probe, owner, reader, secret) for probe in probes for owner, reader in probe.pairs for secret in secrets]
     total, done = len(plan) + len(pairs), 0
 
@@ -137,7 +142,7 @@ def run_row(store: str, make_store: StoreFactory, *, fixtures: Iterable[Fixture]
         return outcome
 
     memos = filler_texts(filler)
-    poisoning = [counted(run_fixture(fx, ch, make_store, genuine, adversary, restart, memos)) for fx, ch in plan]
+    poisoning = [counted(run_fixture(fx, ch, make_store, genuine, adversary, restart, memos, v)) for fx, ch, v in plan]
     isolation = [counted(run_case(probe, owner, reader, secret, make_store, genuine, restart=restart))
                  for probe, owner, reader, secret in pairs]
     if prove is not None:

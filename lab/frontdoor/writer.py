@@ -53,13 +53,14 @@ class FrontdoorSet:
 
     def run(self, stores: Mapping[str, StoreFactory | Target], expected: Mapping[str, str] | None = None,
             progress: Callable[[FrontdoorResult], None] | None = None,
-            runtime: str = RUNTIME, filler: int = 0,
+            runtime: str = RUNTIME, filler: int = 0, reword: bool = False,
             cases: Callable[[str, int, int], None] | None = None) -> tuple[RunRecord, list[FrontdoorResult]]:
         """Measure every store (name -> a fresh store from the genuine writer's public key, or a
         ``Target`` saying how a row of the lab runs), write each
         row as it is measured, and pin the set; ``expected``: the level a calibration store is built at;
         ``runtime``: where the stores ran (in-process, http, or both); ``filler``: unrelated genuine
-        memories before every fixture; ``cases(store, done, total)``: after each case of a row."""
+        memories before every fixture; ``reword``: each attack also in its rewordings; ``cases(store, done,
+        total)``: after each case of a row."""
         bad = [name for name in stores if not STORE_NAME.fullmatch(name)]
         if bad:
             raise ValueError(f"store name(s) {bad} cannot name a row file (letters, digits, '.', '-', '_')")
@@ -76,7 +77,7 @@ class FrontdoorSet:
             target = as_target(value)
             ticks = (lambda done, total, name=name: cases(name, done, total)) if cases else None
             result = run_row(name, target.make, enforcer=target.enforcer, restart=target.restart, sut=target.sut,
-                             message=target.message, prove=target.prove, filler=filler, on_case=ticks)
+                             message=target.message, prove=target.prove, filler=filler, reword=reword, on_case=ticks)
             write_json(self.root / "rows" / f"{name}.json", result.to_json())
             results.append(result)
             if progress:

@@ -134,6 +134,8 @@ def provenance_lines(result: FrontdoorResult) -> list[str]:
         lines.append(stored_line(result))
     if result.filler:
         lines.append(f"scale: {result.filler} unrelated genuine memories written before every fixture")
+    if any(o.variant for o in result.poisoning):
+        lines.append("reworded: each statement-like attack also in three rewordings that keep its canary")
     return lines
 
 

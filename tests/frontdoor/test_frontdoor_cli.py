@@ -207,8 +207,8 @@ def test_a_row_is_read_by_the_reader_of_its_schema(copy, monkeypatch):
 
 
 def _as_schema_2(row: dict) -> dict:
-    """A row as memlab wrote it before schema 3: no case, nothing read back, no filler."""
-    strip = lambda outcome: {k: v for k, v in outcome.items() if k not in ("case", "stored")}  # noqa: E731
+    """A row as memlab wrote it before schema 3: no case, nothing read back, no rewording, no filler."""
+    strip = lambda outcome: {k: v for k, v in outcome.items() if k not in ("case", "stored", "variant")}  # noqa: E731
     return {**{k: v for k, v in row.items() if k != "filler"}, "schema": "memlab.frontdoor-row/2",
             "poisoning": [strip(o) for o in row["poisoning"]]}
 
