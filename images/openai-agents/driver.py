@@ -13,9 +13,30 @@ directly, without a model:
 
 ``sessions.db`` lives in volume ``store``. Tracing is off (``OPENAI_AGENTS_DISABLE_TRACING``):
 nothing here runs an agent, and nothing may reach the network.
+
+Front door (``frontdoor_*``): each case opens its own file, ``store/frontdoor/<case>/sessions.db``
+(the same file again, unchanged, after a restart), and a ``SQLiteSession`` per scope over it.
+
+- Scope: a ``SQLiteSession`` has one context, its ``session_id`` (``WHERE session_id = ?``, exact
+  TEXT equality). The lab's scope has three parts, so the driver builds the one id from them: the
+  JSON array ``[tenant, user, session]`` of the parts exactly as sent (an integer stays a JSON
+  number, a part not given is ``null``), an injective encoding, so no two scopes share a session.
+  The separation of the three parts is then the driver's encoding (the profile declares
+  ``isolation: driver``), not the SDK's: an application joining them its own way could collide.
+- Write: ``add_items([{"role": "user", "content": text}])`` -- one user message, the shape the
+  Runner stores for a user's turn (``ItemHelpers.input_to_new_input_list``) and what an
+  application's memory adds for what the user said. The SDK returns nothing; the answer's
+  ``stored`` is the session id and the item handed to it. The item format keeps no caller-set
+  provenance field (``role`` is a closed set naming the speaker: user, assistant, system,
+  developer) and the SDK has no signature and no tags, so the label, signature, tags and
+  ``trust_root`` go nowhere: the channels are one write.
+- Read: ``get_items(limit=k)`` of the scope's session -- the newest k items in id order; the
+  SDK takes no query and no filter, so the query and tag go nowhere. Served as the items'
+  ``content``, with no marker (the SDK has no untrusted flag).
 """
 
 import asyncio
+import json
 import os
 import platform
 import sqlite3
@@ -82,12 +103,57 @@ class OpenAIAgentsSessionDriver(kit.Driver):
         self._run(self._session(context).clear_session())
         return ids
 
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own sessions.db (a new file when fresh, else the one kept); no trust root taken."""
+        path = self.db.parent / "frontdoor" / case / "sessions.db"
+        if fresh == path.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._close_frontdoor()
+        self.frontdoor_db = path
+        self.frontdoor_sessions = {}
+        if fresh:  # the file and the SDK's tables, made by the SDK as a session opens (no row written)
+            SQLiteSession(case, str(path)).close()
+
+    def _frontdoor_session(self, scope):
+        if not hasattr(self, "frontdoor_db"):
+            raise kit.BadRequest("frontdoor_open first")
+        sid = _session_id(scope)
+        if sid not in self.frontdoor_sessions:
+            self.frontdoor_sessions[sid] = SQLiteSession(sid, str(self.frontdoor_db))
+        return self.frontdoor_sessions[sid]
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """add_items of one user message in the scope's session; no label, signature or tag kept."""
+        session = self._frontdoor_session(scope)
+        item = {"role": "user", "content": text}
+        self._run(session.add_items([item]))
+        return {"accepted": True, "stored": {"session_id": session.session_id, "item": item}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """get_items(limit=k) of the scope's session, each item's content served, no marker."""
+        items = self._run(self._frontdoor_session(scope).get_items(limit=k))
+        return [{"text": item.get("content") if isinstance(item.get("content"), str)
+                 else json.dumps(item.get("content")), "marker": None} for item in items]
+
+    def _close_frontdoor(self):
+        for session in getattr(self, "frontdoor_sessions", {}).values():
+            session.close()
+        self.frontdoor_sessions = {}
+
     def close(self):
         """Close every session (its connections) and the event loop."""
         for session in getattr(self, "sessions", {}).values():
             session.close()
+        self._close_frontdoor()
         if hasattr(self, "loop"):
             self.loop.close()
+
+
+def _session_id(scope):
+    """The one session id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 if __name__ == "__main__":
