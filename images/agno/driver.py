@@ -23,6 +23,18 @@ agent calls, without a model. ``config.part`` picks the memory a row measures:
 
 The lab's context is the user_id (memories) or the session_id and user_id (sessions); with the
 lifecycle gate's folded scope it is ``tenant/user``.
+
+Front door (``frontdoor_*``, part ``memories`` only): each case its own ``SqliteDb`` at
+``store/frontdoor/<case>/agno.db`` (kept after the row; reopened as it is after a restart). Write is
+the same ``MemoryManager(db).add_user_memory(UserMemory(memory=text, topics=tags), user_id=user)``:
+the scope's user is Agno's user_id as sent (None: not given, and Agno files it under ``"default"``);
+Agno's user memory has no tenant and no session (UserMemory: memory, topics, user_id, input,
+feedback, agent_id, team_id), so neither is passed; it keeps no source, role or signature, so the
+label and signature go nowhere (one channel). The tags are the memory's ``topics``. Read is Agno's
+list API as AgentOS's ``GET /memories`` calls it: ``db.get_user_memories(user_id=user,
+topics=[tag], limit=k, sort_by="updated_at", sort_order="desc")`` (no user: no filter, Agno's own
+answer); the question goes nowhere (Agno ranks memories by nothing but time without a model). Agno
+flags no memory as untrusted: the marker is None.
 """
 
 import platform
@@ -115,9 +127,47 @@ class AgnoDriver(kit.Driver):
             self.db.delete_run(record_id)
         return [record_id]
 
+    # ---- front door (part memories) --------------------------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own SqliteDb (store/frontdoor/<case>/agno.db); the same file after a restart.
+        Agno takes no trust root (it keeps no signature)."""
+        if self.part != "memories":
+            raise kit.Unsupported("the front door runs on part memories (Agno's user memories)")
+        [folder] = self.need_volumes("store", why="each case's agno.db")
+        root = folder / "frontdoor" / case
+        if fresh == root.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {root} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        root.mkdir(parents=True, exist_ok=True)
+        self._frontdoor_close()
+        self.frontdoor_db = SqliteDb(db_file=str(root / "agno.db"))
+        self.frontdoor_memory = MemoryManager(db=self.frontdoor_db)
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """add_user_memory(UserMemory(memory=text, topics=tags), user_id=user): Agno keeps no label,
+        signature, tenant or session for a memory."""
+        memory = UserMemory(memory=text, topics=list(tags) or None)
+        memory_id = self.frontdoor_memory.add_user_memory(memory, user_id=scope["user"])
+        return {"accepted": memory_id is not None,
+                "stored": {"memory_id": memory_id, "user_id": memory.user_id, "topics": memory.topics}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """db.get_user_memories(user_id, topics=[tag], limit=k, updated_at newest first), as served."""
+        found = self.frontdoor_db.get_user_memories(user_id=scope["user"], topics=[tag] if tag else None,
+                                                    limit=k, sort_by="updated_at", sort_order="desc")
+        return [{"text": m.memory if isinstance(m.memory, str) else str(m.memory), "marker": None}
+                for m in found or []]
+
     def close(self):
+        self._frontdoor_close()
         if hasattr(self, "db"):
             self.db.close()
+
+    def _frontdoor_close(self):
+        db = getattr(self, "frontdoor_db", None)
+        self.frontdoor_db = self.frontdoor_memory = None
+        if db is not None:
+            db.close()
 
     # ---- helpers -----------------------------------------------------------------
     def _session(self, context):
