@@ -78,7 +78,7 @@ def encoding_proof() -> None:
 
 class _Group(LazyGroup):
     """The lab's group: output in any encoding (:func:`encoding_proof`); an error of the machine a
-    command meets (lab.cli.oserrors) exits 2 with its path and the fix."""
+    command meets (lab.cli.oserrors), or a scratch folder refused, exits 2 with its path and the fix."""
 
     def main(self, *args, **kwargs):
         encoding_proof()
@@ -94,6 +94,14 @@ class _Group(LazyGroup):
                 raise
             from lab.cli.console import fail
             fail(text)
+        except click.exceptions.Exit:  # click's own way out (--help among them): a RuntimeError too
+            raise
+        except RuntimeError as exc:
+            from lab.runtime.housekeeping import ScratchRefused  # only once something failed: --help stays light
+            if not isinstance(exc, ScratchRefused):
+                raise
+            from lab.cli.console import fail
+            fail(str(exc))
 
 
 def configure_logging(verbose: int, quiet: bool = False) -> None:

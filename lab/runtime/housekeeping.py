@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -44,16 +45,37 @@ def cache_key() -> str:
     return hashlib.sha256(f"{socket.gethostname()}:{cache_dir().resolve()}".encode()).hexdigest()[:12]
 
 
-def scratch_base() -> Path:
-    """Where runs keep their scratch folders: ``$MEMLAB_SCRATCH``, else ``<tmp>/memlab-scratch``.
+class ScratchRefused(RuntimeError):
+    """A scratch base another user could reach into: not the lab's to write SUT stores under."""
 
-    Not under the cache: the cache may sit in a home folder that a service running
-    as its own user (PostgreSQL refuses root) cannot traverse.
+
+def scratch_base() -> Path:
+    """Where runs keep their scratch folders: ``$MEMLAB_SCRATCH``, else ``<tmp>/memlab-scratch-<uid>``.
+
+    Not under the cache: the cache may sit in a home folder that a service running as its own user
+    (PostgreSQL refuses root) cannot traverse, so the base is 0711 (others may pass through to a
+    volume, never list or write). Made private when memlab creates it; refused (``ScratchRefused``)
+    when it is a link, or another user owns it, or group or others may write in it: whoever could
+    would swap a run's folder for a link and have the lab write, and edit stores, where they chose.
     """
-    base = Path(os.environ.get("MEMLAB_SCRATCH") or Path(tempfile.gettempdir()) / "memlab-scratch")
-    base.mkdir(parents=True, exist_ok=True)
-    if base.stat().st_uid == os.geteuid():
-        base.chmod(0o1777)
+    given = os.environ.get("MEMLAB_SCRATCH")
+    base = Path(given or Path(tempfile.gettempdir()) / f"memlab-scratch-{os.geteuid()}")
+    try:
+        base.mkdir(mode=0o711, parents=True)
+        base.chmod(0o711)  # as made, whatever the umask
+    except FileExistsError:
+        pass
+    info = os.lstat(base)
+    why = ("it is a symbolic link" if stat.S_ISLNK(info.st_mode) else "it is not a folder"
+           if not stat.S_ISDIR(info.st_mode) else f"user {info.st_uid} owns it" if info.st_uid != os.geteuid()
+           else f"group or others may write in it (mode {stat.S_IMODE(info.st_mode):o})"
+           if info.st_mode & 0o022 else None)
+    if why:
+        fix = (f"chmod 711 {base}, or point MEMLAB_SCRATCH at a folder of your own" if "write" in why
+               else "point MEMLAB_SCRATCH at a folder of your own" if given else f"remove {base}, or point "
+               "MEMLAB_SCRATCH at a folder of your own")
+        raise ScratchRefused(f"scratch folder {base} refused: {why}, so another user could reach into the runs "
+                             f"there\n  fix: {fix}")
     return base
 
 
