@@ -39,3 +39,30 @@ def test_a_stray_folder_a_live_process_works_in_is_left_and_the_process_spared(c
         other.kill()
         other.wait()
     assert f"scratch {stray}" in gc() and not stray.exists()  # once nobody works in it, it goes
+
+
+def test_gc_reports_only_what_it_removed(cache, monkeypatch):
+    """As another user, gc may neither end a run's process nor remove its folders: it says so (left),
+    never "removed"."""
+    import os
+    import shutil
+
+    from lab.runtime import housekeeping
+
+    registry = RunRegistry(new_run_id())
+    (registry.dir / "pids" / "4242").touch()
+    _dead_owner(registry)
+
+    def refused(*args, **kwargs):
+        raise PermissionError("not yours")
+
+    monkeypatch.setattr(housekeeping, "_alive", lambda pid: True)
+    monkeypatch.setattr(housekeeping, "_belongs", lambda pid, run_id: True)
+    monkeypatch.setattr(os, "killpg", refused)
+    monkeypatch.setattr(os, "kill", refused)
+    monkeypatch.setattr(housekeeping.reaper, "marked", lambda run_id: [])
+    monkeypatch.setattr(housekeeping.reaper, "holders", lambda path: [])
+    monkeypatch.setattr(shutil, "rmtree", lambda *args, **kwargs: None)  # nothing of it may be removed
+    done = gc()
+    assert not [line for line in done if not line.startswith(LEFT)], done  # nothing claimed as removed
+    assert any(str(registry.scratch_root) in line for line in done) and any(registry.run_id in line for line in done)

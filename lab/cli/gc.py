@@ -1,5 +1,5 @@
-"""``memlab gc``: remove what a crashed or killed run left behind. Exit 0 done, 1 a folder was left
-because a live process still uses it (named)."""
+"""``memlab gc``: remove what a crashed or killed run left behind, and report only what it removed. Exit 0
+done, 1 something was left (a folder a live process still uses, or one it may not remove: named)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ def gc() -> None:
 
     Only runs whose memlab process is gone are touched. A scratch folder a live process still works in
     (a server on its data directory) is removed only once that process is ended; one that cannot be
-    ended is left, named with the process, and gc exits 1."""
+    ended is left, named with the process, and gc exits 1; so is what it may not remove or end (another
+    user's): gc reports only what it removed."""
     from lab.runtime.housekeeping import LEFT as GC_LEFT, gc as gc_run
 
     done = gc_run()
@@ -25,4 +26,4 @@ def gc() -> None:
     removed = len(done) - len(left)
     console.print(f"gc: {removed} item(s) removed" if removed else "gc: nothing to remove")
     if left:
-        fail(f"gc: {len(left)} folder(s) left because a live process still uses them (named above)", 1)
+        fail(f"gc: {len(left)} item(s) left: in use by a live process, or not this user's to remove (named above)", 1)

@@ -193,20 +193,12 @@ def _kill_tracked(state: Path, run_id: str) -> list[str]:
     removed = []
     for pid_file in (state / "pids").glob("*") if (state / "pids").is_dir() else []:
         pid = int(pid_file.name)
-        if _alive(pid) and _belongs(pid, run_id):
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        if _alive(pid) and _belongs(pid, run_id) and _kill(pid):
             removed.append(f"process {pid}")
         pid_file.unlink(missing_ok=True)
     for record in sorted((state / "servers").glob("*")) if (state / "servers").is_dir() else []:
         identity, *own = record.read_text().splitlines() or [""]
-        if identity == _identity(int(record.name)):  # not a reused pid
-            try:
-                os.killpg(int(record.name), signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        if identity == _identity(int(record.name)) and _kill(int(record.name)):  # not a reused pid
             removed.append(f"fork-served process {record.name}")
         for folder in own:
             shutil.rmtree(folder, ignore_errors=True)
@@ -254,14 +246,15 @@ def _reap(state: Path, run_id: str, keep_scratch: bool) -> list[str]:
     links = MOUNT_LINKS / run_id
     if links.is_dir() and not keep_scratch:
         shutil.rmtree(links, ignore_errors=True)
-        removed.append(f"links {links}")
+        removed.append(f"links {links}" if not links.exists() else f"{LEFT}links {links}: could not be removed")
     scratch = state / "scratch"
     if scratch.is_file() and not keep_scratch:
         path = Path(scratch.read_text().strip())
         if path.exists():
             removed.append(_remove_scratch(path))
     shutil.rmtree(state, ignore_errors=True)
-    removed.append(f"run {run_id}")
+    removed.append(f"run {run_id}" if not state.exists() else f"{LEFT}run {run_id}: its record {state} could "
+                   "not be removed (another user's?)")
     if removed[:-1]:
         log.info("gc.removed", run=run_id, items=removed[:-1])
     return removed
@@ -278,14 +271,28 @@ def _remove_scratch(path: Path, end_holders: bool = True) -> str:
         return (f"{LEFT}scratch {path}: still used by {', '.join(reaper.describe(p) for p in left)}; "
                 "stop that process, then run `memlab gc` again")
     shutil.rmtree(path, ignore_errors=True)
+    if path.exists():
+        return f"{LEFT}scratch {path}: could not be removed (another user's?); remove it as its owner"
     return f"scratch {path}"
+
+
+def _kill(pid: int) -> bool:
+    """SIGKILL ``pid``'s process group (else ``pid`` alone); whether a signal was delivered (not: it is
+    gone, or another user's, so ``gc`` does not report it as ended)."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+            return True
+        except (ProcessLookupError, PermissionError):
+            continue
+    return False
 
 
 def _identity(pid: int) -> str:
     """``pid`` plus its start time, so a reused pid is not taken for a live run."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return f"{pid} {stat.rsplit(')', 1)[1].split()[19]}"
+        fields = Path(f"/proc/{pid}/stat").read_text()
+        return f"{pid} {fields.rsplit(')', 1)[1].split()[19]}"
     except (OSError, IndexError):
         return f"{pid} gone"
 
