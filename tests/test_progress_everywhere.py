@@ -51,7 +51,7 @@ def screen_lines(stderr: str) -> list[str]:
 
 
 # ---- memlab site ---------------------------------------------------------------------------------------
-SETS = ("inspeximus-default", "agno-sqlite")  # three sets (at rest, lifecycle, front door) and two
+SETS = ("inspeximus-default", "agno-sqlite-sessions")  # three sets (at rest, lifecycle, front door) and two
 
 
 def test_site_shows_its_bar_from_the_start_and_ends_naming_what_it_wrote(tmp_path):
