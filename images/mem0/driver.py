@@ -32,10 +32,8 @@ feature hashing of the words but stop words, 256 dims) instead of the SHA-256 on
 similarities are noise.
 """
 
-import hashlib
 import os
 import platform
-import re
 import sys
 from pathlib import Path
 
@@ -49,12 +47,6 @@ os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"  # add() builds the 
 COLLECTION = "memlab"
 DIMS = 64
 FRONTDOOR_DIMS = 256  # the front door's lexical stand-in embedder (its own collection per case)
-_WORD = re.compile(r"[0-9a-z]+")
-# Function words carry no topic; left out as Mem0's own keyword path leaves them out (lemmatize_for_bm25
-# drops spaCy's stop words), so a question's few topic words are not drowned by "the", "what", "do".
-STOP_WORDS = frozenset("""a an the is are was were be been to of in on at for by with from and or but it its
-this that these those what which who whom when where why how do does did i me my you your we our they their
-he his she her s have has had will would should can could may might not no as any all""".split())
 
 
 def hash_embed(text, memory_action=None):
@@ -63,18 +55,9 @@ def hash_embed(text, memory_action=None):
 
 
 def lexical_embed(text, memory_action=None):
-    """A deterministic, offline stand-in for an embedding model that ranks on shared words: signed
-    feature hashing of the lower-cased words but stop words into FRONTDOOR_DIMS (texts sharing topic
-    words are close)."""
-    vec = [0.0] * FRONTDOOR_DIMS
-    for word in _WORD.findall(text.lower()):
-        if word in STOP_WORDS:
-            continue
-        digest = hashlib.sha256(word.encode()).digest()
-        vec[int.from_bytes(digest[:4], "big") % FRONTDOOR_DIMS] += 1.0 if digest[4] & 1 else -1.0
-    if not any(vec):
-        vec[0] = 1.0  # no word at all: one fixed direction (a cosine needs a non-zero vector)
-    return vec
+    """Mem0's embed signature over the kit's lexical stand-in (shared words rank close; its stop words
+    left out as Mem0's own keyword path leaves spaCy's out, so a question's topic words are not drowned)."""
+    return kit.lexical_embedding(text, FRONTDOOR_DIMS)
 
 
 def _ids(scope):

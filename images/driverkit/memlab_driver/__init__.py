@@ -33,7 +33,8 @@ public is here):
 ``lifecycle``         the lifecycle additions: ``update``, ``advance_time``, ``scope``, ``query``
 ``dispatch``          one driver process: validate a request, call the driver, shape its answer
 ``loop``              :func:`serve`: JSON-lines framing on the guarded stdio, SIGTERM
-``helpers``           what drivers repeat: :func:`fixed_paths`, :func:`dist_version`, :func:`hash_embedding`
+``helpers``           what drivers repeat: :func:`fixed_paths`, :func:`dist_version`, :func:`hash_embedding`,
+                      :func:`lexical_embedding`
 ``langgraph_thread``  a LangGraph message thread as records, for the drivers of LangGraph checkpointers
                       (imported by them alone: it needs LangGraph, the rest of the kit is stdlib only)
 ====================  ==================================================================
@@ -46,11 +47,12 @@ from __future__ import annotations
 from memlab_driver import guard
 from memlab_driver.capture import CAPTURE as _CAPTURE
 from memlab_driver.driver import Driver
-from memlab_driver.helpers import dist_version, fixed_paths, hash_embedding
+from memlab_driver.helpers import dist_version, fixed_paths, hash_embedding, lexical_embedding
 from memlab_driver.loop import serve
 from memlab_driver.protocol import BadRequest, Unsupported
 
-__all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths", "hash_embedding", "dist_version"]
+__all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths", "hash_embedding", "lexical_embedding",
+           "dist_version"]
 
 #: The protocol's private channels, as the one-module kit named them (a test driver writes a
 #: garbage line on ``_PROTOCOL_OUT`` on purpose); set once, by the guard, at import.

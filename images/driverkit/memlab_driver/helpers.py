@@ -46,6 +46,29 @@ def dist_version(name: str) -> str | None:
         return None
 
 
+#: Function words carry no topic: :func:`lexical_embedding` leaves them out.
+STOP_WORDS = frozenset("""a an the is are was were be been to of in on at for by with from and or but it its
+this that these those what which who whom when where why how do does did i me my you your we our they their
+he his she her s have has had will would should can could may might not no as any all""".split())
+_WORD = re.compile(r"[0-9a-z]+")
+
+
+def lexical_embedding(text: str, dims: int = 256) -> list[float]:
+    """A deterministic, offline stand-in for an embedding model that ranks on shared words: signed feature
+    hashing of the lower-cased words but stop words into ``dims`` (texts sharing topic words are close)."""
+    import hashlib
+
+    vec = [0.0] * dims
+    for word in _WORD.findall(text.lower()):
+        if word in STOP_WORDS:
+            continue
+        digest = hashlib.sha256(word.encode()).digest()
+        vec[int.from_bytes(digest[:4], "big") % dims] += 1.0 if digest[4] & 1 else -1.0
+    if not any(vec):
+        vec[0] = 1.0  # no word at all: one fixed direction (a cosine needs a non-zero vector)
+    return vec
+
+
 def hash_embedding(text: str, dims: int = 64) -> list[float]:
     """A deterministic vector of ``dims`` floats in [-0.5, 0.5] from SHA-256 of ``text``: an offline
     stand-in for an embedding model (distinct texts get near-orthogonal vectors; no network, no key)."""
