@@ -23,12 +23,41 @@ each block's states (``sequence_number`` 1, 2, ...), as Letta's undo/redo walk t
 - Update (lifecycle): ``update_block_async(BlockUpdate(value=text))`` then ``checkpoint_block_async``.
 - Audit: none (Letta has no integrity check); ``history`` is not a protocol op, so undo/redo are not
   driven by the lab (the row's test walks them over a measured store).
+
+Front door (``frontdoor_*``, row letta-archival): Letta's archival memory, the passages an agent saves
+with its ``archival_memory_insert`` tool and searches with ``archival_memory_search``
+(``services/tool_executor/core_tool_executor.py``), in table ``archival_passages``.
+
+- Scope: the tenant is a Letta organization (passages and agents are the organization's; every query
+  keeps ``organization_id == actor.organization_id``), its id derived from the case and the tenant id
+  as sent (JSON, so ``7`` and ``"7"`` are two), with a Letta user of its own as the actor: Letta has
+  no lookup of an organization by an application's key, so that directory is the application's. A
+  scope with no tenant is the case's own stand-in for Letta's default organization. The user is a
+  Letta identity (``identifier_key`` = the user id exactly as sent, ``identity_type`` user) and its
+  agent, found through Letta's own ``list_agents_async(identifier_keys=[user])`` and made on first use
+  (``create_identity_async``, then ``create_agent_async(identity_ids=[...])``): one agent per user, as
+  Letta's identities are meant. The session is not given: archival memory is the agent's, across all
+  of its conversations.
+- Write: ``PassageManager.insert_passage(agent_state, text, actor, tags=["source:<label>", *tags])``,
+  what the tool calls; the label is a passage tag (Letta's only per-passage field on that path), the
+  signature is dropped (Letta has none).
+- Read: ``AgentManager.search_agent_archival_memory_async(agent_id, actor, query, tags=[tag] or None,
+  top_k=k)``, its ``content`` served in its order, no marker.
+- Embeddings: Letta embeds only through a provider over HTTP, so the driver serves an OpenAI-compatible
+  ``/v1/embeddings`` on 127.0.0.1 (a deterministic lexical stand-in: signed feature hashing of the words
+  but stop words, 256 dimensions, which Letta pads to 4096) at a port derived from the volumes' paths, the
+  same after a restart, since each agent keeps the endpoint in its embedding config.
 """
 
 import asyncio
+import hashlib
+import json
 import os
 import platform
 import sys
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -37,6 +66,57 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
 META_KEYS = ("role", "source")
+
+#: The front door's namespace for the ids the driver derives (organizations and their actors per case and tenant).
+FRONTDOOR_NS = uuid.UUID("5d7c1f0e-3a51-4c8e-9a0b-6f1e2d3c4b5a")
+EMBED_DIMS = 256
+EMBED_MODEL = "memlab-lexical-256"
+
+
+def lexical_embed(text):
+    """The kit's deterministic, offline lexical stand-in for an embedding model, EMBED_DIMS wide."""
+    return kit.lexical_embedding(text, EMBED_DIMS)
+
+
+class _EmbeddingsHandler(BaseHTTPRequestHandler):
+    """OpenAI's POST /v1/embeddings, answered with :func:`lexical_embed` of each input."""
+
+    def do_POST(self):  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        inputs = body.get("input")
+        inputs = [inputs] if isinstance(inputs, str) else list(inputs or [])
+        data = [{"object": "embedding", "index": i, "embedding": lexical_embed(str(t))} for i, t in enumerate(inputs)]
+        out = json.dumps({"object": "list", "data": data, "model": body.get("model", EMBED_MODEL),
+                          "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, *args):  # the SUT's log is stderr: keep it to Letta's own lines
+        pass
+
+
+def start_embeddings(seed):
+    """The stand-in endpoint on 127.0.0.1, at the first free port of a sequence derived from ``seed`` (the
+    volumes' paths, which a restart keeps; the database's port it does not): the same port after a restart,
+    as each agent keeps the endpoint's URL in its embedding config."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    for n in range(64):
+        port = 20000 + (int.from_bytes(digest[:4], "big") + 7919 * n) % 40000
+        try:
+            server = ThreadingHTTPServer(("127.0.0.1", port), _EmbeddingsHandler)
+        except OSError:
+            continue
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return server
+    raise OSError("no free loopback port for the embedding stand-in")
+
+
+def derived_id(prefix, *parts):
+    """A Letta id (``<prefix>-<uuid>``) derived from the parts as JSON, so an integer and its string differ."""
+    return f"{prefix}-{uuid.uuid5(FRONTDOOR_NS, json.dumps(parts))}"
 
 
 def import_letta(pg_url: str) -> SimpleNamespace:
@@ -51,6 +131,23 @@ def import_letta(pg_url: str) -> SimpleNamespace:
     from letta.services.user_manager import UserManager
     return SimpleNamespace(Base=Base, Block=Block, BlockUpdate=BlockUpdate, engine=engine, blocks=BlockManager(),
                            orgs=OrganizationManager(), users=UserManager())
+
+
+def import_archival(letta: SimpleNamespace) -> SimpleNamespace:
+    """What the front door adds: Letta's archival memory, agents, identities, organizations and users."""
+    from letta.orm.errors import NoResultFound
+    from letta.schemas.agent import CreateAgent
+    from letta.schemas.embedding_config import EmbeddingConfig
+    from letta.schemas.identity import IdentityCreate
+    from letta.schemas.llm_config import LLMConfig
+    from letta.schemas.organization import Organization
+    from letta.schemas.user import User
+    from letta.services.agent_manager import AgentManager
+    from letta.services.identity_manager import IdentityManager
+    from letta.services.passage_manager import PassageManager
+    return SimpleNamespace(NoResultFound=NoResultFound, CreateAgent=CreateAgent, EmbeddingConfig=EmbeddingConfig,
+                           IdentityCreate=IdentityCreate, LLMConfig=LLMConfig, Organization=Organization, User=User,
+                           agents=AgentManager(), identities=IdentityManager(), passages=PassageManager())
 
 
 class LettaBlockDriver(kit.Driver):
@@ -125,8 +222,82 @@ class LettaBlockDriver(kit.Driver):
             self._run(self.letta.blocks.delete_block_async(block_id, self.actor))
         return ids
 
+    # ---- the front door: archival memory (row letta-archival) ------------------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own organizations, identities, agents and archives, made on first use and kept in
+        PostgreSQL (found again after a restart: their ids derive from the case). Letta takes no trust root."""
+        if not hasattr(self, "archival"):
+            self.archival = import_archival(self.letta)
+            self._run(self._message_sequence())
+            self.embeddings = start_embeddings(json.dumps({k: str(v) for k, v in sorted(self.volumes.items())}))
+        self.case = case
+
+    async def _message_sequence(self):
+        """The database side of ``messages.sequence_id`` (``server_default=FetchedValue()`` in letta/orm/message.py):
+        Letta's migrations give it a sequence, create_all does not, and creating an agent writes its system message."""
+        from sqlalchemy import text
+        async with self.letta.engine.begin() as conn:
+            await conn.execute(text("CREATE SEQUENCE IF NOT EXISTS messages_sequence_id_seq"))
+            await conn.execute(text("ALTER TABLE messages ALTER COLUMN sequence_id "
+                                    "SET DEFAULT nextval('messages_sequence_id_seq')"))
+
+    def _embedding_config(self):
+        host, port = self.embeddings.server_address[:2]
+        return self.archival.EmbeddingConfig(
+            embedding_endpoint_type="openai", embedding_endpoint=f"http://{host}:{port}/v1",
+            embedding_model=EMBED_MODEL, embedding_dim=EMBED_DIMS, embedding_chunk_size=300)
+
+    async def _tenant_actor(self, tenant):
+        """The Letta user acting in the tenant's organization (both made on first use)."""
+        org_id, user_id = derived_id("org", self.case, tenant), derived_id("user", self.case, tenant)
+        try:
+            return await self.letta.users.get_actor_by_id_async(user_id)
+        except self.archival.NoResultFound:
+            pass
+        org = await self.letta.orgs.create_organization_async(
+            self.archival.Organization(id=org_id, name=f"memlab front door {self.case}"))
+        return await self.letta.users.create_actor_async(
+            self.archival.User(id=user_id, organization_id=org.id, name="memlab front door"))
+
+    async def _user_agent(self, scope):
+        """The actor, and the agent of the scope's user: Letta's list_agents_async(identifier_keys=[user]),
+        else a new identity with that key and an agent of its own (Letta checks the key)."""
+        a = self.archival
+        actor = await self._tenant_actor(scope["tenant"])
+        found = await a.agents.list_agents_async(actor=actor, identifier_keys=[scope["user"]])
+        if found:
+            return actor, found[0]
+        identity = await a.identities.create_identity_async(
+            a.IdentityCreate(identifier_key=scope["user"], name="memlab front-door user", identity_type="user"), actor)
+        agent = await a.agents.create_agent_async(
+            a.CreateAgent(name="memlab-archival", identity_ids=[identity.id], memory_blocks=[],
+                          include_base_tools=False, llm_config=a.LLMConfig.default_config("gpt-4o-mini"),
+                          embedding_config=self._embedding_config()), actor=actor)
+        return actor, agent
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """insert_passage(agent, text, actor, tags=["source:<label>", *tags]); Letta keeps no signature."""
+        async def write():
+            actor, agent = await self._user_agent(scope)
+            return await self.archival.passages.insert_passage(
+                agent_state=agent, text=text, actor=actor, tags=[f"source:{label}", *tags])
+        passages = self._run(write())
+        return {"accepted": bool(passages),
+                "stored": [{"id": p.id, "archive_id": p.archive_id, "text": p.text, "tags": p.tags} for p in passages]}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """search_agent_archival_memory_async(agent, actor, query, tags=[tag], top_k=k), as served."""
+        async def read():
+            actor, agent = await self._user_agent(scope)
+            return await self.archival.agents.search_agent_archival_memory_async(
+                agent_id=agent.id, actor=actor, query=query, tags=[tag] if tag else None, top_k=k)
+        return [{"text": str(hit.get("content", "")), "marker": None} for hit in self._run(read()) or []]
+
     def close(self):
-        """Dispose of Letta's engine (its connections) and the event loop."""
+        """Dispose of Letta's engine (its connections), the event loop and the embedding stand-in."""
+        if hasattr(self, "embeddings"):
+            self.embeddings.shutdown()
+            self.embeddings.server_close()
         if hasattr(self, "letta"):
             self._run(self.letta.engine.dispose())
         if hasattr(self, "loop"):

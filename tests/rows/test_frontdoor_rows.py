@@ -5,7 +5,8 @@ must give the published figures; the LangGraph store rows are also held to what 
 ``memlab frontdoor run --sut ROW --runtime local --out DIR`` once per row (shared by the module's tests).
 The rows re-measured are those of ``FRAMEWORK_ROWS`` (each SUT's rows that cost seconds, and one Mem0
 row); ``MEMLAB_FRONTDOOR_ALL_ROWS=1`` re-measures every published row (CrewAI's take about seven minutes
-each). Every published set, re-measured or not, is verified by tests/test_published.py.
+each, letta-archival about nineteen: its restarted position imports Letta before every judged read). Every
+published set, re-measured or not, is verified by tests/test_published.py.
 """
 
 from __future__ import annotations
