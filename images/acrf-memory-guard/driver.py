@@ -22,6 +22,19 @@ The secret (``ACRF_MEMORY_SECRET``) is made on first use in volume ``keys``, off
   read fails closed, as the package's README tells an application to.
 - audit: ``acrf-memory-guard verify-store memory.json`` (its CLI entry point, in-process).
 - erase: the package offers none.
+
+Front door (``frontdoor_*``): acrf-memory-guard has no store, no context, no label and no caller's
+signature: ``sign_entry(entry, secret)`` MACs whatever dict the application hands it with the
+application's own secret, and ``read_safe(entry, secret)`` checks that MAC and nothing else. So each
+scope is a store of its own, opened by the driver (``isolation: separate-store``): the JSON list of
+signed entries ``store/frontdoor/<case>/<quote(json [tenant, user, session])>.json`` (integers stay
+numbers, a missing part is null; percent-encoded, so two scopes never share a file), kept after the
+row. A write is ``sign_entry({"id", "context", "seq", "text", "created_at"}, secret)`` appended to the
+scope's list (``seq`` its place, ``context`` the scope's JSON array as text); the label, the lab's
+Ed25519 signature and the tags have nowhere to go in acrf and are dropped (the channels are one write;
+``trust_root`` is unused: acrf takes no public key). A read is the scope's whole list, in write order,
+each entry through ``read_safe`` (no query, no limit, no filter: acrf has none), with no marker; a bad
+MAC raises ``MemoryIntegrityError``, a refusal of the read.
 """
 
 import contextlib
@@ -32,6 +45,7 @@ import secrets
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
@@ -60,6 +74,8 @@ class AcrfDriver(kit.Driver):
         os.environ["ACRF_MEMORY_SECRET"] = self.secret  # what the package's CLI reads
         if not self.path.exists():
             self._save({})
+        self.store_root = volumes["store"]
+        self.case_dir = None
 
     def describe(self):
         """acrf-memory-guard's version."""
@@ -108,6 +124,41 @@ class AcrfDriver(kit.Driver):
         text = (out.getvalue() + err.getvalue()).strip()
         return {"ok": code == 0, "problems": [] if code == 0 else text.splitlines(),
                 "call": f"ACRF_MEMORY_SECRET=<volume keys> acrf-memory-guard verify-store {self.path}"}
+
+    # ---- the front door (images/README.md, "Front-door additions") -------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own folder of per-scope stores: new when fresh, the kept one after a restart."""
+        folder = self.store_root / "frontdoor" / case
+        if fresh == folder.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {folder} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        folder.mkdir(parents=True, exist_ok=True)
+        self.case_dir = folder  # trust_root unused: acrf takes no public key (its MAC is the application's secret)
+
+    def _scope_store(self, scope):
+        """The scope's own store file (separate-store): the JSON array [tenant, user, session], percent-encoded."""
+        if self.case_dir is None:
+            raise kit.BadRequest("frontdoor_open first")
+        key = json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False)
+        return key, self.case_dir / f"{quote(key, safe='')}.json"
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """sign_entry({id, context, seq, text, created_at}, secret), appended to the scope's list; acrf keeps
+        no label, caller's signature or tag, so those are dropped."""
+        key, path = self._scope_store(scope)
+        entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+        entry = {"id": f"e-{secrets.token_hex(6)}", "context": key, "seq": len(entries) + 1, "text": text,
+                 "created_at": datetime.now(timezone.utc).isoformat()}
+        signed = sign_entry(entry, self.secret)
+        path.write_text(json.dumps(entries + [signed], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return {"accepted": True, "stored": {"file": path.name, "entry": signed}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """The scope's whole list in write order, each entry through read_safe (acrf has no query, limit or
+        filter); a bad MAC raises MemoryIntegrityError: the read refused."""
+        _, path = self._scope_store(scope)
+        entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+        return [{"text": read_safe(raw, self.secret)["text"], "marker": None} for raw in entries]
 
 
 if __name__ == "__main__":
