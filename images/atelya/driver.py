@@ -25,10 +25,28 @@ through their own CLI entry points (``amem_attest.main``, ``amem_anchor.main``, 
   (the default) adds what no atelya command does: ``atelya-attest attest OPLOG --out <fresh>`` and
   ``root`` of both, so the op-log must still be what the stored chain attests.
 HMAC keys (``attest.key``, ``anchor.key``) are made on first use in volume ``keys``.
+
+Front door (``frontdoor_*``): atelya has no store, no scope, no label check and no caller signature of
+its own; the driver is the op-log application, as for the other measurements. Each case has its own
+folder, ``<store>/frontdoor/<case>/``, and in it one op-log per scope (amem keeps one store per user:
+``amem_governance.summary``, "per-user store isolates writers"): ``<quote(key)>.oplog.jsonl``, the key
+being the JSON array ``[tenant, user, session]`` of the parts as sent (integers kept as numbers, a part
+not given null), percent-encoded for a file name -- injective, so no two scopes share an op-log, and
+the separation is a store per context that the driver opens (``isolation: separate-store``). A write
+appends amem's add event ``{"op": "add", "id", "text", "created_at", "source": label, "ctx": key}`` to
+the scope's op-log and
+attests it (``atelya-attest attest OPLOG --out OPLOG.attest.jsonl --keyfile K``, K the row's key in
+volume ``keys``): the label is the event's ``source``, which ``replay`` takes as the record's ``actor``
+and the audit timeline shows, and nothing in atelya reads it to decide. atelya's attestation is an
+HMAC-SHA256 chain under the application's own secret, computed over every event it is given (no
+caller signature, nothing Ed25519): the lab's signature has nowhere to go and is not kept. Tags have
+no place in the op-log format either. A read is ``replay(read_log(<the scope's op-log>))``: every
+active record in log order (no query, no limit, no verification, no marker).
 """
 
 import contextlib
 import io
+import json
 import logging
 import re
 import secrets
@@ -37,6 +55,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
@@ -99,10 +118,16 @@ class AtelyaDriver(kit.Driver):
         self._append({"op": "update", "id": record_id, "text": text, "created_at": time.time()})
         return {"id": record_id, "text": text}
 
-    def _append(self, event):
-        with open(self.oplog, "a", encoding="utf-8") as fh:
+    def _append(self, event, oplog=None):
+        with open(oplog or self.oplog, "a", encoding="utf-8") as fh:
             fh.write(amem_attest.json.dumps(event, ensure_ascii=False) + "\n")
-        self._attest_and_anchor()
+        if oplog is None:
+            self._attest_and_anchor()
+        else:  # a front-door op-log: attested beside itself (this row anchors nothing)
+            code, out = _run(amem_attest.main, ["attest", str(oplog), "--out", f"{oplog}.attest.jsonl",
+                                                "--keyfile", str(self.key)])
+            if code not in (0, None):
+                raise RuntimeError(f"atelya-attest attest exited {code}: {out}")
 
     def read(self, context):
         """replay(read_log(OPLOG)): active records whose add event names this context."""
@@ -169,6 +194,45 @@ class AtelyaDriver(kit.Driver):
                                                 "--chain-keyfile", str(self.key)])
             if code not in (0, None):
                 log.warning("atelya-anchor refused to checkpoint the chain (exit %s): %s", code, out.strip())
+
+
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own folder, <store>/frontdoor/<case>/ (new when fresh, else the one kept); no trust
+        root taken (atelya verifies no caller's signature)."""
+        folder = self.oplog.parent / "frontdoor" / case
+        if fresh == folder.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {folder} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        folder.mkdir(parents=True, exist_ok=True)
+        self.fd_folder = folder
+
+    def _fd_oplog(self, scope):
+        """The scope's own op-log in the case's folder (its name the percent-encoded scope key)."""
+        if not hasattr(self, "fd_folder"):
+            raise kit.BadRequest("frontdoor_open first")
+        return self.fd_folder / f"{quote(_scope_key(scope), safe='')}.oplog.jsonl"
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """amem's add event, the label as its source, appended to the scope's op-log, then attested; the
+        signature and tags have no place in atelya and are not kept."""
+        event = {"op": "add", "id": f"r-{uuid.uuid4().hex[:12]}", "text": text, "created_at": time.time(),
+                 "source": label, "ctx": _scope_key(scope)}
+        oplog = self._fd_oplog(scope)
+        self._append(event, oplog)
+        return {"accepted": True, "stored": {"oplog": oplog.name, **event}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """replay(read_log(<the scope's op-log>)): every active record in log order, no marker."""
+        oplog = self._fd_oplog(scope)
+        if not oplog.exists():  # nothing written in this scope: an empty op-log
+            return []
+        records, order = amem_governance.replay(amem_governance.read_log(str(oplog)))
+        return [{"text": records[rid]["text"], "marker": None} for rid in order if records[rid]["status"] == "active"]
+
+
+def _scope_key(scope) -> str:
+    """The JSON array [tenant, user, session] of the parts as sent: injective (ints stay numbers)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 def _keyfile(path: Path) -> Path:
