@@ -13,9 +13,30 @@ LlamaIndex ships in its package (no download).
   id)`` needs a row id that Memory never hands out.)
 
 One ``AsyncEngine`` on ``sqlite+aiosqlite:///<store>/memory.db`` is shared by every session.
+
+Front door (``frontdoor_*``): each case opens its own file, ``store/frontdoor/<case>/memory.db``
+(the same file again, unchanged, after a restart), one ``AsyncEngine`` on it and a ``Memory`` per
+scope over it.
+
+- Scope: a ``Memory`` has one context, its ``session_id``, which is the chat store's ``key``
+  (``SQLAlchemyChatStore.get_messages``: ``WHERE key = ?``, exact string equality; the field is a
+  ``str``). The lab's scope has three parts, so the driver builds the one id from them: the JSON
+  array ``[tenant, user, session]`` of the parts exactly as sent (an integer stays a JSON number, a
+  part not given is ``null``), an injective encoding, so no two scopes share a session. The
+  separation of the three parts is then the driver's encoding (the profile declares ``isolation:
+  driver``), not LlamaIndex's: an application joining them its own way could collide.
+- Write: ``Memory.aput(ChatMessage(role="user", content=text, additional_kwargs={"source":
+  label}))`` -- one user message, as an application's memory stores what the user said. The chat
+  store keeps ``ChatMessage.model_dump(mode="json")`` in ``data``, ``additional_kwargs`` as given
+  (strings unchanged), and Memory never reads it back to decide anything: the label goes there.
+  LlamaIndex has no signature and no tags, so the signature, tags and ``trust_root`` go nowhere.
+- Read: ``Memory.aget()`` of the scope's session -- every active message it would hand the model
+  (within its token limit; it takes no count, query or filter, so ``k``, the query and the tag go
+  nowhere). Served as the messages' text, with no marker (LlamaIndex has no untrusted flag).
 """
 
 import asyncio
+import json
 import platform
 import sqlite3
 import sys
@@ -39,6 +60,7 @@ class LlamaIndexMemoryDriver(kit.Driver):
         self.loop = asyncio.new_event_loop()
         self.engine = create_async_engine(f"sqlite+aiosqlite:///{volumes['store'] / 'memory.db'}")
         self.memories = {}
+        self.folder = volumes["store"]
 
     def _memory(self, context):
         if context not in self.memories:
@@ -82,12 +104,60 @@ class LlamaIndexMemoryDriver(kit.Driver):
         self._run(self._memory(context).areset())
         return ids
 
+    # ---- front door --------------------------------------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own memory.db (a new file when fresh, else the one kept); no trust root taken."""
+        path = self.folder / "frontdoor" / case / "memory.db"
+        if fresh == path.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._close_frontdoor()
+        self.frontdoor_engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+        self.frontdoor_memories = {}
+        if fresh:  # the file and the chat store's table, made by LlamaIndex on a first read (no row written)
+            self._run(Memory.from_defaults(session_id=case, async_engine=self.frontdoor_engine).aget_all())
+
+    def _frontdoor_memory(self, scope):
+        if getattr(self, "frontdoor_engine", None) is None:
+            raise kit.BadRequest("frontdoor_open first")
+        sid = _session_id(scope)
+        if sid not in self.frontdoor_memories:
+            self.frontdoor_memories[sid] = Memory.from_defaults(session_id=sid, async_engine=self.frontdoor_engine)
+        return self.frontdoor_memories[sid]
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """Memory.aput of one user message, the label in its additional_kwargs; no signature or tag kept."""
+        memory = self._frontdoor_memory(scope)
+        message = ChatMessage(role="user", content=text, additional_kwargs={"source": label})
+        self._run(memory.aput(message))
+        return {"accepted": True, "stored": {"session_id": memory.session_id,
+                                             "message": message.model_dump(mode="json")}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """Memory.aget of the scope's session: every message it would hand the model, no marker."""
+        messages = self._run(self._frontdoor_memory(scope).aget())
+        return [{"text": m.content if isinstance(m.content, str) else "", "marker": None} for m in messages]
+
+    def _close_frontdoor(self):
+        if getattr(self, "frontdoor_engine", None) is not None:
+            self._run(self.frontdoor_engine.dispose())
+        self.frontdoor_engine = None
+        self.frontdoor_memories = {}
+
     def close(self):
-        """Dispose of the engine (closes the aiosqlite connections) and the loop."""
+        """Dispose of the engines (closes the aiosqlite connections) and the loop."""
+        if hasattr(self, "loop"):
+            self._close_frontdoor()
         if hasattr(self, "engine"):
             self._run(self.engine.dispose())
         if hasattr(self, "loop"):
             self.loop.close()
+
+
+def _session_id(scope):
+    """The one session id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 if __name__ == "__main__":
