@@ -21,6 +21,19 @@ No model, no embedding: the store has no index, so a search lists a namespace.
   that order (SqliteStore: ``updated_at`` newest first). Served meta: the key, created_at, updated_at.
 - Update (lifecycle): ``manage_memory(content=text, action="update", id=<id>)``.
 - Erase: ``manage_memory(action="delete", id=<id>)``, one memory at a time.
+
+Front door (``frontdoor_*``): each case opens its own SqliteStore (``store/frontdoor/<case>/store.db``,
+the same file again after a restart) and LangMem's two tools over it. The lab's scope goes to LangMem's
+own namespace mechanism: the tools' template has a placeholder for each given part, in order
+(``{org_id}`` the tenant, ``{langgraph_user_id}`` the user, ``{thread_id}`` the session; a part not
+given is left out, as an application with no such id would template it), and
+``NamespaceTemplate`` fills them from the call's ``configurable``, each id exactly as sent (an integer
+stays one; BaseStore refuses it, an empty namespace or a ``.`` in a label, and ``search`` takes a
+namespace *prefix*). A write is ``manage_memory(content=text, action="create")``: LangMem stores
+``{"content": text}`` under a fresh uuid4, nothing else, so the label, signature and tags go nowhere
+(the channels are one write; the search tool's ``filter`` could only match a value field, and a create
+writes none but ``content``). A read is ``search_memory(query, limit=k)``: each item's ``content`` as
+the tool answers it (no index: newest ``updated_at`` first, the query unused), with no marker.
 """
 
 import json
@@ -35,6 +48,20 @@ PAGE = 500
 LIBRARIES = ("langmem", "langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "langchain-core")
 AT_REST = ("{langgraph_user_id}",)
 SCOPED = ("{org_id}", "{langgraph_user_id}")
+
+
+#: The front door's scope parts and the configurable key LangMem's namespace template names each by.
+FD_PLACEHOLDERS = (("tenant", "org_id"), ("user", "langgraph_user_id"), ("session", "thread_id"))
+
+
+def _fd_template(scope):
+    """A placeholder for each given part of the scope, in order (a part not given is left out)."""
+    return tuple(f"{{{key}}}" for part, key in FD_PLACEHOLDERS if scope[part] is not None)
+
+
+def _fd_config(scope):
+    """The run config LangMem fills its template from: each given id exactly as sent."""
+    return {"configurable": {key: scope[part] for part, key in FD_PLACEHOLDERS if scope[part] is not None}}
 
 
 class LangMemDriver(kit.Driver):
@@ -95,12 +122,53 @@ class LangMemDriver(kit.Driver):
             self.erase_record(context, key)
         return ids
 
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own SqliteStore file (the same one after a restart); LangMem's tools over it."""
+        from langgraph.store.sqlite import SqliteStore
+
+        [folder] = self.need_volumes("store", why="SqliteStore keeps each case's store.db there")
+        path = folder / "frontdoor" / case / "store.db"
+        if fresh == path.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if hasattr(self, "fd_exits"):
+            self.fd_exits.close()
+        self.fd_exits = ExitStack()
+        self.fd_store = self.fd_exits.enter_context(SqliteStore.from_conn_string(str(path)))
+        self.fd_store.setup()
+        self.fd_tools = {}
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """manage_memory create in the scope's namespace; LangMem keeps {content} only."""
+        manage, _ = self._fd_tools(scope)
+        answer = manage.invoke({"content": text, "action": "create"}, config=_fd_config(scope))
+        return {"accepted": True, "stored": {"answer": answer}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """search_memory(query, limit=k) in the scope's namespace, each item's content as answered."""
+        _, search = self._fd_tools(scope)
+        items = json.loads(search.invoke({"query": query, "limit": k}, config=_fd_config(scope)))
+        return [{"text": self._record(item)["text"], "marker": None} for item in items]
+
     def close(self):
-        """Close SqliteStore's connection."""
+        """Close SqliteStore's connection (and a front-door case's)."""
+        if hasattr(self, "fd_exits"):
+            self.fd_exits.close()
         if hasattr(self, "exits"):
             self.exits.close()
 
     # ---- helpers -----------------------------------------------------------------
+    def _fd_tools(self, scope):
+        """LangMem's two tools over the case's store, their namespace template of the scope's given parts."""
+        template = _fd_template(scope)
+        if template not in self.fd_tools:
+            from langmem import create_manage_memory_tool, create_search_memory_tool
+
+            self.fd_tools[template] = (create_manage_memory_tool(namespace=template, store=self.fd_store),
+                                       create_search_memory_tool(namespace=template, store=self.fd_store))
+        return self.fd_tools[template]
+
     def _template(self):
         return SCOPED if self.scope is not None else AT_REST
 

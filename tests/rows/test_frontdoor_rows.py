@@ -56,11 +56,11 @@ def rows_of(root: Path) -> dict[str, FrontdoorResult]:
     return {p.stem.rsplit("@", 1)[1]: FrontdoorResult.from_json(read_json(p)) for p in (root / "rows").glob("*.json")}
 
 
-#: Cells whose verdicts follow the wall clock, not the input: SqliteStore (and Agno's memory table) stamps
+#: Cells whose verdicts follow the wall clock, not the input: SqliteStore (LangMem's too, and Agno's memory table) stamps
 #: updated_at to the second and the read orders by it, ties in insertion order, so whether the stuffed
 #: entry or the genuine write after it is among the k served depends on the second each write fell in.
 #: Their figures are reported, not compared.
-TIMING_DEPENDENT = {"langgraph-store-sqlite": {"crowding"}, "agno-sqlite": {"crowding"}}
+TIMING_DEPENDENT = {"langgraph-store-sqlite": {"crowding"}, "agno-sqlite": {"crowding"}, "langmem-sqlite": {"crowding"}}
 
 
 def figures(result: FrontdoorResult, row: str = "") -> dict:
