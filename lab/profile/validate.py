@@ -231,6 +231,11 @@ class Validator:
             raise self.fail(f"{where}.store.volume", f"volume {layout.volume!r} is not an adversary volume",
                             "name a volume declared with adversary: true")
         self._checked(f"{where}.store.file", names.bad_relative(layout.file))
+        for part in ("label", "signature"):  # what a channel hands the SUT is what is read back
+            if getattr(doc.frontdoor, part) is not None and getattr(spec, part) is None:
+                raise self.fail(f"{where}.{part}", f"the SUT keeps a {part} (frontdoor.{part}), but the read-back "
+                                "does not say where it is stored", f"give {part}: {{field: ..., path: [...]}}, "
+                                "the place in a stored record that holds it")
         return spec
 
     def _services(self, doc: Document, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[ServiceSpec, ...]:

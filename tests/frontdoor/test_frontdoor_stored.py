@@ -190,6 +190,9 @@ def profile_with(tmp_path: Path, stored: str) -> Path:
     ("  stored:\n    store: {backend: sqlite, volume: store, file: '{case}/m', table: r, context: u, identity: [id], "
      "order: o, payload: d}\n    label: {field: doc, path: [source]}\n    where: nowhere\n", "frontdoor.stored",
      "where"),
+    ("  stored:\n    store: {backend: sqlite, volume: store, file: '{case}/m', table: r, context: u, identity: [id], "
+     "order: o, payload: d}\n    label: {field: doc, path: [source]}\n", "frontdoor.stored.signature",
+     "does not say where it is stored"),
 ])
 def test_a_bad_stored_block_names_its_field_and_line(tmp_path, stored, field, says):
     with pytest.raises(ProfileError) as err:
