@@ -33,10 +33,28 @@ so the call goes through the capability's tool, its store and its snapshot as a 
 
 No ``update``: a correction with ``old_text`` changes the line, its only identity, so an id from a
 write answer (which the lifecycle gate reuses after a correction) cannot survive it.
+
+Front door (``frontdoor_*``): each case its own store in the configured backend under
+``store/frontdoor/<case>/`` (``.agent-memory.db``, or ``.agent-memory/`` in ``LocalWorkspace`` of that
+folder), its own ``Memory`` and ``Agent`` configured as above; kept after the row and reopened as it is
+after a restart. Write is the same tool call, ``write_memory(content='- <text>', file='MEMORY.md')``,
+the text as sent (a text with a newline is one content of several lines, as the tool takes it); the
+model repeats the call while the tool asks it to retry, so a refusal the capability keeps up ends in
+pydantic_ai's own error (the SUT's refusal). A memory keeps no source, tag or signature: the tool takes
+``content``, ``file`` and ``old_text`` only, and ``Memory(write_metadata=...)`` is the application's
+per-file metadata, replaced by every later write, so the label, the signature and the tags go
+nowhere. Read is the victim's question as the prompt of a fresh run, served the ``<memory>`` snapshot
+the capability records with it: every line of its ``### MEMORY.md`` section, in order, without the
+bullet (no query, count or filter: the snapshot is the whole notebook within ``max_lines`` and
+``max_tokens``); the harness marks no memory untrusted, so the marker is None. Scope: the capability's
+one context is the namespace, one path of ``[A-Za-z0-9_.-]`` segments; the driver makes it one
+segment from the lab's three parts, injectively (``scope_namespace``), so the separation of tenant,
+user and session is the driver's key (``isolation: driver``).
 """
 
 import asyncio
 import hashlib
+import json
 import platform
 import re
 import sqlite3
@@ -70,6 +88,20 @@ def namespace_of(context: str) -> str:
     return context if PLAIN.fullmatch(context) else "_" + context.encode("utf-8").hex()
 
 
+def scope_namespace(scope: dict) -> str:
+    """The namespace of a front-door scope: its tenant, user and session, in that order, each as it is
+    when it is a plain string (letters, digits and '-', starting with a letter or digit), else '_' and
+    the hex of its JSON (an integer, a null, any other string), joined by '.'. Injective: a plain part
+    has no '_' or '.', an encoded one starts with '_' and has neither '.' nor a second '_'. A key over
+    200 characters is refused by the capability itself (validate_store_path: a segment is 1-200)."""
+    parts = []
+    for name in ("tenant", "user", "session"):
+        value = scope[name]
+        plain = isinstance(value, str) and PLAIN.fullmatch(value) is not None
+        parts.append(value if plain else "_" + json.dumps(value).encode("utf-8").hex())
+    return ".".join(parts)
+
+
 def line_id(line: str) -> str:
     """The id the driver gives a MEMORY.md line (the store has none): SHA-256 of the line, 16 hex digits."""
     return hashlib.sha256(line.encode("utf-8")).hexdigest()[:16]
@@ -83,6 +115,14 @@ def memory_lines(snapshot: str) -> list[str]:
         return []
     section = body.split(head, 1)[1].split("\n\n### Other memory files", 1)[0]
     return [line for line in section.split("\n") if line.strip()]
+
+
+def snapshot_of(messages) -> str:
+    """The ``<memory>`` block the capability recorded in a request's messages ('' if none)."""
+    blocks = [c.content for m in messages for p in m.parts if isinstance(p, UserPromptPart)
+              and not isinstance(p.content, str) for c in p.content
+              if isinstance(c, TextContent) and (c.metadata or {}).get("origin") == ORIGIN]
+    return blocks[-1] if blocks else ""
 
 
 class PydanticAiMemoryDriver(kit.Driver):
@@ -138,6 +178,51 @@ class PydanticAiMemoryDriver(kit.Driver):
         self._tool(context, "write_memory", args)
         return [record_id]
 
+    # ---- the front door (images/README.md, "Front-door additions") -----------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own store under store/frontdoor/<case>/, its own Memory and Agent as open() makes
+        them; the same files after a restart. The harness takes no trust root (it keeps no signature)."""
+        root = self.folder / "frontdoor" / case
+        if fresh == root.exists():
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {root} "
+                                 f"{'exists' if fresh else 'does not exist'}")
+        root.mkdir(parents=True, exist_ok=True)
+        store = (SqliteMemoryStore(database=str(root / DATABASE)) if self.store_kind == "sqlite"
+                 else FileStore(DIRECTORY))
+        memory = Memory(store, namespace=lambda ctx: ctx.deps)
+        capabilities = [memory] if self.store_kind == "sqlite" else [LocalWorkspace(str(root)), memory]
+        self.frontdoor_agent = Agent(deps_type=str, capabilities=capabilities)
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """The tool call write_memory(content='- <text>', file='MEMORY.md') in the scope's namespace;
+        the label, signature and tags go nowhere (a memory keeps none)."""
+        namespace = scope_namespace(scope)
+        args = {"content": BULLET + text, "file": MAIN}
+
+        def model(messages, info: AgentInfo):
+            last = messages[-1].parts if messages else []
+            if any(isinstance(p, ToolReturnPart) and p.tool_name == "write_memory" for p in last):
+                return ModelResponse(parts=[TextPart("saved")])
+            return ModelResponse(parts=[ToolCallPart("write_memory", args)])  # again while the tool asks a retry
+
+        result = asyncio.run(self.frontdoor_agent.run("memlab: remember this", deps=namespace,
+                                                      model=FunctionModel(model)))
+        answer = [p.content for m in result.all_messages() for p in m.parts
+                  if isinstance(p, ToolReturnPart) and p.tool_name == "write_memory"]
+        return {"accepted": bool(answer), "stored": {"namespace": namespace, **(answer[-1] if answer else {})}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """The lines of the <memory> snapshot a fresh run with the question as its prompt is given."""
+        first = []
+
+        def model(messages, info: AgentInfo):
+            first.append(list(messages))
+            return ModelResponse(parts=[TextPart("ok")])
+
+        asyncio.run(self.frontdoor_agent.run(query, deps=scope_namespace(scope), model=FunctionModel(model)))
+        return [{"text": line[len(BULLET):] if line.startswith(BULLET) else line, "marker": None}
+                for line in memory_lines(snapshot_of(first[0]))]
+
     # ---- the capability, one run per op -------------------------------------------------
     def _run(self, context, prompt, model):
         """One run of the agent in the context's namespace, ``model`` standing in for the model."""
@@ -168,10 +253,7 @@ class PydanticAiMemoryDriver(kit.Driver):
             return ModelResponse(parts=[TextPart("ok")])
 
         self._run(context, "memlab: what do you remember?", model)
-        blocks = [c.content for m in first[0] for p in m.parts if isinstance(p, UserPromptPart)
-                  and not isinstance(p.content, str) for c in p.content
-                  if isinstance(c, TextContent) and (c.metadata or {}).get("origin") == ORIGIN]
-        return blocks[-1] if blocks else ""
+        return snapshot_of(first[0])
 
 
 if __name__ == "__main__":
