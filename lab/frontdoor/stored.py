@@ -41,6 +41,13 @@ def value_at(fields: dict[str, Any], where: FieldPath) -> Any:
     return value
 
 
+def _as_sent(value: Any, where: FieldPath) -> str | None:
+    """A stored value as the lab's word for it: the SUT's own word mapped back through ``where.values``."""
+    text = _text(value)
+    back = {stored: sent for sent, stored in where.values.items()}
+    return back.get(text, text) if text is not None else None
+
+
 def _text(value: Any) -> str | None:
     if value is None:
         return None
@@ -59,6 +66,6 @@ def read_case(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: Iter
         if any(t in record.payload for t in wanted):
             out.append(StoredRecord(
                 text=record.payload, where=json.dumps(record.locator, sort_keys=True, default=str)[:300],
-                label=_text(value_at(record.fields, spec.label)) if spec.label else None,
+                label=_as_sent(value_at(record.fields, spec.label), spec.label) if spec.label else None,
                 signature=_text(value_at(record.fields, spec.signature)) if spec.signature else None))
     return tuple(out[:MAX_RECORDS])

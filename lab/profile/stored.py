@@ -20,10 +20,13 @@ class Frozen(BaseModel):
 
 
 class FieldPath(Frozen):
-    """Where a value sits in a stored record: a field and a path of keys inside it (a JSON text is read)."""
+    """Where a value sits in a stored record: a field and a path of keys inside it (a JSON text is read),
+    and the SUT's own words for the values the lab sends (``values``: what the lab sent -> what the SUT
+    stores for it, where the SUT keeps a closed vocabulary of its own)."""
 
     field: str
     path: tuple[str, ...] = ()
+    values: dict[str, str] = {}
 
 
 class StoredSpec(Frozen):

@@ -209,3 +209,30 @@ def test_the_published_profiles_that_keep_a_store_say_where_it_is_read_back():
         assert spec.stored is not None and "{case}" in spec.stored.store["file"], row
         assert (spec.stored.label is None) == (spec.label is None), row  # a label sent is a label read back
         assert (spec.stored.signature is None) == (spec.signature is None), row
+
+
+def test_a_store_read_back_gives_each_label_in_the_lab_s_words(tmp_path):
+    """A SUT keeping labels in a closed vocabulary of its own (``values``) is read back in the lab's words;
+    a value outside it stays as stored, so it never matches a label it was not sent as."""
+    import sqlite3
+
+    from lab.frontdoor.stored import read_case
+    from lab.profile.stored import StoredSpec
+
+    db = tmp_path / "store" / "frontdoor" / "case-1" / "events.db"
+    db.parent.mkdir(parents=True)
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE events (id TEXT, run TEXT, seq INTEGER, payload TEXT, source TEXT)")
+        conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?)", [
+            ("e1", "r", 1, json.dumps({"claim": "planted one"}), "human"),
+            ("e2", "r", 2, json.dumps({"claim": "planted two"}), "external_agent"),
+            ("e3", "r", 3, json.dumps({"claim": "planted three"}), "deterministic"),
+            ("e4", "r", 4, json.dumps({"claim": "unrelated"}), "human")])
+    spec = StoredSpec.model_validate({
+        "store": {"backend": "sqlite", "volume": "store", "file": "frontdoor/{case}/events.db", "table": "events",
+                  "context": "run", "identity": ["id"], "order": "seq",
+                  "payload": {"field": "payload", "format": "json", "path": ["claim"]}},
+        "label": {"field": "source", "values": {"user": "human", "external": "external_agent"}}})
+    found = read_case(spec, {"store": tmp_path / "store"}, "case-1", ["planted"])
+    assert [(r.text, r.label) for r in found] == [("planted one", "user"), ("planted two", "external"),
+                                                  ("planted three", "deterministic")]
