@@ -57,3 +57,15 @@ def test_published_frontdoor_rows_with_a_store_at_rest_are_proven_stored(path):
             continue
         as_sent, accepted = result.proven() or (0, -1)
         assert accepted > 0 and as_sent == accepted, f"{saved.name}: {as_sent}/{accepted} proven stored"
+
+
+def test_the_readme_table_of_front_door_rows_is_the_published_sets():
+    """README.md's front-door table is written from the committed sets (scripts/frontdoor_rows_table.py),
+    so a set published or measured again without it fails here."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "scripts/frontdoor_rows_table.py", "--check"], cwd=PUBLISHED.parent.parent,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, ("README.md's front-door table is not the published sets': run "
+                                  f"python scripts/frontdoor_rows_table.py\n{done.stderr}")
