@@ -128,11 +128,7 @@ class AcrfDriver(kit.Driver):
     # ---- the front door (images/README.md, "Front-door additions") -------------------------------
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own folder of per-scope stores: new when fresh, the kept one after a restart."""
-        folder = self.store_root / "frontdoor" / case
-        if fresh == folder.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {folder} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = kit.case_store(self.store_root, case, fresh)
         self.case_dir = folder  # trust_root unused: acrf takes no public key (its MAC is the application's secret)
 
     def _scope_store(self, scope):

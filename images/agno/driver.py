@@ -134,11 +134,7 @@ class AgnoDriver(kit.Driver):
         if self.part != "memories":
             raise kit.Unsupported("the front door runs on part memories (Agno's user memories)")
         [folder] = self.need_volumes("store", why="each case's agno.db")
-        root = folder / "frontdoor" / case
-        if fresh == root.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {root} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        root.mkdir(parents=True, exist_ok=True)
+        root = kit.case_store(folder, case, fresh)
         self._frontdoor_close()
         self.frontdoor_db = SqliteDb(db_file=str(root / "agno.db"))
         self.frontdoor_memory = MemoryManager(db=self.frontdoor_db)

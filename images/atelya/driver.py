@@ -199,11 +199,7 @@ class AtelyaDriver(kit.Driver):
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own folder, <store>/frontdoor/<case>/ (new when fresh, else the one kept); no trust
         root taken (atelya verifies no caller's signature)."""
-        folder = self.oplog.parent / "frontdoor" / case
-        if fresh == folder.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {folder} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = kit.case_store(self.oplog.parent, case, fresh)
         self.fd_folder = folder
 
     def _fd_oplog(self, scope):

@@ -149,11 +149,7 @@ class ContinuumDriver(kit.Driver):
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own store, <store>/frontdoor/<case>/continuum.db (new when fresh, else the one kept);
         no trust root taken (continuum verifies no caller's signature)."""
-        folder = self.store_dir / "frontdoor" / case
-        if fresh == folder.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {folder} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = kit.case_store(self.store_dir, case, fresh)
         self.fd_case = case
         self.fd_db = folder / "continuum.db"
         self.fd = SQLiteStorage(str(self.fd_db))

@@ -167,10 +167,7 @@ class CrewAIDriver(kit.Driver):
 
         self.private = self.choice("private", PRIVATE, default="none") == "every-write"
         [root] = self.need_volumes("store", why="LanceDBStorage keeps each case's database there")
-        path = root / "frontdoor" / case / "memory"
-        if fresh == path.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
-                                 f"{'exists' if fresh else 'does not exist'}")
+        path = kit.case_store(root, case, fresh, "memory")
         previous = getattr(self, "frontdoor", None)
         if previous is not None:
             self.frontdoor = None

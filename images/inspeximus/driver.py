@@ -127,11 +127,7 @@ class InspeximusDriver(kit.Driver):
 
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own store, <store>/frontdoor/<case>/mem.json; the trust seeds when the row sets them."""
-        folder = self.vols["store"] / "frontdoor" / case
-        if fresh == folder.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {folder} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = kit.case_store(self.vols["store"], case, fresh)
         self.fd = Inspeximus(path=str(folder / "mem.json"))
         if self.trust_seeds:
             self.fd.trust_seeds = {f"key:{trust_root.hex()}" if seed == "key:trust_root" else seed

@@ -127,11 +127,7 @@ class LangMemDriver(kit.Driver):
         from langgraph.store.sqlite import SqliteStore
 
         [folder] = self.need_volumes("store", why="SqliteStore keeps each case's store.db there")
-        path = folder / "frontdoor" / case / "store.db"
-        if fresh == path.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = kit.case_store(folder, case, fresh, "store.db")
         if hasattr(self, "fd_exits"):
             self.fd_exits.close()
         self.fd_exits = ExitStack()

@@ -107,11 +107,7 @@ class LlamaIndexMemoryDriver(kit.Driver):
     # ---- front door --------------------------------------------------------------
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own memory.db (a new file when fresh, else the one kept); no trust root taken."""
-        path = self.folder / "frontdoor" / case / "memory.db"
-        if fresh == path.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = kit.case_store(self.folder, case, fresh, "memory.db")
         self._close_frontdoor()
         self.frontdoor_engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
         self.frontdoor_memories = {}

@@ -156,11 +156,7 @@ class Mem0Driver(kit.Driver):
         from mem0 import Memory
 
         [folder] = self.need_volumes("store", why="each case's Qdrant folder and history.db")
-        root = folder / "frontdoor" / case
-        if fresh == root.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {root} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        root.mkdir(parents=True, exist_ok=True)
+        root = kit.case_store(folder, case, fresh)
         _close_memory(getattr(self, "frontdoor_memory", None))
         self.frontdoor_memory = None
         self.frontdoor_memory = _memory(Memory, root, FRONTDOOR_DIMS, lexical_embed)

@@ -105,11 +105,7 @@ class OpenAIAgentsSessionDriver(kit.Driver):
 
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own sessions.db (a new file when fresh, else the one kept); no trust root taken."""
-        path = self.db.parent / "frontdoor" / case / "sessions.db"
-        if fresh == path.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = kit.case_store(self.db.parent, case, fresh, "sessions.db")
         self._close_frontdoor()
         self.frontdoor_db = path
         self.frontdoor_sessions = {}

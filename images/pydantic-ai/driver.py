@@ -182,11 +182,7 @@ class PydanticAiMemoryDriver(kit.Driver):
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own store under store/frontdoor/<case>/, its own Memory and Agent as open() makes
         them; the same files after a restart. The harness takes no trust root (it keeps no signature)."""
-        root = self.folder / "frontdoor" / case
-        if fresh == root.exists():
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but {root} "
-                                 f"{'exists' if fresh else 'does not exist'}")
-        root.mkdir(parents=True, exist_ok=True)
+        root = kit.case_store(self.folder, case, fresh)
         store = (SqliteMemoryStore(database=str(root / DATABASE)) if self.store_kind == "sqlite"
                  else FileStore(DIRECTORY))
         memory = Memory(store, namespace=lambda ctx: ctx.deps)

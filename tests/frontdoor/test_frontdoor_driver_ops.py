@@ -201,3 +201,20 @@ def test_every_front_door_row_has_a_driver_offering_the_ops_and_says_where_prove
         assert profile.frontdoor is not None and profile.frontdoor.isolation in ("sut", "separate-store", "driver")
         assert profile.driver_dir.name in DRIVERS, f"{profile.row}: its driver offers no front-door op"
     assert set(DRIVERS) <= {p.driver_dir.name for p in rows}, "a driver offers the ops to no row"
+
+
+def test_a_case_store_is_new_when_fresh_and_the_kept_one_after_a_restart(tmp_path):
+    """kit.case_store: a fresh case's store must not exist yet, a reopened one must; the folder is made."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "images" / "driverkit"))
+    from memlab_driver.frontdoor import case_store
+    from memlab_driver.protocol import BadRequest
+
+    path = case_store(tmp_path, "case-1", True, "store.db")
+    assert path == tmp_path / "frontdoor" / "case-1" / "store.db" and path.parent.is_dir()
+    with pytest.raises(BadRequest, match="does not exist"):
+        case_store(tmp_path, "case-1", False, "store.db")  # nothing was stored: a restart finds nothing
+    path.write_text("")
+    assert case_store(tmp_path, "case-1", False, "store.db") == path
+    with pytest.raises(BadRequest, match="exists"):
+        case_store(tmp_path, "case-1", True, "store.db")
+    assert case_store(tmp_path, "case-2", True).is_dir()

@@ -47,12 +47,13 @@ from __future__ import annotations
 from memlab_driver import guard
 from memlab_driver.capture import CAPTURE as _CAPTURE
 from memlab_driver.driver import Driver
+from memlab_driver.frontdoor import case_store
 from memlab_driver.helpers import dist_version, fixed_paths, hash_embedding, lexical_embedding
 from memlab_driver.loop import serve
 from memlab_driver.protocol import BadRequest, Unsupported
 
 __all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths", "hash_embedding", "lexical_embedding",
-           "dist_version"]
+           "dist_version", "case_store"]
 
 #: The protocol's private channels, as the one-module kit named them (a test driver writes a
 #: garbage line on ``_PROTOCOL_OUT`` on purpose); set once, by the guard, at import.

@@ -90,6 +90,17 @@ def _hex(req: dict, name: str) -> bytes | None:
 KIT = Path(__file__).resolve().parent
 
 
+def case_store(base: Path, case: str, fresh: bool, name: str | None = None) -> Path:
+    """``<base>/frontdoor/<case>[/<name>]``: a case's own store, kept after the row for the lab's read-back;
+    its folder made. A fresh case whose store exists, or a reopened one whose store is gone, is refused."""
+    path = Path(base) / "frontdoor" / case
+    path = path / name if name else path
+    if fresh == path.exists():
+        raise BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} {'exists' if fresh else 'does not exist'}")
+    (path.parent if name else path).mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def _raised_by_driver(exc: BaseException, driver: FrontdoorOps) -> bool:
     """Whether the innermost frame of ``exc`` is in the driver's own file or in the kit."""
     frames = traceback.extract_tb(exc.__traceback__)
