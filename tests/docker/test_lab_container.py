@@ -43,7 +43,9 @@ def test_compose_runs_the_lab_for_real(tmp_path):
     from lab.runtime.images import ensure_lab
 
     ensure_lab()
-    Path("/tmp/memlab-scratch").mkdir(exist_ok=True)
+    scratch = Path("/tmp/memlab-scratch")
+    scratch.mkdir(mode=0o711, exist_ok=True)
+    scratch.chmod(0o711)  # the lab's alone (compose/docker-compose.yml): one others may write in is refused
     config = subprocess.run([tool, "-f", str(COMPOSE), "config"], capture_output=True, text=True)
     assert config.returncode == 0, config.stderr
     out = COMPOSE.parent.parent / "results" / f"compose-{tmp_path.name}"
