@@ -11,9 +11,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, ClassVar
 
 
@@ -90,8 +88,8 @@ class EditSpec:
       ``meta_value`` (or, when None, a value derived by ``edits.values``);
       payload untouched.
 
-    **The op a case implies.** ``implied`` fixes the op each case's spec asks for (the lab's case
-    registry checks that its cases agree, so no import order decides a spec's op). A spec made
+    **The op a case implies.** Each case of the lab registers the op its spec asks for
+    (:meth:`imply`, from ``lab.cases.registry``; the model itself names no case). A spec made
     without an ``op`` takes its case's, and ``to_json`` writes ``op`` only when it differs from
     its case's (or the case implies none). So the JSON of every spec is what it was before specs
     had an ``op``: the observations saved then (every published result set) read back with the
@@ -133,15 +131,17 @@ class EditSpec:
     sidecar: str | None = None
     op: str | None = None
 
-    #: case id -> the op a spec of that case asks for when it names none: fixed here, part of how a saved
-    #: spec reads back (whatever was imported first); ``lab.cases.registry`` checks its cases agree.
-    implied: ClassVar[Mapping[str, str]] = MappingProxyType({
-        "T1": "replace", "T2": "rollback", "T3": "delete", "T4": "swap", "T5": "forge", "T6": "transplant",
-        "T7": "transplant", "T8": "set_meta"})
+    #: case id -> the op a spec of that case asks for when it names none (:meth:`imply`).
+    implied: ClassVar[dict[str, str]] = {}
 
     def __post_init__(self) -> None:
         if self.op is None and self.case in self.implied:
             object.__setattr__(self, "op", self.implied[self.case])
+
+    @classmethod
+    def imply(cls, case: str, op: str) -> None:
+        """Register the op a spec of ``case`` asks for when it names none (the lab's case registry)."""
+        cls.implied[case] = op
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-safe view (``unit`` only when it is not the default ``record``, ``variant``,
