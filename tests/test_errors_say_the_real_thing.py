@@ -22,7 +22,7 @@ from lab.profile import no_row_matches
 from lab.resultset import kinds, loading
 
 PUBLISHED = ROOT / "results" / "published"
-AT_REST_AND_LIFECYCLE = PUBLISHED / "agno-sqlite"  # an at-rest set with its lifecycle set in lifecycle/
+AT_REST_AND_LIFECYCLE = PUBLISHED / "agno-sqlite-sessions"  # an at-rest set with its lifecycle set in lifecycle/ only
 ONLY_LIFECYCLE = PUBLISHED / "langgraph-store"  # no set itself: lifecycle/ (its frontdoor/ left out by copy)
 MISLEADING = ("not a memlab row", "names what changed")
 

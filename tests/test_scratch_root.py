@@ -22,6 +22,14 @@ def test_a_base_memlab_makes_is_its_own_and_private(tmp_path, monkeypatch):
     assert scratch_base() == base  # and taken again as it is
 
 
+def test_a_private_base_of_the_users_own_is_made_passable_for_a_service_running_as_its_own_user(tmp_path,
+                                                                                                 monkeypatch):
+    base = tmp_path / "mine"
+    base.mkdir(mode=0o700)
+    monkeypatch.setenv("MEMLAB_SCRATCH", str(base))
+    assert stat.S_IMODE(os.lstat(scratch_base()).st_mode) == 0o711  # PostgreSQL (its own user) reaches its volume
+
+
 def _world_writable(path):
     path.mkdir()
     path.chmod(0o777)

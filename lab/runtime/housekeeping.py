@@ -54,7 +54,8 @@ def scratch_base() -> Path:
 
     Not under the cache: the cache may sit in a home folder that a service running as its own user
     (PostgreSQL refuses root) cannot traverse, so the base is 0711 (others may pass through to a
-    volume, never list or write). Made private when memlab creates it; refused (``ScratchRefused``)
+    volume, never list or write): made so when memlab creates it, made passable when it is a private
+    folder of the user's own (0700); refused (``ScratchRefused``)
     when it is a link, or another user owns it, or group or others may write in it: whoever could
     would swap a run's folder for a link and have the lab write, and edit stores, where they chose.
     """
@@ -76,6 +77,8 @@ def scratch_base() -> Path:
                "MEMLAB_SCRATCH at a folder of your own")
         raise ScratchRefused(f"scratch folder {base} refused: {why}, so another user could reach into the runs "
                              f"there\n  fix: {fix}")
+    if stat.S_IMODE(info.st_mode) & 0o011 != 0o011:  # a private folder of ours (mkdtemp's 0700): passable
+        base.chmod(stat.S_IMODE(info.st_mode) | 0o011)
     return base
 
 
