@@ -68,8 +68,8 @@ def main() -> int:
             seconds[row]["memlab"].append(memlab_row(row))
             print(f"  round {run + 1}: {row:26} agmi {seconds[row]['agmi'][-1]:5.1f} s, "
                   f"memlab {seconds[row]['memlab'][-1]:5.1f} s", flush=True)
-    print(f"\nper row, median seconds (agmi: one process, its family on the target; memlab: one `memlab frontdoor "
-          f"run --position live`)")
+    print("\nper row, median seconds (agmi: one process, its family on the target; memlab: one `memlab frontdoor "
+          "run --position live`)")
     print(f"{'row':26} {'agmi target':24} {'agmi':>6} {'memlab':>7} {'memlab/agmi':>12}")
     for row in rows:
         med = {tool: statistics.median(runs) for tool, runs in seconds[row].items()}
