@@ -97,7 +97,7 @@ class _Group(LazyGroup):
         except click.exceptions.Exit:  # click's own way out (--help among them): a RuntimeError too
             raise
         except RuntimeError as exc:
-            from lab.runtime.housekeeping import ScratchRefused  # only once something failed: --help stays light
+            from lab.runtime.scratch import ScratchRefused  # only once something failed: --help stays light
             if not isinstance(exc, ScratchRefused):
                 raise
             from lab.cli.console import fail

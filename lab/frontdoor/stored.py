@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from edits import paths
 from edits.base import editor_for
 from lab.frontdoor.observations import StoredRecord
 from lab.profile.stored import FieldPath, StoredSpec
@@ -25,20 +26,9 @@ MAX_RECORDS = 64  # records of one case kept as evidence
 
 
 def value_at(fields: dict[str, Any], where: FieldPath) -> Any:
-    """The value at ``where`` in a record's fields (None where any step is missing)."""
-    value: Any = fields.get(where.field)
-    for key in where.path:
-        if isinstance(value, (bytes, bytearray)):
-            value = value.decode("utf-8", "replace")
-        if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                return None
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
+    """The value at ``where`` in a record's fields (a JSON text read; None where any step is missing)."""
+    found = paths.read(fields.get(where.field), where.path)
+    return None if found is paths.MISSING else found
 
 
 def _as_sent(value: Any, where: FieldPath) -> str | None:
