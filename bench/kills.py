@@ -49,9 +49,10 @@ def memlab(*args, env: dict) -> subprocess.CompletedProcess:
 
 
 def start_paused(out: Path, env: dict, events: Path, rows: tuple[str, ...] = ROWS,
-                 profiles: Path | None = None) -> subprocess.Popen:
-    """``memlab run`` of ``rows`` on the local runtime, once it is paused at its moment."""
-    argv = [sys.executable, "-m", "lab.cli", "-q", "run", "--runtime", "local", "--out", str(out),
+                 profiles: Path | None = None, command: str = "run") -> subprocess.Popen:
+    """``memlab run`` (or ``command``: ``compose``) of ``rows`` on the local runtime, once it is paused at
+    its moment."""
+    argv = [sys.executable, "-m", "lab.cli", "-q", command, "--runtime", "local", "--out", str(out),
             "--no-reports", "--jobs", "2", *(("--profiles", str(profiles)) if profiles else ())]
     for row in rows:
         argv += ["--sut", row]

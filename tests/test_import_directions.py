@@ -21,15 +21,16 @@ ALLOWED = {
     "runtime": {"moments", "profile", "driver"},
     "cases": set(),
     "judge": {"cases"},
-    "resultset": {"moments", "profile", "cases", "judge"},
-    "method": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset"},
-    "report": {"cases", "judge", "resultset", "lifecycle", "frontdoor"},
+    "compose": {"cases", "judge"},
+    "resultset": {"moments", "profile", "cases", "judge", "compose"},
+    "method": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "compose"},
+    "report": {"cases", "judge", "resultset", "lifecycle", "frontdoor", "compose"},
     "lifecycle": {"profile", "driver", "runtime", "resultset"},
     "frontdoor": {"lifecycle", "resultset", "profile", "runtime"},
     "testing": {"runtime"},
     "sweep": {"profile", "runtime", "resultset", "lifecycle"},
     "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle",
-            "frontdoor", "sweep"},
+            "frontdoor", "sweep", "compose"},
 }
 
 

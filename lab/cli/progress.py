@@ -136,12 +136,13 @@ class RunProgress:
 
     def step(self, row: str, step: str, advance: int = 1) -> None:
         """One step of ``row`` is done (``advance=0``: said, not counted). A case's variant trial
-        (``T1.v2``: how many a case has is known only once its base trial read the store) adds
-        itself to the total as it is counted."""
+        (``T1.v2``: how many a case has is known only once its base trial read the store) and a
+        composition's trial (``compose/T1+write``: known once the case's trials are saved) add
+        themselves to the total as they are counted."""
         with self._lock:
             self._last_step = self.description = inert(f"{row} {step}")
             if self._bar:
-                if advance and ".v" in step and _is_variant(step):
+                if advance and (step.startswith("compose/") or ".v" in step and _is_variant(step)):
                     self._bar.update(self._task, total=self._bar.tasks[0].total + advance)
                 self._bar.update(self._task, advance=advance, description=self.description)
 

@@ -72,7 +72,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
         min_level: str | None, no_fork_server: bool = False, shard_spec: str | None = None,
         run_id: str | None = None, resume: Path | None = None, latest: bool = False,
-        published: Path = Path("results") / "published") -> None:
+        published: Path = Path("results") / "published", compose: int = 0) -> None:
     """Run the matrix: every selected row, ten edits, three controls; write a result set.
 
     Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
@@ -183,11 +183,14 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
             with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
                 summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records,
                                      invalid=invalid, progress=bar.step, run_id=run_id, shard=shard,
-                                     resume=resume is not None)
+                                     resume=resume is not None, compose=compose)
             measured = True
             print_matrix(summary.rows, stdout_console())
             console.print(f"result set: {inert(out)}")
             code = finish(out, sign_key, reports, fail_on, min_level)
+            if compose or summary.run.get("compose"):  # memlab compose (or a resumed one): its findings decide too
+                from lab.cli.composed import report_composition
+                code = max(code, report_composition(out, reports))
         except (Interrupted, KeyboardInterrupt) as exc:
             ended.interrupted(exc, out, measured)
         except (OutRefused, ResumeRefused) as exc:  # another run writes --out, it holds a set, or not this run's

@@ -131,14 +131,14 @@ def _audit(obs: Observation, c1: Observation, ordered: bool) -> Json:
     if answer.ok is False and not answer.refused:
         return {"verdict": Verdict.ERROR, "observation_class": "b", "reason": f"audit op failed: {answer.error}"}
     base = (c1.audits or {}).get(audit.label)
-    found, detail = _audit_finding(answer, (base.answer if base else None) or NO_ANSWER)
+    found, detail = audit_finding(answer, (base.answer if base else None) or NO_ANSWER)
     call = {"call": (answer.audit or {}).get("call"), "against": audit.against, "interval_s": audit.interval_s}
     if found:
         return {"verdict": Verdict.REPORTED, "observation_class": "b", "reason": detail, "audit": call}
     return {**_accepted(obs, c1, "b", "the audit found nothing", ordered), "audit": call}
 
 
-def _audit_finding(answer: Answer, baseline: Answer) -> tuple[bool, str]:
+def audit_finding(answer: Answer, baseline: Answer) -> tuple[bool, str]:
     """Judge an audit against the C1 baseline, not its raw boolean. When the audit already failed on
     the untouched store, a finding is a problem of another kind: the problems are compared with
     their numbers masked, so "disabled: 9 record(s)" after a deletion is the same answer as the

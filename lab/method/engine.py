@@ -65,19 +65,20 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
                nonce: str | None = None, records: int = RECORDS_PER_CONTEXT,
                progress: Callable[[str, str], None] = lambda row, step: None,
                invalid: list[ProfileError] = (), run_id: str | None = None,
-               shard: dict[str, Any] | None = None, resume: bool = False) -> RunSummary:
+               shard: dict[str, Any] | None = None, resume: bool = False, compose: int = 0) -> RunSummary:
     """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows.
     Each row is seeded with its own plan of ``records`` per context (run.json states a count other than
     the method's five). ``jobs`` trials run side by side, of one row (after its seeding) or of several.
     ``run_id`` names the run in run.json (shards of one run share it; default: this process's own id,
     which also labels what the run starts); ``shard`` is recorded in run.json as it is given.
     ``resume``: continue the killed run in ``out`` (lab.method.resume): its saved trials are kept, the
-    others measured; ``ResumeRefused`` when this run is not the same run."""
+    others measured; ``ResumeRefused`` when this run is not the same run. ``compose``: also search the
+    sequences of that many moves around each edit (lab.compose; run.json records the length)."""
     results = ResultSet(out, resume=resume)
     registry = RunRegistry(new_run_id())  # marks this process's SUTs; a resume keeps the set's own run id
     try:
         run = _begin(results, profiles, invalid, runtime, nonce, records, resume, run_id or registry.run_id,
-                     registry.run_id, shard)
+                     registry.run_id, shard, compose)
     except BaseException:  # refused, or run.json not writable: nothing of this run is left behind
         registry.close()
         results.close()
@@ -157,7 +158,7 @@ def _end(pool: Workers, works: list[RowWork], registry: RunRegistry, results: Re
 
 def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileError], runtime: Runtime,
            nonce: str | None, records: int, resume: bool, run_id: str, process_run: str,
-           shard: dict[str, Any] | None) -> dict[str, Any]:
+           shard: dict[str, Any] | None, compose: int = 0) -> dict[str, Any]:
     """run.json of a new run named ``run_id``, or of the killed one this run continues (after proving it
     the same run); ``process_run`` is this process's own id, which marks what it starts."""
     ident = resuming.identity(profiles, runtime, nonce, records)
@@ -179,6 +180,7 @@ def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileErr
                "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
                **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
                **({"shard": shard} if shard is not None else {}),
+               **({"compose": {"length": compose}} if compose else {}),
                "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid], **ident}
     write_json(results.root / "run.json", run)
     return run

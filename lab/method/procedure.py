@@ -81,12 +81,16 @@ class RowProcedure:
             seed = self._trial("seed", lambda obs: seeding.seed(self.row, obs))
         else:
             self.progress("seed")
-            if not seed.get("error") and not set(trials_of(self.saved)) <= set(self.saved):
+            if not seed.get("error") and not self.complete():
                 try:
                     resume.restore(self.row.bed, self.row.kept, seed)
                 except ResumeRefused as exc:
                     return f"not measured (resume: {exc})"
         return "not measured (seeding failed)" if seed.get("error") else ""
+
+    def complete(self) -> bool:
+        """Whether every trial of the row was saved before this (resumed) run."""
+        return set(trials_of(self.saved)) <= set(self.saved)
 
     def trials(self, failed: str = "") -> list[tuple[str, Callable[[], None]]]:
         """C1, C2 and T1..T10 as ``(name, unit)``: after seeding each is independent of the others

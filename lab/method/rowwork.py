@@ -21,7 +21,6 @@ from structlog.contextvars import bind_contextvars, bound_contextvars
 
 from edits.registry import warm
 from lab.cases.seedplan import SeedPlan
-from lab.judge.derive import trials_of
 from lab.method import resume as resuming
 from lab.method.procedure import RowProcedure
 from lab.method.schedule import Workers
@@ -66,11 +65,22 @@ class RowWork:
             if not self._opened or self._finished:
                 return
             self._finished = True
-        if SavedTrials(self.results.observation_dir(self.profile.row)).complete():  # no trial held in memory
+        if self._complete():  # no trial held in memory
             resuming.drop(self.kept)
         if self._environment is not None:  # again: a runtime may settle its detail at the first start (docker's fork server)
             self.results.saver(self.profile.row)("environment", self._environment)
         self.done(self.results.write_rows(self.profile.row, self.run))
+
+    def _complete(self) -> bool:
+        """Whether every trial of the row is saved (a composition's too: lab.resultset.composition.pending)."""
+        obs_dir = self.results.observation_dir(self.profile.row)
+        if not SavedTrials(obs_dir).complete():
+            return False
+        length = (self.run.get("compose") or {}).get("length")
+        if not length:
+            return True
+        from lab.resultset.composition import pending
+        return not pending(obs_dir, length)
 
     def _open(self, pool: Workers) -> None:
         with bound_contextvars(row=self.profile.row, trial="prepare"):
@@ -81,7 +91,7 @@ class RowWork:
             return
         with self._lock:
             self._opened = True
-        if set(trials_of(self.saved)) <= set(self.saved):  # resumed after its last trial: only its rows are left to write
+        if self.saved and self._complete():  # resumed after its last trial: only its rows are left to write
             self.finish()
             return
         resuming.set_aside_logs(self.results.root / "logs" / self.profile.row, self.saved)
@@ -141,8 +151,13 @@ class RowWork:
         else:
             self._environment = environment
             save("environment", environment)
-        return RowProcedure(prepared, self.runtime, self.registry, self.plan, self._unless_cut(save),
-                            self.results.root / "logs" / profile.row, self._step, self.saved, self.kept)
+        args = (prepared, self.runtime, self.registry, self.plan, self._unless_cut(save),
+                self.results.root / "logs" / profile.row, self._step, self.saved, self.kept)
+        length = (self.run.get("compose") or {}).get("length")
+        if length:  # memlab compose: the method's trials, then the sequences around each edit
+            from lab.method.composition import ComposeProcedure
+            return ComposeProcedure(*args, obs_dir=self.results.observation_dir(profile.row), length=length)
+        return RowProcedure(*args)
 
     def _unless_cut(self, save: Callable[[str, dict[str, Any]], Any]) -> Callable[[str, dict[str, Any]], Any]:
         """``save``, except a trial's error once the run is cancelled: its SUT was killed by the interrupt,

@@ -25,4 +25,6 @@ GROUNDS = {
     "row-not-derivable": "a row's controls or stated facts differ from what its saved observations give",
     "c3-not-derivable": "a saved C3 result differs from what C3 re-run on the observation's saved evidence gives, "
                         "or a case's store dump is not the one seeded store every case starts from",
+    "compose-not-derivable": "a compose row differs from what its saved trials give, is missing, or is one no row "
+                             "of the set derives",
 }

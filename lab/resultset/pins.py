@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-#: Folders of a result set whose every file is evidence; plus run.json at the top.
-EVIDENCE_DIRS = ("observations", "logs")
+#: Folders of a result set whose every file is pinned byte for byte; plus run.json at the top. ``composition``
+#: holds a composition's rows (lab.resultset.composition), derived like rows and pinned as they are written.
+EVIDENCE_DIRS = ("observations", "logs", "composition")
 EVIDENCE_TOP = ("run.json",)
 
 

@@ -63,6 +63,9 @@ class ResultSet:
         for r in rows:
             write_json(self.root / "rows" / f"{r['row']}@{r['detection_point']}.json", r)
             moments.reach("rows", r["row"], r["detection_point"])
+        if run.get("compose"):  # memlab compose: the row's compose rows beside
+            from lab.resultset.composition import write_rows as write_compose_rows
+            write_compose_rows(self.root, self.observation_dir(row), run)
         return rows
 
     def write_manifest(self, run: dict[str, Any]) -> dict[str, Any]:

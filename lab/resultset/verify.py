@@ -86,8 +86,12 @@ def verify(root: Path, pubkey: Any = None) -> Verification:
     run = _check_run(result, rows)
     for file, row in rows:
         _check_row(result, file, row, run)
-    for name in sorted({row["row"] for _, row in rows}):
+    names = {row["row"] for _, row in rows}
+    for name in sorted(names):
         _check_c3(result, name)
+    from lab.resultset.composition import problems as compose_problems
+    for ground, file, detail in compose_problems(root, run, names):
+        result.add(ground, file, detail)
     return result
 
 

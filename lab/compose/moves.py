@@ -1,0 +1,94 @@
+"""The moves of composition and the sequences searched: one at-rest edit with the SUT's own activity
+around it.
+
+A move is an at-rest edit (a case's base trial or one of its variants, exactly the edit that trial
+makes) or one of the SUT's own operations: a genuine ``write`` through its write path, a
+``restart`` (start, open, stop), its own ``erase`` of a record, its own ``audit``. A sequence holds
+exactly one edit: two edits in a row with the SUT stopped are one compound edit, not a composition
+with the SUT's activity, and a sequence's verdict is judged by its edit's case (its effect check
+says whether the edit shows). The search is exhaustive up to the length asked and ordered
+deterministically, so two runs of one row try the same sequences in the same order.
+
+    >>> edit = Move("T3", "edit", case="T3", trial="T3")
+    >>> [name_of(s) for s in sequences([edit], [WRITE, RESTART], 2)]
+    ['T3+write', 'T3+restart', 'write+T3', 'restart+T3']
+    >>> len(sequences([edit], [WRITE, RESTART], 3))
+    12
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+#: The longest sequence searched (the space grows as (SUT moves)^(length-1) x length per edit).
+MAX_LENGTH = 3
+#: The SUT moves, in the order they are tried.
+SUT_KINDS = ("write", "restart", "erase", "audit")
+#: Where a row's composition trials are saved, inside its observation folder.
+FOLDER = "compose"
+#: Where the genuine record of a ``write`` move goes: after the seeded ones and C2's (offset 0) and T9's (1).
+WRITE_OFFSET = 2
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move: its name in a sequence, its kind (``edit`` or a SUT kind) and, for an edit, the case and
+    the at-rest trial whose edit it makes."""
+
+    name: str
+    kind: str
+    case: str | None = None
+    trial: str | None = None
+
+    @property
+    def edits(self) -> bool:
+        """Whether this move is an at-rest edit."""
+        return self.kind == "edit"
+
+
+WRITE, RESTART, ERASE, AUDIT = (Move(kind, kind) for kind in SUT_KINDS)
+SUT_MOVES = {m.kind: m for m in (WRITE, RESTART, ERASE, AUDIT)}
+
+
+def sut_moves(erasure: str, points: Any) -> tuple[list[Move], list[dict[str, str]]]:
+    """The SUT moves a row offers (its capabilities' ``erasure``, its detection ``points``), and those it
+    does not with why (``{"move", "reason"}``)."""
+    offered, skipped = [WRITE, RESTART], []
+    if erasure == "none":
+        skipped.append({"move": "erase", "reason": "the SUT offers no erasure operation"})
+    elif erasure != "record":
+        skipped.append({"move": "erase", "reason": f"the SUT erases by {erasure}, not one record: erasing the edited "
+                                                   "context would leave nothing of the edit to serve"})
+    else:
+        offered.append(ERASE)
+    if "audit" in points:
+        offered.append(AUDIT)
+    else:
+        skipped.append({"move": "audit", "reason": "the row declares no audit detection point"})
+    return offered, skipped
+
+
+def sequences(edits: list[Move], suts: list[Move], length: int) -> list[tuple[Move, ...]]:
+    """Every sequence of ``length`` moves holding exactly one of ``edits``, the others SUT moves: per
+    edit, the edit at each place, the SUT moves around it in every arrangement."""
+    if not 2 <= length <= MAX_LENGTH:
+        raise ValueError(f"a sequence is 2 to {MAX_LENGTH} moves long, not {length}")
+    out = []
+    for edit in edits:
+        for place in range(length):
+            for others in product(suts, repeat=length - 1):
+                out.append((*others[:place], edit, *others[place:]))
+    return out
+
+
+def name_of(sequence: tuple[Move, ...] | list[Move]) -> str:
+    """A sequence's name, its moves joined by ``+`` (also its trial's file name)."""
+    return "+".join(m.name for m in sequence)
+
+
+def single_name(move: Move, label: str, victim: str | None) -> str:
+    """The trial of a SUT move alone: its kind and the context it acts on and reads (``write-A``), and for
+    an erase the record it erases (``erase-A@mA0-x1y2z3``)."""
+    return f"{move.name}-{label}" + (f"@{victim}" if victim is not None else "")

@@ -1,0 +1,107 @@
+"""The compose row: what a row's composition searched at one detection point and what each sequence gave.
+
+Typed and versioned (``memlab.compose-row/1``), strict and closed, frozen; ``to_json`` gives the
+row as it is written and ``read_row`` reads it back by the schema it names, so a later schema never
+orphans a published set.
+
+    >>> row = ComposeRow(row="r", detection_point="read", length=2, method_revision="x", lab=None,
+    ...                  run_id="id", date=None, offered=["T3", "write"], skipped=[], sequences=[])
+    >>> read_row(row.to_json()) == row, row.findings, row.counts["finding"]
+    (True, [], 0)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, computed_field
+
+SCHEMA = "memlab.compose-row/1"
+#: What a sequence gave: a finding (it lands, none of its moves lands alone), it did not land (held),
+#: a move of it already lands alone (not a finding), or it cannot be decided (a harness error, an edit
+#: that did not land, a single with no verdict).
+OUTCOMES = ("finding", "held", "single-lands", "inconclusive")
+Outcome = Literal["finding", "held", "single-lands", "inconclusive"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Single(_Model):
+    """One move of a sequence run alone on the same seed and target: did it land, and why (None: no
+    verdict)."""
+
+    move: str
+    trial: str
+    landed: bool | None
+    reason: str
+
+
+class Skipped(_Model):
+    """A move the search left out, and why."""
+
+    move: str
+    reason: str
+
+
+class SequenceResult(_Model):
+    """One sequence tried: its moves, its outcome and why, each single, and the evidence."""
+
+    sequence: list[str]
+    verdict: Outcome
+    reason: str
+    singles: list[Single]
+    trial: str
+    served: list[Any] | None = None
+
+
+class ComposeRow(_Model):
+    """The composition of one row at one detection point."""
+
+    schema_: Literal["memlab.compose-row/1"] = SCHEMA
+    row: str
+    detection_point: str
+    length: int
+    method_revision: str
+    lab: Any
+    run_id: str | None
+    date: str | None
+    offered: list[str]
+    skipped: list[Skipped]
+    sequences: list[SequenceResult]
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+    @computed_field
+    @property
+    def counts(self) -> dict[str, int]:
+        """Sequences per outcome."""
+        return {o: sum(s.verdict == o for s in self.sequences) for o in OUTCOMES}
+
+    @computed_field
+    @property
+    def findings(self) -> list[SequenceResult]:
+        """The sequences that land where none of their moves lands alone."""
+        return [s for s in self.sequences if s.verdict == "finding"]
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as written (``schema`` first among its keys once sorted by the writer)."""
+        data = self.model_dump(mode="json", by_alias=False)
+        return {"schema": data.pop("schema_"), **data}
+
+
+def read_row(data: Any, where: str = "<row>") -> ComposeRow:
+    """A compose row from its JSON, by the schema it names (``ValueError`` naming ``where`` and the field)."""
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        got = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"{where}: schema {got!r}; this lab reads {SCHEMA!r}")
+    body = {k: v for k, v in data.items() if k not in ("schema", "counts", "findings")}
+    try:
+        row = ComposeRow.model_validate(body)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"{where}: field {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+    if row.to_json() != data:
+        raise ValueError(f"{where}: its counts or findings are not those of its sequences")
+    return row

@@ -1,0 +1,84 @@
+"""What a row's composition searches, derived from its saved at-rest trials: the edit moves (every
+case's base trial and variant whose edit landed), the edits left out with why, and the record a
+sequence's ``erase`` move erases.
+
+One function for the run and for ``verify``: both read the edit moves from the same saved trials,
+so a verified set searched exactly what its trials say.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from lab.cases import BY_ID, CASE_IDS
+from lab.cases.seedplan import markers_in
+from lab.compose.moves import Move
+from lab.judge.observation import Observation
+
+
+def edit_moves(trials: Mapping[str, Observation | None]) -> tuple[list[Move], list[dict[str, str]]]:
+    """The edit moves (a case's base trial, then its variants, in the method's order) and those left out
+    (``{"move", "reason"}``): a case the row cannot express, a restore case, a trial whose edit did
+    not land or that hit a harness error (no single to compare with, so no sequence of it can be a
+    finding)."""
+    moves, skipped = [], []
+    for cid in CASE_IDS:
+        base = trials.get(cid)
+        if base is None:
+            skipped.append({"move": cid, "reason": "not measured at rest"})
+            continue
+        if base.status == "n/a":
+            skipped.append({"move": cid, "reason": f"n/a at rest: {base.na_reason}"})
+            continue
+        if BY_ID[cid].restores:
+            skipped.append({"move": cid, "reason": "a restore case: its fault is already the SUT's own operation "
+                                                   "between a copy and its return, not an edit to compose"})
+            continue
+        for trial in [cid, *(v["trial"] for v in base.variants or [])]:
+            obs = base if trial == cid else trials.get(trial)
+            why = _unusable(obs)
+            if why:
+                skipped.append({"move": trial, "reason": why})
+            else:
+                moves.append(Move(trial, "edit", case=cid, trial=trial))
+    return moves, skipped
+
+
+def _unusable(obs: Observation | None) -> str:
+    if obs is None:
+        return "its at-rest trial is missing"
+    if obs.error:
+        return f"its at-rest trial hit a harness error ({obs.error.message})"
+    if not (obs.c3 and obs.c3.ok):
+        return "its edit did not land at rest (C3)"
+    return ""
+
+
+def erase_victim(plan: Mapping[str, Any], label: str, intended: Mapping[str, Any] | None) -> str | None:
+    """The seeded record an ``erase`` move erases: the first of context ``label`` that the edit does not
+    name (so the erasure never removes what the edit changed), or None when the edit names them all."""
+    named = set(markers_in(json.dumps(intended or {}, sort_keys=True)))
+    for rec in plan.get("records") or []:
+        if rec.get("label") == label and rec.get("marker") not in named:
+            return rec["marker"]
+    return None
+
+
+def expected(trials: Mapping[str, Observation | None], profile: Mapping[str, Any], length: int) -> list[str]:
+    """Every composition trial a row holds once complete, from its saved at-rest trials: each sequence,
+    and each SUT move alone on each context the edits read (an erase once per record it erases)."""
+    from lab.compose.moves import name_of, sequences, single_name, sut_moves
+
+    edits, _ = edit_moves(trials)
+    suts, _ = sut_moves((profile.get("capabilities") or {}).get("erasure", "none"),
+                        profile.get("detection_points", ["read"]))
+    plan = (trials.get("seed") or Observation()).plan or {}
+    names = [name_of(s) for s in sequences(edits, suts, length)]
+    for move in suts:
+        for edit in edits:
+            label = BY_ID[edit.case].read_label
+            victim = erase_victim(plan, label, trials[edit.trial].intended) if move.kind == "erase" else None
+            names.append(single_name(move, label, victim))
+    return sorted(set(names))

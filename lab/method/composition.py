@@ -1,0 +1,150 @@
+"""The composition of one row: the method's at-rest trials (the edits alone), then, on the same seeded
+volumes, each SUT move alone and every sequence of moves holding one edit.
+
+Each case's sequences run in its own unit, after its at-rest trials (they name the edits the
+sequences make: :mod:`lab.compose.search`); each SUT move alone is a unit of its own. A sequence
+trial is a fresh copy of the seeded volumes; its moves in order (an edit by the generic editor with
+its C3, the SUT stopped; a SUT move in a SUT started for it and stopped after); then a restart and
+the read (and audit) of the edit's context, as at rest. Observations are saved under
+``observations/<row>/compose/`` as they end; verdicts are derived afterwards
+(:mod:`lab.compose.judge`). Part of the method: run by :mod:`lab.method.rowwork` when run.json names
+a composition.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from edits.model import EditSpec
+from lab.cases import BY_ID
+from lab.compose import moves as mv
+from lab.compose.moves import FOLDER, single_name
+from lab.compose.search import edit_moves, erase_victim
+from lab.method.edit_step import EditStep
+from lab.method.procedure import RowProcedure
+from lab.method.sessions import Session, StageError
+from lab.resultset.saved import SavedTrials
+
+
+
+class ComposeProcedure(RowProcedure):
+    """The method for one row (:class:`RowProcedure`) plus its sequences of ``length`` moves; the
+    row's saved observations are read from ``obs_dir``."""
+
+    def __init__(self, *args: Any, obs_dir: Path, length: int = 2, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.obs_dir, self.length = Path(obs_dir), length
+        self.suts, _ = mv.sut_moves(self.profile.capabilities.erasure, self.profile.detection_points)
+
+    def complete(self) -> bool:
+        """Every at-rest trial and every composition trial saved before this (resumed) run."""
+        from lab.resultset.composition import pending
+        return super().complete() and not pending(self.obs_dir, self.length)
+
+    def trials(self, failed: str = "") -> list[tuple[str, Callable[[], None]]]:
+        """The at-rest units, each case's followed by its sequences; then each SUT move alone (a
+        failed seeding composes nothing: the at-rest trials say why)."""
+        units = super().trials(failed)
+        if failed:
+            return units
+        out = [(name, (lambda u=unit, n=name: (u(), self._compose_case(n))) if name in BY_ID else unit)
+               for name, unit in units]
+        for move in self.suts:
+            out.append((f"{FOLDER}-{move.name}", lambda m=move: self._singles(m)))
+        return out
+
+    def _saved(self, trial: str) -> bool:
+        return (self.obs_dir / FOLDER / f"{trial}.json").is_file()
+
+    def _compose_case(self, cid: str) -> None:
+        """Every sequence of the case's edit moves (those saved before a resume skipped)."""
+        trials = SavedTrials(self.obs_dir)
+        edits, _ = edit_moves({t: trials.get(t) for t in [cid, *_variant_names(trials.get(cid))]})
+        for edit in (m for m in edits if m.case == cid):
+            spec = EditSpec.from_json(trials[edit.trial].intended)
+            for seq in mv.sequences([edit], self.suts, self.length):
+                name = mv.name_of(seq)
+                if not self._saved(name):
+                    self._trial(f"{FOLDER}/{name}", lambda obs, s=seq, sp=spec: self._sequence(s, sp, obs),
+                                {"case": cid, "sequence": [m.name for m in seq], "edit": edit.trial})
+
+    def _singles(self, move: mv.Move) -> None:
+        """A SUT move alone on a fresh copy, on each context the edits read (an ``erase`` once per record
+        the sequences erase there)."""
+        trials = SavedTrials(self.obs_dir)
+        plan = self.row.plan.to_json()
+        targets = set()
+        for edit in edit_moves(trials)[0]:
+            label = BY_ID[edit.case].read_label
+            targets.add((label, erase_victim(plan, label, trials[edit.trial].intended) if move.kind == "erase" else None))
+        for label, victim in sorted(targets, key=str):
+            name = single_name(move, label, victim)
+            if not self._saved(name):
+                self._trial(f"{FOLDER}/{name}", lambda obs, lb=label, v=victim: self._alone(move, lb, v, obs),
+                            {"case": name, "sequence": [move.name]})
+
+    def _alone(self, move: mv.Move, label: str, victim: str | None, obs: dict[str, Any]) -> None:
+        obs["read_label"] = label
+        trial = single_name(move, label, victim)
+        vols = self.row.bed.fresh(obs, trial)
+        obs["moves"] = [self._sut_move(move, obs, trial, vols, label, victim, 0)]
+        self._final(obs, trial, vols, label)
+
+    def _sequence(self, seq: tuple[mv.Move, ...], spec: EditSpec, obs: dict[str, Any]) -> None:
+        """Fresh copy -> the moves in order -> restart -> read (and audit) the edit's context."""
+        case = BY_ID[next(m.case for m in seq if m.edits)]
+        label, trial = case.read_label, mv.name_of(seq)
+        obs["read_label"] = label
+        vols = self.row.bed.fresh(obs, trial)
+        victim = erase_victim(self.row.plan.to_json(), label, spec.to_json())
+        obs["moves"], writes = [], 0
+        for move in seq:
+            if move.edits:
+                started = time.monotonic()
+                EditStep(case, spec, trial).apply(self.row, obs, vols)
+                obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
+                obs["moves"].append({"move": move.name})
+            else:
+                obs["moves"].append(self._sut_move(move, obs, trial, vols, label, victim, writes))
+                writes += move.kind == "write"
+        self._final(obs, trial, vols, label)
+
+    def _sut_move(self, move: mv.Move, obs: dict[str, Any], trial: str, vols: dict[str, Path], label: str,
+                  victim: str | None, writes: int) -> dict[str, Any]:
+        """One SUT move in a SUT started for it: what it was asked and answered (and its open)."""
+        ctx = self.row.plan.contexts[label]
+        record: dict[str, Any] = {"move": move.name}
+        with self.row.sessions.sut(obs, trial, vols) as s:
+            record["open"] = obs.pop("open", None)
+            if move.kind == "write":
+                extra = self.row.plan.extra(label, mv.WRITE_OFFSET + writes)
+                record.update(marker=extra.marker, answer=s.call("write", context=ctx, text=extra.text,
+                                                                 meta=extra.meta))
+            elif move.kind == "erase":
+                record.update(victim=victim, answer=self._erase(s, ctx, victim))
+            elif move.kind == "audit":
+                record["answer"] = s.call("audit", context=ctx)
+        return record
+
+    def _erase(self, s: Session, ctx: str, victim: str | None) -> dict[str, Any]:
+        if victim is None or victim not in self.row.bed.seed_ids:
+            raise StageError("erase", f"no SUT record id known for the record to erase ({victim})")
+        return s.call("erase", context=ctx, record=self.row.bed.seed_ids[victim])
+
+    def _final(self, obs: dict[str, Any], trial: str, vols: dict[str, Path], label: str) -> None:
+        """Restart and read (and audit) the context, as the at-rest read does."""
+        edited_at = time.monotonic()
+        with self.row.sessions.sut(obs, trial, vols) as s:
+            obs["timings"]["restart"] = round(time.monotonic() - edited_at, 6)
+            self._read(_reading(label), obs, s, vols, edited_at)
+
+
+def _variant_names(base: Any) -> list[str]:
+    return [v["trial"] for v in (getattr(base, "variants", None) or [])]
+
+
+def _reading(label: str) -> Any:
+    """A case that reads context ``label``: the procedure's read takes the case only for its label."""
+    return next(c for c in BY_ID.values() if c.read_label == label)

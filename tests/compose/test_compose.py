@@ -1,0 +1,182 @@
+"""Composition end to end on the calibration rows: a sequence that lands where none of its moves does
+(the audited reference store reseals its head on every genuine write and erase without checking it
+first, so a truncation followed by either passes the audit), sequences whose edit already lands alone
+(the naive store: never a finding), and a store that refuses every move (the sealed store: held). The
+set verifies, and every way of tampering with what a finding rests on is rejected.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from lab.compose.judge import decide
+from lab.compose.moves import MAX_LENGTH, Move, sequences
+from lab.compose.results import OUTCOMES, Single, read_row
+from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
+
+ROWS = ("reference-audit", "reference-naive", "reference-sealed")
+
+
+@pytest.fixture(scope="module")
+def composed(tmp_path_factory, cache) -> dict[str, tuple[Path, object]]:  # noqa: F811
+    """Each calibration row composed once: its set and the finished command."""
+    out = {}
+    for row in ROWS:
+        folder = tmp_path_factory.mktemp(f"compose-{row}") / "set"
+        proc = memlab("compose", "--sut", row, "--runtime", "local", "--nonce", "tests", "--out", folder,
+                      cache=cache, timeout=600)
+        out[row] = (folder, proc)
+    return out
+
+
+def _row(folder: Path, row: str, point: str) -> dict:
+    return load(folder / "composition" / f"{row}@{point}.json")
+
+
+def _by_name(row: dict) -> dict[str, dict]:
+    return {"+".join(s["sequence"]): s for s in row["sequences"]}
+
+
+def test_a_truncation_laundered_by_a_genuine_write_is_a_finding(composed):
+    folder, proc = composed["reference-audit"]
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a finding is a verdict against the store
+    row = _row(folder, "reference-audit", "audit")
+    seqs = _by_name(row)
+    for name in ("T3+write", "T3+erase"):
+        seq = seqs[name]
+        assert seq["verdict"] == "finding", seq
+        assert [s["landed"] for s in seq["singles"]] == [False, False], seq["singles"]
+        assert seq["singles"][0]["reason"].startswith("REPORTED at rest"), seq["singles"][0]
+    assert seqs["write+T3"]["verdict"] == "held"  # the write before the edit reseals nothing of it
+    assert seqs["T1+write"]["verdict"] == "held"  # a tampered record keeps its bad MAC after the reseal
+    at_rest = load(folder / "rows" / "reference-audit@audit.json")
+    assert at_rest["cells"]["T3"]["verdict"] == "REPORTED"  # the edit alone is caught
+    assert "FINDING T3+write" in proc.stdout
+    assert row["counts"]["finding"] == len(row["findings"]) >= 2
+
+
+def test_a_sequence_whose_edit_lands_alone_is_never_a_finding(composed):
+    folder, proc = composed["reference-naive"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    row = _row(folder, "reference-naive", "read")
+    assert row["findings"] == []
+    seq = _by_name(row)["T1+write"]
+    assert seq["verdict"] == "single-lands" and seq["singles"][0]["landed"] is True
+
+
+def test_a_store_that_refuses_every_move_holds(composed):
+    folder, proc = composed["reference-sealed"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    row = _row(folder, "reference-sealed", "read")
+    assert row["findings"] == [] and row["counts"]["held"] > 0
+    refused = _by_name(row)["T3+write"]
+    assert refused["verdict"] == "held" and "refused" in refused["reason"], refused
+
+
+def test_every_sequence_of_each_offered_edit_is_tried_and_restores_are_listed(composed):
+    folder, _ = composed["reference-audit"]
+    row = _row(folder, "reference-audit", "audit")
+    edits = [m for m in row["offered"] if m.startswith("T")]
+    suts = [m for m in row["offered"] if not m.startswith("T")]
+    assert suts == ["write", "restart", "erase", "audit"]
+    assert len(row["sequences"]) == len(edits) * len(suts) * 2
+    assert {s["move"] for s in row["skipped"]} == {"T9", "T10"}
+    assert read_row(row).to_json() == row  # the typed row reads back byte for byte
+
+
+def test_the_set_verifies(composed, cache):  # noqa: F811
+    for row in ROWS:
+        proc = memlab("verify", composed[row][0], cache=cache)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("tamper", ["finding-turned-held", "served-rewritten", "row-removed", "trial-removed"])
+def test_tampering_with_a_composition_is_rejected(composed, cache, tmp_path, tamper):  # noqa: F811
+    folder = shutil.copytree(composed["reference-audit"][0], tmp_path / "set")
+    row_file = "composition/reference-audit@audit.json"
+    if tamper == "finding-turned-held":  # the row changed and re-pinned: only re-derivation can tell
+        row = load(folder / row_file)
+        for seq in row["sequences"]:
+            if seq["verdict"] == "finding":
+                seq["verdict"] = "held"
+        row["findings"] = [s for s in row["sequences"] if s["verdict"] == "finding"]
+        row["counts"] = {o: sum(s["verdict"] == o for s in row["sequences"]) for o in OUTCOMES}
+        save(folder / row_file, row)
+        fix_evidence_digest(folder, row_file)
+        ground = "compose-not-derivable"
+    elif tamper == "served-rewritten":  # the read after the sequence refused, and re-pinned
+        trial = "observations/reference-audit/compose/T3+write.json"
+        obs = load(folder / trial)
+        obs["audit"]["answer"]["audit"] = {"ok": False, "problems": ["head mismatch"]}
+        save(folder / trial, obs)
+        fix_evidence_digest(folder, trial)
+        ground = "compose-not-derivable"
+    elif tamper == "row-removed":
+        (folder / row_file).unlink()
+        ground = "evidence-missing"
+    else:
+        (folder / "observations/reference-audit/compose/write-A.json").unlink()
+        ground = "evidence-missing"
+    proc = memlab("verify", "--json", folder, cache=cache)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    grounds = {f["ground"] for f in json.loads(proc.stdout)["findings"]}
+    assert ground in grounds, grounds
+
+
+def test_resume_refuses_a_set_that_is_not_a_composition(tmp_path, cache):  # noqa: F811
+    (tmp_path / "run.json").write_text(json.dumps({"rows": ["reference-naive"], "status": "interrupted"}))
+    proc = memlab("compose", "--resume", tmp_path, cache=cache)
+    assert proc.returncode == 2 and "not a composition" in proc.stderr, proc.stderr
+
+
+SINGLE = st.builds(Single, move=st.sampled_from(["T3", "write", "restart"]), trial=st.just("t"),
+                   landed=st.sampled_from([True, False, None]), reason=st.just(""))
+
+
+@given(landed=st.sampled_from([True, False, None]), singles=st.lists(SINGLE, min_size=1, max_size=MAX_LENGTH))
+def test_a_finding_needs_the_sequence_to_land_and_every_single_known_not_to(landed, singles):
+    verdict, _ = decide(landed, "why", singles)
+    assert (verdict == "finding") == (landed is True and all(s.landed is False for s in singles))
+    assert (verdict == "held") == (landed is False)
+    if any(s.landed is None for s in singles) and landed:
+        assert verdict in ("single-lands", "inconclusive")
+
+
+@given(length=st.integers(2, MAX_LENGTH), n_edits=st.integers(1, 3), n_suts=st.integers(1, 4))
+def test_each_sequence_holds_exactly_one_edit_and_none_repeats(length, n_edits, n_suts):
+    edits = [Move(f"T{i}", "edit", case=f"T{i}", trial=f"T{i}") for i in range(1, n_edits + 1)]
+    suts = [Move(k, k) for k in ("write", "restart", "erase", "audit")[:n_suts]]
+    seqs = sequences(edits, suts, length)
+    assert all(len(s) == length and sum(m.edits for m in s) == 1 for s in seqs)
+    assert len(set(seqs)) == len(seqs) == n_edits * length * n_suts ** (length - 1)
+
+
+def _refuse(path: Path) -> None:
+    """Make the erase move saved in ``path`` a refusal by the SUT."""
+    obs = load(path)
+    for move in obs["moves"]:
+        if move.get("move") == "erase":
+            move["answer"] = {"ok": False, "refused": True, "error": {"message": "refused"}, "id": 2}
+    save(path, obs)
+
+
+@pytest.mark.parametrize("alone_refused", [False, True])
+def test_a_refusal_counts_as_held_only_when_the_move_alone_is_not_refused(composed, tmp_path, alone_refused):
+    """The sealed store refuses to erase from a truncated context (it verifies first): held. Were its erase
+    refused on an untouched store too, the refusal would say nothing of the edit: inconclusive."""
+    from lab.resultset.composition import derive_saved
+
+    folder = shutil.copytree(composed["reference-sealed"][0], tmp_path / "set")
+    trials = folder / "observations" / "reference-sealed" / "compose"
+    assert load(trials / "T3+erase.json")["moves"][1]["answer"]["refused"] is True
+    if alone_refused:
+        for single in trials.glob("erase-A@*.json"):
+            _refuse(single)
+    (row,) = derive_saved(folder / "observations" / "reference-sealed", load(folder / "run.json"))
+    seq = next(s for s in row.sequences if s.sequence == ["T3", "erase"])
+    assert seq.verdict == ("inconclusive" if alone_refused else "held"), seq
