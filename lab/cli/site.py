@@ -1,7 +1,7 @@
 """``memlab site``: both measurements of every SUT as static HTML pages (lab.report.site).
 
 Each folder given is an at-rest result set (its lifecycle and front-door sets may sit inside it, in
-``lifecycle/`` and ``frontdoor/``, as under results/published/), a lifecycle or front-door result set,
+``lifecycle/``, ``frontdoor/`` and ``compose/``, as under results/published/), a lifecycle or front-door result set,
 or a folder holding only those (a row the at-rest method does not measure, e.g. an in-memory store). Rows are
 grouped by their row name, so an at-rest set and a lifecycle set of the same row — wherever each
 was written — land on one SUT page. Every set is verified first; a set that does not verify stops
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 #: The sets a published row's folder may hold beside (or instead of) its at-rest set.
-INSIDE = ("lifecycle", "frontdoor")
+INSIDE = ("lifecycle", "frontdoor", "compose")
 
 
 def sets_in(folders: tuple[Path, ...]) -> list[tuple[str, Path]]:
@@ -76,6 +76,11 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
     suts: dict[str, SutResults] = {}
     seen: dict[tuple[str, str], Path] = {}
     for kind, folder in sets:
+        if kind == "compose":  # a composition: its compose rows (its at-rest trials are the row's again)
+            from lab.resultset.composition import load_rows as compose_rows
+            for row in compose_rows(folder):
+                suts.setdefault(row.row, SutResults(name=row.row, rows=[], run={})).compose.append(row)
+            continue
         if kind == "frontdoor":
             results, fd_run = _frontdoor_rows(folder)
             for result in results:

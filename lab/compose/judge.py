@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from lab import METHOD_REVISION
 from lab.cases import BY_ID
+from lab.cases.seedplan import markers_in
 from lab.compose import moves as mv
 from lab.compose.moves import FOLDER, single_name
 from lab.compose.results import ComposeRow, SequenceResult, Single, Skipped
@@ -39,7 +40,33 @@ class _Point:
         self.ordered = (profile.get("capabilities") or {}).get("order", True)
 
     def cell(self, obs: Observation):
-        return judge_cell(obs, self.c1, self.point, self.filters, self.cls, self.ordered)
+        """The at-rest judge on a trial, what its SUT moves wrote or erased set aside (:func:`as_seeded`)."""
+        obs, c1 = as_seeded(obs, self.c1)
+        return judge_cell(obs, c1, self.point, self.filters, self.cls, self.ordered)
+
+
+def as_seeded(obs: Observation, c1: Observation) -> tuple[Observation, Observation]:
+    """The trial and the C1 baseline as the edit's effect check must compare them: the records the
+    trial's own ``write`` moves added left out of what it served, and the record its ``erase`` moved
+    removed left out of the baseline. An effect check then sees what the edit changed, never the SUT's
+    own genuine work (one more record is not a reordered one)."""
+    moves = [m for m in getattr(obs, "moves", None) or [] if isinstance(m, dict)]
+    written = {m.get("marker") for m in moves if m.get("move") == "write"} - {None}
+    erased = {m.get("victim") for m in moves if m.get("move") == "erase"} - {None}
+    if not (written or erased):
+        return obs, c1
+
+    def without(answer: Answer | None, markers: set[str]) -> Answer | None:
+        if answer is None or answer.records is None or not markers:
+            return answer
+        kept = [r for r in answer.records if not set(markers_in(str(r.get("text", "")))) & markers]
+        return answer.model_copy(update={"records": kept})
+
+    read = without(obs.read, written)
+    base = dict(c1.reads or {})
+    if obs.read_label in base:
+        base[obs.read_label] = without(base[obs.read_label], erased)
+    return obs.model_copy(update={"read": read}), c1.model_copy(update={"reads": base})
 
 
 def derive_compose(saved: SavedRow, composed: Mapping[str, Observation | None], run: Json,
@@ -137,10 +164,11 @@ def _sut_alone(obs: Observation | None, case: str, intended: Json, at: _Point) -
     stopped = _stopped_by_moves(obs, at)
     if stopped:
         return stopped
-    read = obs.read or NO_ANSWER
+    seen, c1 = as_seeded(obs, at.c1)
+    read = seen.read or NO_ANSWER
     if read.refused_to_serve or not read.ok:
         return False, f"refused to serve: {read.error}"
-    baseline = (at.c1.reads or {}).get(obs.read_label) or NO_ANSWER
+    baseline = (c1.reads or {}).get(obs.read_label) or NO_ANSWER
     eff = effect(case, intended, read.records or [], baseline.records or [], at.ordered)
     return bool(eff["visible"]), f"the edit's effect {'shows' if eff['visible'] else 'does not show'}: {eff['detail']}"
 

@@ -22,7 +22,7 @@ from typing import Any
 from lab import safewrite
 from lab.cases import CASE_IDS
 from lab.report import history as release_history
-from lab.report import html, lifecycle_html, site_frontdoor
+from lab.report import html, lifecycle_html, site_compose, site_frontdoor
 from lab.report.html_filters import filter_bar, filter_css
 from lab.report.inert import inert
 from lab.report.common import case_edit, case_title, cell_label, row_key
@@ -49,6 +49,8 @@ class SutResults:
     history: dict[str, Any] | None = None
     #: The front door: each position's row (lab.frontdoor.results.FrontdoorResult) and its run, if any.
     frontdoor: list[tuple[Any, Any]] = field(default_factory=list)
+    #: Its composition: the compose rows (lab.compose.results.ComposeRow), if any.
+    compose: list[Any] = field(default_factory=list)
 
     @property
     def page(self) -> str:
@@ -101,6 +103,8 @@ def render_index(suts: list[SutResults]) -> str:
                     f"{len(s.lifecycle) or 'no'} lifecycle position(s)"
                     + (f'; <a href="{s.page}#frontdoor">front door</a>: {escape(site_frontdoor.summary(s.frontdoor))}'
                        if s.frontdoor else "")
+                    + (f'; <a href="{s.page}#composition">composition</a>: {escape(site_compose.summary(s.compose))}'
+                       if s.compose else "")
                     + (f'; <a href="{s.page}#history">history</a>: {escape(release_history.summary_line(s.history))}'
                        if s.history else "") + "</li>" for s in suts)
     body = ("<h1>memlab: agent memory at rest and through its lifecycle</h1>"
@@ -142,6 +146,7 @@ def render_sut(sut: SutResults) -> str:
             f"<h2>At rest: the verdict matrix</h2>{html.matrix(rows) if rows else '<p>No at-rest rows.</p>'}"
             f'<h2 id="lifecycle">Lifecycle gate</h2>{gate}'
             + (f'<h2 id="frontdoor">Front door</h2>{site_frontdoor.section(sut.frontdoor, sut.rows)}' if sut.frontdoor else "")
+            + (f'<h2 id="composition">Composition</h2>{site_compose.section(sut.compose)}' if sut.compose else "")
             + (release_history.render(sut.history) if sut.history else "") +
             "<h2>At rest: the rows</h2>" + "".join(html.row_section(i, r) for i, r in enumerate(rows))
             + f"{html.legend()}{panels}")

@@ -1,7 +1,8 @@
 """``memlab analyze``: re-derive every row from a result set's saved observations into a new set.
 
 For a changed classifier: the observations and logs are copied byte for byte, the
-rows are derived again by this lab (lab.judge.derive), and the new run.json
+rows (a composition's compose rows too) are derived again by this lab (lab.judge.derive,
+lab.compose.judge), and the new run.json
 says where they came from. The source's evidence must still match its manifest (and the source
 hold no symlink): a new set is derived only from observations that are what the source pinned.
 """
@@ -20,7 +21,7 @@ from lab.judge.derive import c3_disagreements
 from lab.judge.observation import ShapeError
 from lab.resultset.dumps import dump_disagreements
 from lab.resultset.loading import Unreadable, load_manifest, load_run
-from lab.resultset.pins import EVIDENCE_DIRS
+from lab.resultset.pins import DERIVED_DIRS, EVIDENCE_DIRS
 from lab.resultset.results import ResultSet, lab_revision, load_saved, write_json
 from lab.resultset.verify import Verification, check_evidence, check_files
 
@@ -59,12 +60,13 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
                              "from it would not verify (`memlab verify` lists every difference)")
     old = load_run(source)
     results = ResultSet(out)  # this analyze alone writes ``out`` (lab.resultset.lock)
-    for folder in EVIDENCE_DIRS:
+    for folder in (f for f in EVIDENCE_DIRS if f not in DERIVED_DIRS):  # a composition's rows are derived again
         if (source / folder).is_dir():
             safewrite.copy_tree(source / folder, out / folder)
     run = {"run_id": old.get("run_id") or manifest.get("run_id"), "started": old.get("started"),
            "finished": old.get("finished"), "status": old.get("status"), "runtime": old.get("runtime"),
            "method_revision": METHOD_REVISION, "lab": lab_revision(), "rows": [p.name for p in rows_obs],
+           **({"compose": old["compose"]} if old.get("compose") else {}),
            "analyzed": datetime.now(timezone.utc).isoformat(timespec="seconds"),
            "analyzed_from": {"path": str(source), "run_id": old.get("run_id"), "lab": manifest.get("lab"),
                              "manifest_digest": "sha256:" + hashlib.sha256(rfc8785.dumps(manifest)).hexdigest()}}

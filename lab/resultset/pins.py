@@ -14,6 +14,8 @@ from pathlib import Path
 #: Folders of a result set whose every file is pinned byte for byte; plus run.json at the top. ``composition``
 #: holds a composition's rows (lab.resultset.composition), derived like rows and pinned as they are written.
 EVIDENCE_DIRS = ("observations", "logs", "composition")
+#: Of those, the folders holding what is derived (written again by ``analyze``, never copied).
+DERIVED_DIRS = ("composition",)
 EVIDENCE_TOP = ("run.json",)
 
 

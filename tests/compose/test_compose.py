@@ -180,3 +180,47 @@ def test_a_refusal_counts_as_held_only_when_the_move_alone_is_not_refused(compos
     (row,) = derive_saved(folder / "observations" / "reference-sealed", load(folder / "run.json"))
     seq = next(s for s in row.sequences if s.sequence == ["T3", "erase"])
     assert seq.verdict == ("inconclusive" if alone_refused else "held"), seq
+
+
+def test_the_site_shows_the_findings_beside_the_matrix(composed, cache, tmp_path):  # noqa: F811
+    row = tmp_path / "reference-audit"
+    shutil.copytree(composed["reference-audit"][0], row)  # the row's set, as published: its composition inside
+    shutil.copytree(composed["reference-audit"][0], row / "compose")
+    proc = memlab("site", row, "--out", tmp_path / "site", cache=cache)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    index = (tmp_path / "site" / "index.html").read_text()
+    page = (tmp_path / "site" / "reference-audit.html").read_text()
+    assert 'composition</a>: audit 4 finding(s)' in index
+    assert '<h2 id="composition">' in page and "<code>T3+write</code>" in page
+
+
+def test_analyze_derives_a_composition_again_into_a_set_that_verifies(composed, cache, tmp_path):  # noqa: F811
+    out = tmp_path / "again"
+    proc = memlab("analyze", composed["reference-audit"][0], "--out", out, "--no-reports", cache=cache)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert load(out / "run.json")["compose"] == {"length": 2}
+    assert load(out / "composition" / "reference-audit@audit.json")["findings"] == \
+        load(composed["reference-audit"][0] / "composition" / "reference-audit@audit.json")["findings"]
+    assert memlab("verify", out, cache=cache).returncode == 0
+
+
+def test_the_effect_check_sets_aside_what_the_sut_moves_wrote_and_erased():
+    """One more genuine record served is not the edit's effect (T8's order check would read a moved
+    record in it): the record a write move added leaves what was served, the one an erase removed leaves
+    the baseline, and nothing else changes."""
+    from lab.compose.judge import as_seeded
+    from lab.judge.observation import Observation
+
+    rec = lambda marker: {"text": f"[{marker}] note"}  # noqa: E731
+    obs = Observation.from_json({"case": "T8", "status": "measured", "read_label": "A",
+                                 "moves": [{"move": "T8"}, {"move": "write", "marker": "mA7-aaaaaa"},
+                                           {"move": "erase", "victim": "mA0-bbbbbb"}],
+                                 "read": {"ok": True, "records": [rec("mA1-cccccc"), rec("mA7-aaaaaa")]}})
+    c1 = Observation.from_json({"case": "C1", "status": "measured",
+                                "reads": {"A": {"ok": True, "records": [rec("mA0-bbbbbb"), rec("mA1-cccccc")]},
+                                          "B": {"ok": True, "records": [rec("mB0-dddddd")]}}})
+    seen, base = as_seeded(obs, c1)
+    assert seen.read.records == [rec("mA1-cccccc")]
+    assert base.reads["A"].records == [rec("mA1-cccccc")] and base.reads["B"] == c1.reads["B"]
+    plain = Observation.from_json({"case": "T8", "status": "measured", "read": {"ok": True, "records": []}})
+    assert as_seeded(plain, c1) == (plain, c1)
