@@ -27,6 +27,13 @@ FRONTDOOR_TARGETS = {
     "inspeximus-defended": "inspeximus-trusted-read",
     "inspeximus-defended-key": "inspeximus-trusted-key",
 }
+#: agmi's composition (at-rest) target -> the memlab row measuring the same SUT configuration.
+COMPOSE_TARGETS = {
+    "langgraph-sqlite": "langgraph-sqlite",
+    "llamaindex": "llamaindex-memory-sqlite",
+    "openai-agents": "openai-agents-sqlite-session",
+    "crewai": "crewai-ltm-lancedb",
+}
 #: The only embedder that runs offline (minilm downloads a sentence model).
 EMBEDDER = "hash"
 
@@ -74,6 +81,19 @@ def frontdoor(target: str, python: str, agmi: Path) -> tuple[float, dict]:
             return seconds, {"error": f"exit {done.returncode}: {(done.stderr or done.stdout)[-600:]}"}
         data = json.loads(lines[-1])
         return seconds, json.loads(json.dumps(data).replace(tmp, "<tmp>"))
+
+
+def compose(target: str, python: str, agmi: Path, length: int = 2) -> tuple[float, dict]:
+    """Seconds of agmi's composition engine on ``target`` (``python -m agmi.agent --compose``) and its JSON
+    (``{"error": ...}`` when it printed none)."""
+    with tempfile.TemporaryDirectory(prefix="bench-agmi-") as tmp:
+        began = time.monotonic()
+        done = run_in_sut(python, agmi, ["-m", "agmi.agent", "--target", target, "--compose", "--max-len",
+                                         str(length), "--json"], tmp)
+        seconds = time.monotonic() - began
+        if done.returncode != 0 or not done.stdout.strip():
+            return seconds, {"error": f"exit {done.returncode}: {(done.stderr or done.stdout)[-600:]}"}
+        return seconds, json.loads(done.stdout.replace(tmp, "<tmp>"))
 
 
 def frontdoor_dump(target: str, embedder: str) -> None:

@@ -48,6 +48,7 @@ BENCHES = {
     "driver_stop": (["bench/driver_stop.py"], 15),
     "matrix": (["bench/matrix.py", "--runs", "3", "--fork", "on", "--jobs", "2"], None),
     "frontdoor": (["bench/frontdoor.py", "--runs", "3"], None),
+    "compose": (["bench/compose.py", "--runs", "3"], None),
     "records": (["bench/records.py"], None),
     "profile_fuzz": (["bench/profile_fuzz.py"], None),
     "tamper": (["bench/tamper.py"], 3),

@@ -1,0 +1,70 @@
+"""Write docs/composition.md's table of the published compositions from the committed sets
+(results/published/<row>/compose/): nothing in it is typed by hand. Run after publishing a row:
+
+    python scripts/compose_rows_table.py          # rewrites the table in docs/composition.md
+    python scripts/compose_rows_table.py --check  # exit 1 when the table is not the sets'
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lab.resultset.composition import load_rows  # noqa: E402
+
+DOC = ROOT / "docs" / "composition.md"
+BEGIN, END = "<!-- compose-rows: scripts/compose_rows_table.py -->", "<!-- /compose-rows -->"
+
+
+def table() -> str:
+    """Per published composition and detection point: sequences tried, the count per outcome, and the findings
+    (each sequence once, its edit's variants folded into the case: ``T3(.v1,.v2)+write``)."""
+    lines = ["| row | point | sequences | finding · held · single lands · inconclusive | findings |",
+             "|---|---|---|---|---|"]
+    for folder in sorted((ROOT / "results" / "published").glob("*/compose")):
+        for row in load_rows(folder):
+            c = row.counts
+            found = _folded(["+".join(s.sequence) for s in row.findings]) or "none"
+            lines.append(f"| `{row.row}` | {row.detection_point} | {len(row.sequences)} | "
+                         f"{c['finding']} · {c['held']} · {c['single-lands']} · {c['inconclusive']} | {found} |")
+    return "\n".join(lines)
+
+
+def _folded(names: list[str]) -> str:
+    """``T3+write, T3.v1+write`` as ``T3(.v1)+write``: one entry per sequence shape, its variants in brackets."""
+    shapes: dict[str, list[str]] = {}
+    for name in names:
+        moves = name.split("+")
+        edit = next(m for m in moves if m[:1] == "T")
+        case, _, variant = edit.partition(".")
+        shape = "+".join(case if m == edit else m for m in moves)
+        shapes.setdefault(shape, []).append(f".{variant}" if variant else "")
+    out = []
+    for shape, variants in shapes.items():
+        extra = [v for v in variants if v]
+        if extra:
+            case = next(m for m in shape.split("+") if m[:1] == "T")
+            shown = ("" if "" in variants else "only ") + ",".join(extra)
+            shape = shape.replace(case, f"{case}({shown})", 1)
+        out.append(f"`{shape}`")
+    return ", ".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when the table is not the sets'")
+    text = DOC.read_text()
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    wanted = f"\n{table()}\n"
+    if parser.parse_args().check:
+        return 0 if text[start:end] == wanted else 1
+    DOC.write_text(text[:start] + wanted + text[end:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
