@@ -45,11 +45,13 @@ class RunSummary:
     out: Path
     run: dict[str, Any]
     rows: list[dict[str, Any]] = field(default_factory=list)
+    #: Faults of a row beyond its cells (its trials were not independent), one line each.
+    faults: list[str] = field(default_factory=list)
 
     def problems(self) -> list[str]:
         """Why the run is not a clean measurement, one line each: a row not evaluable (an invalid
         profile's error row among them), a trial with a harness error. Empty when clean."""
-        out = []
+        out = list(self.faults)
         for row in self.rows:
             name = f"{row.get('row')}@{row.get('detection_point')}"
             errors = [cid for cid, cell in sorted((row.get("cells") or {}).items(), key=lambda kv: (len(kv[0]), kv[0]))
@@ -89,9 +91,10 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
     log.info("run.start", run_id=run["run_id"], rows=len(profiles), out=str(out), runtime=runtime.name, jobs=jobs,
              resumed=resume)
 
-    def done(rows: list[dict[str, Any]]) -> None:
+    def done(rows: list[dict[str, Any]], fault: str | None = None) -> None:
         with lock:
             summary.rows.extend(rows)
+            summary.faults.extend([fault] if fault else [])
 
     for err in invalid:
         summary.rows += _record_invalid(err, results, run)

@@ -62,7 +62,7 @@ class RowProcedure:
         self.profile = prepared.profile
         self.save, self.progress = save, progress
         self.saved = saved or {}  # a resumed run: the trials saved before the kill are not measured again
-        bed = Bed(registry.scratch_root / self.profile.row, self.profile.volumes)
+        bed = Bed(registry.scratch_root / self.profile.row, self.profile.volumes, self.profile.trials_in_place)
         self.row = Row(self.profile, plan, bed, Sessions(prepared, runtime, registry, bed, logs_dir), kept)
 
     def run(self) -> None:
@@ -86,6 +86,7 @@ class RowProcedure:
                     resume.restore(self.row.bed, self.row.kept, seed)
                 except ResumeRefused as exc:
                     return f"not measured (resume: {exc})"
+                self.row.bed.seeding_done()
         return "not measured (seeding failed)" if seed.get("error") else ""
 
     def complete(self) -> bool:

@@ -42,7 +42,7 @@ class RowWork:
 
     def __init__(self, index: int, profile: Profile, runtime: Runtime, registry: RunRegistry,
                  results: ResultSet, run: dict[str, Any], plan: SeedPlan, cancel: threading.Event,
-                 progress: Callable[[str], None], done: Callable[[list[dict[str, Any]]], None],
+                 progress: Callable[[str], None], done: Callable[[list[dict[str, Any]], str | None], None],
                  saved: dict[str, dict[str, Any]] | None = None):
         self.index, self.profile, self.runtime, self.registry = index, profile, runtime, registry
         self.saved = saved or {}  # resumed: the trials saved before the kill (not measured again)
@@ -53,6 +53,7 @@ class RowWork:
         self._opened = self._finished = False
         self._left = 0
         self._environment: dict[str, Any] | None = None
+        self._procedure: RowProcedure | None = None
 
     def start(self, pool: Workers) -> None:
         """Queue the row's first task (prepare and seed); it queues the rest."""
@@ -67,9 +68,17 @@ class RowWork:
             self._finished = True
         if self._complete():  # no trial held in memory
             resuming.drop(self.kept)
+        changed = self._procedure.row.bed.changed() if self._procedure is not None else []
+        if changed:  # a trial wrote outside its copy: the trials were not independent
+            log.error("row.seeded_changed", row=self.profile.row, files=changed[:10])
+            if self._environment is not None:
+                self._environment["seeded_changed"] = changed
         if self._environment is not None:  # again: a runtime may settle its detail at the first start (docker's fork server)
             self.results.saver(self.profile.row)("environment", self._environment)
-        self.done(self.results.write_rows(self.profile.row, self.run))
+        fault = (f"{self.profile.row}: the seeded volumes changed while its trials ran ({', '.join(changed[:3])}): a "
+                 "trial wrote outside its copy, so its trials were not independent; a SUT that records its store's "
+                 "absolute path needs `trials_in_place: true` in its profile") if changed else None
+        self.done(self.results.write_rows(self.profile.row, self.run), fault)
 
     def _complete(self) -> bool:
         """Whether every trial of the row is saved (a composition's too: lab.resultset.composition.pending)."""
@@ -97,7 +106,7 @@ class RowWork:
         resuming.set_aside_logs(self.results.root / "logs" / self.profile.row, self.saved)
         if self.profile.store is not None:  # its editor's client, imported while the SUT is prepared and seeded
             warm(self.profile.store.backend)
-        procedure = self._prepare()
+        procedure = self._procedure = self._prepare()
         if procedure is None:
             self.finish()
             return
@@ -108,7 +117,7 @@ class RowWork:
             self.finish()
             return
         units = procedure.trials(failed)
-        if not self.profile.side_by_side:  # its trials one after another (profile side_by_side: false)
+        if not self.profile.side_by_side or self.profile.trials_in_place:  # one after another (the profile says so)
             units = [("trials", lambda us=units: [u() for _, u in us])]
         with self._lock:
             self._left = len(units)

@@ -44,6 +44,7 @@ def seed(row: Row, obs: dict[str, Any]) -> None:
             served, want = sorted(served), sorted(want)
         if served != want:
             raise s.stage_error("seed", f"after seeding, context {label} served {served}, written {want}")
+    bed.seeding_done()
     if row.kept is not None:  # before the seed observation is saved: a saved seed always has its store
         resume.keep(bed, row.kept)
 

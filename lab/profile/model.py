@@ -21,7 +21,7 @@ TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
     "timeouts", "limits", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
-    "fork_server", "image", "side_by_side", "frontdoor",
+    "fork_server", "image", "side_by_side", "trials_in_place", "frontdoor",
 }
 POSITIONS = ("stopped", "alive")
 #: The measurements of the lab: at rest (docs/method.md), the lifecycle gate (docs/lifecycle.md) and the
@@ -194,6 +194,9 @@ class Profile:
     #: False: the row's trials run one after another, never side by side (a driver that opens its
     #: volumes at fixed paths, ``kit.fixed_paths``: two trials at once would re-point each other's links).
     side_by_side: bool = True
+    #: True: every trial runs on the seeded volumes put back where they were seeded, one trial at a time
+    #: (a SUT that records its store's resolved absolute path in the store: lab.method.bed).
+    trials_in_place: bool = False
     #: The sidecar folders inside held volumes, as ``<volume>/<folder>`` (``sidecars:``): the sidecar
     #: variants empty or remove their files (lab.method.sidecar_step).
     sidecars: tuple[str, ...] = ()
@@ -230,6 +233,7 @@ class Profile:
             **({"frontdoor": self.frontdoor.to_json()} if self.frontdoor else {}),
             **({"fork_server": self.fork_server.to_json()} if self.fork_server != ForkServer() else {}),
             **({"side_by_side": False} if not self.side_by_side else {}),
+            **({"trials_in_place": True} if self.trials_in_place else {}),
             **({"image": self.image.to_json()} if self.image else {}),
             **({"sidecars": list(self.sidecars)} if self.sidecars else {}),
         }

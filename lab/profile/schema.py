@@ -192,6 +192,7 @@ class Document(Strict):
     frontdoor: FrontdoorDoc | None = None
     fork_server: ForkServerDoc = ForkServerDoc()
     side_by_side: bool = True
+    trials_in_place: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -70,7 +70,7 @@ class Validator:
                        fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload),
                                               tuple(doc.fork_server.per_start),
                                               tuple(doc.fork_server.unused_paths)), image=image,
-                       side_by_side=doc.side_by_side, sidecars=self._sidecars(doc, volumes, store), **common)
+                       side_by_side=doc.side_by_side, trials_in_place=doc.trials_in_place, sidecars=self._sidecars(doc, volumes, store), **common)
 
     def _image(self, doc: Document) -> OwnImage | None:
         """The driver folder and the row's own image: without ``image`` the folder holds a driver.py (the
