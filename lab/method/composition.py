@@ -35,6 +35,8 @@ class ComposeProcedure(RowProcedure):
 
     def __init__(self, *args: Any, obs_dir: Path, length: int = 2, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        if self.profile.position == "alive":  # its edits alone would be measured with the SUT running, its sequences not
+            raise ValueError(f"{self.profile.row}: a process-alive row is not composed")
         self.obs_dir, self.length = Path(obs_dir), length
         self.suts, _ = mv.sut_moves(self.profile.capabilities.erasure, self.profile.detection_points)
 

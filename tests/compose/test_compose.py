@@ -224,3 +224,12 @@ def test_the_effect_check_sets_aside_what_the_sut_moves_wrote_and_erased():
     assert base.reads["A"].records == [rec("mA1-cccccc")] and base.reads["B"] == c1.reads["B"]
     plain = Observation.from_json({"case": "T8", "status": "measured", "read": {"ok": True, "records": []}})
     assert as_seeded(plain, c1) == (plain, c1)
+
+
+def test_a_process_alive_row_is_not_composed(cache, tmp_path):  # noqa: F811
+    """Its edits alone are measured with the SUT running across them, a sequence's with it stopped: the
+    singles would not be the sequence's moves."""
+    proc = memlab("compose", "--sut", "memory-blackbox-md", "--runtime", "local", "--out", tmp_path / "set",
+                  cache=cache)
+    assert proc.returncode == 2 and "position: alive" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert not (tmp_path / "set").exists()
