@@ -81,7 +81,8 @@ def derive_compose(saved: SavedRow, composed: Mapping[str, Observation | None], 
     rows = []
     for point in profile.get("detection_points", ["read"]):
         at = _Point(saved, point)
-        results = [_sequence(seq, saved, composed, plan, at) for seq in mv.sequences(edits, suts, length)]
+        judged = {seq: _sequence(seq, saved, composed, plan, at) for seq in mv.sequences(edits, suts, length)}
+        results = [_minimal(seq, result, judged) for seq, result in judged.items()]
         rows.append(ComposeRow(
             row=profile["row"], detection_point=point, length=length, method_revision=METHOD_REVISION,
             lab=run.get("lab"), run_id=run.get("run_id"), date=run.get("started"),
@@ -119,6 +120,20 @@ def _sequence(seq: tuple[mv.Move, ...], saved: SavedRow, composed: Mapping[str, 
     verdict, why = decide(landed, why, singles)
     return SequenceResult(sequence=[m.name for m in seq], verdict=verdict, reason=why, singles=singles,
                           trial=f"{FOLDER}/{name}.json", served=served)
+
+
+def _minimal(seq: tuple[mv.Move, ...], result: SequenceResult,
+             judged: Mapping[tuple[mv.Move, ...], SequenceResult]) -> SequenceResult:
+    """A finding of 3 moves only where no sequence one move shorter, of its moves in its order, lands:
+    otherwise its harm is in that one (``shorter-lands``)."""
+    if result.verdict != "finding":
+        return result
+    landing = [mv.name_of(s) for s in mv.shorter(seq)
+               if s in judged and judged[s].verdict in ("finding", "single-lands", "shorter-lands")]
+    if not landing:
+        return result
+    return result.model_copy(update={"verdict": "shorter-lands",
+                                     "reason": f"{result.reason}; but {', '.join(landing)} already lands"})
 
 
 def decide(landed: bool | None, why: str, singles: list[Single]) -> tuple[str, str]:

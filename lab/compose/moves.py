@@ -6,14 +6,14 @@ makes) or one of the SUT's own operations: a genuine ``write`` through its write
 ``restart`` (start, open, stop), its own ``erase`` of a record, its own ``audit``. A sequence holds
 exactly one edit: two edits in a row with the SUT stopped are one compound edit, not a composition
 with the SUT's activity, and a sequence's verdict is judged by its edit's case (its effect check
-says whether the edit shows). The search is exhaustive up to the length asked and ordered
-deterministically, so two runs of one row try the same sequences in the same order.
+says whether the edit shows). The search is exhaustive, every length from 2 up to the one asked, and
+ordered deterministically, so two runs of one row try the same sequences in the same order.
 
     >>> edit = Move("T3", "edit", case="T3", trial="T3")
     >>> [name_of(s) for s in sequences([edit], [WRITE, RESTART], 2)]
     ['T3+write', 'T3+restart', 'write+T3', 'restart+T3']
-    >>> len(sequences([edit], [WRITE, RESTART], 3))
-    12
+    >>> len(sequences([edit], [WRITE, RESTART], 3))  # the 4 of length 2 and the 12 of length 3
+    16
 """
 
 from __future__ import annotations
@@ -71,16 +71,29 @@ def sut_moves(erasure: str, points: Any) -> tuple[list[Move], list[dict[str, str
 
 
 def sequences(edits: list[Move], suts: list[Move], length: int) -> list[tuple[Move, ...]]:
-    """Every sequence of ``length`` moves holding exactly one of ``edits``, the others SUT moves: per
-    edit, the edit at each place, the SUT moves around it in every arrangement."""
+    """Every sequence of 2 up to ``length`` moves holding exactly one of ``edits``, the others SUT moves:
+    the shorter first; per edit, the edit at each place, the SUT moves around it in every arrangement."""
     if not 2 <= length <= MAX_LENGTH:
         raise ValueError(f"a sequence is 2 to {MAX_LENGTH} moves long, not {length}")
     out = []
-    for edit in edits:
-        for place in range(length):
-            for others in product(suts, repeat=length - 1):
-                out.append((*others[:place], edit, *others[place:]))
+    for size in range(2, length + 1):
+        for edit in edits:
+            for place in range(size):
+                for others in product(suts, repeat=size - 1):
+                    out.append((*others[:place], edit, *others[place:]))
     return out
+
+
+def shorter(sequence: tuple[Move, ...]) -> list[tuple[Move, ...]]:
+    """The sequences one SUT move shorter that a sequence holds, in its order (none below 2 moves).
+
+    >>> edit = Move("T3", "edit", case="T3", trial="T3")
+    >>> [name_of(s) for s in shorter((AUDIT, edit, WRITE))]
+    ['T3+write', 'audit+T3']
+    """
+    if len(sequence) <= 2:
+        return []
+    return list(dict.fromkeys(sequence[:i] + sequence[i + 1:] for i, m in enumerate(sequence) if not m.edits))
 
 
 def name_of(sequence: tuple[Move, ...] | list[Move]) -> str:

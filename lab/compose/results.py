@@ -17,11 +17,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, computed_field
 
 SCHEMA = "memlab.compose-row/1"
-#: What a sequence gave: a finding (it lands, none of its moves lands alone), it did not land (held),
-#: a move of it already lands alone (not a finding), or it cannot be decided (a harness error, an edit
+#: What a sequence gave: a finding (it lands, none of its moves lands alone, no shorter sequence of its
+#: moves lands), it did not land (held), a move of it already lands alone or a shorter sequence of its
+#: moves does (not a finding: its harm is there), or it cannot be decided (a harness error, an edit
 #: that did not land, a single with no verdict).
-OUTCOMES = ("finding", "held", "single-lands", "inconclusive")
-Outcome = Literal["finding", "held", "single-lands", "inconclusive"]
+OUTCOMES = ("finding", "held", "single-lands", "shorter-lands", "inconclusive")
+Outcome = Literal["finding", "held", "single-lands", "shorter-lands", "inconclusive"]
 
 
 class _Model(BaseModel):

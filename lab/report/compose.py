@@ -21,6 +21,11 @@ def fit(text: str, width: int, indent: int = 0) -> list[str]:
                          break_long_words=True, break_on_hyphens=False) or [""]
 
 
+def moves_of(row: ComposeRow) -> str:
+    """``2 moves``, or ``2 to 3 moves``."""
+    return f"{row.length} moves" if row.length == 2 else f"2 to {row.length} moves"
+
+
 def _alone(seq) -> str:
     said = {True: "lands", False: "does not land", None: "no verdict"}
     return "; ".join(f"{s.move} alone {said[s.landed]}" for s in seq.singles)
@@ -32,7 +37,7 @@ def text_lines(rows: Iterable[ComposeRow], width: int = WIDTH) -> list[str]:
     for row in rows:
         counts = ", ".join(f"{row.counts[o]} {o}" for o in OUTCOMES)
         out += fit(inert(f"composition {row.row}@{row.detection_point}: {len(row.sequences)} sequences of "
-                         f"{row.length} moves: {counts}"), width)
+                         f"{moves_of(row)}: {counts}"), width)
         if row.skipped:
             out += fit(inert("left out: " + ", ".join(s.move for s in row.skipped)), width, 2)
         for seq in row.findings:
@@ -46,7 +51,7 @@ def markdown(rows: Iterable[ComposeRow]) -> str:
     parts = ["# Composition: sequences of moves that land where no single move does", ""]
     for row in rows:
         parts += [f"## {inert(row.row)} at {row.detection_point}", "",
-                  f"{len(row.sequences)} sequences of {row.length} moves, one edit each (run {inert(str(row.run_id))}): "
+                  f"{len(row.sequences)} sequences of {moves_of(row)}, one edit each (run {inert(str(row.run_id))}): "
                   + ", ".join(f"{row.counts[o]} {o}" for o in OUTCOMES) + ".", ""]
         if row.skipped:
             parts += ["Left out: " + "; ".join(f"`{inert(s.move)}` ({inert(s.reason)})" for s in row.skipped) + ".", ""]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from lab.compose.results import OUTCOMES, ComposeRow
+from lab.report.compose import moves_of
 
 SAID = {True: "lands", False: "does not land", None: "no verdict"}
 
@@ -22,7 +23,7 @@ def section(rows: list[ComposeRow]) -> str:
              'does not (docs/composition.md). Outside the metric and the levels.</p>']
     for row in rows:
         counts = ", ".join(f"{row.counts[o]} {o}" for o in OUTCOMES)
-        parts.append(f"<h3>{escape(row.detection_point)}: {len(row.sequences)} sequences of {row.length} moves"
+        parts.append(f"<h3>{escape(row.detection_point)}: {len(row.sequences)} sequences of {moves_of(row)}"
                      f"</h3><p>{escape(counts)}</p>")
         if not row.findings:
             continue

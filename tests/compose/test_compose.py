@@ -152,8 +152,8 @@ def test_each_sequence_holds_exactly_one_edit_and_none_repeats(length, n_edits, 
     edits = [Move(f"T{i}", "edit", case=f"T{i}", trial=f"T{i}") for i in range(1, n_edits + 1)]
     suts = [Move(k, k) for k in ("write", "restart", "erase", "audit")[:n_suts]]
     seqs = sequences(edits, suts, length)
-    assert all(len(s) == length and sum(m.edits for m in s) == 1 for s in seqs)
-    assert len(set(seqs)) == len(seqs) == n_edits * length * n_suts ** (length - 1)
+    assert all(2 <= len(s) <= length and sum(m.edits for m in s) == 1 for s in seqs)
+    assert len(set(seqs)) == len(seqs) == n_edits * sum(size * n_suts ** (size - 1) for size in range(2, length + 1))
 
 
 def _refuse(path: Path) -> None:
@@ -233,3 +233,18 @@ def test_a_process_alive_row_is_not_composed(cache, tmp_path):  # noqa: F811
                   cache=cache)
     assert proc.returncode == 2 and "position: alive" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     assert not (tmp_path / "set").exists()
+
+
+def test_a_longer_sequence_is_a_finding_only_where_no_shorter_one_of_its_moves_lands():
+    from lab.compose.judge import _minimal
+    from lab.compose.moves import AUDIT, RESTART, WRITE
+    from lab.compose.results import SequenceResult
+
+    edit = Move("T3", "edit", case="T3", trial="T3")
+    def result(verdict):  # noqa: E306
+        return SequenceResult(sequence=[], verdict=verdict, reason="lands", singles=[], trial="t")
+    judged = {(edit, WRITE): result("finding"), (AUDIT, edit): result("held"), (edit, RESTART): result("held")}
+    longer = _minimal((AUDIT, edit, WRITE), result("finding"), judged)
+    assert longer.verdict == "shorter-lands" and "T3+write already lands" in longer.reason
+    assert _minimal((AUDIT, edit, RESTART), result("finding"), judged).verdict == "finding"
+    assert _minimal((edit, WRITE), result("finding"), judged).verdict == "finding"
