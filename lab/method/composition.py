@@ -28,7 +28,6 @@ from lab.method.sessions import Session, StageError
 from lab.resultset.saved import SavedTrials
 
 
-
 class ComposeProcedure(RowProcedure):
     """The method for one row (:class:`RowProcedure`) plus its sequences of ``length`` moves; the
     row's saved observations are read from ``obs_dir``."""
@@ -80,7 +79,8 @@ class ComposeProcedure(RowProcedure):
         targets = set()
         for edit in edit_moves(trials)[0]:
             label = BY_ID[edit.case].read_label
-            targets.add((label, erase_victim(plan, label, trials[edit.trial].intended) if move.kind == "erase" else None))
+            victim = erase_victim(plan, label, trials[edit.trial].intended) if move.kind == "erase" else None
+            targets.add((label, victim))
         for label, victim in sorted(targets, key=str):
             name = single_name(move, label, victim)
             if not self._saved(name):
