@@ -59,3 +59,17 @@ def kept(record: str, entry: dict, live: Any, figures: Callable[[dict], Any], do
             f"the live peer's figures for {record!r} differ from its record {path}: re-record with "
             f"MEMLAB_RECORD_PEER=1 and say why in {doc}")
     COMPARISONS[record] = "live"
+
+
+def peer_run(record: str, prepare: Callable[[], Any], measure: Callable[[Any], dict],
+             figures: Callable[[dict], Any], doc: str) -> dict:
+    """The peer's outputs: ``measure(prepare())`` run live, its ``figures`` held to the record (or recorded
+    anew, :func:`kept`); the record where ``prepare`` raises (the peer, or the row's venv it runs in,
+    cannot be had here: :func:`recorded`)."""
+    try:
+        ready = prepare()
+    except Exception as exc:  # no registry for the peer's wheel, or the row's venv cannot be built here
+        return recorded(record, f"the peer cannot run live for {record}: {exc}")
+    entry = measure(ready)
+    kept(record, entry, figures(entry), figures, doc)
+    return entry

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from peer_records import kept, recorded
+from peer_records import peer_run
 
 from lab.frontdoor.results import FrontdoorResult
 
@@ -88,16 +88,13 @@ def outcomes(entry: dict) -> dict:
 
 def agmi_run(target: str, row: str) -> dict:
     """agmi's outputs on ``target``: live where its wheel and the row's venv can be had, else its record."""
-    record = f"agmi-frontdoor-{target}"
-    try:
-        agmi, python = agmi_path(), interpreter(row)
-    except Exception as exc:  # no PyPI for the wheel, or the row's venv cannot be built here
-        return recorded(record, f"agmi cannot run live on {target} ({row}): {exc}")
-    _, data = frontdoor(target, python, agmi)
-    assert "error" not in data, data.get("error")
-    entry = {"how": HOW, "command": f"python -m agmi.measure --target {target} --embedder {EMBEDDER}", **data}
-    kept(record, entry, outcomes(entry), outcomes, "docs/front-door-peer.md")
-    return entry
+    def measure(ready: tuple) -> dict:
+        agmi, python = ready
+        _, data = frontdoor(target, python, agmi)
+        assert "error" not in data, data.get("error")
+        return {"how": HOW, "command": f"python -m agmi.measure --target {target} --embedder {EMBEDDER}", **data}
+    return peer_run(f"agmi-frontdoor-{target}", lambda: (agmi_path(), interpreter(row)), measure, outcomes,
+                    "docs/front-door-peer.md")
 
 
 @pytest.mark.parametrize("target,row", FRONTDOOR_TARGETS.items())
