@@ -69,3 +69,48 @@ def test_the_readme_table_of_front_door_rows_is_the_published_sets():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, ("README.md's front-door table is not the published sets': run "
                                   f"python scripts/frontdoor_rows_table.py\n{done.stderr}")
+
+
+COMPOSE_SETS = sorted(p for p in PUBLISHED.glob("*/compose") if (p / "manifest.json").is_file())
+#: Published at-rest rows without a composition, each with why (docs/composition.md, "The published compositions").
+NOT_COMPOSED = {
+    "memory-blackbox-md": "a process-alive row: its edits alone are measured with the SUT running across them, a "
+                          "composition's sequences with it stopped (memory-blackbox-md+restart is its stopped twin)",
+}
+
+
+@pytest.mark.parametrize("path", COMPOSE_SETS, ids=[p.parent.name for p in COMPOSE_SETS])
+def test_published_composition_verifies(path):
+    """Every finding re-derived from the saved trials (and the at-rest trials beside them)."""
+    from lab.resultset.composition import load_rows
+
+    result = verify(path)
+    assert result.ok, [f"{f.ground} {f.file}: {f.detail}" for f in result.findings][:5]
+    rows = load_rows(path)
+    assert rows and {r.row for r in rows} == {path.parent.name}
+    assert read_json(path / "run.json")["compose"] == {"length": 2}
+
+
+def test_every_published_row_at_rest_has_its_composition_or_a_reason():
+    composed = {p.parent.name for p in COMPOSE_SETS}
+    at_rest = {p.name for p in SETS}
+    assert at_rest - composed == set(NOT_COMPOSED), "a published row without a composition, or one listed that has it"
+
+
+def test_every_finding_is_explained_and_the_table_is_the_published_sets():
+    """docs/composition.md's table is written from the committed compositions (scripts/compose_rows_table.py),
+    and each row with a finding has a section of its own explaining why its sequences land."""
+    import re
+    import subprocess
+    import sys
+
+    from lab.resultset.composition import load_rows
+
+    done = subprocess.run([sys.executable, "scripts/compose_rows_table.py", "--check"], cwd=PUBLISHED.parent.parent,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"docs/composition.md's table is not the published sets': run " \
+                                 f"python scripts/compose_rows_table.py\n{done.stderr}"
+    doc = (PUBLISHED.parent.parent / "docs" / "composition.md").read_text(encoding="utf-8")
+    explained = set(re.findall(r"^### `([^`]+)`", doc, re.M))
+    with_findings = {p.parent.name for p in COMPOSE_SETS if any(r.findings for r in load_rows(p))}
+    assert with_findings <= explained, f"findings not explained in docs/composition.md: {with_findings - explained}"
