@@ -22,7 +22,7 @@ from lab.profile import no_row_matches
 from lab.resultset import kinds, loading
 
 PUBLISHED = ROOT / "results" / "published"
-AT_REST_AND_LIFECYCLE = PUBLISHED / "agno-sqlite-sessions"  # an at-rest set with its lifecycle set in lifecycle/ only
+AT_REST_AND_LIFECYCLE = PUBLISHED / "agno-sqlite-sessions"  # an at-rest set, its lifecycle set in lifecycle/, its composition in compose/
 ONLY_LIFECYCLE = PUBLISHED / "langgraph-store"  # no set itself: lifecycle/ (its frontdoor/ left out by copy)
 MISLEADING = ("not a memlab row", "names what changed")
 
@@ -32,8 +32,9 @@ def memlab(*args):
 
 
 def copy(src: Path, dest: Path) -> Path:
-    """A copy of a published row's folder, its front-door set left out (these tests count the others)."""
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("frontdoor"))
+    """A copy of a published row's folder, its front-door set and its composition left out (these tests count
+    the others)."""
+    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("frontdoor", "compose"))
     return dest
 
 
@@ -208,8 +209,8 @@ def test_verify_of_a_set_names_the_sets_below_it():
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].startswith(f"VERIFIED {AT_REST_AND_LIFECYCLE}:")
     out = " ".join(result.output.split())
-    assert "holds 1 more set(s) below it, not verified with it: lifecycle" in out
-    assert f"`memlab verify {AT_REST_AND_LIFECYCLE / 'lifecycle'}`" in out
+    assert "holds 2 more set(s) below it, not verified with it: compose, lifecycle" in out
+    assert f"`memlab verify {AT_REST_AND_LIFECYCLE / 'compose'}`" in out
 
 
 def test_many_sets_are_verified_under_a_progress_bar(tmp_path, monkeypatch):
