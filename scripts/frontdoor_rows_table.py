@@ -7,13 +7,14 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+import marked_table  # noqa: E402
 
 from lab.frontdoor.rows import read_row  # noqa: E402
 
@@ -45,17 +46,5 @@ def table() -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when README.md's table is not the sets'")
-    text = README.read_text()
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    wanted = f"\n{table()}\n"
-    if parser.parse_args().check:
-        return 0 if text[start:end] == wanted else 1
-    README.write_text(text[:start] + wanted + text[end:])
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(marked_table.main(README, BEGIN, END, table, __doc__.splitlines()[0]))

@@ -66,9 +66,20 @@ def erase_victim(plan: Mapping[str, Any], label: str, intended: Mapping[str, Any
     return None
 
 
+def single_targets(trials: Mapping[str, Observation | None], edits: list[Move], move: Move,
+                   plan: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """Where a SUT move alone runs: ``(context label, erased record or None)`` for each context the edits
+    read (an erase once per record the sequences erase there)."""
+    targets = set()
+    for edit in edits:
+        label = BY_ID[edit.case].read_label
+        targets.add((label, erase_victim(plan, label, trials[edit.trial].intended) if move.kind == "erase" else None))
+    return sorted(targets, key=str)
+
+
 def expected(trials: Mapping[str, Observation | None], profile: Mapping[str, Any], length: int) -> list[str]:
     """Every composition trial a row holds once complete, from its saved at-rest trials: each sequence,
-    and each SUT move alone on each context the edits read (an erase once per record it erases)."""
+    and each SUT move alone where :func:`single_targets` runs it."""
     from lab.compose.moves import name_of, sequences, single_name, sut_moves
 
     edits, _ = edit_moves(trials)
@@ -76,9 +87,6 @@ def expected(trials: Mapping[str, Observation | None], profile: Mapping[str, Any
                         profile.get("detection_points", ["read"]))
     plan = (trials.get("seed") or Observation()).plan or {}
     names = [name_of(s) for s in sequences(edits, suts, length)]
-    for move in suts:
-        for edit in edits:
-            label = BY_ID[edit.case].read_label
-            victim = erase_victim(plan, label, trials[edit.trial].intended) if move.kind == "erase" else None
-            names.append(single_name(move, label, victim))
+    names += [single_name(move, label, victim) for move in suts
+              for label, victim in single_targets(trials, edits, move, plan)]
     return sorted(set(names))

@@ -156,15 +156,23 @@ def c3_disagreements(saved: SavedRow) -> list[tuple[str, str]]:
     layout, out = saved.profile.get("store") or {}, []
     for cid in (t for t in saved.trials if case_of(t) in CASE_IDS):
         obs = saved.trials.get(cid)
-        if obs is None or obs.c3 is None:
-            continue
-        stated = {k: v for k, v in obs.c3.to_json().items() if k in ("ok", "reasons", "evidence")}
-        try:
-            again = [r.to_json() for r in c3_outcomes(obs, layout)]
-        except Exception as exc:  # untrusted evidence fed to the C3 rules: a finding, not a crash
-            out.append((cid, f"C3 cannot be re-run on the saved evidence: {type(exc).__name__}: {exc}"))
-            continue
-        if stated not in again:
-            out.append((cid, f"the saved C3 says ok={stated.get('ok')} {stated.get('reasons')}; re-run on "
-                             f"its saved evidence it gives ok={again[0]['ok']} {again[0]['reasons']}"))
+        differs = c3_disagreement(obs, layout) if obs is not None else None
+        if differs:
+            out.append((cid, differs))
     return out
+
+
+def c3_disagreement(obs: Observation, layout: Json) -> str | None:
+    """What differs when C3, re-run on the observation's saved evidence, does not give its saved C3 result
+    again (None when it does, or the observation holds no C3)."""
+    if obs.c3 is None:
+        return None
+    stated = {k: v for k, v in obs.c3.to_json().items() if k in ("ok", "reasons", "evidence")}
+    try:
+        again = [r.to_json() for r in c3_outcomes(obs, layout)]
+    except Exception as exc:  # untrusted evidence fed to the C3 rules: a finding, not a crash
+        return f"C3 cannot be re-run on the saved evidence: {type(exc).__name__}: {exc}"
+    if stated in again:
+        return None
+    return (f"the saved C3 says ok={stated.get('ok')} {stated.get('reasons')}; re-run on "
+            f"its saved evidence it gives ok={again[0]['ok']} {again[0]['reasons']}")

@@ -21,7 +21,7 @@ from edits.model import EditSpec
 from lab.cases import BY_ID
 from lab.compose import moves as mv
 from lab.compose.moves import FOLDER, single_name
-from lab.compose.search import edit_moves, erase_victim
+from lab.compose.search import edit_moves, erase_victim, single_targets
 from lab.method.edit_step import EditStep
 from lab.method.procedure import RowProcedure
 from lab.method.sessions import Session, StageError
@@ -75,13 +75,8 @@ class ComposeProcedure(RowProcedure):
         """A SUT move alone on a fresh copy, on each context the edits read (an ``erase`` once per record
         the sequences erase there)."""
         trials = SavedTrials(self.obs_dir)
-        plan = self.row.plan.to_json()
-        targets = set()
-        for edit in edit_moves(trials)[0]:
-            label = BY_ID[edit.case].read_label
-            victim = erase_victim(plan, label, trials[edit.trial].intended) if move.kind == "erase" else None
-            targets.add((label, victim))
-        for label, victim in sorted(targets, key=str):
+        edits, _ = edit_moves(trials)
+        for label, victim in single_targets(trials, edits, move, self.row.plan.to_json()):
             name = single_name(move, label, victim)
             if not self._saved(name):
                 self._trial(f"{FOLDER}/{name}", lambda obs, lb=label, v=victim: self._alone(move, lb, v, obs),

@@ -17,7 +17,7 @@ from lab.compose.judge import derive_compose
 from lab.compose.moves import FOLDER
 from lab.compose.results import ComposeRow, read_row
 from lab.compose.search import expected
-from lab.judge.derive import c3_outcomes
+from lab.judge.derive import c3_disagreement
 from lab.judge.observation import Observation
 from lab.resultset.files import read_json, write_json
 from lab.resultset.saved import load_saved
@@ -46,11 +46,12 @@ def pending(obs_dir: Path, length: int) -> list[str]:
     return [name for name in expected(saved.trials, saved.profile, length) if name not in done]
 
 
-def derive_saved(obs_dir: Path, run: dict[str, Any]) -> list[ComposeRow]:
-    """The compose rows of one row, derived from its saved trials; ``run`` is run.json (its ``compose``
-    names the length searched)."""
+def derive_saved(obs_dir: Path, run: dict[str, Any], trials: dict[str, Observation | None] | None = None
+                 ) -> list[ComposeRow]:
+    """The compose rows of one row, derived from its saved trials (``trials``: its composition trials,
+    when already read); ``run`` is run.json (its ``compose`` names the length searched)."""
     length = int((run.get("compose") or {}).get("length", 2))
-    return derive_compose(load_saved(obs_dir), composed(obs_dir), run, length)
+    return derive_compose(load_saved(obs_dir), composed(obs_dir) if trials is None else trials, run, length)
 
 
 def write_rows(root: Path, obs_dir: Path, run: dict[str, Any]) -> list[ComposeRow]:
@@ -81,7 +82,8 @@ def problems(root: Path, run: dict[str, Any], names: set[str]) -> Iterator[tuple
     for name in sorted(names):
         obs_dir = root / "observations" / name
         try:
-            rows = derive_saved(obs_dir, run)
+            trials = composed(obs_dir)  # read once: for the rows and for C3
+            rows = derive_saved(obs_dir, run, trials)
         except Exception as exc:  # untrusted files fed to the judge: a finding, never a crash
             yield "compose-not-derivable", f"observations/{name}/{FOLDER}", f"{type(exc).__name__}: {exc}"
             continue
@@ -89,7 +91,11 @@ def problems(root: Path, run: dict[str, Any], names: set[str]) -> Iterator[tuple
             file = f"{row.row}@{row.detection_point}.json"
             derived.add(file)
             yield from _same(root, file, row.to_json())
-        yield from _c3(obs_dir, name)
+        layout = load_saved(obs_dir).profile.get("store") or {}
+        for trial, obs in trials.items():
+            differs = c3_disagreement(obs, layout) if obs is not None else None
+            if differs:
+                yield "c3-not-derivable", f"observations/{name}/{FOLDER}/{trial}.json", differs
     for file in sorted(held - derived):
         yield "compose-not-derivable", f"{ROWS}/{file}", "no row of the set derives this compose row"
 
@@ -107,19 +113,3 @@ def _same(root: Path, file: str, again: dict[str, Any]) -> Iterator[tuple[str, s
     if stated != json.loads(json.dumps(again)):
         keys = sorted(k for k in set(stated) | set(again) if stated.get(k) != again.get(k))
         yield "compose-not-derivable", f"{ROWS}/{file}", f"differs from what its saved trials give in {', '.join(keys)}"
-
-
-def _c3(obs_dir: Path, name: str) -> Iterator[tuple[str, str, str]]:
-    layout = load_saved(obs_dir).profile.get("store") or {}
-    for trial, obs in composed(obs_dir).items():
-        if obs is None or obs.c3 is None:
-            continue
-        stated = {k: v for k, v in obs.c3.to_json().items() if k in ("ok", "reasons", "evidence")}
-        try:
-            again = [r.to_json() for r in c3_outcomes(obs, layout)]
-        except Exception as exc:
-            yield "c3-not-derivable", f"observations/{name}/{FOLDER}/{trial}.json", f"cannot be re-run: {exc}"
-            continue
-        if stated not in again:
-            yield ("c3-not-derivable", f"observations/{name}/{FOLDER}/{trial}.json",
-                   f"the saved C3 says ok={stated.get('ok')}; re-run it gives ok={again[0]['ok']}")
