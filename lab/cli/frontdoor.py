@@ -240,10 +240,12 @@ def doctor_cmd(reference: str | None, row: str | None, runtime_name: str, profil
             rows, choice = _rows((row,), runtime_name, profiles_dir)
             click.echo(choice.line(), err=True)
             stores = _drivers(rows, choice, "live", set(), opened, None)  # logs in the run's scratch
-            make = next(iter(stores.values())).make
+            target = next(iter(stores.values()))
+            make, message = target.make, target.message
         else:
             make = REFERENCE_STORES[reference] if reference else next(iter(_shims((shim,), set(), opened).values()))
-        checks = diagnose(make)
+            message = None
+        checks = diagnose(make, message)
         if shim is not None:  # the restarted position is the shim's to offer
             restarts = opened[-1].restarts()
             checks.append(Check("restarts", restarts, "POST /frontdoor/restart answers: the restarted position "

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lab.frontdoor.channels import UNTRUSTED_LABEL, Adversary, Channel, Forgery, GenuineSide, landed
+from lab.frontdoor.channels import (UNTRUSTED_LABEL, Adversary, Channel, Forgery, GenuineSide, Message, landed,
+                                    signing_message)
 from lab.frontdoor.observations import Served
 from lab.frontdoor.reference import MemoryStore
 from lab.frontdoor.scope import Scope
@@ -50,22 +51,26 @@ def _held(served: list[Served]) -> bool:
     return all(s.marker is not None for s in served)
 
 
-def diagnose(make_store: Callable[[bytes], MemoryStore]) -> list[Check]:
-    """The doctor's checks on fresh stores from ``make_store`` (the genuine writer's public key -> a store)."""
-    genuine, adversary = GenuineSide(), Adversary()
+def diagnose(make_store: Callable[[bytes], MemoryStore], message: Message | None = None) -> list[Check]:
+    """The doctor's checks on fresh stores from ``make_store`` (the genuine writer's public key -> a store);
+    ``message``: the bytes the SUT verifies a signature over, where it has a format of its own (as for a run)."""
+    message = message or signing_message
+    genuine, adversary = GenuineSide(message=message), Adversary(message=message)
 
     def fresh() -> MemoryStore:
         return make_store(genuine.public_key)
 
     def put(store: MemoryStore, write) -> bool:
-        return bool(store.write(write.scope, write.text, write.label, write.signature, write.tags))
+        return bool(store.write(write.scope, write.text, write.label, write.signature, write.tags,
+                                 signer=write.signer))
 
     store = fresh()
     accepted = put(store, genuine.write(OWNER, FACT))
     served = _served(store, OWNER)
     serves = accepted and any(s.marker is None for s in served)
+    said = "" if accepted or not getattr(store, "refusal", None) else f" (the store said: {store.refusal})"
     checks = [Check("serves", serves, "a genuine signed write is accepted and served unmarked" if serves else
-                    f"a genuine signed write was {'accepted' if accepted else 'refused'} and "
+                    f"a genuine signed write was {'accepted' if accepted else 'refused'}{said} and "
                     f"{'served only marked' if served else 'not served'}: every fixture would have no verdict")]
     if not serves:
         return checks

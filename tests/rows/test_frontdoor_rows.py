@@ -122,3 +122,14 @@ def test_the_doctor_agrees_with_the_run_on_the_sqlite_store():
     checks = {c["name"]: c["ok"] for c in json.loads(proc.stdout)["checks"]}
     assert checks == {"serves": True, "labels": False, "signatures": False, "content": False, "scopes": True}
     assert proc.stderr.startswith("runtime: local")
+
+
+def test_the_doctor_signs_what_the_sut_verifies_and_names_the_signer():
+    """inspeximus verifies its own attestation message under the signer a write names: the doctor's genuine
+    write must be signed over those bytes and name its signer, as the run's are (it said "cannot be measured"
+    for every inspeximus row before), and a refused genuine write would be shown with what the store said."""
+    proc = subprocess.run([sys.executable, "-m", "lab.cli", "frontdoor", "doctor", "--sut", "inspeximus-trusted-key",
+                           "--runtime", "local", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    checks = {c["name"]: c["ok"] for c in json.loads(proc.stdout)["checks"]}
+    assert checks == {"serves": True, "labels": True, "signatures": True, "content": False, "scopes": True}
