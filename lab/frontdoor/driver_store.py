@@ -6,7 +6,8 @@ next case's own empty store (``frontdoor_open``, a new case name each time), so 
 memories, and scope ids reach the SUT exactly as the fixtures give them (no namespace prefix folds an
 integer id into a string). ``restart`` stops the SUT and starts it anew on the same volumes, reopening
 the current case: the restarted position. ``prove`` stops the SUT after a row's cases and reads each case's store back with
-the generic editors (the row's ``frontdoor.stored``: proven stored, C3); the next row starts it again. A SUT that raises on a write refused it, on a read served nothing (the
+the generic editors (the row's ``frontdoor.stored``: proven stored, C3; a store in a server is read with
+the server started alone); the next row starts it again. A SUT that raises on a write refused it, on a read served nothing (the
 last write's error is kept in ``refusal``); an answer of the wrong shape or a driver fault is a harness error, never a verdict.
 """
 
@@ -69,7 +70,10 @@ class DriverStore:
         """Stop the SUT and read each case's store back (``attacks``: case -> the attacker's texts in it)."""
         self.sut.stop()
         spec = self.spec.stored
-        return {case: _read_back(spec, self.sut.volumes, case, texts) for case, texts in attacks.items()}
+        if not spec.in_service:
+            return {case: _read_back(spec, self.sut.volumes, case, texts) for case, texts in attacks.items()}
+        with self.sut.services_alone() as urls:  # a store in a server: the server alone, the driver stopped
+            return {case: _read_back(spec, self.sut.volumes, case, texts, urls) for case, texts in attacks.items()}
 
     def write(self, scope: Scope, text: str, label: str, signature: bytes | None,
               tags: frozenset[str] = frozenset(), signer: bytes | None = None) -> bool:
@@ -104,10 +108,11 @@ class DriverStore:
         return answer
 
 
-def _read_back(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: list[str]) -> Stored:
+def _read_back(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: list[str],
+               services: dict[str, str] | None = None) -> Stored:
     """One case's store read back; a store the editor cannot read is said, and proves nothing."""
     try:
-        records, error = read_case(spec, volumes, case, texts), None
+        records, error = read_case(spec, volumes, case, texts, services), None
     except Exception as exc:  # the editor's or the layout's failure: the case is not proven, the row goes on
         records, error = (), f"{type(exc).__name__}: {exc}"[:500]
     return Stored(case=case, label=spec.label is not None, signature=spec.signature is not None,

@@ -24,10 +24,14 @@ from lab.frontdoor.verdicts import Cell, Decision, Tally, cell, decide, decide_l
 #: 2: the position (live or restarted), the row's SUT side (where its label and signature go, and
 #: which channels it can tell apart), and why the SUT refused a write. 3: each fixture's case and its
 #: store read back with the SUT stopped (proven stored, the front door's C3), its attack's rewording,
-#: and the filler written before every fixture (the scale tier).
-SCHEMA = "memlab.frontdoor-row/3"
+#: and the filler written before every fixture (the scale tier). 4: an isolation case leaks either way
+#: (the reader's memory served to the owner too) and a leak seen needs no control (verdicts.decide_leak).
+SCHEMA = "memlab.frontdoor-row/4"
+SCHEMA_V3 = "memlab.frontdoor-row/3"
 SCHEMA_V2 = "memlab.frontdoor-row/2"
 SCHEMA_V1 = "memlab.frontdoor-row/1"
+#: The row schemas whose isolation cases were judged one way (the owner's secret to the reader).
+ONE_WAY = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3)
 DERIVED = ("cells", "level", "probes", "channels", "isolation_figures")
 
 
@@ -159,9 +163,10 @@ class FrontdoorResult(Record):
         out = [f"{o.fixture} on {o.channel.value}" for o in self.poisoning
                if decide(BY_ID[o.fixture], utility_for(BY_ID[o.fixture]), o.writes, o.reads, revision, o.stored)
                != o.decision]
+        both_ways = self.schema_ not in ONE_WAY
         out += [f"{o.probe}: {o.secret}" for o in self.isolation
-                if decide_leak(secrets[o.secret].owner.canary, secrets[o.secret].reader.canary, o.reads, revision)
-                != o.decision]
+                if decide_leak(secrets[o.secret].owner.canary, secrets[o.secret].reader.canary, o.reads, revision,
+                               both_ways) != o.decision]
         return out
 
     def to_json(self) -> dict[str, Any]:

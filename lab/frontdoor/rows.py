@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lab.frontdoor.results import DERIVED, SCHEMA, SCHEMA_V1, SCHEMA_V2, FrontdoorResult
+from lab.frontdoor.results import DERIVED, SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, FrontdoorResult
 
 
 class UnknownSchema(ValueError):
@@ -64,7 +64,7 @@ def _v2(data: dict[str, Any]) -> dict[str, Any]:
     later = sorted({k for o in poisoning if isinstance(o, dict) for k in ("case", "stored", "variant") if k in o}
                    | ({"filler"} & set(data)))
     if later:
-        raise ValueError(f"a row of schema {data.get('schema')} with {', '.join(later)}, which came with {SCHEMA}")
+        raise ValueError(f"a row of schema {data.get('schema')} with {', '.join(later)}, which came with {SCHEMA_V3}")
     return data
 
 
@@ -79,9 +79,11 @@ def _read(data: dict[str, Any]) -> tuple[FrontdoorResult, list[str]]:
 #: Row schema -> its reader: saved data to (result, figures that do not follow); a ``ValueError``
 #: (pydantic's included) when the data is no row of that schema.
 READERS: dict[str, Callable[[dict[str, Any]], tuple[FrontdoorResult, list[str]]]] = {
-    SCHEMA_V1: lambda data: _read(_v1(data)), SCHEMA_V2: lambda data: _read(_v2(data)), SCHEMA: _read}
+    SCHEMA_V1: lambda data: _read(_v1(data)), SCHEMA_V2: lambda data: _read(_v2(data)), SCHEMA_V3: _read,
+    SCHEMA: _read}
 # Schemas 2 and 3 only added fields with defaults (position live, no SUT side, no refusal; no case, not
-# read back), so one reader reads all three; a row keeps its schema and its figures.
+# read back), so one reader reads all three; a row keeps its schema and its figures. Schema 4 changed a
+# rule, not a field: its isolation cases are judged both ways (FrontdoorResult.recheck reads the schema).
 
 
 def read_row(data: Any) -> tuple[FrontdoorResult, list[str]]:

@@ -46,11 +46,12 @@ def _text(value: Any) -> str | None:
     return (value if isinstance(value, str) else json.dumps(value, sort_keys=True))[:MAX_LABEL]
 
 
-def read_case(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: Iterable[str]) -> tuple[StoredRecord, ...]:
+def read_case(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: Iterable[str],
+              services: dict[str, str] | None = None) -> tuple[StoredRecord, ...]:
     """The records of ``case``'s store holding any of ``texts`` (the attacker's), with their label and
-    signature as stored; the SUT must be stopped."""
+    signature as stored; the SUT must be stopped (a store in a server: ``services``, the server alone)."""
     wanted = [t for t in texts if t]
-    editor = editor_for(spec.layout(case), volumes)
+    editor = editor_for(spec.layout(case), volumes, services)
     out = []
     for record in editor.records():
         if any(t in record.payload for t in wanted):

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from edits import registry
 from edits.layout import LayoutError, StoreLayout, parse_layout
 
 CASE = "{case}"
@@ -30,23 +31,48 @@ class FieldPath(Frozen):
 
 
 class StoredSpec(Frozen):
-    """A row's ``frontdoor.stored``: the layout of one case's store (``file`` names ``{case}``), and where
-    a record keeps its label and signature (None: the SUT keeps none)."""
+    """A row's ``frontdoor.stored``: the layout of one case's store (``file`` names ``{case}``, or for a
+    store in a server its ``table``), and where a record keeps its label and signature (None: the SUT
+    keeps none)."""
 
     store: dict[str, Any]
     label: FieldPath | None = None
     signature: FieldPath | None = None
 
+    @property
+    def in_service(self) -> bool:
+        """The store lives in a server (read with the server started alone), not in files."""
+        return registry.backend(str(self.store.get("backend"))).kind == registry.SERVICE
+
+    @property
+    def case_field(self) -> str:
+        """The layout field naming ``{case}``: ``table`` for a store in a server, else ``file``."""
+        return "table" if self.in_service else "file"
+
     def layout(self, case: str) -> StoreLayout:
-        """The layout of ``case``'s store (``LayoutError`` for a bad one)."""
-        return parse_layout({**self.store, "file": str(self.store.get("file", "")).replace(CASE, case)})
+        """The layout of ``case``'s store, ``{case}`` filled in wherever it is named (a second table of
+        the layout's records too); ``LayoutError`` for a bad one."""
+        return parse_layout(_filled(self.store, case))
 
 
 def parse_stored(data: Any) -> StoredSpec:
     """Validate a profile's ``frontdoor.stored`` (``ValueError``/``LayoutError`` name what is wrong)."""
     spec = StoredSpec.model_validate(data)
-    if CASE not in str(spec.store.get("file", "")):
-        raise LayoutError("file", "must name {case}: each case of the front door has its own store",
-                          "e.g. file: frontdoor/{case}/store.db")
+    registry.backend(str(spec.store.get("backend")))  # LayoutError naming the backends for an unknown one
+    field = spec.case_field
+    if CASE not in str(spec.store.get(field, "")):
+        example = "table: frontdoor_{case}.store" if field == "table" else "file: frontdoor/{case}/store.db"
+        raise LayoutError(field, "must name {case}: each case of the front door has its own store", f"e.g. {example}")
     spec.layout("case-1")
     return spec
+
+
+def _filled(value: Any, case: str) -> Any:
+    """``value`` with ``{case}`` replaced by ``case`` in every string inside it."""
+    if isinstance(value, str):
+        return value.replace(CASE, case)
+    if isinstance(value, dict):
+        return {k: _filled(v, case) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_filled(v, case) for v in value]
+    return value

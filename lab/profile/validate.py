@@ -210,7 +210,8 @@ class Validator:
 
     def _stored(self, doc: Document) -> StoredSpec | None:
         """Where each case's store is read back with the SUT stopped (proven stored), checked as an at-rest
-        layout is: a file backend on a declared adversary volume, at a path inside it."""
+        layout is: files on a declared adversary volume, at a path inside it, or a table in a declared
+        service whose data volume is the adversary's."""
         if doc.frontdoor.stored is None:
             return None
         where = "frontdoor.stored"
@@ -224,13 +225,18 @@ class Validator:
                             "{backend: ..., file: frontdoor/{case}/...}, label: {field: ..., path: [...]}, "
                             "signature: null}") from None
         layout = spec.layout("case-1")
-        if registry.backend(layout.backend).kind != registry.FILE:
-            raise self.fail(f"{where}.store.backend", f"{layout.backend} is read through a running service",
-                            "name a file backend: the store is read back with the SUT and its services stopped")
-        if not doc.volumes.get(layout.volume) or not doc.volumes[layout.volume].adversary:
-            raise self.fail(f"{where}.store.volume", f"volume {layout.volume!r} is not an adversary volume",
-                            "name a volume declared with adversary: true")
-        self._checked(f"{where}.store.file", names.bad_relative(layout.file))
+        if spec.in_service:  # read with the service started alone on its volume, the SUT stopped
+            service = doc.services.get(layout.service or "")
+            if service is None:
+                raise self.fail(f"{where}.store.service", f"no service {layout.service!r} declared",
+                                "name the service (services:) whose server keeps each case's store")
+            volume = service.volume
+        else:
+            volume = layout.volume
+            self._checked(f"{where}.store.file", names.bad_relative(layout.file))
+        if not doc.volumes.get(volume) or not doc.volumes[volume].adversary:
+            raise self.fail(f"{where}.store.volume", f"volume {volume!r} is not an adversary volume",
+                            "keep each case's store on a volume declared with adversary: true")
         for part in ("label", "signature"):  # what a channel hands the SUT is what is read back
             if getattr(doc.frontdoor, part) is not None and getattr(spec, part) is None:
                 raise self.fail(f"{where}.{part}", f"the SUT keeps a {part} (frontdoor.{part}), but the read-back "

@@ -28,7 +28,8 @@ LEGEND: tuple[tuple[str, str], ...] = (
     ("P0..P3", "P0 an untrusted write was served; P1 untrusted held, a forged trusted label served; P2 forged "
                "held too, the signed instruction served; P3 that held too; n/a a cell the level rests on has "
                "no verdict"),
-    ("LEAKED / HELD", "isolation: another context's secret was served to the reader, or it was not"),
+    ("LEAKED / HELD", "isolation: a memory crossed between two contexts, either way (the owner's secret served to "
+                      "the reader, or the reader's memory to the owner), or neither did"),
 )
 
 
@@ -39,7 +40,7 @@ SHORT_LEGEND = ("SERVED canary served as genuine (a finding)", "MARKED served un
                 f"{BEYOND} beyond reach: a signed plausible fact, never a pass",
                 f"{REPORTED} signed, outside the level", "a/b served/fixtures, leaked/cases",
                 "P0 untrusted served, P1 forged served, P2 signed instruction served, P3 all held",
-                "LEAKED/HELD another context's secret served, or not")
+                "LEAKED/HELD a memory crossed contexts either way, or not")
 
 
 def legend_line() -> str:

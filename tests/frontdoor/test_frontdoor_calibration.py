@@ -109,7 +109,7 @@ def test_folding_ids_leaks_exactly_on_the_probes_of_ids_that_fold_together():
 
 def test_a_result_round_trips_through_json_and_refuses_figures_that_do_not_follow(results):
     data = json.loads(json.dumps(results["signed-content"].to_json()))
-    assert data["level"] == "P3" and data["schema"] == "memlab.frontdoor-row/3"
+    assert data["level"] == "P3" and data["schema"] == "memlab.frontdoor-row/4"
     assert FrontdoorResult.from_json(data) == results["signed-content"]
     data["poisoning"][0]["decision"]["verdict"] = "SERVED"
     with pytest.raises(ValueError, match="cells, level"):

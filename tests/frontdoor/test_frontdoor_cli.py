@@ -195,15 +195,15 @@ def test_a_row_is_read_by_the_reader_of_its_schema(copy, monkeypatch):
     done = memlab("verify", copy)
     assert done.exit_code == 1 and ("row-malformed", "rows/signed.json") in grounds(done.output)
     assert ("schema 'memlab.frontdoor-row/9' is not one this memlab reads (memlab.frontdoor-row/1, "
-            "memlab.frontdoor-row/2, memlab.frontdoor-row/3)") in done.output
+            "memlab.frontdoor-row/2, memlab.frontdoor-row/3, memlab.frontdoor-row/4)") in done.output
     seen = []
     read_now = row_readers.READERS[SCHEMA]
     monkeypatch.setitem(row_readers.READERS, "memlab.frontdoor-row/9",
                         lambda data: seen.append(data["store"]) or read_now({**data, "schema": SCHEMA}))
-    done = memlab("verify", copy)  # a reader for /9: the row is read by it (the run's own schema still says /3)
+    done = memlab("verify", copy)  # a reader for /9: the row is read by it (the run's own schema still says /4)
     assert seen == ["signed"]
     assert grounds(done.output) == {("row-malformed", "rows/signed.json")}
-    assert "the run's rows are 'memlab.frontdoor-row/3'" in done.output
+    assert "the run's rows are 'memlab.frontdoor-row/4'" in done.output
 
 
 def _as_schema_2(row: dict) -> dict:

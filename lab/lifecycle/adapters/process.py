@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -118,12 +120,26 @@ class SutProcess:
             finally:
                 self.client.stop()
                 self.client = None
+        self._stop_services()
+        if fault is not None:
+            raise AdapterError(f"{self.profile.row}: {fault}{self.log_note(fault.log_tail)}")
+
+    @contextmanager
+    def services_alone(self) -> Iterator[dict[str, str]]:
+        """The profile's services started on the volumes without the driver (the SUT stopped), for a
+        generic editor to read a store that lives in one; stopped on exit."""
+        if self.client is not None:
+            raise AdapterError(f"{self.profile.row}: the SUT is running; stop it before starting its services alone")
+        try:
+            yield self._start_services()
+        finally:
+            self._stop_services()
+
+    def _stop_services(self) -> None:
         for svc in reversed(self.services):
             svc.stop()
             self.registry.untrack(svc)
         self.services = []
-        if fault is not None:
-            raise AdapterError(f"{self.profile.row}: {fault}{self.log_note(fault.log_tail)}")
 
     def _start_services(self) -> dict[str, str]:
         for spec in self.profile.services:
