@@ -111,7 +111,7 @@ def heading(result: FrontdoorResult, run: RunRecord, outcome: RowOutcome) -> str
 
 
 ENFORCERS = {"sut": "the SUT", "separate-store": "one store per context (the driver opens them)",
-             "driver": "memlab's driver (a filter of its own): the isolation figures are the driver's, "
+             "driver": "memlab's driver (a key or filter of its own): the isolation figures are the driver's, "
                        "not the SUT holding"}
 
 
