@@ -30,9 +30,11 @@ scope is a store of its own, opened by the driver (``isolation: separate-store``
 signed entries ``store/frontdoor/<case>/<quote(json [tenant, user, session])>.json`` (integers stay
 numbers, a missing part is null; percent-encoded, so two scopes never share a file), kept after the
 row. A write is ``sign_entry({"id", "context", "seq", "text", "created_at"}, secret)`` appended to the
-scope's list (``seq`` its place, ``context`` the scope's JSON array as text); the label, the lab's
-Ed25519 signature and the tags have nowhere to go in acrf and are dropped (the channels are one write;
-``trust_root`` is unused: acrf takes no public key). A read is the scope's whole list, in write order,
+scope's list (``seq`` its place, ``context`` the scope's JSON array as text); with ``entry: readme``
+the entry is the README's, ``{"context", "text", "role": "user", "source": label, "created_at"}``, the
+label its ``source`` (MACed with the rest, read by nothing). The lab's Ed25519 signature and the tags
+have nowhere to go in acrf and are dropped, and so is the label of a bound entry (the channels are one
+write there; ``trust_root`` is unused: acrf takes no public key). A read is the scope's whole list, in write order,
 each entry through ``read_safe`` (no query, no limit, no filter: acrf has none), with no marker; a bad
 MAC raises ``MemoryIntegrityError``, a refusal of the read.
 """
@@ -139,12 +141,17 @@ class AcrfDriver(kit.Driver):
         return key, self.case_dir / f"{quote(key, safe='')}.json"
 
     def frontdoor_write(self, scope, text, label, signature, tags):
-        """sign_entry({id, context, seq, text, created_at}, secret), appended to the scope's list; acrf keeps
-        no label, caller's signature or tag, so those are dropped."""
+        """sign_entry(entry, secret), appended to the scope's list: ``{id, context, seq, text, created_at}``
+        (entry bound: no label), or the README's entry ``{context, text, role, source, created_at}`` (entry
+        readme: the label its source); acrf keeps no caller's signature or tag, so those are dropped."""
         key, path = self._scope_store(scope)
         entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
-        entry = {"id": f"e-{secrets.token_hex(6)}", "context": key, "seq": len(entries) + 1, "text": text,
-                 "created_at": datetime.now(timezone.utc).isoformat()}
+        now = datetime.now(timezone.utc).isoformat()
+        if self.entry_kind == "readme":
+            entry = {"context": key, "text": text, "role": "user", "source": label, "created_at": now}
+        else:
+            entry = {"id": f"e-{secrets.token_hex(6)}", "context": key, "seq": len(entries) + 1, "text": text,
+                     "created_at": now}
         signed = sign_entry(entry, self.secret)
         path.write_text(json.dumps(entries + [signed], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return {"accepted": True, "stored": {"file": path.name, "entry": signed}}

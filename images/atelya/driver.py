@@ -36,7 +36,8 @@ the separation is a store per context that the driver opens (``isolation: separa
 appends amem's add event ``{"op": "add", "id", "text", "created_at", "source": label, "ctx": key}`` to
 the scope's op-log and
 attests it (``atelya-attest attest OPLOG --out OPLOG.attest.jsonl --keyfile K``, K the row's key in
-volume ``keys``): the label is the event's ``source``, which ``replay`` takes as the record's ``actor``
+volume ``keys``), and with ``anchor: external`` anchored as the row's own chain is, in a ledger of the
+case's own (``<anchor>/frontdoor/<case>/<op-log>.ledger.jsonl``): the label is the event's ``source``, which ``replay`` takes as the record's ``actor``
 and the audit timeline shows, and nothing in atelya reads it to decide. atelya's attestation is an
 HMAC-SHA256 chain under the application's own secret, computed over every event it is given (no
 caller signature, nothing Ed25519): the lab's signature has nowhere to go and is not kept. Tags have
@@ -123,11 +124,26 @@ class AtelyaDriver(kit.Driver):
             fh.write(amem_attest.json.dumps(event, ensure_ascii=False) + "\n")
         if oplog is None:
             self._attest_and_anchor()
-        else:  # a front-door op-log: attested beside itself (this row anchors nothing)
-            code, out = _run(amem_attest.main, ["attest", str(oplog), "--out", f"{oplog}.attest.jsonl",
-                                                "--keyfile", str(self.key)])
+        else:  # a front-door op-log: attested beside itself, anchored in a ledger of its own (anchor: external)
+            chain = Path(f"{oplog}.attest.jsonl")
+            ledger = None if self.ledger is None else (self.ledger.parent / "frontdoor" / oplog.parent.name
+                                                        / f"{oplog.name}.ledger.jsonl")
+            self._attest_and_anchor(oplog, chain, ledger)
+
+    def _attest_and_anchor(self, oplog=None, chain=None, ledger=None):
+        """atelya-attest attest OPLOG --out CHAIN, then (with a ledger) atelya-anchor anchor CHAIN --ledger L;
+        the row's own op-log, chain and ledger unless a front-door op-log's are given."""
+        oplog, chain = oplog or self.oplog, chain or self.chain
+        ledger = ledger if oplog != self.oplog else self.ledger
+        code, out = _run(amem_attest.main, ["attest", str(oplog), "--out", str(chain), "--keyfile", str(self.key)])
+        if code not in (0, None):
+            raise RuntimeError(f"atelya-attest attest exited {code}: {out}")
+        if ledger is not None:
+            ledger.parent.mkdir(parents=True, exist_ok=True)
+            code, out = _run(amem_anchor.main, ["anchor", str(chain), "--ledger", str(ledger), "--label", LABEL,
+                                                "--keyfile", str(self.akey), "--chain-keyfile", str(self.key)])
             if code not in (0, None):
-                raise RuntimeError(f"atelya-attest attest exited {code}: {out}")
+                log.warning("atelya-anchor refused to checkpoint the chain (exit %s): %s", code, out.strip())
 
     def read(self, context):
         """replay(read_log(OPLOG)): active records whose add event names this context."""
@@ -182,18 +198,6 @@ class AtelyaDriver(kit.Driver):
         if now != then:
             return [f"the op-log no longer matches its attested chain: root {now[:16]} != {then[:16]}"]
         return []
-
-    def _attest_and_anchor(self):
-        code, out = _run(amem_attest.main, ["attest", str(self.oplog), "--out", str(self.chain),
-                                            "--keyfile", str(self.key)])
-        if code not in (0, None):
-            raise RuntimeError(f"atelya-attest attest exited {code}: {out}")
-        if self.ledger is not None:
-            code, out = _run(amem_anchor.main, ["anchor", str(self.chain), "--ledger", str(self.ledger),
-                                                "--label", LABEL, "--keyfile", str(self.akey),
-                                                "--chain-keyfile", str(self.key)])
-            if code not in (0, None):
-                log.warning("atelya-anchor refused to checkpoint the chain (exit %s): %s", code, out.strip())
 
 
     def frontdoor_open(self, case, trust_root, fresh):

@@ -25,7 +25,8 @@ opens the volumes at fixed paths (``kit.fixed_paths``), as a container's mount p
   untouched store too, which the lab judges against the C1 baseline.
 
 Front door (``frontdoor_*``): each case opens its own store, ``Inspeximus(path=<store>/frontdoor/<case>/
-mem.json)`` (the case folder is made on a fresh open; inspeximus creates the file with the first write).
+mem.json)`` (the case folder is made on a fresh open; inspeximus creates the file with the first write),
+with signed write receipts as the row's own store has them (``receipts: signed``).
 A scope's tenant goes to inspeximus's own tenant view ``store.for_tenant(tenant)`` (no tenant: the
 unbound store, inspeximus's admin view of every tenant), its user and session to ``remember``/``recall``
 as ``user_id=``/``session_id=``, each exactly as sent (inspeximus str()s them itself); a part that is
@@ -77,8 +78,12 @@ class InspeximusDriver(kit.Driver):
             raise kit.BadRequest("config.trust_seeds: a non-empty list of inspeximus trust seeds (strings)")
         os.environ["INSPEXIMUS_KEY_HOME"] = str(vols["home"])
         self.path = str(vols["store"] / "mem.json")
-        kwargs = {"receipts": True, "receipt_key": receipt_key_for(self.path)} if self.receipts == "signed" else {}
-        self.mem = Inspeximus(path=self.path, **kwargs)
+        self.mem = self._store(self.path)
+
+    def _store(self, path):
+        """Inspeximus(path=...), with signed write receipts when the row sets receipts: signed."""
+        kwargs = {"receipts": True, "receipt_key": receipt_key_for(path)} if self.receipts == "signed" else {}
+        return Inspeximus(path=path, **kwargs)
 
     def describe(self):
         """inspeximus's version and the configuration."""
@@ -126,9 +131,10 @@ class InspeximusDriver(kit.Driver):
                         ".verify_writes()"}
 
     def frontdoor_open(self, case, trust_root, fresh):
-        """The case's own store, <store>/frontdoor/<case>/mem.json; the trust seeds when the row sets them."""
+        """The case's own store, <store>/frontdoor/<case>/mem.json, with the row's receipts; the trust seeds
+        when the row sets them."""
         folder = kit.case_store(self.vols["store"], case, fresh)
-        self.fd = Inspeximus(path=str(folder / "mem.json"))
+        self.fd = self._store(str(folder / "mem.json"))
         if self.trust_seeds:
             self.fd.trust_seeds = {f"key:{trust_root.hex()}" if seed == "key:trust_root" else seed
                                    for seed in self.trust_seeds}

@@ -21,8 +21,8 @@ model offline), so no store ranks: a search lists a namespace.
   update" (it has no other update).
 - Erase: ``delete(namespace, key)`` of one item, or of every item of the namespace.
 
-Front door (``frontdoor_*``, the SQLite and in-memory stores): each case opens its own store
-(``store/frontdoor/<case>/store.db``, or a new ``InMemoryStore``). A scope is the namespace of its
+Front door (``frontdoor_*``): each case opens its own store (``store/frontdoor/<case>/store.db``, a
+PostgresStore whose tables sit in the case's own schema ``frontdoor_<case>``, or a new ``InMemoryStore``). A scope is the namespace of its
 given parts in order (tenant, user, session; a part not given is left out), each label exactly as sent:
 BaseStore refuses an integer, an empty namespace or a ``.`` in a label, and ``search`` takes a namespace
 *prefix*. BaseStore keeps no label and no signature, so both are dropped (the channels are one write);
@@ -140,9 +140,11 @@ class LangGraphStoreDriver(kit.Driver):
         return ids
 
     def frontdoor_open(self, case, trust_root, fresh):
-        """The case's own store: a new SQLite file (or InMemoryStore); the same file after a restart."""
+        """The case's own store: a new SQLite file, PostgreSQL schema (or InMemoryStore); the same one after
+        a restart."""
         if self.kind == "postgres":
-            raise kit.Unsupported("the front door runs on the sqlite and memory stores of this driver")
+            self._frontdoor_postgres(case, fresh)
+            return
         if self.kind == "memory":
             from langgraph.store.memory import InMemoryStore
 
@@ -155,6 +157,28 @@ class LangGraphStoreDriver(kit.Driver):
         self.exits.close()
         self.exits = ExitStack()
         self.store = self.exits.enter_context(SqliteStore.from_conn_string(str(path)))
+        self.store.setup()
+
+    def _frontdoor_postgres(self, case, fresh):
+        """PostgresStore on the service db, its tables in the case's own schema ``frontdoor_<case>`` (the
+        connection's search_path): made on a fresh open, refused if it exists then or is missing after."""
+        import psycopg
+        from langgraph.store.postgres import PostgresStore
+        from psycopg import sql
+
+        schema = f"frontdoor_{case}"
+        if len(schema.encode()) > 63:
+            raise kit.BadRequest(f"case {case!r}: a PostgreSQL schema name holds at most 63 bytes")
+        with psycopg.connect(self.services["db"], autocommit=True) as conn:
+            there = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
+            if fresh == bool(there):
+                raise kit.BadRequest(f"case {case!r}: schema {schema} {'exists' if there else 'is gone'}")
+            if fresh:
+                conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        url = psycopg.conninfo.make_conninfo(self.services["db"], options=f"-c search_path={schema}")
+        self.exits.close()
+        self.exits = ExitStack()
+        self.store = self.exits.enter_context(PostgresStore.from_conn_string(url))
         self.store.setup()
 
     def frontdoor_write(self, scope, text, label, signature, tags):
