@@ -24,19 +24,37 @@ agent calls, without a model. ``config.part`` picks the memory a row measures:
 The lab's context is the user_id (memories) or the session_id and user_id (sessions); with the
 lifecycle gate's folded scope it is ``tenant/user``.
 
-Front door (``frontdoor_*``, part ``memories`` only): each case its own ``SqliteDb`` at
-``store/frontdoor/<case>/agno.db`` (kept after the row; reopened as it is after a restart). Write is
-the same ``MemoryManager(db).add_user_memory(UserMemory(memory=text, topics=tags), user_id=user)``:
-the scope's user is Agno's user_id as sent (None: not given, and Agno files it under ``"default"``);
-Agno's user memory has no tenant and no session (UserMemory: memory, topics, user_id, input,
-feedback, agent_id, team_id), so neither is passed; it keeps no source, role or signature, so the
-label and signature go nowhere (one channel). The tags are the memory's ``topics``. Read is Agno's
-list API as AgentOS's ``GET /memories`` calls it: ``db.get_user_memories(user_id=user,
-topics=[tag], limit=k, sort_by="updated_at", sort_order="desc")`` (no user: no filter, Agno's own
-answer); the question goes nowhere (Agno ranks memories by nothing but time without a model). Agno
-flags no memory as untrusted: the marker is None.
+Front door (``frontdoor_*``): each case its own ``SqliteDb`` at ``store/frontdoor/<case>/agno.db``
+(kept after the row; reopened as it is after a restart).
+
+- Part ``memories``: write is the same ``MemoryManager(db).add_user_memory(UserMemory(memory=text,
+  topics=tags), user_id=user)``: the scope's user is Agno's user_id as sent (None: not given, and Agno
+  files it under ``"default"``); Agno's user memory has no tenant and no session (UserMemory: memory,
+  topics, user_id, input, feedback, agent_id, team_id), so neither is passed; it keeps no source, role
+  or signature, so the label and signature go nowhere (one channel). The tags are the memory's
+  ``topics``. Read is Agno's list API as AgentOS's ``GET /memories`` calls it:
+  ``db.get_user_memories(user_id=user, topics=[tag], limit=k, sort_by="updated_at",
+  sort_order="desc")`` (no user: no filter, Agno's own answer); the question goes nowhere (Agno ranks
+  memories by nothing but time without a model). Agno flags no memory as untrusted: the marker is None.
+- Part ``sessions``: the application is one ``Agent(id=AGENT, db=<the case's SqliteDb>)`` (no model),
+  and each op runs the Agent's own session code. Write is one run of the session as ``Agent.run``
+  saves it: ``initialize_session(agent, session_id=session, user_id=user)`` (the ids as sent; a
+  session not given is the Agent's sticky one, a uuid4 kept on the Agent instance only),
+  ``read_or_create_session`` (``db.get_session(session_id, AGENT, user_id)``, a new AgentSession when
+  none is found), ``session.upsert_run(run)`` with a RunOutput holding ``Message(role="user",
+  content=text)``, ``resolve_run_index``, then ``save_session`` (``db.upsert_session``) and
+  ``save_run`` (``db.upsert_run(run, session_id, session.user_id, run_index)``), as
+  ``persist_run_in_session`` does (agno/agent/_run.py). The tenant goes nowhere (a session has none);
+  a message's role names the speaker, not a source, and Agno takes no signature and no tag, so the
+  label, signature, tags and trust root go nowhere (one channel). Read is the history the Agent puts
+  in a run's messages (``add_history_to_context``): the same ``initialize_session`` and
+  ``read_or_create_session``, then ``session.get_messages(last_n_runs=k, limit=None,
+  skip_roles=["system"], agent_id=None)`` as ``_history_for_run`` fetches it with
+  ``num_history_runs=k`` (agno/agent/_messages.py; a run here holds one message); the question goes
+  nowhere. Agno flags no history message as untrusted: the marker is None.
 """
 
+import json
 import platform
 import sqlite3
 import sys
@@ -48,6 +66,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
+from agno.agent import Agent  # noqa: E402
+from agno.agent._session import initialize_session, save_run, save_session  # noqa: E402
+from agno.agent._storage import read_or_create_session  # noqa: E402
 from agno.db.base import SessionType  # noqa: E402
 from agno.db.schemas.memory import UserMemory  # noqa: E402
 from agno.db.sqlite import SqliteDb  # noqa: E402
@@ -127,32 +148,56 @@ class AgnoDriver(kit.Driver):
             self.db.delete_run(record_id)
         return [record_id]
 
-    # ---- front door (part memories) --------------------------------------------------
+    # ---- front door ----------------------------------------------------------------
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own SqliteDb (store/frontdoor/<case>/agno.db); the same file after a restart.
-        Agno takes no trust root (it keeps no signature)."""
-        if self.part != "memories":
-            raise kit.Unsupported("the front door runs on part memories (Agno's user memories)")
+        Agno takes no trust root (it keeps no signature). Part sessions: the application's one Agent
+        over it, made anew after a restart (so its sticky session id is a new one, as Agno's is)."""
         [folder] = self.need_volumes("store", why="each case's agno.db")
         root = kit.case_store(folder, case, fresh)
         self._frontdoor_close()
         self.frontdoor_db = SqliteDb(db_file=str(root / "agno.db"))
-        self.frontdoor_memory = MemoryManager(db=self.frontdoor_db)
+        if self.part == "memories":
+            self.frontdoor_memory = MemoryManager(db=self.frontdoor_db)
+        else:
+            self.frontdoor_agent = Agent(id=AGENT, db=self.frontdoor_db)  # no model: only its session code runs
 
     def frontdoor_write(self, scope, text, label, signature, tags):
-        """add_user_memory(UserMemory(memory=text, topics=tags), user_id=user): Agno keeps no label,
-        signature, tenant or session for a memory."""
-        memory = UserMemory(memory=text, topics=list(tags) or None)
-        memory_id = self.frontdoor_memory.add_user_memory(memory, user_id=scope["user"])
-        return {"accepted": memory_id is not None,
-                "stored": {"memory_id": memory_id, "user_id": memory.user_id, "topics": memory.topics}}
+        """Part memories: add_user_memory(UserMemory(memory=text, topics=tags), user_id=user): Agno keeps
+        no label, signature, tenant or session for a memory. Part sessions: one run holding the user's
+        message, saved as Agent.run saves it (module docstring); no label, signature, tag or tenant."""
+        if self.part == "memories":
+            memory = UserMemory(memory=text, topics=list(tags) or None)
+            memory_id = self.frontdoor_memory.add_user_memory(memory, user_id=scope["user"])
+            return {"accepted": memory_id is not None,
+                    "stored": {"memory_id": memory_id, "user_id": memory.user_id, "topics": memory.topics}}
+        agent = self.frontdoor_agent
+        session_id, user_id = initialize_session(agent, session_id=scope["session"], user_id=scope["user"])
+        session = read_or_create_session(agent, session_id=session_id, user_id=user_id)
+        run = RunOutput(run_id=str(uuid.uuid4()), agent_id=agent.id, session_id=session_id, user_id=user_id,
+                        messages=[Message(role="user", content=text)], status=RunStatus.completed)
+        session.upsert_run(run=run)
+        run_index = resolve_run_index(session, run)
+        save_session(agent, session=session)
+        save_run(agent, run=run, session_id=session.session_id, user_id=session.user_id, run_index=run_index)
+        return {"accepted": True, "stored": {"session_id": session.session_id, "user_id": session.user_id,
+                                             "run_id": run.run_id, "run_index": run_index}}
 
     def frontdoor_read(self, scope, query, k, tag):
-        """db.get_user_memories(user_id, topics=[tag], limit=k, updated_at newest first), as served."""
-        found = self.frontdoor_db.get_user_memories(user_id=scope["user"], topics=[tag] if tag else None,
-                                                    limit=k, sort_by="updated_at", sort_order="desc")
-        return [{"text": m.memory if isinstance(m.memory, str) else str(m.memory), "marker": None}
-                for m in found or []]
+        """Part memories: db.get_user_memories(user_id, topics=[tag], limit=k, updated_at newest first).
+        Part sessions: the history the Agent replays, session.get_messages(last_n_runs=k), as served."""
+        if self.part == "memories":
+            found = self.frontdoor_db.get_user_memories(user_id=scope["user"], topics=[tag] if tag else None,
+                                                        limit=k, sort_by="updated_at", sort_order="desc")
+            return [{"text": m.memory if isinstance(m.memory, str) else str(m.memory), "marker": None}
+                    for m in found or []]
+        agent = self.frontdoor_agent
+        session_id, user_id = initialize_session(agent, session_id=scope["session"], user_id=scope["user"])
+        session = read_or_create_session(agent, session_id=session_id, user_id=user_id)
+        history = session.get_messages(last_n_runs=k, limit=None, skip_roles=[agent.system_message_role],
+                                       agent_id=None)
+        return [{"text": m.content if isinstance(m.content, str) else json.dumps(m.content, default=str),
+                 "marker": None} for m in history]
 
     def close(self):
         self._frontdoor_close()
@@ -161,7 +206,7 @@ class AgnoDriver(kit.Driver):
 
     def _frontdoor_close(self):
         db = getattr(self, "frontdoor_db", None)
-        self.frontdoor_db = self.frontdoor_memory = None
+        self.frontdoor_db = self.frontdoor_memory = self.frontdoor_agent = None
         if db is not None:
             db.close()
 

@@ -28,6 +28,27 @@ exists, does its one thing and, for a mutation, ``save_state`` back to the file.
   agent's reset (``on_reset``: ``model_context.clear()``) saved back to the file. No update.
 
 With the lifecycle gate's folded scope the context is ``tenant/user``.
+
+Front door (``frontdoor_*``): each case opens its own folder, ``store/frontdoor/<case>/`` (the same one
+again, unchanged, after a restart), and in it one saved state file per scope, as above (a fresh agent,
+``load_state`` of the file, the op, ``save_state`` back).
+
+- Scope: AutoGen keeps no context of its own -- a model context is one agent object's list, and where
+  its saved state goes is the application's (the tutorial's file) -- so each scope is a store of its
+  own that the driver opens: the file ``<the JSON array [tenant, user, session], percent-encoded>.json``
+  (the parts exactly as sent: an integer stays a JSON number, a part not given is ``null``), an
+  injective name, so no two scopes share a file (the profile declares ``isolation: separate-store``).
+- Write: what ``AssistantAgent._add_messages_to_context`` does with an incoming chat message,
+  ``model_context.add_message(TextMessage(content=text, source=label).to_model_message())``: a
+  ``UserMessage`` whose ``source`` is AutoGen's own sender field ("The name of the agent that sent this
+  message"; ``run(task=...)`` sends the user's task as ``source="user"``, another agent's message
+  carries that agent's name). The label goes there as sent. AutoGen has no signature, and a
+  ``UserMessage`` has no tag or metadata field, so the signature, tags and ``trust_root`` go nowhere.
+- Read: ``model_context.get_messages()`` after ``load_state`` -- what ``AssistantAgent._call_llm``
+  hands its model client next turn (after the system message): the default
+  ``UnboundedChatCompletionContext`` serves every message, in order, whatever the question, so the
+  query, ``k`` and the tag go nowhere. Served as each message's ``content``, with no marker (AutoGen
+  has no untrusted flag; ``source`` reaches the model as the message's ``name``, never a filter).
 """
 
 import asyncio
@@ -101,23 +122,58 @@ class AutogenStateDriver(kit.Driver):
         if hasattr(self, "loop"):
             self.loop.close()
 
+    # ---- the front door (images/README.md, "Front-door additions") -------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own folder of per-scope state files: new when fresh, the kept one after a restart
+        (trust_root unused: AutoGen takes no public key)."""
+        self.case_dir = kit.case_store(self.folder, case, fresh)
+
+    def _scope_path(self, scope):
+        """The scope's own state file (separate-store): the JSON array [tenant, user, session], percent-encoded."""
+        if getattr(self, "case_dir", None) is None:
+            raise kit.BadRequest("frontdoor_open first")
+        key = json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False)
+        return self.case_dir / f"{quote(key, safe='')}.json"
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """model_context.add_message(TextMessage(text, source=label).to_model_message()), saved back; no
+        signature or tag is kept (AutoGen has neither)."""
+        path = self._scope_path(scope)
+        message = TextMessage(content=text, source=label).to_model_message()
+        agent = self._load_file(path)
+        self._run(agent.model_context.add_message(message))
+        self._save_file(path, agent)
+        return {"accepted": True, "stored": {"file": path.name, "message": message.model_dump(mode="json")}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """model_context.get_messages() of the scope's saved state: every message in order (no query,
+        limit or filter), each served as its content, with no marker."""
+        agent = self._load_file(self._scope_path(scope))
+        return [{"text": m.content if isinstance(m.content, str) else json.dumps(m.model_dump(mode="json")["content"]),
+                 "marker": None} for m in self._run(agent.model_context.get_messages())]
+
     # ---- one stateless endpoint: a fresh agent, its state loaded from the file ----------------
     def _path(self, context):
         return self.folder / f"{quote(context, safe='')}.json"
 
     def _load(self, context):
+        return self._load_file(self._path(context))
+
+    def _save(self, context, agent):
+        self._save_file(self._path(context), agent)
+
+    def _load_file(self, path):
         agent = AssistantAgent(AGENT, model_client=ReplayChatCompletionClient([]),
                                system_message="You are a helpful assistant")
-        path = self._path(context)
         if path.is_file():
             with open(path) as f:
                 state = json.load(f)
             self._run(agent.load_state(state))
         return agent
 
-    def _save(self, context, agent):
+    def _save_file(self, path, agent):
         state = self._run(agent.save_state())
-        with open(self._path(context), "w") as f:
+        with open(path, "w") as f:
             json.dump(state, f)
 
     def _run(self, coroutine):

@@ -22,8 +22,34 @@ session_id UUID, message JSONB, created_at TIMESTAMPTZ``, an index on session_id
 - lifecycle: ``update`` and the erase of one message set ``history.messages`` (the class's setter:
   ``clear()`` then ``add_messages(...)``) to the served list with the message replaced (same id)
   or left out: the class's one way to change or drop a message of a session.
+
+Front door (``frontdoor_*``, row langchain-postgres-history): each case has its own schema in the
+service's database, ``frontdoor_<case>``, and a connection of its own whose ``search_path`` is that
+schema, so the class's table (``chat_history``, made by ``PostgresChatMessageHistory.create_tables``
+when the case opens fresh, found again as it is after a restart, kept after the row) is the case's.
+
+- Scope: the class's one context is ``session_id`` (``WHERE session_id = %(session_id)s``), which
+  must be a UUID (``__init__`` raises otherwise). The driver builds it from the lab's three parts:
+  ``uuid5(NAMESPACE, JSON array [tenant, user, session])`` of the parts exactly as sent (an integer
+  stays a JSON number, a part not given is ``null``): the JSON array is injective and uuid5 a SHA-1
+  name hash, so two scopes share a session only by a hash collision. That separation is the
+  driver's mapping (the profile declares ``isolation: driver``), not the class's.
+- Write: ``add_messages([HumanMessage(content=text, id=<uuid4>)])``, the user's turn as
+  ``RunnableWithMessageHistory`` adds it (``_exit_history``). The label goes to langchain-core's own
+  provenance field of a human message, ``additional_kwargs["lc_source"]``, set by
+  ``add_notification_metadata(message, source=label)`` (``langchain_core/messages/notification.py``:
+  "which feature added a message"; read by ``get_notification_metadata``); ``message_to_dict`` keeps it
+  in the stored JSONB and ``messages_from_dict`` serves it back. Nothing on the read path reads it
+  (langchain-core's own docstring: "Don't use them to decide whether to trust a message"). The class
+  and langchain-core have no signature and no tags, so the signature, tags and ``trust_root`` go
+  nowhere.
+- Read: ``history.messages`` (``get_messages``: every message of the session ``ORDER BY id``), what
+  ``RunnableWithMessageHistory._enter_history`` hands the chain, whole: no query, count or filter, so
+  the query, ``k`` and the tag go nowhere. Served as the messages' content, no marker (the class has
+  no untrusted flag; ``lc_source`` is not one and is not sent to a model).
 """
 
+import json
 import platform
 import sys
 import uuid
@@ -34,7 +60,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
 import psycopg  # noqa: E402
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
+from psycopg import sql  # noqa: E402
+from langchain_core.messages import (  # noqa: E402
+    AIMessage, HumanMessage, SystemMessage, add_notification_metadata, message_to_dict)
 from langchain_postgres import PostgresChatMessageHistory  # noqa: E402
 
 TABLE = "chat_history"  # the table name of the class's docstring example
@@ -111,9 +139,70 @@ class LangchainPostgresHistoryDriver(kit.Driver):
         history.messages = served
         return _record(served[at])
 
+    # ---- the front door: one table per case, one session per scope ----------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own schema, frontdoor_<case>, on a connection of its own (search_path), its table made
+        by create_tables when fresh, else the one kept; no trust root taken."""
+        schema = f"frontdoor_{case}"
+        if len(schema.encode()) > 63:
+            raise kit.BadRequest(f"case {case!r}: a PostgreSQL schema name holds at most 63 bytes")
+        with psycopg.connect(self.services["db"], autocommit=True) as conn:
+            there = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
+            if fresh == bool(there):
+                raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but schema {schema} "
+                                     f"{'exists' if there else 'does not exist'}")
+            if fresh:
+                conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        self._frontdoor_close()
+        self.fd_conn = psycopg.connect(psycopg.conninfo.make_conninfo(self.services["db"],
+                                                                      options=f"-c search_path={schema}"))
+        if fresh:
+            PostgresChatMessageHistory.create_tables(self.fd_conn, TABLE)
+
+    def _frontdoor_close(self):
+        conn, self.fd_conn = getattr(self, "fd_conn", None), None
+        if conn is not None:
+            conn.close()
+
+    def _frontdoor_history(self, scope):
+        if getattr(self, "fd_conn", None) is None:
+            raise kit.BadRequest("frontdoor_open first")
+        return PostgresChatMessageHistory(TABLE, _session_id(scope), sync_connection=self.fd_conn)
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """add_messages of one HumanMessage, the label as its lc_source; no signature or tag kept."""
+        history = self._frontdoor_history(scope)
+        message = HumanMessage(content=text, id=str(uuid.uuid4()))
+        if label is not None:
+            message = add_notification_metadata(message, source=label)
+        try:
+            history.add_messages([message])
+        except Exception:
+            self.fd_conn.rollback()  # the SUT raised: its refusal stands, the connection is usable again
+            raise
+        return {"accepted": True, "stored": {"table": TABLE, "session_id": _session_id(scope),
+                                             "message": message_to_dict(message)}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """history.messages of the scope's session: every message, as the chain is handed them, no marker."""
+        history = self._frontdoor_history(scope)
+        try:
+            messages = history.messages
+        finally:
+            self.fd_conn.rollback()  # get_messages leaves its transaction open
+        return [{"text": m.content if isinstance(m.content, str) else json.dumps(m.content), "marker": None}
+                for m in messages]
+
     def close(self):
+        self._frontdoor_close()
         if hasattr(self, "conn"):
             self.conn.close()
+
+
+def _session_id(scope):
+    """The session id of a scope: uuid5 of the JSON array of its parts as sent (ints stay numbers)."""
+    parts = json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
+    return str(uuid.uuid5(NAMESPACE, parts))
 
 
 def _record(message):

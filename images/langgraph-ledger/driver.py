@@ -16,7 +16,20 @@ is a required argument): ``open.config.trace`` ``beside`` (the default: volume `
 - audit: ``langgraph_ledger.verify_thread(saver.inner, trace/<thread>.jsonl)``: the chain, then
   every logged checkpoint re-read from the saver and re-hashed. Keyless, as SUT notes advise:
   keyed mode cannot be verified through ``verify_thread``.
+
+Front door (``frontdoor_*``): each case opens its own ``store/frontdoor/<case>/checkpoints.db``
+(the same file again after a restart) under its own ``TracingCheckpointSaver(SqliteSaver(conn),
+trace_root=<trace volume>/frontdoor/<case>/trace)`` -- the trace beside it in volume ``store``, or in
+volume ``trace`` with ``config.trace: off`` -- and the same one-node graph over it. As for
+images/langgraph-sqlite: the one thread id is the JSON array ``[tenant, user, session]`` of the scope's
+parts as sent (injective: a checkpointer keys on ``thread_id`` only); a write is one graph turn carrying
+the text as a ``HumanMessage`` (no label, signature or tag goes anywhere: a message's ``type`` names the
+speaker); a read is ``graph.get_state(cfg).values["messages"]``, which passes straight through the
+wrapper (``TracingCheckpointSaver.get_tuple`` delegates to the inner saver; the ledger is checked only
+by ``verify_thread``, the audit), served with no marker.
 """
+
+import json
 
 import platform
 import sqlite3
@@ -26,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+from langchain_core.messages import HumanMessage  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 from langgraph_ledger import TracingCheckpointSaver, verify_thread  # noqa: E402
 from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
@@ -40,6 +54,7 @@ class LedgerDriver(MessageThread, kit.Driver):
         self.placement = self.choice("trace", ("beside", "off"), "beside")
         trace_volume = (self.need_volumes("trace", why="config.trace: off")[0] if self.placement == "off"
                         else volumes["store"])
+        self.trace_volume = trace_volume
         self.conn = sqlite3.connect(str(volumes["store"] / "checkpoints.db"), check_same_thread=False)
         self.trace_root = trace_volume / "trace"
         self.saver = TracingCheckpointSaver(SqliteSaver(self.conn), trace_root=self.trace_root)
@@ -69,10 +84,50 @@ class LedgerDriver(MessageThread, kit.Driver):
         return {"ok": bool(report.get("ok")), "problems": problems,
                 "call": f"langgraph_ledger.verify_thread(SqliteSaver(checkpoints.db), {path})"}
 
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own checkpoints.db and trace folder under a wrapper of their own; no trust root taken."""
+        path = kit.case_store(self.volumes["store"], case, fresh, "checkpoints.db")
+        self._close_frontdoor()
+        self.frontdoor_conn = sqlite3.connect(str(path), check_same_thread=False)
+        inner = SqliteSaver(self.frontdoor_conn)
+        inner.setup()  # the file's tables, as the saver makes them on first use (no checkpoint written)
+        trace_root = self.trace_volume / "frontdoor" / case / "trace"
+        self.frontdoor_graph = compile_graph(TracingCheckpointSaver(inner, trace_root=trace_root))
+
+    def _frontdoor_cfg(self, scope):
+        if not hasattr(self, "frontdoor_graph"):
+            raise kit.BadRequest("frontdoor_open first")
+        return {"configurable": {"thread_id": _thread_id(scope)}}
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """One graph turn carrying the text as the user's message; no label, signature or tag kept."""
+        cfg = self._frontdoor_cfg(scope)
+        values = self.frontdoor_graph.invoke({"messages": [HumanMessage(content=text)]}, cfg)
+        last = values["messages"][-1] if values.get("messages") else None
+        return {"accepted": True, "stored": {"thread_id": cfg["configurable"]["thread_id"],
+                                             "message_id": getattr(last, "id", None), "type": "human"}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """get_state(thread).values["messages"] through the wrapper: the whole message list, no marker."""
+        state = self.frontdoor_graph.get_state(self._frontdoor_cfg(scope))
+        return [{"text": m.content if isinstance(m.content, str) else json.dumps(m.content), "marker": None}
+                for m in (state.values or {}).get("messages", [])]
+
+    def _close_frontdoor(self):
+        if getattr(self, "frontdoor_conn", None) is not None:
+            self.frontdoor_conn.close()
+        self.frontdoor_conn = None
+
     def close(self):
-        """Close the connection."""
+        """Close the connections."""
+        self._close_frontdoor()
         if hasattr(self, "conn"):
             self.conn.close()
+
+
+def _thread_id(scope):
+    """The one thread id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,30 @@ builds around a chat model, with the model left out.
 ``EncryptedSerializer.from_pycryptodome_aes(key=...)`` (AES-EAX); the 32-byte key
 lives in volume ``keys`` (``aes.key``, created on the first open), which the
 adversary does not hold.
+
+Front door (``frontdoor_*``, memlab frontdoor run --sut): each case opens its own checkpointer over
+an empty store -- SqliteSaver on ``store/frontdoor/<case>/checkpoints.db`` (the same file again,
+unchanged, after a restart; the same serde, so with ``aes`` every blob is sealed), or PostgresSaver
+on the case's own PostgreSQL schema ``frontdoor_<case>`` (the connection's ``search_path``; made
+when fresh, found again after a restart) -- and the same one-node graph over it.
+
+- Scope: a checkpointer keys a thread on ``thread_id`` (+ ``checkpoint_ns``, the subgraph's, ``""``
+  here) and nothing else (SqliteSaver.get_tuple: ``WHERE thread_id = ? AND checkpoint_ns = ?``, the
+  id as ``str()``). The lab's scope has three parts, so the driver builds the one thread id from
+  them: the JSON array ``[tenant, user, session]`` of the parts exactly as sent (an integer stays a
+  JSON number, a part not given is ``null``), an injective encoding (the profile declares
+  ``isolation: driver``).
+- Write: one graph turn, ``graph.invoke({"messages": [HumanMessage(text)]}, cfg)`` -- LangGraph
+  itself merges it into the thread (``add_messages``) and checkpoints it. A message keeps no
+  caller-set source: its ``type`` (human / ai / system / tool) names the speaker and nothing on the
+  read path reads it for provenance, and LangGraph has no signature or tags, so the label,
+  signature, tags and ``trust_root`` go nowhere: the channels are one write.
+- Read: ``graph.get_state(cfg).values["messages"]`` -- the thread's whole message list as the graph
+  (and the model node it would call) is served it: no query, limit or filter. Each message's
+  content, with no marker (LangGraph has no untrusted flag).
 """
+
+import json
 
 import os
 import platform
@@ -37,6 +60,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+from langchain_core.messages import HumanMessage  # noqa: E402
 from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
 
 SAVERS = {"sqlite": "langgraph-checkpoint-sqlite", "postgres": "langgraph-checkpoint-postgres"}
@@ -53,7 +77,7 @@ class LangGraphSqliteDriver(MessageThread, kit.Driver):
         self.serde_kind = config.get("serde", "plain")
         if self.serde_kind not in ("plain", "aes"):
             raise kit.BadRequest(f"config.serde {self.serde_kind!r}: use plain or aes")
-        kwargs = {}
+        kwargs = self.serde_kwargs = {}
         if self.serde_kind == "aes":
             if "keys" not in volumes:
                 raise kit.BadRequest("serde: aes needs a volume named keys (held off the store)")
@@ -97,10 +121,75 @@ class LangGraphSqliteDriver(MessageThread, kit.Driver):
                 "configuration": {"serde": self.serde_kind,
                                   **({"saver": "postgres"} if self.saver_kind == "postgres" else {})}}
 
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own checkpointer and graph (a new, empty store when fresh); no trust root taken."""
+        self._close_frontdoor()
+        if self.saver_kind == "postgres":
+            saver = self._frontdoor_postgres(case, fresh)
+        else:
+            from langgraph.checkpoint.sqlite import SqliteSaver
+
+            path = kit.case_store(self.volumes["store"], case, fresh, "checkpoints.db")
+            self.frontdoor_conn = sqlite3.connect(str(path), check_same_thread=False)
+            saver = SqliteSaver(self.frontdoor_conn, **self.serde_kwargs)
+            saver.setup()  # the file's tables, as the saver makes them on first use (no checkpoint written)
+        self.frontdoor_graph = compile_graph(saver)
+
+    def _frontdoor_postgres(self, case, fresh):
+        """PostgresSaver on the case's own schema (search_path), its tables made by setup()."""
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg import sql
+        from psycopg.rows import dict_row
+
+        schema = f"frontdoor_{case}"
+        conn = psycopg.connect(self.services["db"], autocommit=True, prepare_threshold=0, row_factory=dict_row)
+        self.frontdoor_conn = conn
+        found = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
+        if fresh == (found is not None):
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but schema {schema} "
+                                 f"{'exists' if found else 'does not exist'}")
+        if fresh:
+            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+        saver = PostgresSaver(conn, **self.serde_kwargs)
+        saver.setup()
+        return saver
+
+    def _frontdoor_cfg(self, scope):
+        if not hasattr(self, "frontdoor_graph"):
+            raise kit.BadRequest("frontdoor_open first")
+        return {"configurable": {"thread_id": _thread_id(scope)}}
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """One graph turn carrying the text as the user's message; no label, signature or tag kept."""
+        cfg = self._frontdoor_cfg(scope)
+        values = self.frontdoor_graph.invoke({"messages": [HumanMessage(content=text)]}, cfg)
+        last = values["messages"][-1] if values.get("messages") else None
+        return {"accepted": True, "stored": {"thread_id": cfg["configurable"]["thread_id"],
+                                             "message_id": getattr(last, "id", None), "type": "human"}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """get_state(thread).values["messages"]: the thread's whole message list, no marker."""
+        state = self.frontdoor_graph.get_state(self._frontdoor_cfg(scope))
+        return [{"text": m.content if isinstance(m.content, str) else json.dumps(m.content), "marker": None}
+                for m in (state.values or {}).get("messages", [])]
+
+    def _close_frontdoor(self):
+        if getattr(self, "frontdoor_conn", None) is not None:
+            self.frontdoor_conn.close()
+        self.frontdoor_conn = None
+
     def close(self):
-        """Close the connection (SqliteSaver folds its WAL back into the file)."""
+        """Close the connections (SqliteSaver folds its WAL back into the file)."""
+        self._close_frontdoor()
         if hasattr(self, "conn"):
             self.conn.close()
+
+
+def _thread_id(scope):
+    """The one thread id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 def _key(path):
