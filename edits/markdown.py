@@ -17,6 +17,15 @@ Hermes's ``§`` does: such lines are never records, T2/T3 delete the record's li
 separator beside it (the one before it, else the one after), and T5 inserts a separator
 before the forged line, so the file keeps one separator between every two records.
 
+``layout.continuation`` (optional, a line regex) lets a record span lines, as a memory written with a
+newline in its text is stored: a line directly after a record line (or after that record's previous
+continuation line) that is not a record line, not the separator, and matches the regex is part of
+that record, its text group joined with ``"\\n"`` and the line; the record's locator adds
+``last_line``. Without it a record is one line, exactly as above. The line operations move one line,
+so an edit on such a layout is refused (:class:`~edits.model.EditError` naming
+``store.continuation``): the field serves reading a store back (a front-door row's
+``frontdoor.stored``), not editing it.
+
 The files are the editor's *documents* (``documents()``: each context's lines, a
 :class:`~edits.lines.LineFile`); :mod:`edits.sqlite_lines` reads the same lines from a cell of
 a SQLite row instead, with everything else here.
@@ -50,7 +59,7 @@ from typing import Any
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
 from edits.lines import LineEditor, LineFile
-from edits.model import EditError, Record
+from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.plan import Outcome, Plan
 from edits.records import decode_payload, sort_records
 from edits.registry import FILE, Backend, Field, register
@@ -67,6 +76,8 @@ class MarkdownEditor(LineEditor):
         self.file_re = context_re(layout.file)
         self.text_group = layout.payload.field if layout.payload.field in self.pattern.groupindex else "text"
         self.separator = layout.options.get("record_separator")
+        continuation = layout.options.get("continuation")
+        self.continuation = re.compile(continuation) if continuation is not None else None
         missing = [g for g in layout.metadata.values() if g not in self.pattern.groupindex]
         if missing:
             raise EditError(f"record_pattern has no group(s) {missing} named by store.metadata")
@@ -91,6 +102,8 @@ class MarkdownEditor(LineEditor):
 
     def records(self) -> list[Record]:
         """Every record line of every context document, sorted by (context, position)."""
+        if self.continuation is not None:
+            return self._records_with_continuation()
         out: list[Record] = []
         self.loaded = {}
         for ctx, f in self.documents():
@@ -107,6 +120,41 @@ class MarkdownEditor(LineEditor):
                                   fields={"line": body, **groups}, locator={**self._locator(f), "line": n}))
                 index += 1
         return sort_records(out)
+
+    def _records_with_continuation(self) -> list[Record]:
+        """``records`` where a record may span lines (``layout.continuation``, see the module)."""
+        out: list[Record] = []
+        self.loaded = {}
+        for ctx, f in self.documents():
+            self.loaded[f.rel] = f
+            blocks: list[tuple[int, dict, list[str]]] = []  # (first line, groups, the record's lines)
+            open_block = False
+            for n, body in enumerate(f.bodies, start=1):
+                m = None if body == self.separator else self.pattern.match(body)
+                if m:
+                    blocks.append((n, m.groupdict(), [body]))
+                    open_block = True
+                elif open_block and body != self.separator and self.continuation.match(body):
+                    blocks[-1][2].append(body)
+                else:
+                    open_block = False
+            for index, (n, groups, lines) in enumerate(blocks):
+                text = "\n".join([groups[self.text_group] or "", *lines[1:]])
+                groups = {**groups, self.text_group: text}
+                out.append(Record(context=ctx, identity=(ctx, index), order=index,
+                                  payload=decode_payload(text, self.layout.payload),
+                                  metadata={k: groups.get(g) for k, g in self.layout.metadata.items()},
+                                  fields={"line": "\n".join(lines), **groups},
+                                  locator={**self._locator(f), "line": n, "last_line": n + len(lines) - 1}))
+        return sort_records(out)
+
+    def apply(self, spec: EditSpec) -> AppliedEdit:
+        """As every editor's; refused where a record may span lines (``layout.continuation``)."""
+        if self.continuation is not None:
+            raise EditError(f"{spec.case}: the {self.backend} editor does not edit a layout with store.continuation "
+                            "(a record of several lines): it only reads such a store back; drop store.continuation "
+                            "to edit one-line records")
+        return super().apply(spec)
 
     def _delete(self, p: Plan) -> Outcome:
         """Delete the record's line; with a separator, also the separator next to it."""
@@ -179,6 +227,26 @@ RECORD_PATTERN = Field("record_pattern", required=True, parse=_record_pattern,
 RECORD_SEPARATOR = Field("record_separator", fix="give the separator line's exact text, e.g. '§'")
 """The line fields, read by every backend whose records are Markdown lines (markdown, sqlite-lines)."""
 
+
+def _continuation(pattern: Any, store: dict) -> str:
+    """``continuation``: a line regex; a line it matches, directly after a record's line, is that record's."""
+    fix = "give a line regex for the lines that continue a record, e.g. '^(?!- ).+$' (a line not starting a bullet)"
+    if not isinstance(pattern, str):
+        raise LayoutError("continuation", "must be a regular expression", fix)
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise LayoutError("continuation", f"not a regular expression: {exc}", fix) from exc
+    if compiled.match("") is not None:
+        raise LayoutError("continuation", "matches an empty line, so a blank line would join the record before it",
+                          fix)
+    return pattern
+
+
+CONTINUATION = Field("continuation", parse=_continuation,
+                     fix="give a line regex for the lines that continue a record, e.g. '^(?!- ).+$'")
+"""A Markdown store's records of several lines (the markdown backend only)."""
+
 BACKEND = register(Backend(
     "markdown", FILE, editor=MarkdownEditor, context_field=False, check=_one_file_per_context,
-    fields=(RECORD_PATTERN, RECORD_SEPARATOR)))
+    fields=(RECORD_PATTERN, RECORD_SEPARATOR, CONTINUATION)))

@@ -132,7 +132,7 @@ def test_the_built_in_backends_declare_themselves():
         "json-files": ("file", "edits.jsonfiles", ("context_encoding",), True),
         "jsonl": ("file", "edits.jsonl", (), False),
         "lancedb": ("file", "edits.lancedb", ("table", "context_pattern"), False),
-        "markdown": ("file", "edits.markdown", ("record_pattern", "record_separator"), False),
+        "markdown": ("file", "edits.markdown", ("record_pattern", "record_separator", "continuation"), False),
         "postgres": ("service", "edits.postgres", ("service", "table"), True),
         "qdrant": ("file", "edits.qdrant", ("collection", "context_pattern"), False),
         "redis": ("service", "edits.redis", ("service", "key", "latest", "cascade_keys"), True),
