@@ -19,9 +19,10 @@ before the forged line, so the file keeps one separator between every two record
 
 ``layout.continuation`` (optional, a line regex) lets a record span lines, as a memory written with a
 newline in its text is stored: a line directly after a record line (or after that record's previous
-continuation line) that is not a record line, not the separator, and matches the regex is part of
-that record, its text group joined with ``"\\n"`` and the line; the record's locator adds
-``last_line``. Without it a record is one line, exactly as above. The line operations move one line,
+continuation line) that is not the separator and matches the regex is part of that record, its text
+group joined with ``"\\n"`` and the line; the record's locator adds ``last_line``. The regex is tried
+before the record pattern, so a store whose entries stand between separator lines (Hermes's ``§``)
+names every non-empty line a continuation and each entry's first line its record line. Without it a record is one line, exactly as above. The line operations move one line,
 so an edit on such a layout is refused (:class:`~edits.model.EditError` naming
 ``store.continuation``): the field serves reading a store back (a front-door row's
 ``frontdoor.stored``), not editing it.
@@ -130,12 +131,13 @@ class MarkdownEditor(LineEditor):
             blocks: list[tuple[int, dict, list[str]]] = []  # (first line, groups, the record's lines)
             open_block = False
             for n, body in enumerate(f.bodies, start=1):
-                m = None if body == self.separator else self.pattern.match(body)
-                if m:
+                if body == self.separator:
+                    open_block = False
+                elif open_block and self.continuation.match(body):  # tried first: see the module
+                    blocks[-1][2].append(body)
+                elif m := self.pattern.match(body):
                     blocks.append((n, m.groupdict(), [body]))
                     open_block = True
-                elif open_block and body != self.separator and self.continuation.match(body):
-                    blocks[-1][2].append(body)
                 else:
                     open_block = False
             for index, (n, groups, lines) in enumerate(blocks):

@@ -189,3 +189,20 @@ def test_without_the_field_records_are_read_exactly_as_before(tmp_path_factory, 
     cont = layout(continuation=r"^CONT", **({"record_separator": separator} if separator else {}))
     plain = [(r.payload, r.locator["line"]) for r in open_editor(cont, vol).records()]
     assert plain == [(g[3], g[6]["line"]) for g in got] or any(line.startswith("CONT") for line in lines)
+
+
+def test_entries_between_separator_lines_read_back_whole(tmp_path):
+    """Hermes's MEMORY.md: entries joined by a '§' line, each entry as written (newlines kept); every line
+    matches the record pattern, so the continuation is tried first and an entry's first line starts it."""
+    texts = ["The user banks with Alpine Savings.", *SMUGGLED, "The user prefers email."]
+    path = tmp_path / "mem" / "A" / "MEMORY.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n§\n".join(texts) + "\n", encoding="utf-8")
+    hermes = parse_layout({"backend": "markdown", "volume": "store", "file": "mem/{context}/MEMORY.md", "identity": [],
+                           "order": "@position", "payload": "text", "record_pattern": "^(?P<text>.+)$",
+                           "record_separator": "§", "continuation": "^.+$"})
+    assert payloads(hermes, tmp_path) == texts
+    one_line = parse_layout({"backend": "markdown", "volume": "store", "file": "mem/{context}/MEMORY.md", "identity": [],
+                             "order": "@position", "payload": "text", "record_pattern": "^(?P<text>.+)$",
+                             "record_separator": "§"})
+    assert len(payloads(one_line, tmp_path)) == 1 + 2 + 3 + 1  # without it, a record per line
