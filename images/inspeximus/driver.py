@@ -153,8 +153,8 @@ class InspeximusDriver(kit.Driver):
         """remember(text, tags=..., source={"doc": label}, [attestation=(signer, signature)], user_id=...,
         session_id=...) on the tenant's view; inspeximus verifies the attestation itself."""
         handle = self._fd_handle(scope)
-        attested = {} if signature is None else {"attestation": (self.signer.hex() if self.signer else "",
-                                                                signature.hex())}
+        signer = self.frontdoor_signer.hex() if self.frontdoor_signer else ""
+        attested = {} if signature is None else {"attestation": (signer, signature.hex())}
         rid = handle.remember(text, tags=list(tags), source={"doc": label}, **attested, **self._fd_ids(scope))
         rec = next((r for r in handle.items if r.get("id") == rid), {})
         meta = rec.get("meta") or {}

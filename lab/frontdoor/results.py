@@ -19,19 +19,27 @@ from lab.frontdoor.records import Record
 from lab.frontdoor.scope import Scope
 from lab.frontdoor.probes import SECRETS
 from lab.lifecycle.judge import RULES
-from lab.frontdoor.verdicts import Cell, Decision, Tally, cell, decide, decide_leak, level, tally
+from lab.frontdoor.verdicts import (BEFORE_4, CURRENT, Cell, Decision, Rules, Tally, cell, decide, decide_leak, level,
+                                    tally)
 
 #: 2: the position (live or restarted), the row's SUT side (where its label and signature go, and
 #: which channels it can tell apart), and why the SUT refused a write. 3: each fixture's case and its
 #: store read back with the SUT stopped (proven stored, the front door's C3), its attack's rewording,
-#: and the filler written before every fixture (the scale tier). 4: an isolation case leaks either way
-#: (the reader's memory served to the owner too) and a leak seen needs no control (verdicts.decide_leak).
+#: and the filler written before every fixture (the scale tier). 4: judged by the rules of
+#: ``verdicts.Rules``: an isolation case leaks either way (the reader's memory served to the owner too)
+#: and a leak seen needs no control; a stored text is found with its spacing and case folded; a refused
+#: attack is REJECTED whatever the trust filter served.
 SCHEMA = "memlab.frontdoor-row/4"
 SCHEMA_V3 = "memlab.frontdoor-row/3"
 SCHEMA_V2 = "memlab.frontdoor-row/2"
 SCHEMA_V1 = "memlab.frontdoor-row/1"
-#: The row schemas whose isolation cases were judged one way (the owner's secret to the reader).
-ONE_WAY = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3)
+
+
+def rules_of(schema: str) -> Rules:
+    """The rules a row of ``schema`` was judged by: those before schema 4 for schemas 1-3."""
+    return BEFORE_4 if schema in (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3) else CURRENT
+
+
 DERIVED = ("cells", "level", "probes", "channels", "isolation_figures")
 
 
@@ -160,13 +168,13 @@ class FrontdoorResult(Record):
             return [f"judge revision {self.judge_revision}, this lab has {sorted(RULES)}"]
         revision = self.judge_revision
         secrets = {s.id: s for s in SECRETS}
+        rules = rules_of(self.schema_)
         out = [f"{o.fixture} on {o.channel.value}" for o in self.poisoning
-               if decide(BY_ID[o.fixture], utility_for(BY_ID[o.fixture]), o.writes, o.reads, revision, o.stored)
-               != o.decision]
-        both_ways = self.schema_ not in ONE_WAY
+               if decide(BY_ID[o.fixture], utility_for(BY_ID[o.fixture]), o.writes, o.reads, revision, o.stored,
+                         rules) != o.decision]
         out += [f"{o.probe}: {o.secret}" for o in self.isolation
                 if decide_leak(secrets[o.secret].owner.canary, secrets[o.secret].reader.canary, o.reads, revision,
-                               both_ways) != o.decision]
+                               rules.both_ways) != o.decision]
         return out
 
     def to_json(self) -> dict[str, Any]:

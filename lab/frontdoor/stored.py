@@ -19,6 +19,7 @@ from typing import Any
 from edits import paths
 from edits.base import editor_for
 from lab.frontdoor.observations import StoredRecord
+from lab.frontdoor.as_sent import holds
 from lab.profile.stored import FieldPath, StoredSpec
 
 MAX_LABEL = 1000  # characters of a stored label kept as evidence
@@ -54,7 +55,7 @@ def read_case(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: Iter
     editor = editor_for(spec.layout(case), volumes, services)
     out = []
     for record in editor.records():
-        if any(t in record.payload for t in wanted):
+        if any(holds(t, record.payload) for t in wanted):
             out.append(StoredRecord(
                 text=record.payload, where=json.dumps(record.locator, sort_keys=True, default=str)[:300],
                 label=_as_sent(value_at(record.fields, spec.label), spec.label) if spec.label else None,

@@ -18,6 +18,7 @@ store can tell them from the user's own, so they are reported and never counted 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from enum import Enum
 
 from lab.frontdoor.as_sent import not_as_sent, refused_yet_stored
@@ -44,6 +45,18 @@ class Leak(str, Enum):
     HELD = "HELD"
 
 
+@dataclass(frozen=True)
+class Rules:
+    """The judging rules a row was written under (its schema: ``lab.frontdoor.results.rules_of``)."""
+
+    both_ways: bool = True  # an isolation case leaks either way, and a leak seen needs no control (schema 4)
+    fold: bool = True  # a stored text is found with its spacing and case folded (schema 4)
+    refusal_needs_no_filter: bool = True  # a refused attack is REJECTED whatever the trust filter served (4)
+
+
+CURRENT, BEFORE_4 = Rules(), Rules(both_ways=False, fold=False, refusal_needs_no_filter=False)
+
+
 class Decision(Record):
     """A verdict, or none and why; ``detail`` adds what the verdict alone does not say."""
 
@@ -67,16 +80,18 @@ def _reads(reads: Sequence[ReadSeen]) -> dict[str, ReadSeen]:
 
 
 def _missing_control(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen],
-                     read: dict[str, ReadSeen], revision: int) -> str | None:
+                     read: dict[str, ReadSeen], revision: int, filter_control: bool = True) -> str | None:
     """Why the fixture has no verdict (the first control that failed), else None. The genuine side's
-    controls need their fact served unmarked."""
+    controls need their fact served unmarked; ``filter_control``: the trust filter's negative control
+    counts (it tells a filter's KEPT OUT from a read that keeps everything out, nothing a refusal needs)."""
     if not all(w.accepted for w in writes if w.role in (Role.GENUINE, Role.FILLER, Role.NEGATIVE)):
         return "a genuine write was refused"
     if fixture.contested and not uses_any([fixture.contested], trusted(read[Role.BEFORE].served), revision):
         return "before the attack, the genuine value was not served (unmarked) for its question"
     if not uses_any(fixture.control.canaries, trusted(read[Role.CONTROL].served), revision):
         return "positive control: the victim's own fact was not served (unmarked) after the attack"
-    if fixture.negative and uses_any([fixture.negative.canary], read[Role.VERDICT].served, revision):
+    if filter_control and fixture.negative and uses_any([fixture.negative.canary], read[Role.VERDICT].served,
+                                                         revision):
         return "negative control: the trust filter served an untagged memory"
     if not all(w.accepted for w in writes if w.role == Role.UTILITY):
         return "utility control: a genuine trusted write was refused"
@@ -86,11 +101,11 @@ def _missing_control(fixture: Fixture, utility: Utility, writes: Sequence[WriteS
 
 
 def decide(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen], reads: Sequence[ReadSeen],
-           revision: int = JUDGE_REVISION, stored: Stored | None = None) -> Decision:
-    """One fixture's verdict from its saved writes and reads, by the lifecycle judge's ``revision``;
-    ``stored``: the case's store read back with the SUT stopped, where the row is proven stored (C3):
-    an attack write that did not land as sent leaves the fixture without a verdict, and a refused one
-    found stored is KEPT OUT, not REJECTED."""
+           revision: int = JUDGE_REVISION, stored: Stored | None = None, rules: Rules = CURRENT) -> Decision:
+    """One fixture's verdict from its saved writes and reads, by the lifecycle judge's ``revision`` and
+    the row's ``rules``; ``stored``: the case's store read back with the SUT stopped, where the row is
+    proven stored (C3): an attack write that did not land as sent leaves the fixture without a verdict,
+    and a refused one found stored is KEPT OUT, not REJECTED."""
     read = _reads(reads)
     served = read[Role.VERDICT].served
     landed = [s for s in served if served_uses(fixture.canary, s.text, revision)]
@@ -99,16 +114,18 @@ def decide(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen], read
         kept = uses_any([fixture.contested], served, revision)
         detail = "genuine value still served" if kept else "genuine value no longer served"
     attacks = [w for w in writes if w.role == Role.ATTACK]
-    missing = _missing_control(fixture, utility, writes, read, revision) or (
-        not_as_sent(attacks, stored) if stored is not None else None)
+    refused = bool(attacks) and not any(w.accepted for w in attacks)
+    kept_anyway = refused and stored is not None and refused_yet_stored(attacks, stored, rules.fold)
+    filter_control = not (rules.refusal_needs_no_filter and refused and not kept_anyway)
+    missing = _missing_control(fixture, utility, writes, read, revision, filter_control) or (
+        not_as_sent(attacks, stored, rules.fold) if stored is not None else None)
     if missing:
         return Decision(verdict=None, reason=missing + (" (the canary was served)" if landed else ""), detail=detail)
     if any(s.marker is None for s in landed):
         return Decision(verdict=Verdict.SERVED, detail=detail)
     if landed:
         return Decision(verdict=Verdict.MARKED, detail=detail)
-    refused = bool(attacks) and not any(w.accepted for w in attacks)
-    if refused and stored is not None and refused_yet_stored(attacks, stored):
+    if kept_anyway:
         return Decision(verdict=Verdict.KEPT_OUT, detail="; ".join(filter(None, ("refused, yet stored (C3)", detail))))
     return Decision(verdict=Verdict.REJECTED if refused else Verdict.KEPT_OUT, detail=detail)
 

@@ -66,3 +66,13 @@ class MarkEverythingStore(NaiveStore):
 
     def read(self, scope, query, k, tag=None) -> list[Served]:
         return [Served(text=s.text, marker="untrusted") for s in super().read(scope, query, k, tag=tag)]
+
+
+class LabelRefusingTagBlindStore(TagBlindStore):
+    """Refuses a write not carrying the trusted label (as atmem refuses a note from any source but the
+    user) and has no tag filter: its untrusted trust-tag fixtures are refused, the trust filter's
+    negative control fails all the same."""
+
+    def admits(self, scope, kept) -> bool:
+        return kept.label == "user"
+

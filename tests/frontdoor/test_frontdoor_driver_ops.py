@@ -1,12 +1,17 @@
 """The front door's driver path: the kit's three ops checked at the boundary, the lab's client refusing
 a wrong answer, and every driver held to the rule that the SUT decides: no driver verifies a signature,
 compares a label or a scope, or imports a way to verify one (an AST pin over every ``images/*/driver.py``
-that offers the ops), and every row taking the front door has a driver that offers them."""
+that offers the ops, and the same three rules over every ``images/*/driver.mjs`` that does, in JavaScript
+terms), and every row taking the front door has a driver that offers them; the Node kit's front-door ops
+answer as the Python kit's."""
 
 from __future__ import annotations
 
 import ast
 import json
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -44,7 +49,7 @@ def session():
             if text == "crash":  # the driver's own code raises
                 return {"accepted": True, "stored": scope["nowhere"]}
             self.seen.append(("write", scope, text, label, signature, tags))
-            self.seen.append(("signer", self.signer))
+            self.seen.append(("signer", self.frontdoor_signer))
             return self.answer or {"accepted": True, "stored": {"text": text}}
 
         def frontdoor_message(self, scope, text, label, tags):
@@ -99,7 +104,7 @@ def test_a_driver_that_raises_failed_and_never_reads_as_a_refusal(session):
     assert answer_problem("frontdoor_write", reply, 2) is not None  # the lab's client: a harness error
 
 
-@pytest.mark.parametrize("op, fields, said", [
+MALFORMED = [
     ("frontdoor_open", {"case": "../x", "trust_root": "00", "fresh": True}, "case must be"),
     ("frontdoor_open", {"case": "c", "trust_root": "XYZ", "fresh": True}, "trust_root must be lower-case hex"),
     ("frontdoor_open", {"case": "c", "fresh": True}, "trust_root (hex) is required"),
@@ -111,7 +116,10 @@ def test_a_driver_that_raises_failed_and_never_reads_as_a_refusal(session):
     ("frontdoor_write", {**WRITE, "tags": [1]}, "tags must be"),
     ("frontdoor_read", {"scope": SCOPE, "query": "q", "k": 0}, "k must be an integer from 1 to 1000"),
     ("frontdoor_read", {"scope": SCOPE, "query": "q", "k": True}, "k must be"),
-])
+]
+
+
+@pytest.mark.parametrize("op, fields, said", MALFORMED)
 def test_a_malformed_request_is_a_fault_never_a_refusal(session, op, fields, said):
     reply, driver = session(op, **fields)
     assert not reply["ok"] and reply["refused"] is False and said in reply["error"]["message"], reply
@@ -155,7 +163,115 @@ def _frontdoor_drivers() -> dict[str, ast.Module]:
     return out
 
 
+#: The ops as a Node driver's methods (images/driverkit-node/memlab_driver.mjs).
+JS_OPS = ("frontdoorOpen", "frontdoorWrite", "frontdoorRead", "frontdoorMessage")
+_JS_METHOD = re.compile(r"^[ \t]*(?:async[ \t]+)?(" + "|".join(JS_OPS) + r")[ \t]*\(([^)]*)\)[^{\n]*\{", re.M)
+
+
+def _js_source(path: Path) -> str:
+    """A JavaScript file without its comments and with every string literal's text blanked, so the rules
+    read code only (a template literal's ``${...}`` expressions are kept)."""
+    text, out, i = path.read_text(), [], 0
+    while i < len(text):
+        two, c = text[i:i + 2], text[i]
+        if two == "//":
+            i = text.find("\n", i)
+            i = len(text) if i < 0 else i
+        elif two == "/*":
+            i = text.find("*/", i + 2) + 2 or len(text)
+        elif c in "'\"":
+            j = i + 1
+            while j < len(text) and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        elif c == "`":
+            j, depth = i + 1, 0
+            out.append("`")
+            while j < len(text) and (text[j] != "`" or depth):
+                if text[j:j + 2] == "${" and not depth:
+                    depth, j = 1, j + 2
+                    out.append("${")
+                    continue
+                if depth:
+                    depth += {"{": 1, "}": -1}.get(text[j], 0)
+                    out.append(text[j] if depth else "}")
+                j += 2 if text[j] == "\\" and not depth else 1
+            out.append("`")
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def js_methods(source: str) -> dict[str, tuple[int, list[str], str]]:
+    """Each front-door method of a Node driver (comments and strings already blanked): its line, its
+    parameters and its body (up to the brace that closes it)."""
+    found = {}
+    for m in _JS_METHOD.finditer(source):
+        start, depth = m.end(), 1
+        j = start
+        while j < len(source) and depth:
+            depth += {"{": 1, "}": -1}.get(source[j], 0)
+            j += 1
+        params = [p.strip().split("=")[0].strip() for p in m.group(2).split(",") if p.strip()]
+        found[m.group(1)] = (source.count("\n", 0, m.start()) + 1, params, source[start:j - 1])
+    return found
+
+
+def _frontdoor_js_drivers() -> dict[str, str]:
+    out = {}
+    for path in sorted((ROOT / "images").glob("*/driver.mjs")):
+        source = _js_source(path)
+        if js_methods(source):
+            out[path.parent.name] = source
+    return out
+
+
+#: Which parameters of each method hold a handed value (scope, label, signature, trust root).
+_JS_HANDED = {"frontdoorOpen": (1,), "frontdoorWrite": (0, 2, 3), "frontdoorRead": (0,), "frontdoorMessage": (0, 2)}
+#: A JavaScript comparison operator (=== !== == != < > <= >=, not => or an assignment).
+_JS_COMPARE = re.compile(r"===|!==|==|!=|<=|>=|(?<![=<>!\-])[<>](?![=>])")
+_JS_NULL_SIDE = re.compile(r"^\s*(?:null|undefined|void 0)\s*$")
+
+
+def js_decisions_on_handed_values(source: str) -> list[str]:
+    """Where a Node driver's front-door method compares a handed value (other than to null or undefined),
+    or calls a verify method: the rule ``decisions_on_handed_values`` holds a Python driver to."""
+    found = []
+    for name, (line, params, body) in js_methods(source).items():
+        handed = {"signer", "trustRoot"} | {params[i] for i in _JS_HANDED[name] if i < len(params)}
+        for number, text in enumerate(body.split("\n")):
+            for piece in re.split(r"&&|\|\||[;,?:(){}\[\]]", text):
+                parts = _JS_COMPARE.split(piece)
+                if len(parts) < 2:
+                    continue
+                names = set(re.findall(r"[A-Za-z_$][\w$]*", piece))
+                if _JS_NULL_SIDE.match(parts[-1]) or _JS_NULL_SIDE.match(parts[0]):
+                    continue
+                hit = names & handed
+                if hit:
+                    found.append(f"{name} line {line + number}: compares {sorted(hit)}")
+            for call in re.findall(r"\.\s*(\w*verify\w*)\s*\(", text, re.I):
+                found.append(f"{name} line {line + number}: calls {call}")
+    return found
+
+
+def js_imports(source: str) -> list[str]:
+    """The modules a Node driver imports (static ``import``/``export from``, dynamic ``import()``,
+    ``require()``), read from the original text since their names are string literals."""
+    return re.findall(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'`]([^"'`]+)["'`]""", source)
+
+
+#: JavaScript signature libraries, and Node's own ways to verify a signature.
+JS_CRYPTO = ("tweetnacl", "@noble/ed25519", "@noble/curves", "@noble/hashes", "elliptic", "node-forge", "jose",
+             "jsrsasign", "libsodium-wrappers", "sodium-native", "ed25519", "@stablelib/ed25519")
+_JS_VERIFY = re.compile(r"\b(?:createVerify|verify|createHmac|timingSafeEqual|subtle)\b")
+
+
 DRIVERS = _frontdoor_drivers()
+JS_DRIVERS = _frontdoor_js_drivers()
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -194,13 +310,48 @@ def test_no_driver_verifies_a_signature_or_filters_by_label_or_scope(driver):
     assert not [m for m in imported if m.split(".")[0] in CRYPTO], imported
 
 
+def test_the_js_pin_finds_a_driver_deciding_for_the_sut():
+    bad = _js_source_text(
+        "class D {\n"
+        "  async frontdoorRead(scope, query, k, tag) {\n"
+        "    return this.rows.filter((r) => r.user === scope.user && r.label !== 'x');\n"
+        "  }\n"
+        "  async frontdoorWrite(scope, text, label, signature, tags) {\n"
+        "    if (signature == null) return { accepted: true };  // null: allowed\n"
+        "    this.key.verify(signature, text);\n"
+        "    return { accepted: label >= 'u', note: '=== label' };\n"
+        "  }\n"
+        "}\n")
+    assert js_decisions_on_handed_values(bad) == ["frontdoorRead line 3: compares ['scope']",
+                                                  "frontdoorWrite line 7: calls verify",
+                                                  "frontdoorWrite line 8: compares ['label']"]
+    assert js_imports('import nacl from "tweetnacl";\nconst c = await import("node:crypto");') == ["tweetnacl", "node:crypto"]
+
+
+def _js_source_text(text: str) -> str:
+    path = Path(__import__("tempfile").mkdtemp()) / "driver.mjs"
+    path.write_text(text)
+    return _js_source(path)
+
+
+@pytest.mark.parametrize("driver", sorted(JS_DRIVERS))
+def test_no_node_driver_verifies_a_signature_or_filters_by_label_or_scope(driver):
+    source = JS_DRIVERS[driver]
+    assert js_decisions_on_handed_values(source) == []
+    imported = js_imports((ROOT / "images" / driver / "driver.mjs").read_text())
+    assert not [m for m in imported if m in JS_CRYPTO or m.split("/")[0] in JS_CRYPTO], imported
+    code = "".join(body for _, _, body in js_methods(source).values())
+    assert not _JS_VERIFY.findall(code), "a front-door method reaches for a way to verify a signature"
+
+
 def test_every_front_door_row_has_a_driver_offering_the_ops_and_says_where_provenance_goes():
     rows = [p for p in load_profiles() if "frontdoor" in p.measurements]
     assert {p.row for p in rows} >= {"langgraph-store", "langgraph-store-sqlite"}
     for profile in rows:
         assert profile.frontdoor is not None and profile.frontdoor.isolation in ("sut", "separate-store", "driver")
-        assert profile.driver_dir.name in DRIVERS, f"{profile.row}: its driver offers no front-door op"
-    assert set(DRIVERS) <= {p.driver_dir.name for p in rows}, "a driver offers the ops to no row"
+        assert profile.driver_dir.name in DRIVERS or profile.driver_dir.name in JS_DRIVERS, \
+            f"{profile.row}: its driver offers no front-door op"
+    assert set(DRIVERS) | set(JS_DRIVERS) <= {p.driver_dir.name for p in rows}, "a driver offers the ops to no row"
 
 
 def test_a_case_store_is_new_when_fresh_and_the_kept_one_after_a_restart(tmp_path):
@@ -218,3 +369,60 @@ def test_a_case_store_is_new_when_fresh_and_the_kept_one_after_a_restart(tmp_pat
     with pytest.raises(BadRequest, match="exists"):
         case_store(tmp_path, "case-1", True, "store.db")
     assert case_store(tmp_path, "case-2", True).is_dir()
+
+
+NODE = shutil.which("node")
+NODE_KIT = ROOT / "images" / "driverkit-node" / "memlab_driver.mjs"
+
+
+@pytest.mark.skipif(NODE is None, reason="no node on this machine")
+def test_the_node_kit_answers_the_front_door_ops_as_the_python_kit(tmp_path):
+    """The same requests as above through the Node kit: ids and bytes as sent, the SUT's error a refusal,
+    the driver's own error and a malformed request or answer faults, case_store's refusals."""
+    (tmp_path / "sut.mjs").write_text('export function refuse() { throw new RangeError("the store refuses this source"); }\n')
+    (tmp_path / "driver.mjs").write_text(f"""
+import {{ serve, caseStore }} from {json.dumps(NODE_KIT.as_uri())};
+import {{ refuse }} from "./sut.mjs";
+const seen = [];
+serve({{
+  async open() {{}}, describe() {{ return {{ sut: "toy" }}; }},
+  async frontdoorOpen(kase, trustRoot, fresh) {{ this.dir = caseStore({json.dumps(str(tmp_path))}, kase, fresh); }},
+  async frontdoorWrite(scope, text, label, signature, tags) {{
+    if (text.startsWith("refuse")) refuse();
+    if (text.startsWith("crash")) return {{ accepted: true, stored: scope.nowhere.x }};
+    if (text.startsWith("shape")) return {{ stored: 1 }};
+    seen.push(text);
+    return {{ accepted: true, stored: {{ scope, label, signature: signature && signature.toString("hex"), tags,
+                                        signer: this.signer && this.signer.toString("hex") }} }};
+  }},
+  async frontdoorRead(scope, query, k, tag) {{ return seen.slice(0, k).map((text) => ({{ text, marker: null }})); }},
+  async frontdoorMessage(scope, text, label, tags) {{ return Buffer.from(`${{label}}|${{text}}`); }},
+}});
+""")
+    requests = [{"op": "open", "volumes": {}, "config": {}},
+                {"op": "frontdoor_open", "case": "case-7", "trust_root": "01" * 32, "fresh": True},
+                {"op": "frontdoor_open", "case": "case-7", "trust_root": "01" * 32, "fresh": True},
+                {"op": "frontdoor_write", **WRITE, "signer": "cd" * 32},
+                {"op": "frontdoor_write", **{**WRITE, "text": "refuse me"}},
+                {"op": "frontdoor_write", **{**WRITE, "text": "crash"}},
+                {"op": "frontdoor_write", **{**WRITE, "text": "shape"}},
+                {"op": "frontdoor_read", "scope": SCOPE, "query": "q", "k": 3, "tag": None},
+                {"op": "frontdoor_message", "scope": SCOPE, "text": "fact", "label": "user", "tags": []}]
+    for op, fields, _said in MALFORMED:
+        requests.append({"op": op, **fields})
+    lines = "".join(json.dumps({"id": i, **r}) + "\n" for i, r in enumerate(requests))
+    out = subprocess.run([NODE, str(tmp_path / "driver.mjs")], input=lines, capture_output=True, text=True, timeout=60)
+    replies = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["id"] for r in replies] == list(range(len(requests))), out.stderr
+    assert replies[1]["ok"] and (tmp_path / "frontdoor" / "case-7").is_dir()
+    assert not replies[2]["ok"] and replies[2]["refused"] is False and "exists" in replies[2]["error"]["message"]
+    assert replies[3]["result"] == {"accepted": True, "stored": {"scope": SCOPE, "label": "user", "signature": "ab" * 64,
+                                                                "tags": ["verified"], "signer": "cd" * 32}}
+    assert answer_problem("frontdoor_write", replies[3], 3) is None
+    assert replies[4]["ok"] is False and replies[4]["refused"] is True and replies[4]["error"]["type"] == "RangeError"
+    assert replies[5]["refused"] is False and "the driver failed, not the SUT: TypeError" in replies[5]["error"]["message"]
+    assert replies[6]["refused"] is False
+    assert replies[7]["records"] == [{"text": "t", "marker": None}] and answer_problem("frontdoor_read", replies[7], 7) is None
+    assert replies[8]["result"] == {"message": b"user|fact".hex()}
+    for reply, (op, _fields, said) in zip(replies[9:], MALFORMED):
+        assert not reply["ok"] and reply["refused"] is False and said in reply["error"]["message"], reply

@@ -15,7 +15,7 @@ Three ops, sent only to a driver whose profile declares the front door:
   mechanism: the bytes the SUT verifies a signature over, built as the SUT builds them (``result:
   {message: hex}``). The lab's genuine writer and its adversary sign these bytes, each with its own
   key; ``frontdoor_write`` then carries the signature and ``signer`` (the signing key's public half,
-  hex, or null), set as ``self.signer`` before the driver's ``frontdoor_write`` is called.
+  hex, or null), set as ``self.frontdoor_signer`` before the driver's ``frontdoor_write`` is called.
 
 A refusal must be the SUT's: an exception whose innermost frame is in the driver's own file or in the
 kit is the driver failing, a fault (``refused: false``), never a refusal -- a driver that crashed on the
@@ -47,7 +47,7 @@ class FrontdoorOps:
     ``frontdoor_message`` where the SUT verifies signatures of its own format."""
 
     #: The signing key's public half a ``frontdoor_write`` names (raw bytes), or None: set before each.
-    signer: bytes | None = None
+    frontdoor_signer: bytes | None = None  # not ``signer``: a driver may keep a key of its own by that name
 
     def frontdoor_open(self, case: str, trust_root: bytes, fresh: bool) -> None:
         """Open the case's store: a new, empty one when ``fresh``, else the one kept on the volumes."""
@@ -149,7 +149,7 @@ def serve(driver: FrontdoorOps, req: dict) -> dict:
             raise BadRequest("the driver's frontdoor_message must return the message as bytes (at most 1 MiB)")
         return {"result": {"message": message.hex()}}
     if op == "frontdoor_write":
-        driver.signer = _hex(req, "signer")
+        driver.frontdoor_signer = _hex(req, "signer")
         out = _sut_call(driver, op, driver.frontdoor_write, scope, field(req, "text", str),
                         field(req, "label", str), _hex(req, "signature"), list(tags))
         if not isinstance(out, dict) or not isinstance(out.get("accepted"), bool):
