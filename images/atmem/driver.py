@@ -14,6 +14,23 @@ not corrected again (atmem refuses it): its update answers the record as it is.
 ``open.config``: ``checkpoint`` none | external. With ``external`` the driver anchors the audit
 chain after every write with ``Memory.checkpoint(sink_path=<volume checkpoint>/checkpoints.jsonl)``
 and the audit checks containment against that sink.
+
+Front door (``frontdoor_*``): each case its own store, ``Memory(<store>/frontdoor/<case>/mem.db)`` (its
+vector index ``mem.db.vectors.db`` beside it, registered by that absolute path; kept after the row and
+reopened as it is after a restart). A write is the same explicit-note call as above, as atmem's MCP tool
+``memory_remember`` makes it: ``Memory.remember(subject, text, interpreted_fact=text,
+source_type=<label>[, session_id=session])`` -- the label goes to atmem's own ``source_type`` (the lab's
+``user`` is atmem's trusted ``user_message``, ``external`` its ``tool_output``: a fixed translation, any
+other label handed as it is), and atmem decides: an interpreted fact from a source other than
+``user_message`` is refused (ValueError), a trusted one becomes an active ``trusted_user`` record.
+atmem takes no caller signature (nothing to hand it) and no tags. Scope: atmem's one scoping field is
+``subject_id``, the user as sent (an integer stays one, None is handed as None: the call has no other
+form); the session goes to atmem's own ``session_id`` as sent (not given when None); atmem has no
+tenant, so the tenant goes nowhere. Read: ``Memory.recall(subject, query, limit=k[, session_id=])``,
+the MCP ``memory_recall`` call, served in its order; the tag goes nowhere (recall has no tag filter).
+The marker is atmem's own untrusted tier (``trust_tier == untrusted_content``) on a served record, None
+otherwise. With ``checkpoint: external`` the case's chain head is anchored after every write, as on the
+other measurements, in ``<checkpoint>/frontdoor/<case>/checkpoints.jsonl``.
 """
 
 import sys
@@ -23,9 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 import atmem  # noqa: E402
+from atmem.core.policy import TRUST_TIER_UNTRUSTED  # noqa: E402
 from atmem.memory import Memory  # noqa: E402
 
 STOP = "."
+#: The lab's two labels in atmem's own source vocabulary (atmem.core.policy: TRUSTED_SOURCE_TYPES, and
+#: the source_type enum of the MCP tool memory_remember): a translation, never a decision.
+SOURCE_TYPE = {"user": "user_message", "external": "tool_output"}
 
 
 class AtmemDriver(kit.Driver):
@@ -102,8 +123,51 @@ class AtmemDriver(kit.Driver):
             f", checkpoints_path={str(self.sink)!r})" if self.sink is not None else ")")
         return {"ok": bool(out.get("valid")), "problems": problems, "call": call}
 
+    # ---- front door ------------------------------------------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own Memory at <store>/frontdoor/<case>/mem.db (the same file after a restart); atmem
+        takes no trust root (it keeps no caller signature)."""
+        path = kit.case_store(self.db.parent, case, fresh, "mem.db")
+        self._frontdoor_close()
+        self.fd_sink = (kit.case_store(self.sink.parent, case, fresh) / "checkpoints.jsonl"
+                        if self.sink is not None else None)
+        self.fd = Memory(str(path))
+
+    @staticmethod
+    def _fd_session(scope):
+        """session_id= for a session given, exactly as sent."""
+        return {} if scope["session"] is None else {"session_id": scope["session"]}
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """Memory.remember(user, text, interpreted_fact=text, source_type=<label>[, session_id]); atmem
+        refuses an interpreted fact from an untrusted source itself. No signature or tag has a place."""
+        out = self.fd.remember(scope["user"], text, interpreted_fact=text,
+                               source_type=SOURCE_TYPE.get(label, label), **self._fd_session(scope))
+        if self.fd_sink is not None:
+            self.fd.checkpoint(sink_path=str(self.fd_sink))
+        records = out.get("records") or []
+        return {"accepted": bool(records or out.get("duplicate_ids")),
+                "stored": {"records": [{k: r.get(k) for k in ("id", "subject_id", "source_type", "trust_tier",
+                                                              "status", "source_session_id")} for r in records],
+                           "duplicate_ids": list(out.get("duplicate_ids") or []),
+                           "refused": out.get("refused")}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """Memory.recall(user, query, limit=k[, session_id]): what an agent's memory_recall is served."""
+        found = self.fd.recall(scope["user"], query, limit=k, **self._fd_session(scope))
+        return [{"text": str(r.get("content", "")),
+                 "marker": r.get("trust_tier") if r.get("trust_tier") == TRUST_TIER_UNTRUSTED else None}
+                for r in found]
+
+    def _frontdoor_close(self):
+        fd = getattr(self, "fd", None)
+        self.fd = None
+        if fd is not None:
+            fd.close()
+
     def close(self):
-        """Close the store."""
+        """Close the store (and a front-door case's)."""
+        self._frontdoor_close()
         if hasattr(self, "mem"):
             self.mem.close()
 

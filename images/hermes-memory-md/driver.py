@@ -20,6 +20,22 @@ percent-encoded as one folder name, so a lifecycle context ``tenant/user`` is on
 
 No ``update``: Hermes's ``replace`` changes the entry's text, its only identity, so an id from a
 write answer (which the lifecycle gate reuses after a correction) cannot survive it.
+
+Front door (``frontdoor_*``): Hermes's built-in memory keys on nothing but its home (``HERMES_HOME``,
+one per profile: ``get_memory_dir`` is ``get_hermes_home() / "memories"``); a gateway's user, chat or
+session id reaches only an external memory provider (``agent/agent_init.py``: ``_init_kwargs``), never
+MEMORY.md. So each scope is a Hermes home of its own that the driver opens (``isolation:
+separate-store``): ``store/frontdoor/<case>/profiles/<quote(json [tenant, user, session])>/`` (integers
+stay numbers, a missing part is null, percent-encoded: two scopes never share a home), kept after the
+row. A write is the memory tool call ``memory(action=add, target=memory, content=text)`` on the
+scope's on-disk store, as the agent's tool executor makes it (``agent/tool_executor.py``); Hermes
+keeps text only, so the label, the lab's signature and the tags go nowhere (one channel) and the
+trust root is unused. Hermes answers a refused add (its threat-pattern scan, the char limit) with
+``success: false`` in the tool's JSON, not by raising: the driver answers ``accepted: false`` and
+writes Hermes's error to stderr (the SUT's log). A read is the memory block of the system prompt a
+new session in that home builds, as ``read`` above, whatever the question (no query, no limit, no
+filter), with no marker: Hermes replaces an entry its load-time scan flags by a ``[BLOCKED: ...]``
+placeholder rather than marking it.
 """
 
 import hashlib
@@ -68,7 +84,10 @@ class HermesMemoryDriver(kit.Driver):
 
     def _home(self, context):
         """Point Hermes at the context's profile (HERMES_HOME, as ``hermes -p <profile>`` does)."""
-        home = self.root / "profiles" / quote(context, safe="")
+        return self._point(self.root / "profiles" / quote(context, safe=""))
+
+    def _point(self, home):
+        """HERMES_HOME (and Hermes's in-process override) at ``home``."""
         os.environ["HERMES_HOME"] = str(home)
         self.h.constants.set_hermes_home_override(str(home))
         return home
@@ -107,15 +126,48 @@ class HermesMemoryDriver(kit.Driver):
     def read(self, context):
         """A new session's system prompt; its memory block's entries, in order."""
         self._home(context)
+        return [{"id": entry_id(e), "text": e, "meta": {}} for e in self._served()]
+
+    def _served(self):
+        """The entries of the memory block of the system prompt a new session in the current home builds."""
         agent = self.h.AIAgent(base_url="http://127.0.0.1:9/v1", api_key="memlab-offline", model="memlab-offline",
                                quiet_mode=True, skip_context_files=True, enabled_toolsets=["memory"])
         found = self.h.block.search(self.h.build_system_prompt(agent))
-        entries = found.group(1).split(self.h.delimiter) if found else []
-        return [{"id": entry_id(e), "text": e, "meta": {}} for e in entries]
+        return found.group(1).split(self.h.delimiter) if found else []
 
     def erase_record(self, context, record_id):
         """memory(action=remove) with the entry's whole text as old_text."""
         self._tool(context, action="remove", old_text=self._entry(context, record_id))
+
+
+    # ---- front door -------------------------------------------------------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own Hermes root of per-scope homes: new when fresh, the kept one after a restart
+        (trust_root unused: Hermes takes no public key)."""
+        self.case_dir = kit.case_store(self.root, case, fresh)
+
+    def _scope_home(self, scope):
+        """The scope's own Hermes home (separate-store): the JSON array [tenant, user, session],
+        percent-encoded as one profile folder of the case."""
+        if getattr(self, "case_dir", None) is None:
+            raise kit.BadRequest("frontdoor_open first")
+        key = json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False)
+        return self._point(self.case_dir / "profiles" / quote(key, safe=""))
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """memory(action=add, target=memory, content=text) on the scope's on-disk store; the label,
+        signature and tags go nowhere (Hermes keeps text only). Hermes's success: false is its refusal."""
+        self._scope_home(scope)
+        answer = json.loads(self.h.tool(action="add", target="memory", content=text, store=self.h.store()))
+        if not answer.get("success"):
+            print(f"hermes refused memory(add): {answer.get('error')}", file=sys.stderr, flush=True)
+        return {"accepted": bool(answer.get("success")), "stored": answer}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """The memory block of a new session's system prompt in the scope's home: every entry, whatever
+        the question (Hermes has no query, limit or filter), no marker."""
+        self._scope_home(scope)
+        return [{"text": e, "marker": None} for e in self._served()]
 
 
 if __name__ == "__main__":

@@ -26,9 +26,32 @@ Placement: ledger.db in volume ``ledger`` (whether the adversary holds it is the
 Ed25519 signing key in volume ``keys`` and the witness file in volume ``witness`` (off the store).
 The adapter keys its records by the file's absolute path, so the driver opens the volumes at fixed
 paths (``kit.fixed_paths``), as a container's mount points are.
+
+Front door (``frontdoor_*``): the write API is the one this row has, the agent appending a record line
+to its Markdown memory file and memory-blackbox's memory.md adapter recording the file's new version
+(``scan()``; ``anchor_now`` after it with ``anchor: file``), exactly as ``write`` does. Each case is its
+own store: ``<store>/frontdoor/<case>/memory/`` (one Markdown file per scope) with its own ledger,
+``<ledger>/frontdoor/<case>/ledger.db`` (and witness, ``<witness>/frontdoor/<case>/witness.jsonl``),
+kept after the row and opened as it is after a restart (``baseline()`` of each file from the ledger).
+The label goes where this row's record keeps a source, the ``source`` slot of the line
+``- [role|source|timestamp] text`` (the at-rest layout's ``metadata.source``); memory-blackbox itself
+takes no label through the memory.md adapter (it records every version of a file under its own
+``Source(file_read, locator=<path>)``, trust level ``untrusted`` by default) and no caller signature (its
+signature is its ledger key's, over each ledger entry), so the lab's signature is not kept, nor tags
+(the line has no place for one). Scope: memory-blackbox has no context (the adapter's namespace is one
+fixed ``memory_md``); the driver keeps one memory file per scope, named by the percent-encoded JSON
+array ``[tenant, user, session]`` of the parts as sent (injective; an integer stays a number): a store
+per context that the driver opens (``isolation: separate-store``). A read is what the agent is served,
+its memory file: with ``read_scan: before_read`` the file is scanned first, as ``read`` does; every
+record of the file in order (a line that does not start a record continues the one before it, as a
+text written with a newline is stored), no query, limit, filter or marker: memory-blackbox has no read
+path and renders nothing to the agent, and the line's source is the caller's word riding along, read
+by nothing.
 """
 
 import hashlib
+import json
+import re
 import sys
 from urllib.parse import quote, unquote
 from datetime import datetime, timezone
@@ -63,6 +86,21 @@ def _line_id(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()[:16]
 
 
+#: A record line, as the row's store layout reads one (``store.record_pattern`` in the profiles).
+RECORD = re.compile(r"^- \[(?P<role>[^|\]]*)\|(?P<source>[^|\]]*)\|(?P<timestamp>[^\]]*)\] (?P<text>.*)$")
+
+
+def _record_line(role: str, source: str, text: str) -> str:
+    """The agent's record line: ``- [role|source|timestamp] text`` (the timestamp now, UTC)."""
+    stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return f"- [{role}|{source}|{stamp}] {text}"
+
+
+def _scope_key(scope) -> str:
+    """The JSON array [tenant, user, session] of the parts as sent: injective (integers stay numbers)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
+
+
 class BlackboxDriver(kit.Driver):
     """The agent writing Markdown memory, with memory-blackbox watching and recording it."""
 
@@ -79,9 +117,10 @@ class BlackboxDriver(kit.Driver):
         key_path = vols["keys"] / "signing.key"
         if not key_path.exists():
             keys.save(keys.generate(), key_path)
-        self.signer = keys.load(key_path)
+        self.keypair = keys.load(key_path)
+        self.vols = vols
         self.ledger_path = vols["ledger"] / "ledger.db"
-        self.bb = MemoryBlackbox.open(self.ledger_path, self.signer)
+        self.bb = MemoryBlackbox.open(self.ledger_path, self.keypair)
         self.witness = FileWitnessAnchor(vols["witness"] / "witness.jsonl") if self.anchor_kind == "file" else None
         self.adapters = {}
         for path in sorted(self.memdir.glob("*.md")):
@@ -118,12 +157,11 @@ class BlackboxDriver(kit.Driver):
         self._file(context).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
         self._adapter(context).scan()  # the agent's own change, captured at once
         if self.witness is not None:
-            anchor_now(self.bb.ledger, self.witness, self.signer)
+            anchor_now(self.bb.ledger, self.witness, self.keypair)
 
     def write(self, context, text, meta):
         """Append a record line to memory/<context>.md; scan; anchor."""
-        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-        line = f"- [{meta.get('role', 'user')}|{meta.get('source', 'agent')}|{stamp}] {text}"
+        line = _record_line(meta.get('role', 'user'), meta.get('source', 'agent'), text)
         lines = self._lines(context)
         if not lines:
             lines = [f"# memory of {context}"]
@@ -167,8 +205,85 @@ class BlackboxDriver(kit.Driver):
         return {"ok": bool(report.ok), "problems": problems,
                 "call": f"memory_blackbox.query.verify.verify(LedgerStore({self.ledger_path}){anchored}"}
 
+    # ---- the front door --------------------------------------------------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own memory folder and ledger (new when fresh, else the ones kept), each memory file
+        found baselined from the ledger as ``open`` does; no trust root taken (memory-blackbox verifies no
+        caller's signature)."""
+        memdir = kit.case_store(self.vols["store"], case, fresh, "memory")
+        ledger_path = kit.case_store(self.vols["ledger"], case, fresh, "ledger.db")
+        self._frontdoor_close()
+        memdir.mkdir(exist_ok=True)
+        self.fd_memdir = memdir
+        self.fd_bb = MemoryBlackbox.open(ledger_path, self.keypair)
+        self.fd_witness = None
+        if self.anchor_kind == "file":
+            witness = self.vols["witness"] / "frontdoor" / case / "witness.jsonl"
+            witness.parent.mkdir(parents=True, exist_ok=True)
+            self.fd_witness = FileWitnessAnchor(witness)
+        self.fd_adapters = {}
+        for path in sorted(memdir.glob("*.md")):
+            self._fd_adapter(path)
+
+    def _fd_file(self, scope):
+        if getattr(self, "fd_bb", None) is None:
+            raise kit.BadRequest("frontdoor_open first")
+        return self.fd_memdir / f"{quote(_scope_key(scope), safe='')}.md"
+
+    def _fd_adapter(self, path):
+        """The memory.md adapter watching one scope's file; a new one takes its baseline from the ledger."""
+        if path.name not in self.fd_adapters:
+            adapter = MemoryMdAdapter(self.fd_bb, self.fd_memdir, filenames=(path.name,))
+            adapter.baseline()
+            self.fd_adapters[path.name] = adapter
+        return self.fd_adapters[path.name]
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """The agent appends ``- [user|<label>|<now>] <text>`` to the scope's memory file; memory-blackbox's
+        adapter records the new version (scan), anchored with ``anchor: file``. The signature and the tags
+        have no place in the line and are not kept."""
+        path = self._fd_file(scope)
+        adapter = self._fd_adapter(path)  # watching before the first write, so its scan records the new file
+        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        if not lines:
+            lines = [f"# memory of {_scope_key(scope)}"]
+        line = _record_line("user", label, text)
+        path.write_text("".join(f"{x}\n" for x in lines + [line]), encoding="utf-8")
+        recorded = adapter.scan()  # memory-blackbox records the agent's change
+        if self.fd_witness is not None:
+            anchor_now(self.fd_bb.ledger, self.fd_witness, self.keypair)
+        return {"accepted": True, "stored": {"file": path.name, "line": line,
+                                             "ledger_records": [r.record_id for r in recorded]}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """The scope's memory file as the agent reads it (scanned first with ``read_scan: before_read``):
+        every record in file order, a line that starts no record continuing the one before it; no query,
+        limit, filter or marker."""
+        path = self._fd_file(scope)
+        if not path.exists():  # nothing written in this scope: no memory file
+            return []
+        for rec in self._fd_adapter(path).scan() if self.read_scan == "before_read" else []:
+            self.signal("status", f"memory-blackbox recorded an out-of-band write to {rec.memory_id} "
+                                  f"(ledger record {rec.record_id}, source {rec.source.source_type})",
+                        record_id=rec.record_id)
+        texts = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = RECORD.match(line)
+            if m:
+                texts.append(m.group("text"))
+            elif texts:
+                texts[-1] += "\n" + line
+        return [{"text": t, "marker": None} for t in texts]
+
+    def _frontdoor_close(self):
+        bb = getattr(self, "fd_bb", None)
+        self.fd_bb = None
+        if bb is not None:
+            bb.ledger.close()
+
     def close(self):
-        """Close the ledger."""
+        """Close the ledger(s)."""
+        self._frontdoor_close()
         if hasattr(self, "bb"):
             self.bb.ledger.close()
 
