@@ -22,8 +22,30 @@ the indexes on open).
   of the same id.
 
 ``open.config``: ``saver`` redis (the only one here), ``serde`` plain, ``unusable`` refuse | serve.
+
+Front door (``frontdoor_*``, memlab frontdoor run --sut): each case opens its own RedisSaver on the
+same ``stack`` server under RedisSaver's own key prefixes, ``checkpoint_prefix`` =
+``frontdoor:<case>:checkpoint`` and ``checkpoint_write_prefix`` = ``frontdoor:<case>:checkpoint_write``
+(its constructor's arguments): the case's checkpoint documents, its ``..._latest`` pointers and its
+pending writes sit under ``frontdoor:<case>:`` and ``setup()`` makes the case's own two RediSearch
+indexes, named by the prefixes (a fresh case whose index or keys exist, or a reopened one whose index
+is gone, is refused). The only key RedisSaver does not prefix is its per-checkpoint registry
+``write_keys_zset:<thread>:<ns>:<checkpoint_id>`` (a fixed prefix), named by the checkpoint id, which
+is new for every checkpoint, so no case reaches another's.
+
+- Scope: RedisSaver keys a thread on ``thread_id`` (+ ``checkpoint_ns``, ``""`` here) and nothing
+  else; the driver builds the one thread id from the lab's three parts as the JSON array
+  ``[tenant, user, session]`` of the parts exactly as sent (an integer stays a JSON number, a part not
+  given is ``null``), an injective encoding (the profile declares ``isolation: driver``).
+- Write: one graph turn, ``graph.invoke({"messages": [HumanMessage(text)]}, cfg)``; a message keeps no
+  caller-set source and LangGraph has no signature or tags, so the label, signature, tags and
+  ``trust_root`` go nowhere: the channels are one write.
+- Read: ``graph.get_state(cfg).values["messages"]`` -- the thread's whole message list, no query, limit
+  or filter; each message's content, no marker (LangGraph has no untrusted flag). An element that is
+  no message is ``config.unusable``'s, as for ``read``.
 """
 
+import json
 import platform
 import sys
 from pathlib import Path
@@ -31,7 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langchain_core.messages import BaseMessage  # noqa: E402
+from langchain_core.messages import BaseMessage, HumanMessage  # noqa: E402
 from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
 
 SUT = "langgraph-checkpoint-redis"
@@ -60,12 +82,51 @@ class LangGraphRedisDriver(MessageThread, kit.Driver):
 
     def read(self, context):
         """The thread's state as get_state serves it; an element that is no message: config.unusable."""
-        messages = self._messages(context)
+        messages = self._usable(self._messages(context))
+        return [self._record(m) if isinstance(m, BaseMessage) else _raw_record(m) for m in messages]
+
+    def _usable(self, messages):
+        """``messages`` as served, once config.unusable (refuse) found no element that is no message."""
         for i, message in enumerate(messages):
             if not isinstance(message, BaseMessage) and self.unusable == "refuse":
                 raise UnusableMessage(f"get_state served a {type(message).__name__} as message {i}, not a message "
                                       "(the checkpointer could not deserialize it; see its ERROR log)")
-        return [self._record(m) if isinstance(m, BaseMessage) else _raw_record(m) for m in messages]
+        return messages
+
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own RedisSaver (its key prefixes and indexes) and graph; no trust root taken."""
+        from langgraph.checkpoint.redis import RedisSaver
+
+        prefix, client = f"frontdoor:{case}:checkpoint", self.saver._redis
+        indexes = {name.decode() if isinstance(name, bytes) else name for name in client.execute_command("FT._LIST")}
+        found = prefix in indexes
+        if fresh and (found or next(iter(client.scan_iter(match=f"frontdoor:{case}:*", count=1000)), None)):
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh=True but keys or the index {prefix} exist")
+        if not fresh and not found:
+            raise kit.BadRequest(f"frontdoor_open {case}: fresh=False but the index {prefix} does not exist")
+        saver = RedisSaver(redis_client=client, checkpoint_prefix=prefix, checkpoint_write_prefix=f"{prefix}_write")
+        saver.setup()  # the case's two indexes, as the saver makes them on first use (no checkpoint written)
+        self.frontdoor_graph = compile_graph(saver)
+
+    def _frontdoor_cfg(self, scope):
+        if not hasattr(self, "frontdoor_graph"):
+            raise kit.BadRequest("frontdoor_open first")
+        return {"configurable": {"thread_id": _thread_id(scope)}}
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """One graph turn carrying the text as the user's message; no label, signature or tag kept."""
+        cfg = self._frontdoor_cfg(scope)
+        values = self.frontdoor_graph.invoke({"messages": [HumanMessage(content=text)]}, cfg)
+        last = values["messages"][-1] if values.get("messages") else None
+        return {"accepted": True, "stored": {"thread_id": cfg["configurable"]["thread_id"],
+                                             "message_id": getattr(last, "id", None), "type": "human"}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """get_state(thread).values["messages"]: the thread's whole message list, no marker."""
+        state = self.frontdoor_graph.get_state(self._frontdoor_cfg(scope))
+        served = [self._record(m) if isinstance(m, BaseMessage) else _raw_record(m)
+                  for m in self._usable((state.values or {}).get("messages", []))]
+        return [{"text": r["text"], "marker": None} for r in served]
 
     def describe(self):
         """Versions of the checkpointer, LangGraph, the Redis client libraries and the server's modules."""
@@ -85,6 +146,11 @@ class LangGraphRedisDriver(MessageThread, kit.Driver):
         """Close the saver's connection pool."""
         if hasattr(self, "saver"):
             self.saver._redis.close()
+
+
+def _thread_id(scope):
+    """The one thread id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 def _raw_record(element):

@@ -46,8 +46,12 @@ class StoredSpec(Frozen):
 
     @property
     def case_field(self) -> str:
-        """The layout field naming ``{case}``: ``table`` for a store in a server, else ``file``."""
-        return "table" if self.in_service else "file"
+        """The layout field naming ``{case}``: ``file`` for a store in files; for one in a server its
+        ``key`` pattern where the backend finds records by key (Redis), else its ``table``."""
+        if not self.in_service:
+            return "file"
+        fields = {f.name for f in registry.backend(str(self.store.get("backend"))).fields}
+        return "key" if "key" in fields else "table"
 
     def layout(self, case: str) -> StoreLayout:
         """The layout of ``case``'s store, ``{case}`` filled in wherever it is named (a second table of
@@ -61,7 +65,8 @@ def parse_stored(data: Any) -> StoredSpec:
     registry.backend(str(spec.store.get("backend")))  # LayoutError naming the backends for an unknown one
     field = spec.case_field
     if CASE not in str(spec.store.get(field, "")):
-        example = "table: frontdoor_{case}.store" if field == "table" else "file: frontdoor/{case}/store.db"
+        example = {"table": "table: frontdoor_{case}.store", "key": 'key: "frontdoor:{case}:mem:{context}:{id}"'}.get(
+            field, "file: frontdoor/{case}/store.db")
         raise LayoutError(field, "must name {case}: each case of the front door has its own store", f"e.g. {example}")
     spec.layout("case-1")
     return spec

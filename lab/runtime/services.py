@@ -285,6 +285,8 @@ def redis_info(url: str) -> tuple[str, str]:
 
     try:
         client = redis.Redis.from_url(url, socket_timeout=5, decode_responses=True)
+        if client.info("persistence").get("loading"):  # CONFIG GET and INFO answer while the AOF loads
+            raise ConnectionError("the server is still loading its dataset")
         return client.config_get("dir")["dir"], client.info("server")["redis_version"]
     except (redis.ConnectionError, redis.TimeoutError) as exc:  # a server slow to answer (load): not up yet
         raise ConnectionError(str(exc)) from exc
