@@ -241,7 +241,7 @@ def js_decisions_on_handed_values(source: str) -> list[str]:
     or calls a verify method: the rule ``decisions_on_handed_values`` holds a Python driver to."""
     found = []
     for name, (line, params, body) in js_methods(source).items():
-        handed = {"signer", "trustRoot"} | {params[i] for i in _JS_HANDED[name] if i < len(params)}
+        handed = {"signer", "frontdoorSigner", "trustRoot"} | {params[i] for i in _JS_HANDED[name] if i < len(params)}
         for number, text in enumerate(body.split("\n")):
             for piece in re.split(r"&&|\|\||[;,?:(){}\[\]]", text):
                 parts = _JS_COMPARE.split(piece)
@@ -393,7 +393,7 @@ serve({{
     if (text.startsWith("shape")) return {{ stored: 1 }};
     seen.push(text);
     return {{ accepted: true, stored: {{ scope, label, signature: signature && signature.toString("hex"), tags,
-                                        signer: this.signer && this.signer.toString("hex") }} }};
+                                        signer: this.frontdoorSigner && this.frontdoorSigner.toString("hex") }} }};
   }},
   async frontdoorRead(scope, query, k, tag) {{ return seen.slice(0, k).map((text) => ({{ text, marker: null }})); }},
   async frontdoorMessage(scope, text, label, tags) {{ return Buffer.from(`${{label}}|${{text}}`); }},

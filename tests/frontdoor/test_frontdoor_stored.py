@@ -188,6 +188,8 @@ def profile_with(tmp_path: Path, stored: str) -> Path:
     ("  stored:\n    store: {backend: postgres, volume: store, service: db, table: records, "
      "context: uid, identity: [id], order: ord, payload: doc}\n", "frontdoor.stored.store.table",
      "must name {case}"),
+    ("  stored:\n    store: {backend: redis, volume: store, service: db, key: 'mem:{context}:{id}', "
+     "context: uid, order: ord, payload: doc}\n", "frontdoor.stored.store.key", "must name {case}"),
     ("  stored:\n    store: {backend: sqlite, volume: home, file: '{case}/mem.json', table: records, "
      "context: uid, identity: [id], order: ord, payload: doc}\n", "frontdoor.stored.store.volume", "adversary"),
     ("  stored:\n    store: {backend: sqlite, volume: store, file: '{case}/m', table: r, context: u, identity: [id], "
@@ -206,7 +208,11 @@ def test_a_bad_stored_block_names_its_field_and_line(tmp_path, stored, field, sa
 
 #: Front-door rows whose cases' stores are not read back, and why (every other one names frontdoor.stored).
 NOT_READ_BACK = {"langgraph-store": "InMemoryStore keeps nothing at rest",
-                 "letta-archival": "a passage's tags sit in another table, which the read-back does not join"}
+                 "letta-archival": "a passage's tags sit in another table, which the read-back does not join",
+                 "langgraph-sqlite+aes": "only AES ciphertext is at rest, under a key the adversary (and the "
+                                         "generic editor) does not hold",
+                 "openclaw-memory-md": "the label is a per-file entry of openclaw.sqlite keyed by the file's hash, "
+                                       "beside the MEMORY.md holding the text: a layout names one store"}
 
 
 def test_every_front_door_profile_says_where_each_case_s_store_is_read_back():
