@@ -317,3 +317,18 @@ def test_an_image_builds_steps_say_when_each_began(monkeypatch):
     image_build.docker_build(Path("sut.Dockerfile"), Path("ctx"), "memlab/sut-x:1", {}, {}, said.append)
     assert said == ["  Step 1/2 : FROM memlab/base:bookworm  (at 0 s)",
                     "  Step 2/2 : RUN pip install -r requirements.txt  (at 12 s)"]
+
+
+def test_a_long_run_in_a_log_says_its_progress_in_lines_every_so_often(monkeypatch, capsys):
+    """Where stderr is no terminal the bar draws nothing while it runs; a line says how far it is, at most
+    every PLAIN_EVERY seconds, and a run shorter than that prints none (so short runs' logs are as before)."""
+    ticks = iter([0.0, 10.0, 31.0, 40.0, 75.0, 80.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(ticks))
+    with progress.RunProgress(Console(file=io.StringIO(), width=80, force_terminal=False), total=4) as bar:
+        bar.step("row-a@live", "case 1/3")  # 10 s: too soon
+        bar.step("row-a@live", "case 2/3")  # 31 s: a line
+        bar.doing("starting postgres server")  # 40 s: too soon after the last
+        bar.step("row-a@live", "case 3/3")  # 75 s: a line
+        bar.step("row-b@live", "case 1/1")  # 80 s: too soon
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("progress:")]
+    assert lines == ["progress: 2/4 · row-a@live case 2/3 · 31 s", "progress: 3/4 · row-a@live case 3/3 · 75 s"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -38,6 +39,8 @@ ACTIVITIES = {
     "service.starting": lambda ev: f"starting {ev.get('kind', 'a')} server"
                                    f"{' (container)' if ev.get('runtime') == 'docker' else ''}",
 }
+#: Seconds between two progress lines where stderr is no terminal.
+PLAIN_EVERY = 30.0
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "warn": logging.WARNING,
            "error": logging.ERROR, "exception": logging.ERROR, "critical": logging.CRITICAL}
 
@@ -116,6 +119,11 @@ class RunProgress:
         self._task = self._bar.add_task(first, total=total) if self._bar else None
         self._lock = threading.Lock()
         self._last_step = ""
+        #: Where stderr is no terminal (a CI log), a bar draws nothing while it runs: a line instead, at
+        #: most every PLAIN_EVERY seconds (none in a run shorter than that).
+        self._plain = not settings.quiet and not console.is_terminal
+        self._done, self._total = 0, total
+        self._began = self._said = time.monotonic()
         #: What the bar says now (kept when quiet too).
         self.description = first
         #: Whether a command's error (its exit, an exception) takes the bar away, leaving its message last.
@@ -141,10 +149,13 @@ class RunProgress:
         themselves to the total as they are counted."""
         with self._lock:
             self._last_step = self.description = inert(f"{row} {step}")
+            grows = bool(advance) and (step.startswith("compose/") or ".v" in step and _is_variant(step))
+            self._done, self._total = self._done + advance, self._total + (advance if grows else 0)
             if self._bar:
-                if advance and (step.startswith("compose/") or ".v" in step and _is_variant(step)):
+                if grows:
                     self._bar.update(self._task, total=self._bar.tasks[0].total + advance)
                 self._bar.update(self._task, advance=advance, description=self.description)
+            self._say()
 
     def doing(self, text: str, where: str | None = None) -> None:
         """What the run waits for now (a long step), until the next trial is done; ``where`` names the
@@ -154,6 +165,17 @@ class RunProgress:
             self.description = f"{where} · {fit(inert(text), 120)}" if where else fit(inert(text), 120)
             if self._bar:
                 self._bar.update(self._task, description=self.description)
+            self._say()
+
+    def _say(self) -> None:
+        """The plain progress line (stderr no terminal), when PLAIN_EVERY seconds have passed since the last."""
+        now = time.monotonic()
+        if not self._plain or now - self._said < PLAIN_EVERY:
+            return
+        self._said = now
+        sys.stderr.write(f"progress: {self._done}/{self._total} · {fit(self.description, 100)} · "
+                         f"{int(now - self._began)} s\n")
+        sys.stderr.flush()
 
 
 def _is_variant(step: str) -> bool:
