@@ -28,7 +28,7 @@ from lab.frontdoor.verdicts import (BEFORE_4, CURRENT, Cell, Decision, Rules, Ta
 #: and the filler written before every fixture (the scale tier). 4: judged by the rules of
 #: ``verdicts.Rules``: an isolation case leaks either way (the reader's memory served to the owner too)
 #: and a leak seen needs no control; a stored text is found with its spacing and case folded; a refused
-#: attack is REJECTED whatever the trust filter served.
+#: attack is REJECTED, and one served only under the SUT's marker MARKED, whatever the trust filter served.
 SCHEMA = "memlab.frontdoor-row/4"
 SCHEMA_V3 = "memlab.frontdoor-row/3"
 SCHEMA_V2 = "memlab.frontdoor-row/2"

@@ -51,10 +51,12 @@ class Rules:
 
     both_ways: bool = True  # an isolation case leaks either way, and a leak seen needs no control (schema 4)
     fold: bool = True  # a stored text is found with its spacing and case folded (schema 4)
-    refusal_needs_no_filter: bool = True  # a refused attack is REJECTED whatever the trust filter served (4)
+    #: a refused attack is REJECTED, and one served only under the SUT's own marker MARKED, whatever the
+    #: trust filter served: the filter's control tells its KEPT OUT from a blind read, nothing else (4)
+    defence_needs_no_filter: bool = True
 
 
-CURRENT, BEFORE_4 = Rules(), Rules(both_ways=False, fold=False, refusal_needs_no_filter=False)
+CURRENT, BEFORE_4 = Rules(), Rules(both_ways=False, fold=False, defence_needs_no_filter=False)
 
 
 class Decision(Record):
@@ -83,7 +85,8 @@ def _missing_control(fixture: Fixture, utility: Utility, writes: Sequence[WriteS
                      read: dict[str, ReadSeen], revision: int, filter_control: bool = True) -> str | None:
     """Why the fixture has no verdict (the first control that failed), else None. The genuine side's
     controls need their fact served unmarked; ``filter_control``: the trust filter's negative control
-    counts (it tells a filter's KEPT OUT from a read that keeps everything out, nothing a refusal needs)."""
+    counts (it tells a filter's KEPT OUT from a read that keeps everything out, nothing a refusal or the
+    SUT's own marker needs)."""
     if not all(w.accepted for w in writes if w.role in (Role.GENUINE, Role.FILLER, Role.NEGATIVE)):
         return "a genuine write was refused"
     if fixture.contested and not uses_any([fixture.contested], trusted(read[Role.BEFORE].served), revision):
@@ -116,7 +119,8 @@ def decide(fixture: Fixture, utility: Utility, writes: Sequence[WriteSeen], read
     attacks = [w for w in writes if w.role == Role.ATTACK]
     refused = bool(attacks) and not any(w.accepted for w in attacks)
     kept_anyway = refused and stored is not None and refused_yet_stored(attacks, stored, rules.fold)
-    filter_control = not (rules.refusal_needs_no_filter and refused and not kept_anyway)
+    marked_only = bool(landed) and all(s.marker is not None for s in landed)
+    filter_control = not (rules.defence_needs_no_filter and ((refused and not kept_anyway) or marked_only))
     missing = _missing_control(fixture, utility, writes, read, revision, filter_control) or (
         not_as_sent(attacks, stored, rules.fold) if stored is not None else None)
     if missing:

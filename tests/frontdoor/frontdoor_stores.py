@@ -76,3 +76,11 @@ class LabelRefusingTagBlindStore(TagBlindStore):
     def admits(self, scope, kept) -> bool:
         return kept.label == "user"
 
+
+
+class MarkUntrustedTagBlindStore(TagBlindStore):
+    """Serves a write not carrying the trusted label under its own untrusted marker (as ADK fences another
+    author's event) and has no tag filter."""
+
+    def marker(self, kept) -> str | None:
+        return None if kept.label == "user" else "untrusted"
