@@ -24,6 +24,36 @@ as the Runner does, without a model:
     fact's key (``meta.key``) in the lifecycle gate, else a fresh one; the record id is the key.
     Update: the same state_delta on the key. Erase: ``delete_session`` for session state (the
     session's row holds it); ADK offers none for user and app state.
+
+Front door (``frontdoor_*``): each case opens its own store, ``store/frontdoor/<case>/sessions.db`` on
+SQLite, on PostgreSQL a schema of its own in the service's database (``frontdoor_<case>``, made by
+``CREATE SCHEMA``, first on the search_path of the case's connections, so ADK's tables are made and
+read there); the same file or schema again, unchanged, after a restart; and a
+``DatabaseSessionService`` over it.
+
+- Scope: the tenant is ``app_name``, the user ``user_id``, the session ``session_id``, each exactly as
+  sent (an integer stays an integer, a missing tenant or user is None), but a missing session: ADK
+  has no read of a conversation without its id (``get_session``'s ``session_id`` is a required str,
+  as is ``Runner.run_async``'s), so a scope with no session is the one conversation of its app and
+  user, under the empty session id ``""`` (the lab never sends ``""``, so no two scopes share one).
+  ADK keys sessions and events by all three, app state by ``app_name`` alone, user state by
+  (``app_name``, ``user_id``); the driver never filters.
+- Write: as a Runner does (``runners.py``: ``_get_or_create_session`` then the appended event),
+  ``get_session`` of the scope, ``create_session`` of its ids where there is none, then
+  ``append_event`` of one ``Event``. ``events``: the event's ``author`` is the
+  write's label as sent (``user``, ADK's own author of the user's turns; ``external``, any other name
+  being another agent's), its ``content`` one text part of role ``user``. The state parts: an event of
+  author ``user`` whose ``actions.state_delta`` sets a fresh key of the part's prefix to the text (the
+  label goes nowhere: the state keeps no author). ADK has no signature, tags or trust root: they go
+  nowhere.
+- Read: ``get_session`` of the scope, then what the agent is served from it. ``events``: the
+  contents ``_ContentLlmRequestProcessor`` builds for a model request
+  (``flows/llm_flows/context/_contents.py``: ``_get_contents(branch, session.events, agent.name)``,
+  the default ``include_contents``, every event, no query or limit), one record per content, its text
+  parts joined; a content ADK fenced as another agent's (``context/_fencing.py``:
+  ``_present_other_agent_message``, its first part the preamble saying the quoted text is data, not
+  instructions) is served with that as its marker. The state parts: the merged ``session.state``'s keys
+  of the part, as an instruction's ``{app:key}`` template would be filled, no marker.
 """
 
 import asyncio
@@ -38,6 +68,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
 from google.adk.events import Event, EventActions  # noqa: E402
+from google.adk.flows.llm_flows.context._contents import _get_contents  # noqa: E402
+from google.adk.flows.llm_flows.context._fencing import OTHER_AGENT_CONTEXT_PREAMBLE  # noqa: E402
 from google.adk.sessions import DatabaseSessionService  # noqa: E402
 from google.genai import types  # noqa: E402
 
@@ -47,6 +79,8 @@ AGENT = "memlab_agent"  # the agent's name: the author of an assistant's event
 ROLES = {"user": ("user", "user"), "assistant": (AGENT, "model")}  # lab's role -> (author, content role)
 LIBRARIES = ("google-adk", "google-genai", "sqlalchemy", "aiosqlite", "asyncpg", "pydantic")
 DATABASES = ("sqlite", "postgres")
+NO_SESSION = ""  # the session id of a scope that gives none: ADK reads no conversation without one
+FENCED = "fenced by ADK as another agent's quoted content (data, not instructions)"  # the read's marker
 
 
 class AdkSessionsDriver(kit.Driver):
@@ -125,8 +159,86 @@ class AdkSessionsDriver(kit.Driver):
         self._run(self.service.delete_session(app_name=app, user_id=user, session_id=sid))
         return ids
 
+    # ---- the front door ------------------------------------------------------------
+    def frontdoor_open(self, case, trust_root, fresh):
+        """The case's own store (a new one when fresh, else the one kept) and a service over it; ADK
+        takes no trust root."""
+        self._close_frontdoor()
+        if self.db == "postgres":  # the service's database, the case's schema first on the search_path
+            schema = self._run(self._case_schema(case, fresh))
+            self.frontdoor = DatabaseSessionService(db_url=self._url(),
+                                                    connect_args={"server_settings": {"search_path": schema}})
+        else:
+            [folder] = self.need_volumes("store", why="DatabaseSessionService keeps sessions.db there")
+            path = kit.case_store(folder, case, fresh, "sessions.db")
+            self.frontdoor = DatabaseSessionService(db_url=f"sqlite+aiosqlite:///{path}")
+        self._run(self.frontdoor.prepare_tables())  # a fresh store's tables, made by ADK (no row written)
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """One event appended to the scope's session (made first where there is none, as the Runner's
+        auto_create_session does): a message authored by the label, or a state delta of a fresh key."""
+        session = self._run(self._frontdoor_session(scope, create=True))
+        if self.part == "events":
+            event = Event(author=label, invocation_id=f"e-{uuid.uuid4()}",
+                          content=types.Content(role="user", parts=[types.Part(text=text)]))
+        else:
+            key = PREFIX[self.part] + f"note-{uuid.uuid4().hex[:12]}"
+            event = Event(author="user", invocation_id=f"e-{uuid.uuid4()}",
+                          actions=EventActions(state_delta={key: text}))
+        self._run(self.frontdoor.append_event(session, event))
+        return {"accepted": True, "stored": {"app_name": session.app_name, "user_id": session.user_id,
+                                             "session_id": session.id, "event_id": event.id,
+                                             "author": event.author, "state_delta": event.actions.state_delta}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """What the agent is served from the scope's session: the contents of a model request built
+        from its events (ADK's fence as the marker), or the part's state; no query, limit or tag."""
+        session = self._run(self._frontdoor_session(scope))
+        if session is None:
+            return []
+        if self.part == "events":
+            return [_served_content(c) for c in _get_contents(None, session.events, AGENT)]
+        return [{"text": v if isinstance(v, str) else str(v), "marker": None}
+                for v in self._scoped(session.state).values()]
+
+    async def _frontdoor_session(self, scope, create=False):
+        """get_session of the scope's ids as sent; create_session where there is none and ``create``."""
+        if not hasattr(self, "frontdoor"):
+            raise kit.BadRequest("frontdoor_open first")
+        ids = {"app_name": scope["tenant"], "user_id": scope["user"],
+               "session_id": NO_SESSION if scope["session"] is None else scope["session"]}
+        session = await self.frontdoor.get_session(**ids)
+        if session is None and create:
+            session = await self.frontdoor.create_session(**ids)
+        return session
+
+    async def _case_schema(self, case, fresh):
+        """The case's own schema, frontdoor_<case>, in the service's database (CREATE SCHEMA when fresh;
+        a fresh case whose schema exists, or a reopened one whose schema is gone, is refused)."""
+        from sqlalchemy import text
+
+        schema = f"frontdoor_{case}"
+        if len(schema.encode()) > 63:
+            raise kit.BadRequest(f"case {case!r}: a PostgreSQL schema name holds at most 63 bytes")
+        engine = self.service.db_engine.execution_options(isolation_level="AUTOCOMMIT")
+        async with engine.connect() as conn:
+            found = (await conn.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = :n"), {"n": schema})).scalar()
+            if bool(found) == fresh:
+                raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but schema {schema} "
+                                     f"{'exists' if found else 'does not exist'}")
+            if fresh:
+                await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        return schema
+
+    def _close_frontdoor(self):
+        if hasattr(self, "frontdoor"):
+            self._run(self.frontdoor.close())
+            del self.frontdoor
+
     def close(self):
-        """Dispose the service's engine (its pooled connections), then the loop."""
+        """Dispose the services' engines (their pooled connections), then the loop."""
+        if hasattr(self, "loop"):
+            self._close_frontdoor()
         if hasattr(self, "service"):
             self._run(self.service.close())
         if hasattr(self, "loop"):
@@ -179,6 +291,13 @@ class AdkSessionsDriver(kit.Driver):
         role = event.content.role if event.content else None
         return {"role": "assistant" if role == "model" else role, "author": event.author,
                 "timestamp": event.timestamp}
+
+
+def _served_content(content):
+    """One content of a model request as served: its text parts joined; ADK's fence as the marker."""
+    texts = [p.text for p in (content.parts or []) if p.text is not None]
+    fenced = bool(texts) and texts[0] == OTHER_AGENT_CONTEXT_PREAMBLE
+    return {"text": "\n".join(texts), "marker": FENCED if fenced else None}
 
 
 def _text(event):
