@@ -29,7 +29,6 @@ wrapper (``TracingCheckpointSaver.get_tuple`` delegates to the inner saver; the 
 by ``verify_thread``, the audit), served with no marker.
 """
 
-import json
 
 import platform
 import sqlite3
@@ -39,7 +38,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langchain_core.messages import HumanMessage  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 from langgraph_ledger import TracingCheckpointSaver, verify_thread  # noqa: E402
 from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
@@ -94,25 +92,6 @@ class LedgerDriver(MessageThread, kit.Driver):
         trace_root = self.trace_volume / "frontdoor" / case / "trace"
         self.frontdoor_graph = compile_graph(TracingCheckpointSaver(inner, trace_root=trace_root))
 
-    def _frontdoor_cfg(self, scope):
-        if not hasattr(self, "frontdoor_graph"):
-            raise kit.BadRequest("frontdoor_open first")
-        return {"configurable": {"thread_id": _thread_id(scope)}}
-
-    def frontdoor_write(self, scope, text, label, signature, tags):
-        """One graph turn carrying the text as the user's message; no label, signature or tag kept."""
-        cfg = self._frontdoor_cfg(scope)
-        values = self.frontdoor_graph.invoke({"messages": [HumanMessage(content=text)]}, cfg)
-        last = values["messages"][-1] if values.get("messages") else None
-        return {"accepted": True, "stored": {"thread_id": cfg["configurable"]["thread_id"],
-                                             "message_id": getattr(last, "id", None), "type": "human"}}
-
-    def frontdoor_read(self, scope, query, k, tag):
-        """get_state(thread).values["messages"] through the wrapper: the whole message list, no marker."""
-        state = self.frontdoor_graph.get_state(self._frontdoor_cfg(scope))
-        return [{"text": m.content if isinstance(m.content, str) else json.dumps(m.content), "marker": None}
-                for m in (state.values or {}).get("messages", [])]
-
     def _close_frontdoor(self):
         if getattr(self, "frontdoor_conn", None) is not None:
             self.frontdoor_conn.close()
@@ -123,11 +102,6 @@ class LedgerDriver(MessageThread, kit.Driver):
         self._close_frontdoor()
         if hasattr(self, "conn"):
             self.conn.close()
-
-
-def _thread_id(scope):
-    """The one thread id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,6 @@ is new for every checkpoint, so no case reaches another's.
   no message is ``config.unusable``'s, as for ``read``.
 """
 
-import json
 import platform
 import sys
 from pathlib import Path
@@ -53,7 +52,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langchain_core.messages import BaseMessage, HumanMessage  # noqa: E402
+from langchain_core.messages import BaseMessage  # noqa: E402
 from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
 
 SUT = "langgraph-checkpoint-redis"
@@ -108,25 +107,10 @@ class LangGraphRedisDriver(MessageThread, kit.Driver):
         saver.setup()  # the case's two indexes, as the saver makes them on first use (no checkpoint written)
         self.frontdoor_graph = compile_graph(saver)
 
-    def _frontdoor_cfg(self, scope):
-        if not hasattr(self, "frontdoor_graph"):
-            raise kit.BadRequest("frontdoor_open first")
-        return {"configurable": {"thread_id": _thread_id(scope)}}
-
-    def frontdoor_write(self, scope, text, label, signature, tags):
-        """One graph turn carrying the text as the user's message; no label, signature or tag kept."""
-        cfg = self._frontdoor_cfg(scope)
-        values = self.frontdoor_graph.invoke({"messages": [HumanMessage(content=text)]}, cfg)
-        last = values["messages"][-1] if values.get("messages") else None
-        return {"accepted": True, "stored": {"thread_id": cfg["configurable"]["thread_id"],
-                                             "message_id": getattr(last, "id", None), "type": "human"}}
-
-    def frontdoor_read(self, scope, query, k, tag):
-        """get_state(thread).values["messages"]: the thread's whole message list, no marker."""
-        state = self.frontdoor_graph.get_state(self._frontdoor_cfg(scope))
-        served = [self._record(m) if isinstance(m, BaseMessage) else _raw_record(m)
-                  for m in self._usable((state.values or {}).get("messages", []))]
-        return [{"text": r["text"], "marker": None} for r in served]
+    def _served_texts(self, messages):
+        """The messages a usable checkpoint serves (this driver's ``_usable``), as the at-rest read gives them."""
+        return [(self._record(m) if isinstance(m, BaseMessage) else _raw_record(m))["text"]
+                for m in self._usable(messages)]
 
     def describe(self):
         """Versions of the checkpointer, LangGraph, the Redis client libraries and the server's modules."""
@@ -146,11 +130,6 @@ class LangGraphRedisDriver(MessageThread, kit.Driver):
         """Close the saver's connection pool."""
         if hasattr(self, "saver"):
             self.saver._redis.close()
-
-
-def _thread_id(scope):
-    """The one thread id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 def _raw_record(element):

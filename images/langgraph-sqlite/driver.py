@@ -49,7 +49,6 @@ when fresh, found again after a restart) -- and the same one-node graph over it.
   content, with no marker (LangGraph has no untrusted flag).
 """
 
-import json
 
 import os
 import platform
@@ -60,7 +59,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langchain_core.messages import HumanMessage  # noqa: E402
 from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
 
 SAVERS = {"sqlite": "langgraph-checkpoint-sqlite", "postgres": "langgraph-checkpoint-postgres"}
@@ -156,25 +154,6 @@ class LangGraphSqliteDriver(MessageThread, kit.Driver):
         saver.setup()
         return saver
 
-    def _frontdoor_cfg(self, scope):
-        if not hasattr(self, "frontdoor_graph"):
-            raise kit.BadRequest("frontdoor_open first")
-        return {"configurable": {"thread_id": _thread_id(scope)}}
-
-    def frontdoor_write(self, scope, text, label, signature, tags):
-        """One graph turn carrying the text as the user's message; no label, signature or tag kept."""
-        cfg = self._frontdoor_cfg(scope)
-        values = self.frontdoor_graph.invoke({"messages": [HumanMessage(content=text)]}, cfg)
-        last = values["messages"][-1] if values.get("messages") else None
-        return {"accepted": True, "stored": {"thread_id": cfg["configurable"]["thread_id"],
-                                             "message_id": getattr(last, "id", None), "type": "human"}}
-
-    def frontdoor_read(self, scope, query, k, tag):
-        """get_state(thread).values["messages"]: the thread's whole message list, no marker."""
-        state = self.frontdoor_graph.get_state(self._frontdoor_cfg(scope))
-        return [{"text": m.content if isinstance(m.content, str) else json.dumps(m.content), "marker": None}
-                for m in (state.values or {}).get("messages", [])]
-
     def _close_frontdoor(self):
         if getattr(self, "frontdoor_conn", None) is not None:
             self.frontdoor_conn.close()
@@ -185,11 +164,6 @@ class LangGraphSqliteDriver(MessageThread, kit.Driver):
         self._close_frontdoor()
         if hasattr(self, "conn"):
             self.conn.close()
-
-
-def _thread_id(scope):
-    """The one thread id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 def _key(path):

@@ -154,13 +154,20 @@ HANDED = {"label", "signature", "trust_root", "scope", "signer"}
 CRYPTO = ("cryptography", "nacl", "hmac", "ecdsa", "ed25519")
 
 
+def _offering(paths) -> dict[Path, ast.Module]:
+    trees = {path: ast.parse(path.read_text()) for path in paths}
+    return {path: tree for path, tree in trees.items()
+            if any(isinstance(n, ast.FunctionDef) and n.name in OPS for n in ast.walk(tree))}
+
+
 def _frontdoor_drivers() -> dict[str, ast.Module]:
-    out = {}
-    for path in sorted((ROOT / "images").glob("*/driver.py")):
-        tree = ast.parse(path.read_text())
-        if any(isinstance(n, ast.FunctionDef) and n.name in OPS for n in ast.walk(tree)):
-            out[path.parent.name] = tree
-    return out
+    return {path.parent.name: tree for path, tree in _offering(sorted((ROOT / "images").glob("*/driver.py"))).items()}
+
+
+#: The kit's modules whose ops drivers share (memlab_driver.langgraph_thread: the checkpointers'), read
+#: by the same pin as the drivers.
+KIT_OPS = {path.stem: tree for path, tree in
+           _offering(sorted((ROOT / "images" / "driverkit" / "memlab_driver").glob("*.py"))).items()}
 
 
 #: The ops as a Node driver's methods (images/driverkit-node/memlab_driver.mjs).
@@ -301,9 +308,9 @@ def test_the_pin_finds_a_driver_deciding_for_the_sut():
                                                "frontdoor_write line 4: calls verify"]
 
 
-@pytest.mark.parametrize("driver", sorted(DRIVERS))
+@pytest.mark.parametrize("driver", sorted(DRIVERS) + [f"driverkit/{name}" for name in sorted(KIT_OPS)])
 def test_no_driver_verifies_a_signature_or_filters_by_label_or_scope(driver):
-    tree = DRIVERS[driver]
+    tree = KIT_OPS[driver.split("/", 1)[1]] if driver.startswith("driverkit/") else DRIVERS[driver]
     assert decisions_on_handed_values(tree) == []
     imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     imported += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]

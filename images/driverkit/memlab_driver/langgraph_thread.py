@@ -14,10 +14,16 @@ langgraph-ledger share it instead of copying it.
 - update (lifecycle): ``update_state`` with a message of the same id (``add_messages`` replaces it).
 - erase: ``saver.delete_thread(context)`` (whole thread); one message through ``update_state`` with
   ``RemoveMessage(id)``, LangGraph's documented removal (older checkpoints keep it).
+- front door (``self.frontdoor_graph``, set by the driver's ``frontdoor_open`` over the case's own
+  saver): a write is one graph turn carrying the text as a ``HumanMessage`` (no label, signature or tag
+  goes anywhere: a message's ``type`` names the speaker), a read ``get_state`` of the scope's thread,
+  every message served (no query, limit or filter, no marker); the thread is :func:`thread_of` the
+  scope, the one injective key a checkpointer has.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, TypedDict
 
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage
@@ -33,6 +39,11 @@ class State(TypedDict):
     """The graph state: one message list, merged by add_messages."""
 
     messages: Annotated[list, add_messages]
+
+
+def thread_of(scope) -> str:
+    """A front-door scope's one thread id: the JSON array of its parts as sent (injective; ints stay numbers)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 def compile_graph(saver):
@@ -96,3 +107,26 @@ class MessageThread:
         if message.name:
             meta["name"] = message.name
         return meta
+
+    # ---- front door (over ``self.frontdoor_graph``) -------------------------------------------
+    def _frontdoor_cfg(self, scope):
+        if getattr(self, "frontdoor_graph", None) is None:
+            raise BadRequest("frontdoor_open first")
+        return {"configurable": {"thread_id": thread_of(scope)}}
+
+    def frontdoor_write(self, scope, text, label, signature, tags):
+        """One graph turn carrying the text as the user's message; no label, signature or tag kept."""
+        cfg = self._frontdoor_cfg(scope)
+        values = self.frontdoor_graph.invoke({"messages": [HumanMessage(content=text)]}, cfg)
+        last = values["messages"][-1] if values.get("messages") else None
+        return {"accepted": True, "stored": {"thread_id": cfg["configurable"]["thread_id"],
+                                             "message_id": getattr(last, "id", None), "type": "human"}}
+
+    def frontdoor_read(self, scope, query, k, tag):
+        """get_state(thread).values["messages"]: the thread's whole message list, no marker."""
+        state = self.frontdoor_graph.get_state(self._frontdoor_cfg(scope))
+        return [{"text": text, "marker": None} for text in self._served_texts((state.values or {}).get("messages", []))]
+
+    def _served_texts(self, messages):
+        """The texts of the messages the graph is handed (a driver whose saver serves others overrides it)."""
+        return [m.content if isinstance(m.content, str) else json.dumps(m.content) for m in messages]
