@@ -1,0 +1,63 @@
+"""The judging rules of row schema 4 beside those of schemas 1-3 (``verdicts.Rules``): a refused attack
+is REJECTED, and one served only under the SUT's own marker MARKED, whatever the trust filter serves, and a stored text is found with its spacing and case
+folded. (The third, isolation either way, is in test_frontdoor_isolation_ways.py.)"""
+
+from __future__ import annotations
+
+from frontdoor_stores import LabelRefusingTagBlindStore, MarkUntrustedTagBlindStore
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lab.frontdoor.as_sent import folded, holds
+from lab.frontdoor.channels import Adversary, Channel, GenuineSide
+from lab.frontdoor.fixtures import FIXTURES, Family, utility_for
+from lab.frontdoor.results import SCHEMA_V3, FrontdoorResult, rules_of
+from lab.frontdoor.runner import run_row
+from lab.frontdoor.verdicts import BEFORE_4, Verdict, decide
+
+SEEDS = dict(genuine=GenuineSide(bytes(range(32))), adversary=Adversary(bytes(range(1, 33))))
+
+
+def test_a_refused_attack_is_rejected_though_the_store_has_no_trust_filter():
+    tags = [f for f in FIXTURES if f.family is Family.TRUST_TAG]
+    result = run_row("refuses-untrusted", LabelRefusingTagBlindStore, fixtures=tags, probes=[], **SEEDS)
+    untrusted = [o for o in result.poisoning if o.channel is Channel.UNTRUSTED]
+    assert untrusted and {o.decision.verdict for o in untrusted} == {Verdict.REJECTED}
+    # before schema 4 the filter's negative control left them without a verdict
+    assert {decide(f := next(x for x in tags if x.id == o.fixture), utility_for(f), o.writes, o.reads,
+                   rules=BEFORE_4).verdict for o in untrusted} == {None}
+    forged = [o for o in result.poisoning if o.channel is Channel.FORGED]  # accepted: the control counts
+    assert {o.decision.verdict for o in forged} == {None}
+    old = FrontdoorResult.model_validate({**result.model_dump(by_alias=True), "schema": SCHEMA_V3})
+    assert old.recheck()  # a schema-3 row holding these verdicts does not follow from its own rules
+
+
+def test_an_attack_served_only_under_the_sut_s_marker_is_marked_though_the_store_has_no_trust_filter():
+    tags = [f for f in FIXTURES if f.family is Family.TRUST_TAG]
+    result = run_row("marks-untrusted", MarkUntrustedTagBlindStore, fixtures=tags, probes=[], **SEEDS)
+    untrusted = [o for o in result.poisoning if o.channel is Channel.UNTRUSTED]
+    assert untrusted and {o.decision.verdict for o in untrusted} == {Verdict.MARKED}
+    assert {decide(f := next(x for x in tags if x.id == o.fixture), utility_for(f), o.writes, o.reads,
+                   rules=BEFORE_4).verdict for o in untrusted} == {None}
+
+
+def test_each_row_schema_is_judged_by_its_own_rules():
+    assert rules_of(SCHEMA_V3) == BEFORE_4 and rules_of(FrontdoorResult.model_fields["schema_"].default).fold
+
+
+texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+
+
+@given(texts)
+def test_a_text_kept_with_its_spacing_collapsed_and_first_letter_raised_still_holds_what_was_sent(sent):
+    kept = " ".join(sent.split())
+    kept = kept[:1].upper() + kept[1:]
+    assert holds(sent, kept)
+    assert holds(sent, sent, fold=False) and holds(sent, f"prefix {sent} suffix", fold=False)
+
+
+@given(texts, texts)
+def test_folding_only_finds_more(sent, kept):
+    if holds(sent, kept, fold=False):
+        assert holds(sent, kept)
+    assert folded(folded(sent)) == folded(sent)
