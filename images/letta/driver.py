@@ -47,6 +47,22 @@ with its ``archival_memory_insert`` tool and searches with ``archival_memory_sea
   ``/v1/embeddings`` on 127.0.0.1 (a deterministic lexical stand-in: signed feature hashing of the words
   but stop words, 256 dimensions, which Letta pads to 4096) at a port derived from the volumes' paths, the
   same after a restart, since each agent keeps the endpoint in its embedding config.
+
+Front door, core memory (row letta-block-history, ``configuration.frontdoor_memory: core``): the blocks an
+agent's core-memory tools edit and the agent is always served, compiled into its system prompt.
+
+- Store: each case's Letta tables in a PostgreSQL schema of its own, ``frontdoor_<case>`` (the connection's
+  ``search_path``, set on every new connection of Letta's engine, which pools none), made on a fresh open
+  with ``create_all`` and found again after a restart: the lab reads each case's ``block_history`` back there.
+- Scope: as the archival part (an organization per tenant, an identity and its one agent per user); each
+  agent is made with one core-memory block, ``human`` (empty), as Letta's agents are.
+- Write: ``LettaCoreToolExecutor.core_memory_append(agent_state, actor, label="human", content=text)``, the
+  agent's own tool (it appends a line and saves the block through ``update_memory_if_changed_async``), then
+  ``BlockManager.checkpoint_block_async``, as every write of the row: the history state's editor
+  (``actor_type``/``actor_id``) is the label, ``letta_agent`` (the agent's id given) for ``external``,
+  ``letta_user`` (the actor) for ``user``. Letta keeps no signature (dropped).
+- Read: ``AgentManager.rebuild_system_prompt_async(agent_id, actor)``, what the agent loop calls before a step:
+  the agent's system message with its blocks compiled in, served as one record, whatever the query, k or tag.
 """
 
 import asyncio
@@ -71,6 +87,10 @@ META_KEYS = ("role", "source")
 FRONTDOOR_NS = uuid.UUID("5d7c1f0e-3a51-4c8e-9a0b-6f1e2d3c4b5a")
 EMBED_DIMS = 256
 EMBED_MODEL = "memlab-lexical-256"
+#: Core memory (row letta-block-history): the one block each agent is made with, which every write appends to.
+CORE_BLOCK = "human"
+#: Where the label goes on core memory: the checkpoint's editor, the agent (letta_agent) or the actor (letta_user).
+CHECKPOINT_BY_AGENT = {"external": True, "user": False}
 
 
 def lexical_embed(text):
@@ -145,9 +165,15 @@ def import_archival(letta: SimpleNamespace) -> SimpleNamespace:
     from letta.services.agent_manager import AgentManager
     from letta.services.identity_manager import IdentityManager
     from letta.services.passage_manager import PassageManager
+    from letta.schemas.block import CreateBlock
+    from letta.services.message_manager import MessageManager
+    from letta.services.run_manager import RunManager
+    from letta.services.tool_executor.core_tool_executor import LettaCoreToolExecutor
     return SimpleNamespace(NoResultFound=NoResultFound, CreateAgent=CreateAgent, EmbeddingConfig=EmbeddingConfig,
                            IdentityCreate=IdentityCreate, LLMConfig=LLMConfig, Organization=Organization, User=User,
-                           agents=AgentManager(), identities=IdentityManager(), passages=PassageManager())
+                           CreateBlock=CreateBlock, CoreTools=LettaCoreToolExecutor, messages=MessageManager(),
+                           runs=RunManager(), agents=AgentManager(), identities=IdentityManager(),
+                           passages=PassageManager())
 
 
 class LettaBlockDriver(kit.Driver):
@@ -222,15 +248,55 @@ class LettaBlockDriver(kit.Driver):
             self._run(self.letta.blocks.delete_block_async(block_id, self.actor))
         return ids
 
-    # ---- the front door: archival memory (row letta-archival) ------------------------------------------
+    # ---- the front door: archival memory (row letta-archival), core memory (row letta-block-history) -----
     def frontdoor_open(self, case, trust_root, fresh):
-        """The case's own organizations, identities, agents and archives, made on first use and kept in
-        PostgreSQL (found again after a restart: their ids derive from the case). Letta takes no trust root."""
+        """The case's own organizations, identities, agents and archives or blocks, made on first use and kept
+        in PostgreSQL (found again after a restart: their ids derive from the case); for core memory, in the
+        case's own schema. Letta takes no trust root."""
         if not hasattr(self, "archival"):
+            self.memory = self.choice("frontdoor_memory", ("archival", "core"), "archival")
             self.archival = import_archival(self.letta)
-            self._run(self._message_sequence())
+            self.schema = None
+            if self.memory == "core":
+                self._case_search_path()
+            else:
+                self._run(self._message_sequence())
             self.embeddings = start_embeddings(json.dumps({k: str(v) for k, v in sorted(self.volumes.items())}))
         self.case = case
+        if self.memory == "core":
+            self._run(self._case_schema(case, fresh))
+
+    def _case_search_path(self):
+        """Every new connection of Letta's engine (NullPool: one per session) opens in the current case's
+        schema, then public (where pgvector's type lives)."""
+        from sqlalchemy import event
+
+        def search_path(dbapi_connection, _record):
+            if self.schema:
+                cursor = dbapi_connection.cursor()
+                cursor.execute(f'SET search_path TO "{self.schema}", public')
+                cursor.close()
+        event.listen(self.letta.engine.sync_engine, "connect", search_path)
+
+    async def _case_schema(self, case, fresh):
+        """The case's schema ``frontdoor_<case>``: made with Letta's tables on a fresh open (refused if it
+        exists), the kept one after a restart (refused if it is gone)."""
+        from sqlalchemy import text
+        schema = f"frontdoor_{case}"
+        if len(schema.encode()) > 63:
+            raise kit.BadRequest(f"case {case!r}: a PostgreSQL schema name holds at most 63 bytes")
+        self.schema = None
+        async with self.letta.engine.begin() as conn:
+            there = (await conn.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = :s"), {"s": schema})).first()
+            if bool(there) == bool(fresh):
+                raise kit.BadRequest(f"case {case!r}: schema {schema} {'exists' if there else 'is gone'}")
+            if fresh:
+                await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        self.schema = schema
+        if fresh:
+            async with self.letta.engine.begin() as conn:
+                await conn.run_sync(lambda sync: self.letta.Base.metadata.create_all(sync, checkfirst=False))
+            await self._message_sequence()
 
     async def _message_sequence(self):
         """The database side of ``messages.sequence_id`` (``server_default=FetchedValue()`` in letta/orm/message.py):
@@ -261,7 +327,8 @@ class LettaBlockDriver(kit.Driver):
 
     async def _user_agent(self, scope):
         """The actor, and the agent of the scope's user: Letta's list_agents_async(identifier_keys=[user]),
-        else a new identity with that key and an agent of its own (Letta checks the key)."""
+        else a new identity with that key and an agent of its own (Letta checks the key); for core memory,
+        the agent is made with one block, ``human``."""
         a = self.archival
         actor = await self._tenant_actor(scope["tenant"])
         found = await a.agents.list_agents_async(actor=actor, identifier_keys=[scope["user"]])
@@ -269,14 +336,20 @@ class LettaBlockDriver(kit.Driver):
             return actor, found[0]
         identity = await a.identities.create_identity_async(
             a.IdentityCreate(identifier_key=scope["user"], name="memlab front-door user", identity_type="user"), actor)
+        core = self.memory == "core"
         agent = await a.agents.create_agent_async(
-            a.CreateAgent(name="memlab-archival", identity_ids=[identity.id], memory_blocks=[],
+            a.CreateAgent(name="memlab-core" if core else "memlab-archival", identity_ids=[identity.id],
+                          memory_blocks=[a.CreateBlock(label=CORE_BLOCK, value="")] if core else [],
                           include_base_tools=False, llm_config=a.LLMConfig.default_config("gpt-4o-mini"),
                           embedding_config=self._embedding_config()), actor=actor)
         return actor, agent
 
     def frontdoor_write(self, scope, text, label, signature, tags):
-        """insert_passage(agent, text, actor, tags=["source:<label>", *tags]); Letta keeps no signature."""
+        """insert_passage(agent, text, actor, tags=["source:<label>", *tags]); Letta keeps no signature.
+        Core memory: core_memory_append(agent, actor, "human", text), then a checkpoint whose editor is the label."""
+        if self.memory == "core":
+            return self._run(self._core_append(scope, text, label))
+
         async def write():
             actor, agent = await self._user_agent(scope)
             return await self.archival.passages.insert_passage(
@@ -285,8 +358,30 @@ class LettaBlockDriver(kit.Driver):
         return {"accepted": bool(passages),
                 "stored": [{"id": p.id, "archive_id": p.archive_id, "text": p.text, "tags": p.tags} for p in passages]}
 
+    async def _core_append(self, scope, text, label):
+        """The agent's core_memory_append tool on its ``human`` block, then checkpoint_block_async: by the agent
+        (actor_type letta_agent) for the label external, by the actor (letta_user) for user."""
+        a = self.archival
+        actor, agent = await self._user_agent(scope)
+        agent = await a.agents.get_agent_by_id_async(agent_id=agent.id, actor=actor)
+        tools = a.CoreTools(message_manager=a.messages, agent_manager=a.agents, block_manager=self.letta.blocks,
+                            run_manager=a.runs, passage_manager=a.passages, actor=actor)
+        await tools.core_memory_append(agent, actor, label=CORE_BLOCK, content=text)
+        block = agent.memory.get_block(CORE_BLOCK)
+        editor = agent.id if CHECKPOINT_BY_AGENT[label] else None
+        kept = await self.letta.blocks.checkpoint_block_async(block.id, actor, agent_id=editor)
+        return {"accepted": True, "stored": {"block_id": kept.id, "agent_id": agent.id, "value": kept.value}}
+
     def frontdoor_read(self, scope, query, k, tag):
-        """search_agent_archival_memory_async(agent, actor, query, tags=[tag], top_k=k), as served."""
+        """search_agent_archival_memory_async(agent, actor, query, tags=[tag], top_k=k), as served.
+        Core memory: the system message rebuild_system_prompt_async gives, one record (no query, k or tag)."""
+        if self.memory == "core":
+            async def served():
+                actor, agent = await self._user_agent(scope)
+                _, system, _, _ = await self.archival.agents.rebuild_system_prompt_async(agent_id=agent.id, actor=actor)
+                return [] if system is None else [{"text": system.content[0].text, "marker": None}]
+            return self._run(served())
+
         async def read():
             actor, agent = await self._user_agent(scope)
             return await self.archival.agents.search_agent_archival_memory_async(
