@@ -22,7 +22,7 @@ from lab.profile import no_row_matches
 from lab.resultset import kinds, loading
 
 PUBLISHED = ROOT / "results" / "published"
-AT_REST_AND_LIFECYCLE = PUBLISHED / "agno-sqlite-sessions"  # an at-rest set, its lifecycle set in lifecycle/, its composition in compose/
+AT_REST_AND_LIFECYCLE = PUBLISHED / "agno-sqlite-sessions"  # an at-rest set; lifecycle/, frontdoor/ and compose/ below it
 ONLY_LIFECYCLE = PUBLISHED / "langgraph-store"  # no set itself: lifecycle/ (its frontdoor/ left out by copy)
 MISLEADING = ("not a memlab row", "names what changed")
 
@@ -209,7 +209,7 @@ def test_verify_of_a_set_names_the_sets_below_it():
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].startswith(f"VERIFIED {AT_REST_AND_LIFECYCLE}:")
     out = " ".join(result.output.split())
-    assert "holds 2 more set(s) below it, not verified with it: compose, lifecycle" in out
+    assert "holds 3 more set(s) below it, not verified with it: compose, frontdoor, lifecycle" in out
     assert f"`memlab verify {AT_REST_AND_LIFECYCLE / 'compose'}`" in out
 
 

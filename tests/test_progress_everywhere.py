@@ -51,7 +51,7 @@ def screen_lines(stderr: str) -> list[str]:
 
 
 # ---- memlab site ---------------------------------------------------------------------------------------
-SETS = ("inspeximus-default", "agno-sqlite-sessions")  # four sets (at rest, lifecycle, front door, composition) and three
+SETS = ("inspeximus-default", "agno-sqlite-sessions")  # four sets each (at rest, lifecycle, front door, composition)
 
 
 def test_site_shows_its_bar_from_the_start_and_ends_naming_what_it_wrote(tmp_path):
@@ -60,15 +60,15 @@ def test_site_shows_its_bar_from_the_start_and_ends_naming_what_it_wrote(tmp_pat
                   "--sweeps", tmp_path / "no-sweeps", terminal=True)
     assert done.returncode == 0, done.stderr
     lines = screen_lines(done.stderr)
-    end = f"site: {tmp_path / 'site' / 'index.html'} and 2 SUT page(s), from 7 result set(s)"
+    end = f"site: {tmp_path / 'site' / 'index.html'} and 2 SUT page(s), from 8 result set(s)"
     assert lines[-1] == end, lines[-3:]
     bars = [m for m in map(BAR_LINE.match, lines[:-1]) if m]
     assert bars and len(bars) == len(lines) - 1, lines  # before the end line, only the bar's refreshes
-    # each set (two at rest, their two lifecycle sets, one front-door set, two compositions) named as it is
+    # each set (two at rest, their two lifecycle sets, two front-door sets, two compositions) named as it is
     # verified, the pages counted last
-    assert bars[0]["description"] == "site: 7 result set(s)" and bars[0]["done"] == "0", lines  # from its start
-    assert bars[-1]["done"] == bars[-1]["total"] == "8"
-    assert bars[-1]["description"] == progress.fit(f"wrote {tmp_path / 'site'}", progress.room_for_description(80, 8))
+    assert bars[0]["description"] == "site: 8 result set(s)" and bars[0]["done"] == "0", lines  # from its start
+    assert bars[-1]["done"] == bars[-1]["total"] == "9"
+    assert bars[-1]["description"] == progress.fit(f"wrote {tmp_path / 'site'}", progress.room_for_description(80, 9))
     assert bars[-1]["description"].endswith("/site"), lines
     assert all(cell_len(line) <= 80 for line in lines[:-1]), [ln for ln in lines if cell_len(ln) > 80]
     assert (tmp_path / "site" / "index.html").is_file()
@@ -91,9 +91,9 @@ def test_site_names_every_set_on_the_bar_as_it_is_verified_then_the_folder_it_wr
     assert result.exit_code == 0, result.output
     sets = [f for name in folders for f in (name, f"{name}/lifecycle", f"{name}/frontdoor", f"{name}/compose")
             if (ROOT / f / "manifest.json").is_file()]
-    assert len(sets) == 7
+    assert len(sets) == 8
     assert said == [*((word, f, n) for f in sets for word, n in (("verifying", 0), ("verified", 1))),
-                    ("reading", "7 result set(s)", 0),
+                    ("reading", "8 result set(s)", 0),
                     ("writing", f"{tmp_path / 'site'}: the index and 2 SUT page(s)", 0),
                     ("wrote", str(tmp_path / "site"), 1)]
 

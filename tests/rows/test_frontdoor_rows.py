@@ -3,8 +3,8 @@ has a published set (``results/published/<row>/frontdoor/``) is measured again h
 must give the published figures; the LangGraph store rows are also held to what their SUT does.
 
 ``memlab frontdoor run --sut ROW --runtime local --out DIR`` once per row (shared by the module's tests).
-The rows re-measured are those of ``FRAMEWORK_ROWS`` (each SUT's rows that cost seconds, and one Mem0
-row); ``MEMLAB_FRONTDOOR_ALL_ROWS=1`` re-measures every published row (CrewAI's take about seven minutes
+The rows re-measured are those of ``FRAMEWORK_ROWS`` (each SUT's rows that cost seconds, one Mem0 row,
+and a PostgreSQL row whose read-back goes through its server); ``MEMLAB_FRONTDOOR_ALL_ROWS=1`` re-measures every published row (CrewAI's take about seven minutes
 each, letta-archival about nineteen: its restarted position imports Letta before every judged read). Every
 published set, re-measured or not, is verified by tests/test_published.py.
 """
@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = sorted(p.parent.name for p in (ROOT / "results" / "published").glob("*/frontdoor")
                    if (p / "manifest.json").is_file())
 FRAMEWORK_ROWS = ("langgraph-store", "langgraph-store-sqlite", "inspeximus-default", "inspeximus-trusted-read",
-                  "inspeximus-trusted-key", "mem0-qdrant-local+source-filter")
+                  "inspeximus-trusted-key", "mem0-qdrant-local+source-filter",
+                  "langgraph-store-postgres")  # its cases read back through the server started alone
 MEASURED = PUBLISHED if os.environ.get("MEMLAB_FRONTDOOR_ALL_ROWS") == "1" else [
     row for row in PUBLISHED if row in FRAMEWORK_ROWS]
 
