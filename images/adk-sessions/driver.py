@@ -217,15 +217,11 @@ class AdkSessionsDriver(kit.Driver):
         a fresh case whose schema exists, or a reopened one whose schema is gone, is refused)."""
         from sqlalchemy import text
 
-        schema = f"frontdoor_{case}"
-        if len(schema.encode()) > 63:
-            raise kit.BadRequest(f"case {case!r}: a PostgreSQL schema name holds at most 63 bytes")
+        schema = kit.case_schema_name(case)
         engine = self.service.db_engine.execution_options(isolation_level="AUTOCOMMIT")
         async with engine.connect() as conn:
             found = (await conn.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = :n"), {"n": schema})).scalar()
-            if bool(found) == fresh:
-                raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but schema {schema} "
-                                     f"{'exists' if found else 'does not exist'}")
+            kit.check_case_schema(case, schema, fresh, bool(found))
             if fresh:
                 await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
         return schema

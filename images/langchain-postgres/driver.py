@@ -60,7 +60,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
 
 import psycopg  # noqa: E402
-from psycopg import sql  # noqa: E402
 from langchain_core.messages import (  # noqa: E402
     AIMessage, HumanMessage, SystemMessage, add_notification_metadata, message_to_dict)
 from langchain_postgres import PostgresChatMessageHistory  # noqa: E402
@@ -143,19 +142,9 @@ class LangchainPostgresHistoryDriver(kit.Driver):
     def frontdoor_open(self, case, trust_root, fresh):
         """The case's own schema, frontdoor_<case>, on a connection of its own (search_path), its table made
         by create_tables when fresh, else the one kept; no trust root taken."""
-        schema = f"frontdoor_{case}"
-        if len(schema.encode()) > 63:
-            raise kit.BadRequest(f"case {case!r}: a PostgreSQL schema name holds at most 63 bytes")
-        with psycopg.connect(self.services["db"], autocommit=True) as conn:
-            there = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
-            if fresh == bool(there):
-                raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but schema {schema} "
-                                     f"{'exists' if there else 'does not exist'}")
-            if fresh:
-                conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        schema = kit.psycopg_case_schema(self.services["db"], case, fresh)
         self._frontdoor_close()
-        self.fd_conn = psycopg.connect(psycopg.conninfo.make_conninfo(self.services["db"],
-                                                                      options=f"-c search_path={schema}"))
+        self.fd_conn = psycopg.connect(kit.on_schema(self.services["db"], schema))
         if fresh:
             PostgresChatMessageHistory.create_tables(self.fd_conn, TABLE)
 

@@ -137,19 +137,12 @@ class LangGraphSqliteDriver(MessageThread, kit.Driver):
         """PostgresSaver on the case's own schema (search_path), its tables made by setup()."""
         import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver
-        from psycopg import sql
         from psycopg.rows import dict_row
 
-        schema = f"frontdoor_{case}"
-        conn = psycopg.connect(self.services["db"], autocommit=True, prepare_threshold=0, row_factory=dict_row)
+        schema = kit.psycopg_case_schema(self.services["db"], case, fresh)
+        conn = psycopg.connect(kit.on_schema(self.services["db"], schema), autocommit=True, prepare_threshold=0,
+                               row_factory=dict_row)
         self.frontdoor_conn = conn
-        found = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
-        if fresh == (found is not None):
-            raise kit.BadRequest(f"frontdoor_open {case}: fresh={fresh} but schema {schema} "
-                                 f"{'exists' if found else 'does not exist'}")
-        if fresh:
-            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
         saver = PostgresSaver(conn, **self.serde_kwargs)
         saver.setup()
         return saver

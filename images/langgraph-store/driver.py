@@ -162,22 +162,12 @@ class LangGraphStoreDriver(kit.Driver):
     def _frontdoor_postgres(self, case, fresh):
         """PostgresStore on the service db, its tables in the case's own schema ``frontdoor_<case>`` (the
         connection's search_path): made on a fresh open, refused if it exists then or is missing after."""
-        import psycopg
         from langgraph.store.postgres import PostgresStore
-        from psycopg import sql
 
-        schema = f"frontdoor_{case}"
-        if len(schema.encode()) > 63:
-            raise kit.BadRequest(f"case {case!r}: a PostgreSQL schema name holds at most 63 bytes")
-        with psycopg.connect(self.services["db"], autocommit=True) as conn:
-            there = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
-            if fresh == bool(there):
-                raise kit.BadRequest(f"case {case!r}: schema {schema} {'exists' if there else 'is gone'}")
-            if fresh:
-                conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-        url = psycopg.conninfo.make_conninfo(self.services["db"], options=f"-c search_path={schema}")
+        schema = kit.psycopg_case_schema(self.services["db"], case, fresh)
         self.exits.close()
         self.exits = ExitStack()
+        url = kit.on_schema(self.services["db"], schema)
         self.store = self.exits.enter_context(PostgresStore.from_conn_string(url))
         self.store.setup()
 

@@ -282,14 +282,11 @@ class LettaBlockDriver(kit.Driver):
         """The case's schema ``frontdoor_<case>``: made with Letta's tables on a fresh open (refused if it
         exists), the kept one after a restart (refused if it is gone)."""
         from sqlalchemy import text
-        schema = f"frontdoor_{case}"
-        if len(schema.encode()) > 63:
-            raise kit.BadRequest(f"case {case!r}: a PostgreSQL schema name holds at most 63 bytes")
+        schema = kit.case_schema_name(case)
         self.schema = None
         async with self.letta.engine.begin() as conn:
             there = (await conn.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = :s"), {"s": schema})).first()
-            if bool(there) == bool(fresh):
-                raise kit.BadRequest(f"case {case!r}: schema {schema} {'exists' if there else 'is gone'}")
+            kit.check_case_schema(case, schema, fresh, bool(there))
             if fresh:
                 await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
         self.schema = schema

@@ -378,6 +378,23 @@ def test_a_case_store_is_new_when_fresh_and_the_kept_one_after_a_restart(tmp_pat
     assert case_store(tmp_path, "case-2", True).is_dir()
 
 
+def test_a_case_schema_is_new_when_fresh_and_the_kept_one_after_a_restart():
+    """kit.case_schema_name / check_case_schema: a case's PostgreSQL schema, refused as a case's folder is."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "images" / "driverkit"))
+    from memlab_driver.frontdoor import case_schema_name, check_case_schema
+    from memlab_driver.protocol import BadRequest
+
+    assert case_schema_name("case-12") == "frontdoor_case-12"
+    with pytest.raises(BadRequest, match="63 bytes"):
+        case_schema_name("c" * 64)
+    check_case_schema("case-1", "frontdoor_case-1", fresh=True, exists=False)
+    check_case_schema("case-1", "frontdoor_case-1", fresh=False, exists=True)
+    with pytest.raises(BadRequest, match="exists"):
+        check_case_schema("case-1", "frontdoor_case-1", fresh=True, exists=True)
+    with pytest.raises(BadRequest, match="does not exist"):
+        check_case_schema("case-1", "frontdoor_case-1", fresh=False, exists=False)
+
+
 NODE = shutil.which("node")
 NODE_KIT = ROOT / "images" / "driverkit-node" / "memlab_driver.mjs"
 

@@ -101,6 +101,47 @@ def case_store(base: Path, case: str, fresh: bool, name: str | None = None) -> P
     return path
 
 
+#: The longest PostgreSQL identifier, in bytes.
+_PG_NAME = 63
+
+
+def case_schema_name(case: str) -> str:
+    """``frontdoor_<case>``: a case's own PostgreSQL schema, as ``case_store`` gives a folder."""
+    schema = f"frontdoor_{case}"
+    if len(schema.encode()) > _PG_NAME:
+        raise BadRequest(f"frontdoor_open {case}: a PostgreSQL schema name holds at most {_PG_NAME} bytes")
+    return schema
+
+
+def check_case_schema(case: str, schema: str, fresh: bool, exists: bool) -> None:
+    """Refuse a fresh case whose schema exists, or a reopened one whose schema is gone."""
+    if fresh == bool(exists):
+        raise BadRequest(f"frontdoor_open {case}: fresh={fresh} but schema {schema} "
+                         f"{'exists' if exists else 'does not exist'}")
+
+
+def psycopg_case_schema(url: str, case: str, fresh: bool) -> str:
+    """The case's own schema on the PostgreSQL server at ``url`` (psycopg 3, imported only here): made on a
+    fresh open, the kept one after a restart, refused as ``check_case_schema`` says; kept after the row."""
+    import psycopg
+    from psycopg import sql
+
+    schema = case_schema_name(case)
+    with psycopg.connect(url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone() is not None
+        check_case_schema(case, schema, fresh, exists)
+        if fresh:
+            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    return schema
+
+
+def on_schema(url: str, schema: str) -> str:
+    """``url`` with ``schema`` first on its search_path: a connection's tables made and read there."""
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(url, options=f"-c search_path={schema}")
+
+
 def _raised_by_driver(exc: BaseException, driver: FrontdoorOps) -> bool:
     """Whether the innermost frame of ``exc`` is in the driver's own file or in the kit."""
     frames = traceback.extract_tb(exc.__traceback__)
