@@ -17,15 +17,15 @@ Hermes's ``§`` does: such lines are never records, T2/T3 delete the record's li
 separator beside it (the one before it, else the one after), and T5 inserts a separator
 before the forged line, so the file keeps one separator between every two records.
 
-``layout.continuation`` (optional, a line regex) lets a record span lines, as a memory written with a
-newline in its text is stored: a line directly after a record line (or after that record's previous
-continuation line) that is not the separator and matches the regex is part of that record, its text
-group joined with ``"\\n"`` and the line; the record's locator adds ``last_line``. The regex is tried
-before the record pattern, so a store whose entries stand between separator lines (Hermes's ``§``)
-names every non-empty line a continuation and each entry's first line its record line. Without it a record is one line, exactly as above. The line operations move one line,
-so an edit on such a layout is refused (:class:`~edits.model.EditError` naming
-``store.continuation``): the field serves reading a store back (a front-door row's
-``frontdoor.stored``), not editing it.
+``layout.continuation`` (optional, a line regex) lets a record span lines, as a memory written with
+a newline in its text is stored: a line directly after a record line (or after that record's
+previous continuation line) that is not the separator and matches the regex is part of that record,
+its text group joined with ``"\\n"`` and the line; the record's locator adds ``last_line``. The
+regex is tried before the record pattern, so a store whose entries stand between separator lines
+(Hermes's ``§``) names every non-empty line a continuation and each entry's first line its record
+line. Without it a record is one line, exactly as above. The line operations move one line, so an
+edit on such a layout is refused (:class:`~edits.model.EditError` naming ``store.continuation``):
+the field serves reading a store back (a front-door row's ``frontdoor.stored``), not editing it.
 
 The files are the editor's *documents* (``documents()``: each context's lines, a
 :class:`~edits.lines.LineFile`); :mod:`edits.sqlite_lines` reads the same lines from a cell of

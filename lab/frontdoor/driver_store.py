@@ -1,14 +1,15 @@
 """The front door over a row's SUT driver: the ``MemoryStore`` protocol through the front-door ops.
 
 One SUT process serves a whole row (``SutProcess``, as the lifecycle gate runs it; started with the first
-case, so its logs go to a set already claimed): ``fresh`` opens the
-next case's own empty store (``frontdoor_open``, a new case name each time), so no case sees another's
-memories, and scope ids reach the SUT exactly as the fixtures give them (no namespace prefix folds an
-integer id into a string). ``restart`` stops the SUT and starts it anew on the same volumes, reopening
-the current case: the restarted position. ``prove`` stops the SUT after a row's cases and reads each case's store back with
-the generic editors (the row's ``frontdoor.stored``: proven stored, C3; a store in a server is read with
-the server started alone); the next row starts it again. A SUT that raises on a write refused it, on a read served nothing (the
-last write's error is kept in ``refusal``); an answer of the wrong shape or a driver fault is a harness error, never a verdict.
+case, so its logs go to a set already claimed): ``fresh`` opens the next case's own empty store
+(``frontdoor_open``, a new case name each time), so no case sees another's memories, and scope ids reach
+the SUT exactly as the fixtures give them (no namespace prefix folds an integer id into a string).
+``restart`` stops the SUT and starts it anew on the same volumes, reopening the current case: the
+restarted position. ``prove`` stops the SUT after a row's cases and reads each case's store back with the
+generic editors (the row's ``frontdoor.stored``: proven stored, C3; a store in a server is read with the
+server started alone); the next row starts it again. A SUT that raises on a write refused it, on a read
+served nothing (the last write's error is kept in ``refusal``); an answer of the wrong shape or a driver
+fault is a harness error, never a verdict.
 """
 
 from __future__ import annotations

@@ -97,7 +97,8 @@ class FrontdoorResult(Record):
     store: str
     fixtures_version: int
     judge_revision: int  # the lifecycle judge's revision that decided what was served (lab.lifecycle.judge.RULES)
-    #: Who keeps contexts apart on the read path: the store (sut), one store per context, or a driver's own key or filter.
+    #: Who keeps contexts apart on the read path: the store (sut), one store per context, or a driver's own
+    #: key or filter.
     enforcer: Literal["sut", "separate-store", "driver"]
     trust_root: str  # the genuine writer's public key (hex) the store was configured with
     position: Literal["live", "restarted"] = "live"  # restarted: every read after the SUT was restarted

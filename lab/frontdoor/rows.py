@@ -82,8 +82,9 @@ READERS: dict[str, Callable[[dict[str, Any]], tuple[FrontdoorResult, list[str]]]
     SCHEMA_V1: lambda data: _read(_v1(data)), SCHEMA_V2: lambda data: _read(_v2(data)), SCHEMA_V3: _read,
     SCHEMA: _read}
 # Schemas 2 and 3 only added fields with defaults (position live, no SUT side, no refusal; no case, not
-# read back), so one reader reads all three; a row keeps its schema and its figures. Schema 4 changed a
-# rule, not a field: its isolation cases are judged both ways (FrontdoorResult.recheck reads the schema).
+# read back), so one reader reads all three; a row keeps its schema and its figures. Schema 4 changed
+# rules, not fields (verdicts.Rules: isolation both ways, stored text folded, a defence needing no trust
+# filter control); FrontdoorResult.recheck judges a row by the rules of its own schema (results.rules_of).
 
 
 def read_row(data: Any) -> tuple[FrontdoorResult, list[str]]:
