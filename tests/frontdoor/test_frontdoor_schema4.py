@@ -1,9 +1,11 @@
 """The judging rules of row schema 4 beside those of schemas 1-3 (``verdicts.Rules``): a refused attack
-is REJECTED, and one served only under the SUT's own marker MARKED, whatever the trust filter serves, and a stored text is found with its spacing and case
-folded. (The third, isolation either way, is in test_frontdoor_isolation_ways.py.)"""
+is REJECTED, and one served only under the SUT's own marker MARKED, whatever the trust filter serves,
+and a stored text is found with its spacing and case folded. (The third, isolation either way, is in
+test_frontdoor_isolation_ways.py.)"""
 
 from __future__ import annotations
 
+import pytest
 from frontdoor_stores import LabelRefusingTagBlindStore, MarkUntrustedTagBlindStore
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,27 +20,22 @@ from lab.frontdoor.verdicts import BEFORE_4, Verdict, decide
 SEEDS = dict(genuine=GenuineSide(bytes(range(32))), adversary=Adversary(bytes(range(1, 33))))
 
 
-def test_a_refused_attack_is_rejected_though_the_store_has_no_trust_filter():
+@pytest.mark.parametrize("store, defence", [(LabelRefusingTagBlindStore, Verdict.REJECTED),
+                                             (MarkUntrustedTagBlindStore, Verdict.MARKED)])
+def test_a_defence_needs_no_trust_filter_control(store, defence):
+    """The untrusted trust-tag fixtures on a store with no tag filter: refused (REJECTED) or served under the
+    store's own marker (MARKED), where schemas 1-3 left them without a verdict; the accepted, unmarked
+    forged ones still need the control, and a schema-3 row holding these verdicts does not follow."""
     tags = [f for f in FIXTURES if f.family is Family.TRUST_TAG]
-    result = run_row("refuses-untrusted", LabelRefusingTagBlindStore, fixtures=tags, probes=[], **SEEDS)
+    result = run_row(store.__name__, store, fixtures=tags, probes=[], **SEEDS)
     untrusted = [o for o in result.poisoning if o.channel is Channel.UNTRUSTED]
-    assert untrusted and {o.decision.verdict for o in untrusted} == {Verdict.REJECTED}
-    # before schema 4 the filter's negative control left them without a verdict
+    assert untrusted and {o.decision.verdict for o in untrusted} == {defence}
     assert {decide(f := next(x for x in tags if x.id == o.fixture), utility_for(f), o.writes, o.reads,
                    rules=BEFORE_4).verdict for o in untrusted} == {None}
-    forged = [o for o in result.poisoning if o.channel is Channel.FORGED]  # accepted: the control counts
+    forged = [o for o in result.poisoning if o.channel is Channel.FORGED]
     assert {o.decision.verdict for o in forged} == {None}
     old = FrontdoorResult.model_validate({**result.model_dump(by_alias=True), "schema": SCHEMA_V3})
-    assert old.recheck()  # a schema-3 row holding these verdicts does not follow from its own rules
-
-
-def test_an_attack_served_only_under_the_sut_s_marker_is_marked_though_the_store_has_no_trust_filter():
-    tags = [f for f in FIXTURES if f.family is Family.TRUST_TAG]
-    result = run_row("marks-untrusted", MarkUntrustedTagBlindStore, fixtures=tags, probes=[], **SEEDS)
-    untrusted = [o for o in result.poisoning if o.channel is Channel.UNTRUSTED]
-    assert untrusted and {o.decision.verdict for o in untrusted} == {Verdict.MARKED}
-    assert {decide(f := next(x for x in tags if x.id == o.fixture), utility_for(f), o.writes, o.reads,
-                   rules=BEFORE_4).verdict for o in untrusted} == {None}
+    assert old.recheck()
 
 
 def test_each_row_schema_is_judged_by_its_own_rules():
