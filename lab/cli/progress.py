@@ -121,8 +121,7 @@ class RunProgress:
         self._last_step = ""
         #: Where stderr is no terminal (a CI log), a bar draws nothing while it runs: a line instead, at
         #: most every PLAIN_EVERY seconds (none in a run shorter than that).
-        self._plain = not settings.quiet and not console.is_terminal
-        self._done, self._total = 0, total
+        self._plain = self._bar is not None and not console.is_terminal
         self._began = self._said = time.monotonic()
         #: What the bar says now (kept when quiet too).
         self.description = first
@@ -149,10 +148,8 @@ class RunProgress:
         themselves to the total as they are counted."""
         with self._lock:
             self._last_step = self.description = inert(f"{row} {step}")
-            grows = bool(advance) and (step.startswith("compose/") or ".v" in step and _is_variant(step))
-            self._done, self._total = self._done + advance, self._total + (advance if grows else 0)
             if self._bar:
-                if grows:
+                if advance and (step.startswith("compose/") or ".v" in step and _is_variant(step)):
                     self._bar.update(self._task, total=self._bar.tasks[0].total + advance)
                 self._bar.update(self._task, advance=advance, description=self.description)
             self._say()
@@ -173,7 +170,8 @@ class RunProgress:
         if not self._plain or now - self._said < PLAIN_EVERY:
             return
         self._said = now
-        sys.stderr.write(f"progress: {self._done}/{self._total} · {fit(self.description, 100)} · "
+        task = self._bar.tasks[0]  # the bar counts, drawn or not
+        sys.stderr.write(f"progress: {int(task.completed)}/{int(task.total)} · {fit(self.description, 100)} · "
                          f"{int(now - self._began)} s\n")
         sys.stderr.flush()
 

@@ -14,6 +14,7 @@ fault is a harness error, never a verdict.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +72,8 @@ class DriverStore:
         """Stop the SUT and read each case's store back (``attacks``: case -> the attacker's texts in it)."""
         self.sut.stop()
         spec = self.spec.stored
-        if not spec.in_service:
-            return {case: _read_back(spec, self.sut.volumes, case, texts) for case, texts in attacks.items()}
-        with self.sut.services_alone() as urls:  # a store in a server: the server alone, the driver stopped
+        # a store in a server: the server started alone, the driver stopped; a store in files: nothing to start
+        with self.sut.services_alone() if spec.in_service else nullcontext() as urls:
             return {case: _read_back(spec, self.sut.volumes, case, texts, urls) for case, texts in attacks.items()}
 
     def write(self, scope: Scope, text: str, label: str, signature: bytes | None,

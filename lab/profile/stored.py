@@ -40,9 +40,14 @@ class StoredSpec(Frozen):
     signature: FieldPath | None = None
 
     @property
+    def backend(self) -> registry.Backend:
+        """The store's backend (``LayoutError`` naming the backends for an unknown one)."""
+        return registry.backend(str(self.store.get("backend")))
+
+    @property
     def in_service(self) -> bool:
         """The store lives in a server (read with the server started alone), not in files."""
-        return registry.backend(str(self.store.get("backend"))).kind == registry.SERVICE
+        return self.backend.kind == registry.SERVICE
 
     @property
     def case_field(self) -> str:
@@ -50,8 +55,7 @@ class StoredSpec(Frozen):
         ``key`` pattern where the backend finds records by key (Redis), else its ``table``."""
         if not self.in_service:
             return "file"
-        fields = {f.name for f in registry.backend(str(self.store.get("backend"))).fields}
-        return "key" if "key" in fields else "table"
+        return "key" if any(f.name == "key" for f in self.backend.fields) else "table"
 
     def layout(self, case: str) -> StoreLayout:
         """The layout of ``case``'s store, ``{case}`` filled in wherever it is named (a second table of
@@ -62,8 +66,7 @@ class StoredSpec(Frozen):
 def parse_stored(data: Any) -> StoredSpec:
     """Validate a profile's ``frontdoor.stored`` (``ValueError``/``LayoutError`` name what is wrong)."""
     spec = StoredSpec.model_validate(data)
-    registry.backend(str(spec.store.get("backend")))  # LayoutError naming the backends for an unknown one
-    field = spec.case_field
+    field = spec.case_field  # LayoutError naming the backends for an unknown one
     if CASE not in str(spec.store.get(field, "")):
         example = {"table": "table: frontdoor_{case}.store", "key": 'key: "frontdoor:{case}:mem:{context}:{id}"'}.get(
             field, "file: frontdoor/{case}/store.db")

@@ -39,6 +39,7 @@ import structlog
 
 from lab import moments, safewrite
 from lab.profile.model import SERVICE_KINDS, ServiceSpec
+from lab.runtime.service_queries import pg_query, redis_info
 
 log = structlog.get_logger(__name__)
 
@@ -255,20 +256,6 @@ def with_extensions(spec: ServiceSpec, url: str, version: str, proc: subprocess.
     return version
 
 
-def pg_query(url: str, sql: str, *before: str) -> str:
-    """One value from the PostgreSQL server at ``url``, after the statements ``before``, in one
-    transaction (ConnectionError while it is not up)."""
-    import psycopg
-
-    try:
-        with psycopg.connect(url, connect_timeout=5) as conn:
-            for statement in before:
-                conn.execute(statement)
-            return str(conn.execute(sql).fetchone()[0])
-    except psycopg.OperationalError as exc:
-        raise ConnectionError(str(exc)) from exc
-
-
 def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str], on_spawn: Spawned) -> RunningService:
     data.mkdir(parents=True, exist_ok=True)
     port = free_port()
@@ -277,21 +264,6 @@ def _redis(spec: ServiceSpec, data: Path, log_path: Path, env: dict[str, str], o
                                 stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     spawned(spec, proc, on_spawn)
     return RunningService(spec, *ready(spec.kind, proc, port, str(data), log_path), proc)
-
-
-def redis_info(url: str) -> tuple[str, str]:
-    """(data directory, version) of the Redis server at ``url`` (ConnectionError while it is not up)."""
-    import redis
-
-    try:
-        client = redis.Redis.from_url(url, socket_timeout=5, decode_responses=True)
-        if client.info("persistence").get("loading"):  # CONFIG GET and INFO answer while the AOF loads
-            raise ConnectionError("the server is still loading its dataset")
-        return client.config_get("dir")["dir"], client.info("server")["redis_version"]
-    except (redis.ConnectionError, redis.TimeoutError) as exc:  # a server slow to answer (load): not up yet
-        raise ConnectionError(str(exc)) from exc
-    except redis.ResponseError as exc:  # loading the AOF: not up yet
-        raise ConnectionError(str(exc)) from exc
 
 
 def wait_ready(proc: subprocess.Popen, probe, expected: str, log_path: Path, seconds: float = 60.0) -> str:
