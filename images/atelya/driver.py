@@ -47,7 +47,6 @@ active record in log order (no query, no limit, no verification, no marker).
 
 import contextlib
 import io
-import json
 import logging
 import re
 import secrets
@@ -232,7 +231,7 @@ class AtelyaDriver(kit.Driver):
 
 def _scope_key(scope) -> str:
     """The JSON array [tenant, user, session] of the parts as sent: injective (ints stay numbers)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
+    return kit.scope_key(scope)
 
 
 def _keyfile(path: Path) -> Path:

@@ -192,7 +192,7 @@ class ContinuumDriver(kit.Driver):
 
 def _run_key(scope):
     """The run id of a scope: the JSON array [tenant, user, session] of the parts as sent (injective)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
+    return kit.scope_key(scope)
 
 
 if __name__ == "__main__":

@@ -190,7 +190,7 @@ class LangchainPostgresHistoryDriver(kit.Driver):
 
 def _session_id(scope):
     """The session id of a scope: uuid5 of the JSON array of its parts as sent (ints stay numbers)."""
-    parts = json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
+    parts = kit.scope_key(scope)
     return str(uuid.uuid5(NAMESPACE, parts))
 
 

@@ -36,7 +36,6 @@ scope over it.
 """
 
 import asyncio
-import json
 import platform
 import sqlite3
 import sys
@@ -153,7 +152,7 @@ class LlamaIndexMemoryDriver(kit.Driver):
 
 def _session_id(scope):
     """The one session id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
+    return kit.scope_key(scope)
 
 
 if __name__ == "__main__":

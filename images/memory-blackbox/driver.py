@@ -50,7 +50,6 @@ by nothing.
 """
 
 import hashlib
-import json
 import re
 import sys
 from urllib.parse import quote, unquote
@@ -98,7 +97,7 @@ def _record_line(role: str, source: str, text: str) -> str:
 
 def _scope_key(scope) -> str:
     """The JSON array [tenant, user, session] of the parts as sent: injective (integers stay numbers)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
+    return kit.scope_key(scope)
 
 
 class BlackboxDriver(kit.Driver):

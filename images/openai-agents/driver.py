@@ -149,7 +149,7 @@ class OpenAIAgentsSessionDriver(kit.Driver):
 
 def _session_id(scope):
     """The one session id of a scope: the JSON array of its parts as sent (injective; ints stay numbers)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
+    return kit.scope_key(scope)
 
 
 if __name__ == "__main__":

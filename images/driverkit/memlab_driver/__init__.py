@@ -47,14 +47,15 @@ from __future__ import annotations
 from memlab_driver import guard
 from memlab_driver.capture import CAPTURE as _CAPTURE
 from memlab_driver.driver import Driver
-from memlab_driver.frontdoor import case_schema_name, case_store, check_case_schema, on_schema, psycopg_case_schema
+from memlab_driver.frontdoor import (case_schema_name, case_store, check_case_schema, on_schema, psycopg_case_schema,
+                                    scope_key)
 from memlab_driver.helpers import dist_version, fixed_paths, hash_embedding, lexical_embedding
 from memlab_driver.loop import serve
 from memlab_driver.protocol import BadRequest, Unsupported
 
 __all__ = ["Driver", "BadRequest", "Unsupported", "serve", "fixed_paths", "hash_embedding", "lexical_embedding",
            "dist_version", "case_store",
-           "case_schema_name", "check_case_schema", "psycopg_case_schema", "on_schema"]
+           "case_schema_name", "check_case_schema", "psycopg_case_schema", "on_schema", "scope_key"]
 
 #: The protocol's private channels, as the one-module kit named them (a test driver writes a
 #: garbage line on ``_PROTOCOL_OUT`` on purpose); set once, by the guard, at import.

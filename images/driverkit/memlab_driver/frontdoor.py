@@ -29,6 +29,8 @@ Imports only the standard library and ``protocol``.
 
 from __future__ import annotations
 
+import json
+
 import inspect
 import re
 import traceback
@@ -99,6 +101,12 @@ def case_store(base: Path, case: str, fresh: bool, name: str | None = None) -> P
         raise BadRequest(f"frontdoor_open {case}: fresh={fresh} but {path} {'exists' if fresh else 'does not exist'}")
     (path.parent if name else path).mkdir(parents=True, exist_ok=True)
     return path
+
+
+def scope_key(scope: dict) -> str:
+    """A front-door scope's one key where a SUT has a single context: the JSON array [tenant, user,
+    session] of the parts as sent (injective: ints stay numbers, a part not given is null)."""
+    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 #: The longest PostgreSQL identifier, in bytes.

@@ -30,6 +30,7 @@ from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, Syst
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 
+from memlab_driver.frontdoor import scope_key as thread_of  # a checkpointer's one context: the thread
 from memlab_driver.protocol import BadRequest
 
 MESSAGES = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}
@@ -39,11 +40,6 @@ class State(TypedDict):
     """The graph state: one message list, merged by add_messages."""
 
     messages: Annotated[list, add_messages]
-
-
-def thread_of(scope) -> str:
-    """A front-door scope's one thread id: the JSON array of its parts as sent (injective; ints stay numbers)."""
-    return json.dumps([scope["tenant"], scope["user"], scope["session"]], ensure_ascii=False, separators=(",", ":"))
 
 
 def compile_graph(saver):
