@@ -3,7 +3,8 @@ is stopped, and what the attacker's writes became there.
 
 A row declares where a case's store sits and how its records are laid out (``frontdoor.stored`` in its
 profile: a ``store:`` layout whose ``file`` names ``{case}``), and the fields holding a record's label and
-signature. After a row's cases, the SUT is stopped and every case's store is read by the editor of its
+signature (in the record's own fields, or, where the SUT keeps them per file, in the entry whose digest is
+the SHA-256 of the record's file: ``per_file``). After a row's cases, the SUT is stopped and every case's store is read by the editor of its
 backend (no SUT code loaded); the records holding an attacker's text are kept with the row as evidence.
 ``lab.frontdoor.as_sent`` then holds each attack write to them: accepted but absent, or stored under
 another label or signature than was sent, is a harness error (no verdict), never a pass.
@@ -11,6 +12,7 @@ another label or signature than was sent, is a harness error (no verdict), never
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -52,12 +54,33 @@ def read_case(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: Iter
     """The records of ``case``'s store holding any of ``texts`` (the attacker's), with their label and
     signature as stored; the SUT must be stopped (a store in a server: ``services``, the server alone)."""
     wanted = [t for t in texts if t]
-    editor = editor_for(spec.layout(case), volumes, services)
+    layout = spec.layout(case)
+    editor = editor_for(layout, volumes, services)
+    entries = _entries_by_digest(spec, volumes, case) if spec.per_file is not None else None
     out = []
     for record in editor.records():
         if any(holds(t, record.payload) for t in wanted):
+            fields = record.fields if entries is None else _entry_of(entries, volumes[layout.volume], record.locator)
             out.append(StoredRecord(
                 text=record.payload, where=json.dumps(record.locator, sort_keys=True, default=str)[:300],
-                label=_as_sent(value_at(record.fields, spec.label), spec.label) if spec.label else None,
-                signature=_text(value_at(record.fields, spec.signature)) if spec.signature else None))
+                label=_as_sent(value_at(fields, spec.label), spec.label) if spec.label else None,
+                signature=_text(value_at(fields, spec.signature)) if spec.signature else None))
     return tuple(out[:MAX_RECORDS])
+
+
+def _entries_by_digest(spec: StoredSpec, volumes: dict[str, Path], case: str) -> dict[str, list[dict[str, Any]]]:
+    """The per-file entries of ``case`` by the digest each names (lower-case hex)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for entry in editor_for(spec.per_file.layout(case), volumes).records():
+        digest = value_at(entry.fields, spec.per_file.digest)
+        if isinstance(digest, str):
+            out.setdefault(digest.lower(), []).append(entry.fields)
+    return out
+
+
+def _entry_of(entries: dict[str, list[dict[str, Any]]], root: Path, locator: dict[str, Any]) -> dict[str, Any]:
+    """The fields of the one entry kept for the file a record sits in; none (every label then reads
+    as absent, so the write did not land as sent) where no entry or several name the file's bytes."""
+    with (root / str(locator["file"])).open("rb") as f:
+        found = entries.get(hashlib.file_digest(f, "sha256").hexdigest(), [])
+    return found[0] if len(found) == 1 else {}

@@ -30,14 +30,28 @@ class FieldPath(Frozen):
     values: dict[str, str] = {}
 
 
+class PerFile(Frozen):
+    """Labels a SUT keeps per file, not per record: a store beside the records' files (``store``, a layout
+    naming ``{case}``) with an entry for each file, the entry of a file being the one whose ``digest``
+    holds the SHA-256 of the file's bytes as stored (hex) -- the SUT's own check that the entry still
+    speaks for the file. A record's label and signature are then read from its file's entry."""
+
+    store: dict[str, Any]
+    digest: FieldPath
+
+    def layout(self, case: str) -> StoreLayout:
+        return parse_layout(_filled(self.store, case))
+
+
 class StoredSpec(Frozen):
     """A row's ``frontdoor.stored``: the layout of one case's store (``file`` names ``{case}``, or for a
     store in a server its ``table``), and where a record keeps its label and signature (None: the SUT
-    keeps none)."""
+    keeps none): in the record's own fields, or, with ``per_file``, in the entry kept for its file."""
 
     store: dict[str, Any]
     label: FieldPath | None = None
     signature: FieldPath | None = None
+    per_file: PerFile | None = None
 
     @property
     def backend(self) -> registry.Backend:
@@ -72,7 +86,26 @@ def parse_stored(data: Any) -> StoredSpec:
             field, "file: frontdoor/{case}/store.db")
         raise LayoutError(field, "must name {case}: each case of the front door has its own store", f"e.g. {example}")
     spec.layout("case-1")
+    if spec.per_file is not None:
+        _check_per_file(spec)
     return spec
+
+
+def _check_per_file(spec: StoredSpec) -> None:
+    """Labels kept per file: the records in files, and the entries in a store in files of each case's own."""
+    if spec.in_service:
+        raise LayoutError("per_file", "labels kept per file need the records in files",
+                          "drop per_file, or lay out the records' store in files")
+    try:
+        if registry.backend(str(spec.per_file.store.get("backend"))).kind == registry.SERVICE:
+            raise LayoutError("backend", "the entries must be kept in files", "give a backend of files (sqlite, ...)")
+        if CASE not in str(spec.per_file.store.get("file", "")):
+            raise LayoutError("file", "must name {case}: each case keeps its own entries",
+                              "e.g. file: frontdoor/{case}/state.db")
+        spec.per_file.layout("case-1")
+    except LayoutError as exc:  # named as the per-file store's field, not the records' store's
+        exc.field = f"per_file.{exc.field}"
+        raise
 
 
 def _filled(value: Any, case: str) -> Any:

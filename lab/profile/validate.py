@@ -237,6 +237,12 @@ class Validator:
         if not doc.volumes.get(volume) or not doc.volumes[volume].adversary:
             raise self.fail(f"{where}.store.volume", f"volume {volume!r} is not an adversary volume",
                             "keep each case's store on a volume declared with adversary: true")
+        if spec.per_file is not None:  # the entries a label is kept in per file: on an adversary volume too
+            beside = spec.per_file.layout("case-1")
+            self._checked(f"{where}.per_file.store.file", names.bad_relative(beside.file))
+            if not doc.volumes.get(beside.volume) or not doc.volumes[beside.volume].adversary:
+                raise self.fail(f"{where}.per_file.store.volume", f"volume {beside.volume!r} is not an adversary "
+                                "volume", "keep each case's entries on a volume declared with adversary: true")
         for part in ("label", "signature"):  # what a channel hands the SUT is what is read back
             if getattr(doc.frontdoor, part) is not None and getattr(spec, part) is None:
                 raise self.fail(f"{where}.{part}", f"the SUT keeps a {part} (frontdoor.{part}), but the read-back "
