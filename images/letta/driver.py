@@ -43,6 +43,8 @@ with its ``archival_memory_insert`` tool and searches with ``archival_memory_sea
   signature is dropped (Letta has none).
 - Read: ``AgentManager.search_agent_archival_memory_async(agent_id, actor, query, tags=[tag] or None,
   top_k=k)``, its ``content`` served in its order, no marker.
+- Store: each case's Letta tables in a PostgreSQL schema of its own, as core memory's below: the lab reads
+  each case's ``archival_passages`` back there (the label among a passage's ``tags``).
 - Embeddings: Letta embeds only through a provider over HTTP, so the driver serves an OpenAI-compatible
   ``/v1/embeddings`` on 127.0.0.1 (a deterministic lexical stand-in: signed feature hashing of the words
   but stop words, 256 dimensions, which Letta pads to 4096) at a port derived from the volumes' paths, the
@@ -250,21 +252,17 @@ class LettaBlockDriver(kit.Driver):
 
     # ---- the front door: archival memory (row letta-archival), core memory (row letta-block-history) -----
     def frontdoor_open(self, case, trust_root, fresh):
-        """The case's own organizations, identities, agents and archives or blocks, made on first use and kept
-        in PostgreSQL (found again after a restart: their ids derive from the case); for core memory, in the
-        case's own schema. Letta takes no trust root."""
+        """The case's own organizations, identities, agents and archives or blocks, made on first use in the
+        case's own schema and kept in PostgreSQL (found again after a restart: their ids derive from the
+        case). Letta takes no trust root."""
         if not hasattr(self, "archival"):
             self.memory = self.choice("frontdoor_memory", ("archival", "core"), "archival")
             self.archival = import_archival(self.letta)
             self.schema = None
-            if self.memory == "core":
-                self._case_search_path()
-            else:
-                self._run(self._message_sequence())
+            self._case_search_path()
             self.embeddings = start_embeddings(json.dumps({k: str(v) for k, v in sorted(self.volumes.items())}))
         self.case = case
-        if self.memory == "core":
-            self._run(self._case_schema(case, fresh))
+        self._run(self._case_schema(case, fresh))
 
     def _case_search_path(self):
         """Every new connection of Letta's engine (NullPool: one per session) opens in the current case's

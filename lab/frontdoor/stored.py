@@ -20,6 +20,7 @@ from typing import Any
 
 from edits import paths
 from edits.base import editor_for
+from edits.model import EditError
 from lab.frontdoor.observations import StoredRecord
 from lab.frontdoor.as_sent import holds
 from lab.profile.stored import FieldPath, StoredSpec
@@ -29,9 +30,22 @@ MAX_RECORDS = 64  # records of one case kept as evidence
 
 
 def value_at(fields: dict[str, Any], where: FieldPath) -> Any:
-    """The value at ``where`` in a record's fields (a JSON text read; None where any step is missing)."""
+    """The value at ``where`` in a record's fields (a JSON text read; None where any step is missing, or,
+    for a value kept among tags, where not exactly one tag has its prefix)."""
     found = paths.read(fields.get(where.field), where.path)
-    return None if found is paths.MISSING else found
+    if found is paths.MISSING:
+        return None
+    return found if where.prefix is None else _tagged(found, where.prefix)
+
+
+def _tagged(tags: Any, prefix: str) -> str | None:
+    """The one tag of ``tags`` (a list, or its JSON text) starting with ``prefix``, the prefix taken off."""
+    try:
+        tags = paths.parse(tags, "json")
+    except EditError:
+        return None
+    found = [t[len(prefix):] for t in tags if isinstance(t, str) and t.startswith(prefix)] if isinstance(tags, list) else []
+    return found[0] if len(found) == 1 else None
 
 
 def _as_sent(value: Any, where: FieldPath) -> str | None:

@@ -23,11 +23,13 @@ class Frozen(BaseModel):
 class FieldPath(Frozen):
     """Where a value sits in a stored record: a field and a path of keys inside it (a JSON text is read),
     and the SUT's own words for the values the lab sends (``values``: what the lab sent -> what the SUT
-    stores for it, where the SUT keeps a closed vocabulary of its own)."""
+    stores for it, where the SUT keeps a closed vocabulary of its own); ``prefix``: the value sits among a
+    record's tags, in no set order, as the one tag starting with ``prefix`` (``source:`` of ``source:user``)."""
 
     field: str
     path: tuple[str, ...] = ()
     values: dict[str, str] = {}
+    prefix: str | None = None  # the value is a list of words (tags): the one word starting with it, it taken off
 
 
 class PerFile(Frozen):
@@ -92,10 +94,13 @@ def parse_stored(data: Any) -> StoredSpec:
 
 
 def _check_per_file(spec: StoredSpec) -> None:
-    """Labels kept per file: the records in files, and the entries in a store in files of each case's own."""
+    """Labels kept per file: the records in files, and the entries in a store in files of each case's own
+    (a ``LayoutError`` naming the field under ``per_file``)."""
     if spec.in_service:
-        raise LayoutError("per_file", "labels kept per file need the records in files",
+        exc = LayoutError("", "labels kept per file need the records' store in files",
                           "drop per_file, or lay out the records' store in files")
+        exc.field = "per_file"
+        raise exc
     try:
         if registry.backend(str(spec.per_file.store.get("backend"))).kind == registry.SERVICE:
             raise LayoutError("backend", "the entries must be kept in files", "give a backend of files (sqlite, ...)")
@@ -103,7 +108,7 @@ def _check_per_file(spec: StoredSpec) -> None:
             raise LayoutError("file", "must name {case}: each case keeps its own entries",
                               "e.g. file: frontdoor/{case}/state.db")
         spec.per_file.layout("case-1")
-    except LayoutError as exc:  # named as the per-file store's field, not the records' store's
+    except LayoutError as exc:  # named as a field of per_file, not of the records' store
         exc.field = f"per_file.{exc.field}"
         raise
 

@@ -168,6 +168,17 @@ def test_a_stored_value_is_found_at_its_path_or_is_none(inner, path):
     assert found == expected
 
 
+@given(st.lists(st.sampled_from(["source:user", "source:external", "source:", "sourced", "verified", "user", 7]),
+                max_size=5), st.randoms(use_true_random=False))
+def test_a_value_kept_among_tags_is_the_one_tag_with_its_prefix_in_any_order(tags, rng):
+    """``prefix``: a SUT that keeps the label as one tag among a record's tags, in no set order, gives it
+    back whatever the order; none or several tags with the prefix give no value, never a guess."""
+    shuffled = rng.sample(tags, len(tags))
+    found = value_at({"tags": json.dumps(shuffled)}, FieldPath(field="tags", prefix="source:"))
+    tagged = [t[len("source:"):] for t in tags if isinstance(t, str) and t.startswith("source:")]
+    assert found == (tagged[0] if len(tagged) == 1 else None)
+
+
 def profile_with(tmp_path: Path, stored: str) -> Path:
     """inspeximus-trusted-key's profile with its ``frontdoor.stored`` block replaced by ``stored``."""
     text = (ROOT / "sut_profiles" / "inspeximus-trusted-key.yaml").read_text()
@@ -175,6 +186,14 @@ def profile_with(tmp_path: Path, stored: str) -> Path:
     path = tmp_path / "inspeximus-trusted-key.yaml"
     path.write_text(text)
     return path
+
+
+#: A stored block keeping labels per file; ``file`` the records', ``volume`` and ``beside`` the entries' store.
+PER_FILE = ("  stored:\n    store: {{backend: markdown, volume: store, file: {file}, identity: [], order: '@position', "
+            "payload: text, record_pattern: '^- (?P<text>.+)$'}}\n    per_file:\n      store: {{backend: sqlite, "
+            "volume: {volume}, file: {beside}, table: e, context: k, identity: [k], order: t, payload: v}}\n"
+            "      digest: {{field: v, path: [hash]}}\n    label: {{field: v, path: [origin]}}\n"
+            "    signature: {{field: v, path: [sig]}}\n")
 
 
 @pytest.mark.parametrize("stored, field, says", [
@@ -198,6 +217,19 @@ def profile_with(tmp_path: Path, stored: str) -> Path:
     ("  stored:\n    store: {backend: sqlite, volume: store, file: '{case}/m', table: r, context: u, identity: [id], "
      "order: o, payload: d}\n    label: {field: doc, path: [source]}\n", "frontdoor.stored.signature",
      "does not say where it is stored"),
+    (PER_FILE.format(file="'{case}/{context}.md'", volume="store", beside="'x/state.db'"),
+     "frontdoor.stored.per_file.store.file", "must name {case}"),
+    (re.sub(r"store: \{backend: markdown.*\n", "store: {backend: postgres, volume: store, service: db, table: 'f_{case}.t', "
+            "context: u, identity: [id], order: o, payload: d}\n",
+            PER_FILE.format(file="'{case}/{context}.md'", volume="store", beside="'{case}/state.db'"), count=1),
+     "frontdoor.stored.per_file", "records' store in files"),
+    (PER_FILE.format(file="'{case}/{context}.md'", volume="store", beside="'{case}/../../state.db'"),
+     "frontdoor.stored.per_file.store.file", ".."),
+    (PER_FILE.format(file="'{case}/{context}.md'", volume="home", beside="'{case}/state.db'"),
+     "frontdoor.stored.per_file.store.volume", "adversary"),
+    (PER_FILE.format(file="'{case}/{context}.md'", volume="store", beside="'{case}/state.db'").replace(
+        "per_file:\n      store: {backend: sqlite", "per_file:\n      store: {backend: postgres, service: db"),
+     "frontdoor.stored.per_file.store.backend", "kept in files"),
 ])
 def test_a_bad_stored_block_names_its_field_and_line(tmp_path, stored, field, says):
     with pytest.raises(ProfileError) as err:
@@ -211,9 +243,7 @@ NOT_READ_BACK = {"langgraph-store": "InMemoryStore keeps nothing at rest",
                  "letta-archival": "its cases share Letta's tables (an organization each), so no layout names a "
                                    "case by {case}, and a passage's tags sit in another table",
                  "langgraph-sqlite+aes": "only AES ciphertext is at rest, under a key the adversary (and the "
-                                         "generic editor) does not hold",
-                 "openclaw-memory-md": "the label is a per-file entry of openclaw.sqlite keyed by the file's hash, "
-                                       "beside the MEMORY.md holding the text: a layout names one store"}
+                                         "generic editor) does not hold"}
 
 
 def test_every_front_door_profile_says_where_each_case_s_store_is_read_back():
@@ -253,3 +283,40 @@ def test_a_store_read_back_gives_each_label_in_the_lab_s_words(tmp_path):
     found = read_case(spec, {"store": tmp_path / "store"}, "case-1", ["planted"])
     assert [(r.text, r.label) for r in found] == [("planted one", "user"), ("planted two", "external"),
                                                   ("planted three", "deterministic")]
+
+
+def test_a_label_kept_per_file_is_read_from_the_entry_naming_the_file_s_bytes(tmp_path):
+    """A SUT keeping one label per file (``per_file``): a record's label is that of the one entry whose
+    digest is the SHA-256 of its file as stored. A file changed since its entry, or named by two entries,
+    gives no label, so the write did not land as sent (no verdict), never one the lab guessed."""
+    import hashlib
+    import sqlite3
+
+    from lab.frontdoor.stored import read_case
+    from lab.profile.stored import parse_stored
+
+    case = tmp_path / "store" / "frontdoor" / "case-1"
+    files = {"a": "- planted one\n- genuine\n", "b": "- planted two\n", "c": "- planted three\n",
+             "d": "- planted four\n"}
+    for name, text in files.items():
+        (case / "ws" / name).mkdir(parents=True)
+        (case / "ws" / name / "MEMORY.md").write_text(text)
+    digest = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in files.items()}
+    entries = [("a", digest["a"], "untrusted"), ("b", digest["b"].upper(), "agent"),
+               ("c", hashlib.sha256(b"- older\n").hexdigest(), "agent"),  # the file changed since its entry
+               ("d1", digest["d"], "agent"), ("d2", digest["d"], "agent"),  # two entries name one file's bytes
+               ("z", digest["a"][::-1], "agent")]
+    with sqlite3.connect(case / "state.db") as conn:
+        conn.execute("CREATE TABLE e (k TEXT, t INTEGER, v TEXT)")
+        conn.executemany("INSERT INTO e VALUES (?, ?, ?)", [(k, n, json.dumps({"hash": h, "origin": o}))
+                                                             for n, (k, h, o) in enumerate(entries)])
+    spec = parse_stored({
+        "store": {"backend": "markdown", "volume": "store", "file": "frontdoor/{case}/ws/{context}/MEMORY.md",
+                  "identity": [], "order": "@position", "payload": "text", "record_pattern": "^- (?P<text>.+)$"},
+        "per_file": {"store": {"backend": "sqlite", "volume": "store", "file": "frontdoor/{case}/state.db",
+                               "table": "e", "context": "k", "identity": [], "order": "t", "payload": "v"},
+                     "digest": {"field": "v", "path": ["hash"]}},
+        "label": {"field": "v", "path": ["origin"], "values": {"user": "agent", "external": "untrusted"}}})
+    found = read_case(spec, {"store": tmp_path / "store"}, "case-1", ["planted"])
+    assert [(r.text, r.label) for r in found] == [("planted one", "external"), ("planted two", "user"),
+                                                  ("planted three", None), ("planted four", None)]
