@@ -176,6 +176,26 @@ def test_a_signed_set_verifies_against_its_pinned_key(rs, keys, cache):
     assert memlab("verify", rs, "--pubkey", pub, cache=cache).returncode == 0
 
 
+def test_a_signed_set_names_every_file_its_manifest_does_not_pin(rs, keys, cache):
+    """A signature vouches for what the manifest pins, no more: a forged junit.xml or summary.json (what CI
+    reads) and a file added verify with the set, so verify names each of them, in its text and its JSON."""
+    key, pub, _ = keys
+    signing.sign(rs, signing.load_private_key(key))
+    (rs / "junit.xml").write_text('<testsuites name="memlab"/>')
+    (rs / "summary.json").write_text('{"status": "PASS", "exit_code": 0}')
+    (rs / "extra").mkdir()
+    (rs / "extra" / "notes.txt").write_text("added after signing")
+    result = verify(rs, signing.load_public_key(pub))
+    assert result.ok and {"junit.xml", "summary.json", "extra/notes.txt"} <= set(result.unpinned)
+    assert not set(result.unpinned) & {"manifest.json", "manifest.sig", "run.json", SEALED, NAIVE}
+    assert not any(f.startswith(("observations/", "logs/")) for f in result.unpinned)  # evidence is pinned
+    said = memlab("verify", rs, "--pubkey", pub, cache=cache)
+    assert said.returncode == 0 and "not pinned by the manifest" in said.stdout, said.stdout
+    assert all(name in said.stdout for name in ("junit.xml", "summary.json", "extra/notes.txt")), said.stdout
+    as_json = json.loads(memlab("verify", rs, "--json", cache=cache).stdout)
+    assert as_json["verified"] and "summary.json" in as_json["unpinned"]
+
+
 def test_a_manifest_changed_after_signing_is_a_bad_signature(rs, keys):
     key, pub, _ = keys
     signing.sign(rs, signing.load_private_key(key))

@@ -36,6 +36,7 @@ def print_verification(result: Verification) -> None:
         signed = f"signed by {result.signed_by}" if result.signed_by else "not signed"
         click.echo(f"VERIFIED {_text(result.root)}: {result.rows} row(s), {result.evidence} evidence file(s), "
                    f"recount and re-derivation agree, {signed}")
+        print_unpinned(result.unpinned)
         return
     click.echo(f"REJECTED {_text(result.root)}: {len(result.findings)} finding(s)")
     for f in result.findings:  # file and detail quote the set's own text: shown, never interpreted
@@ -44,6 +45,16 @@ def print_verification(result: Verification) -> None:
         lab = (result.manifest.get("lab") or {}).get("commit")
         click.echo(f"hint: these verdicts were derived by lab commit {_text(lab)}; if the classifier changed since, "
                    f"`memlab analyze {_text(result.root)}` derives a new result set from the same observations")
+    print_unpinned(result.unpinned)
+
+
+def print_unpinned(files: list[str], shown: int = 12) -> None:
+    """Name the files no pin covers, so a reader trusts none of them for the set's word."""
+    if not files:
+        return
+    more = f" and {len(files) - shown} more" if len(files) > shown else ""
+    click.echo(f"  not pinned by the manifest, so neither verified nor signed: {', '.join(map(_text, files[:shown]))}"
+               f"{more} (reports and summaries render the rows: what is verified is the rows and the evidence)")
 
 
 def verify_partial(part: Partial, pubkey: Any, as_json: bool, check: Any = verify) -> int:

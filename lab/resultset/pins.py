@@ -3,13 +3,15 @@
 Rows are pinned by a digest over their RFC 8785 canonical encoding (lab.resultset.results);
 evidence files are pinned byte for byte (SHA-256 over the file as stored), so a
 signature over the manifest covers everything a verdict was derived from. Reports
-(report.md, junit.xml, report.html) are renderings, not evidence: they are not pinned.
+(report.md, junit.xml, report.html, summary.json) are renderings, not evidence: they are not
+pinned, and ``unpinned`` names them (and any other file) so ``verify`` says what it did not cover.
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 #: Folders of a result set whose every file is pinned byte for byte; plus run.json at the top. ``composition``
 #: holds a composition's rows (lab.resultset.composition), derived like rows and pinned as they are written.
@@ -43,3 +45,28 @@ def evidence_files(root: Path, folders: tuple[str, ...] = EVIDENCE_DIRS) -> list
 def evidence(root: Path, folders: tuple[str, ...] = EVIDENCE_DIRS) -> list[dict[str, str]]:
     """The manifest's ``evidence`` list: one ``{"file", "digest"}`` per evidence file."""
     return [{"file": name, "digest": file_digest(Path(root) / name)} for name in evidence_files(root, folders)]
+
+
+#: Files of a set that are the manifest itself (and its signature): not pinned, the pin.
+MANIFEST_FILES = ("manifest.json", "manifest.sig")
+
+
+def unpinned(root: Path, manifest: dict[str, Any]) -> list[str]:
+    """Every file of the set at ``root`` that its manifest pins neither as a row nor as evidence (reports,
+    ``summary.json``, ``junit.xml``, anything added), as sorted POSIX paths; a folder holding a set of its
+    own (``manifest.json``) is that set's, not this one's."""
+    root = Path(root)
+    pinned = set(MANIFEST_FILES)
+    for part in ("rows", "evidence"):
+        entries = manifest.get(part)
+        pinned |= {e["file"] for e in entries if isinstance(e, dict) and isinstance(e.get("file"), str)} \
+            if isinstance(entries, list) else set()
+    out, folders = [], [root]
+    while folders:
+        for path in sorted(folders.pop().iterdir()):
+            if path.is_dir() and not path.is_symlink():
+                if not (path / "manifest.json").is_file():
+                    folders.append(path)
+            elif (name := path.relative_to(root).as_posix()) not in pinned:
+                out.append(name)
+    return sorted(out)

@@ -31,7 +31,7 @@ from lab.resultset.differences import row_differences
 from lab.resultset.dumps import dump_disagreements
 from lab.resultset.grounds import GROUNDS
 from lab.resultset.loading import JSONProblem, load_manifest, read_strict, shape_problem
-from lab.resultset.pins import EVIDENCE_DIRS, EVIDENCE_TOP, evidence_files, file_digest
+from lab.resultset.pins import EVIDENCE_DIRS, EVIDENCE_TOP, evidence_files, file_digest, unpinned
 from lab.resultset.results import digest, load_saved
 
 #: Method revisions this verifier knows the rules of.
@@ -68,10 +68,16 @@ class Verification:
         assert ground in GROUNDS, ground
         self.findings.append(Finding(ground, file, detail))
 
+    @property
+    def unpinned(self) -> list[str]:
+        """The set's files the manifest does not pin (renderings, anything added): verified by nothing."""
+        return unpinned(self.root, self.manifest)
+
     def to_json(self) -> dict[str, Any]:
         """A machine-readable summary."""
         return {"result_set": str(self.root), "verified": self.ok, "rows": self.rows, "evidence": self.evidence,
-                "signed_by": self.signed_by, "findings": [f.__dict__ for f in self.findings]}
+                "signed_by": self.signed_by, "findings": [f.__dict__ for f in self.findings],
+                "unpinned": self.unpinned}
 
 
 def verify(root: Path, pubkey: Any = None) -> Verification:
