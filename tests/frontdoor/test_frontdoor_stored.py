@@ -240,8 +240,6 @@ def test_a_bad_stored_block_names_its_field_and_line(tmp_path, stored, field, sa
 
 #: Front-door rows whose cases' stores are not read back, and why (every other one names frontdoor.stored).
 NOT_READ_BACK = {"langgraph-store": "InMemoryStore keeps nothing at rest",
-                 "letta-archival": "its cases share Letta's tables (an organization each), so no layout names a "
-                                   "case by {case}, and a passage's tags sit in another table",
                  "langgraph-sqlite+aes": "only AES ciphertext is at rest, under a key the adversary (and the "
                                          "generic editor) does not hold"}
 
