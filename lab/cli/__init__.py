@@ -81,15 +81,21 @@ def encoding_proof() -> None:
 
 class _Group(LazyGroup):
     """The lab's group: output in any encoding (:func:`encoding_proof`); an error of the machine a
-    command meets (lab.cli.oserrors), or a scratch folder refused, exits 2 with its path and the fix."""
+    command meets (lab.cli.oserrors), or a scratch folder refused, exits 2 with its path and the fix; an
+    interrupt no command handled exits 130 (Ctrl-C) or 143 (SIGTERM), never 1, which CI reads as a verdict."""
 
     def main(self, *args, **kwargs):
         encoding_proof()
         return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context):
+        from lab.cli.signals import exit_code, terminate_as_interrupt
         try:
-            return super().invoke(ctx)
+            with terminate_as_interrupt():  # SIGTERM as Ctrl-C, for every command
+                return super().invoke(ctx)
+        except KeyboardInterrupt as exc:  # a command that keeps nothing to say of it: 130, or 143 for SIGTERM
+            from lab.cli.console import fail
+            fail("interrupted: what this command had not finished is left as it was before it", exit_code(exc))
         except OSError as exc:
             from lab.cli.oserrors import describe
             text = describe(exc)

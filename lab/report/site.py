@@ -13,7 +13,10 @@ own. No script and no external asset, as the other reports.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -154,11 +157,21 @@ def render_sut(sut: SutResults) -> str:
 
 
 def write_site(suts: list[SutResults], out: Path) -> list[Path]:
-    """Write index.html and one page per SUT into ``out`` (each whole, never through a link:
-    lab.safewrite); returns the paths written."""
+    """Write index.html and one page per SUT into ``out``: every page is rendered into a folder of its own
+    inside ``out`` first, then each is moved into place, the index last, so an interrupted site leaves no
+    index naming a page that is not there (the folder is removed whatever happens); each file whole, never
+    through a link (lab.safewrite). Returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
-    written = [out / "index.html"]
-    safewrite.write_text(written[0], render_index(suts))
-    for sut in suts:
-        written.append(safewrite.write_text(out / sut.page, render_sut(sut)))
-    return written
+    staging = Path(tempfile.mkdtemp(prefix=".site-", dir=out))
+    try:
+        for sut in suts:
+            safewrite.write_text(staging / sut.page, render_sut(sut))
+        safewrite.write_text(staging / "index.html", render_index(suts))
+        written = [*(out / sut.page for sut in suts), out / "index.html"]
+        for path in written:
+            safewrite.check_target(path)  # a link or a hard-linked file where a page goes: refused
+        for path in written:  # one file system: each move is a rename, the index after every page
+            os.replace(staging / path.name, path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [written[-1], *written[:-1]]
