@@ -108,6 +108,22 @@ def test_shards_of_another_commit_are_refused(tmp_path_factory, halves, tmp_path
     refused(tmp_path_factory, halves[0], tmp_path / "old", expect=f"lab {{'commit': '{'0' * 40}', 'dirty': False")
 
 
+def test_shards_of_other_code_are_refused_without_git(tmp_path_factory, tmp_path, monkeypatch):
+    """A lab installed from an archive (no git: commit and dirty unknown) still names its code: two shards
+    measured by labs whose code differs are refused, by its digest."""
+    shard_sets = []
+    for k, row in enumerate(SMALL, start=1):
+        code = f"sha256:{str(k) * 64}"
+        monkeypatch.setattr(engine, "lab_revision", lambda code=code: {"version": "0.1.0", "code": code,
+                                                                          "commit": None, "dirty": None})
+        shard = shard_record(k, 2, SMALL, {"nonce": NONCE, "records": 5, "fork_server": True})
+        run_matrix(select(load_profiles(), [row]), LocalRuntime(), tmp_path / f"s{k}", jobs=2, nonce=NONCE,
+                   run_id="nogit", shard=shard)
+        assert verify(tmp_path / f"s{k}").ok
+        shard_sets.append(tmp_path / f"s{k}")
+    refused(tmp_path_factory, *shard_sets, expect=f"'code': 'sha256:{'1' * 64}'")
+
+
 def test_a_shard_that_does_not_verify_is_refused(tmp_path_factory, halves, tmp_path):
     bad = shutil.copytree(halves[1], tmp_path / "bad")
     t1 = bad / "observations" / "reference-naive-md" / "T1.json"

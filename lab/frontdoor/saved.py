@@ -14,9 +14,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_serializer
 
 from lab.frontdoor.records import Record
 
@@ -33,11 +33,20 @@ class _Saved(Record):
 
 
 class LabRevision(_Saved):
-    """The lab that made the set (lab.resultset.files.lab_revision)."""
+    """The lab that made the set (lab.resultset.files.lab_revision); ``code``, the digest of its code and
+    profiles, absent from sets written before it was kept (and written only where it is known)."""
 
     version: str
+    code: str | None = None
     commit: str | None = None
     dirty: bool | None = None
+
+    @model_serializer(mode="wrap")
+    def _code_where_known(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if data.get("code") is None:  # a set from before ``code`` round-trips byte for byte
+            data.pop("code", None)
+        return data
 
 
 class RowEntry(_Saved):

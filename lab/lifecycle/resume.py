@@ -43,10 +43,11 @@ def resume_targets(root: Path, no_fork_server: bool = False) -> tuple[dict[str, 
     if lifecycle_partial(root) is None:
         raise ResumeRefused(f"{root}: the run completed; there is nothing to resume\n  fix: memlab verify {root}")
     now, then = lab_revision(), run.get("lab") or {}
-    if (now.get("commit"), now.get("dirty")) != (then.get("commit"), then.get("dirty")):
+    if any(now.get(k) != then.get(k) for k in ("commit", "dirty", "code")):  # code: known without git too
         raise ResumeRefused(f"{root}: the lab changed since the run (commit {then.get('commit')}, dirty "
-                            f"{then.get('dirty')}; now {now.get('commit')}, dirty {now.get('dirty')}): a resumed set "
-                            "would splice two labs' measurements\n  fix: run the pack again into a new --out")
+                            f"{then.get('dirty')}, code {then.get('code')}; now {now.get('commit')}, dirty "
+                            f"{now.get('dirty')}, code {now.get('code')}): a resumed set would splice two labs' "
+                            "measurements\n  fix: run the pack again into a new --out")
     todo = missing(root, run)
     targets = [_target(meta, root, run, no_fork_server) for meta in run["rows"]]
     for target in targets:

@@ -4,8 +4,11 @@ what a row holds, so the lifecycle gate and the at-rest sets share it without im
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -48,9 +51,35 @@ def digest(row: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical(row)).hexdigest()
 
 
+#: The lab's own code and profiles, what a measurement depends on: digested into ``lab_revision``'s ``code``.
+CODE_DIRS = ("lab", "edits", "images", "sut_profiles")
+#: Folders and files in them that are no code of the lab's (caches, build metadata; git ignores them too).
+NOT_CODE = re.compile(r"(^|/)(__pycache__|[^/]*\.egg-info)(/|$)|\.pyc$")
+
+
+@functools.cache
+def code_digest(root: Path = PROJECT_ROOT) -> str:
+    """``sha256:<hex>`` over every file of the lab's code and profiles (``CODE_DIRS`` under ``root``): each
+    file's path and bytes, a link by its target (never followed). Needs no git: a lab installed from an
+    archive, or run where git is not on PATH, still says which code measured a set."""
+    h = hashlib.sha256()
+    for top in CODE_DIRS:
+        for folder, dirs, files in os.walk(Path(root) / top):  # links to folders are not followed
+            dirs.sort()
+            for name in sorted(files):
+                path = Path(folder) / name
+                rel = path.relative_to(root).as_posix()
+                if NOT_CODE.search(rel):
+                    continue
+                data = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+                h.update(f"{rel}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+    return "sha256:" + h.hexdigest()
+
+
 def lab_revision() -> dict[str, Any]:
-    """The lab's release and git commit (with a dirty flag), as far as they can be known."""
-    info: dict[str, Any] = {"version": __version__, "commit": None, "dirty": None}
+    """The lab's release, the digest of its code and profiles (``code``: known without git) and its git
+    commit with a dirty flag, as far as they can be known."""
+    info: dict[str, Any] = {"version": __version__, "code": code_digest(), "commit": None, "dirty": None}
     try:
         commit = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"],
                                 capture_output=True, text=True, timeout=10)

@@ -1,0 +1,98 @@
+"""The lab's identity in every set it writes does not depend on git: ``lab.code`` digests the lab's code
+and profiles, so a lab installed from an archive (or run where git is not on PATH) still says which code
+measured a set, and ``merge`` and ``--resume`` refuse to splice two labs' measurements."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from lab.resultset import files
+from lab.resultset.files import CODE_DIRS, code_digest, lab_revision
+
+
+def a_lab(root):
+    for top in CODE_DIRS:
+        (root / top / "sub").mkdir(parents=True)
+        (root / top / "sub" / "module.py").write_text(f"# {top}\n")
+    return root
+
+
+def digest_of(root):
+    return code_digest.__wrapped__(root)  # uncached: the tree changes between calls
+
+
+def test_the_digest_follows_every_byte_of_the_code_and_nothing_else(tmp_path):
+    root = a_lab(tmp_path / "lab-tree")
+    first = digest_of(root)
+    assert first.startswith("sha256:") and digest_of(root) == first
+    (root / "lab" / "sub" / "__pycache__").mkdir()
+    (root / "lab" / "sub" / "__pycache__" / "module.cpython-311.pyc").write_bytes(b"\0cache")
+    (root / "edits" / "stray.pyc").write_bytes(b"\0")
+    (root / "lab" / "memlab.egg-info").mkdir()
+    (root / "lab" / "memlab.egg-info" / "PKG-INFO").write_text("Name: memlab")
+    (root / "docs").mkdir()
+    (root / "docs" / "notes.md").write_text("not code")
+    assert digest_of(root) == first  # caches, build metadata and other folders are not the lab's code
+    (root / "sut_profiles" / "sub" / "module.py").write_text("# sut_profiles \n")
+    changed = digest_of(root)
+    assert changed != first
+    (root / "images" / "new.py").write_text("")
+    assert digest_of(root) not in (first, changed)
+
+
+def test_a_link_is_digested_by_its_target_never_followed(tmp_path):
+    root = a_lab(tmp_path / "lab-tree")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "big.bin").write_bytes(b"x" * 100)
+    (root / "images" / "elsewhere").symlink_to(outside, target_is_directory=True)
+    linked = digest_of(root)
+    (outside / "big.bin").write_bytes(b"y" * 100)  # what the link points at is not the lab's code
+    assert digest_of(root) == linked
+
+
+def test_without_git_the_revision_still_names_the_code(monkeypatch):
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError("git")
+
+    monkeypatch.setattr(files.subprocess, "run", no_git)
+    revision = lab_revision()
+    assert revision["commit"] is None and revision["dirty"] is None
+    assert revision["code"] == code_digest() and revision["code"].startswith("sha256:")
+
+
+def test_a_lifecycle_resume_under_other_code_is_refused(tmp_path, monkeypatch):
+    """Same commit and tree flag, other code (a lab without git differs only there): refused, saying why."""
+    from lab.lifecycle import resume
+
+    then = {"version": "0.1.0", "code": "sha256:" + "1" * 64, "commit": None, "dirty": None}
+    (tmp_path / "run.json").write_text(json.dumps({"kind": "lifecycle", "lab": then, "rows": []}))
+    monkeypatch.setattr(resume, "lifecycle_partial", lambda root: object())
+    monkeypatch.setattr(resume, "lab_revision", lambda: {**then, "code": "sha256:" + "2" * 64})
+    with pytest.raises(resume.ResumeRefused, match="the lab changed since the run"):
+        resume.resume_targets(tmp_path)
+
+
+def test_the_frontdoor_run_record_keeps_code_and_an_older_one_round_trips_without_it():
+    from lab.frontdoor.saved import LabRevision
+
+    old = {"version": "0.1.0", "commit": "a" * 40, "dirty": False}
+    assert LabRevision.from_json(old).to_json() == old  # sets written before code: byte for byte
+    new = {**old, "code": "sha256:" + "3" * 64}
+    assert LabRevision.from_json(new).to_json() == new
+
+
+def test_git_is_still_asked_where_it_is(monkeypatch):
+    asked = []
+    real = subprocess.run
+
+    def spy(args, **kwargs):
+        asked.append(args[:2])
+        return real(args, **kwargs)
+
+    monkeypatch.setattr(files.subprocess, "run", spy)
+    revision = lab_revision()
+    assert ["git", "-C"] in asked and isinstance(revision["commit"], str)
