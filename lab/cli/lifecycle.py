@@ -189,6 +189,10 @@ def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Complete the run in this folder that did not finish (killed or interrupted): its own options, "
                    "only the scenario runs it has no observation of.")
+@click.option("--unapplied-delete", type=click.Choice(["finding", "error"]), default="finding", show_default=True,
+              help="A shim's delete acknowledged whose value is still served after the convergence timeout: "
+                   "finding, the scenario goes on and its reads judge the residue (deletion_residue, P1, with "
+                   "the latency measured); error, a harness error, as memorycheck refuses to score it.")
 @profiles_option
 @no_fork_server_option
 @sign_key_option
@@ -196,7 +200,7 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
             scenarios_dir: Path | None, seeds: int, fail_on: str, position: str | None, restart: bool,
             runtime_name: str, out: Path | None, json_file: Path | None, report_json: Path | None,
             report_md: Path | None, judge: str, no_baseline: bool, resume_dir: Path | None, profiles_dir: Path,
-            sign_key: Any, no_fork_server: bool = False) -> None:
+            sign_key: Any, no_fork_server: bool = False, unapplied_delete: str = "finding") -> None:
     """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error,
     130 interrupted, 143 terminated (what was measured is kept: --resume completes it)."""
     from lab.cli.progress import RunProgress
@@ -229,7 +233,7 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
 
         try:
             cfg = load_http_config(http_config)
-            targets += [http_target(cfg, where) for where in chosen]
+            targets += [http_target(cfg, where, unapplied_delete=unapplied_delete) for where in chosen]
         except (ProfileError, ValueError) as exc:  # a bad config (HttpConfigError) or an unreadable file
             fail(shown(str(exc)))
         err.print(f"http:{shown(cfg.name)}: {cfg.contract}'s contract at {shown(cfg.base_url)}", highlight=False)

@@ -82,9 +82,11 @@ def sut_target(profile: Any, runtime: Runtime, out: Path, position: str = "live"
     return Target(profile.row, meta, lambda registry: DriverAdapter(profile, runtime, registry, logs_dir=logs).start())
 
 
-def http_target(config: HttpConfig, position: str = "live", meta: dict[str, Any] | None = None) -> Target:
+def http_target(config: HttpConfig, position: str = "live", meta: dict[str, Any] | None = None,
+                unapplied_delete: str = "finding") -> Target:
     """A team's own service behind an HTTP shim (docs/lifecycle-http.md); only live: ``restarted``
-    raises ValueError (NO_RESTART, with the fix). ``meta``: what a resumed run's run.json states."""
+    raises ValueError (NO_RESTART, with the fix). ``meta``: what a resumed run's run.json states;
+    ``unapplied_delete``: a delete acknowledged and never applied judged (``finding``) or an ``error``."""
     if position != "live":
         raise ValueError(NO_RESTART.format(name=f"http:{config.name}"))
     adapter_caps = sorted({"erase"} | {name for name, on in config.capabilities.items() if on})
@@ -92,10 +94,12 @@ def http_target(config: HttpConfig, position: str = "live", meta: dict[str, Any]
         "row": config.name, "position": position, "sut": {"package": config.name, "config": config.to_json()},
         "adapter": "http", "capabilities": adapter_caps, "scope": "separate" if "tenants" in adapter_caps else "folded",
         "isolation": "sut",  # the team's service behind its shim keeps contexts apart, or does not
-        "runtime": "http", "erasure": "record", "config_path": str(config.path)}
+        "runtime": "http", "erasure": "record", "config_path": str(config.path), "unapplied_delete": unapplied_delete}
     from lab.lifecycle.adapters.http import HttpAdapter
 
-    return Target(config.name, meta, lambda registry: HttpAdapter(config))
+    # a set written before the choice was recorded resumes as it ran: an unapplied delete was an error then
+    return Target(config.name, meta, lambda registry: HttpAdapter(
+        config, unapplied_delete=meta.get("unapplied_delete", "error")))
 
 
 def positions(choice: str) -> tuple[str, ...]:

@@ -157,20 +157,28 @@ def test_a_pack_without_queries_is_inconclusive_never_a_pass(tmp_path, cache):
     assert {c["status"] for c in summary["checks"].values()} == {"NOT TESTED"}
 
 
-def test_the_gate_runs_a_teams_http_shim_and_a_delete_that_never_takes_effect_is_a_harness_error(tmp_path):
+def test_the_gate_runs_a_teams_http_shim_and_a_delete_that_never_takes_effect_is_deletion_residue(tmp_path):
+    """A delete the shim acknowledges and never applies: by default the value still served is judged,
+    deletion residue (P1, exit 1) with the latency measured; ``--unapplied-delete error`` keeps the peer
+    gate's refusal to score it (a harness error, exit 2, never a finding)."""
     config = tmp_path / "shim.yaml"
-    for store, rc in ((None, 0), (NoopDeleteStore(), 2)):
+    for store, extra, rc in ((None, (), 0), (NoopDeleteStore(), (), 1),
+                             (NoopDeleteStore(), ("--unapplied-delete", "error"), 2)):
         with shims.serve(store) as server:
             text = shims.EXAMPLE_CONFIG.read_text().replace("http://127.0.0.1:8765", server.url)
             config.write_text(text.replace("  query: 5\n", "  query: 5\n  convergence: 0.2\n"))
-            summary, out = gate_run(tmp_path / f"rc{rc}", "--http", config, rc=rc)
+            summary, out = gate_run(tmp_path / f"rc{rc}", "--http", config, *extra, rc=rc)
         row = json.loads(next((out / "rows").glob("*.json")).read_text())
+        residue = summary["checks"]["deletion_residue"]
         if rc == 0:
-            assert summary["checks"]["deletion_residue"]["status"] == "PASS"
-            continue
-        # never a finding: the delete was confirmed by polling, it never took effect, the scenario stopped there
-        assert summary["status"] == "error" and summary["checks"]["deletion_residue"]["violations"] == 0
-        assert any("was still served 0.2" in e["message"] and "delete" in e["message"] for e in row["errors"])
+            assert residue["status"] == "PASS"
+        elif rc == 1:  # judged: the residue is a finding, with the acknowledgement and what was measured
+            assert residue["status"] == "FAIL" and residue["violations"] > 0 and not row["errors"], row["errors"]
+            acks = [o for o in (out / "observations").rglob("*.json") if '"applied": false' in o.read_text()]
+            assert acks, "the unapplied delete's confirmation (applied: false, seconds, queries) is kept"
+        else:  # never a finding: the delete was confirmed by polling, it never took effect, the scenario stopped
+            assert summary["status"] == "error" and residue["violations"] == 0
+            assert any("was still served 0.2" in e["message"] and "delete" in e["message"] for e in row["errors"])
 
 
 def test_a_missing_or_bad_shim_config_is_an_input_error_never_a_traceback(tmp_path):

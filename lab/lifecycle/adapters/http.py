@@ -48,12 +48,15 @@ __all__ = ["ANSWER_KINDS", "HttpAdapter", "HttpConfig", "HttpConfigError", "Http
            "load_http_config"]
 
 log = structlog.get_logger(__name__)
+#: What a delete acknowledged but never applied is: a finding its reads judge (the default), or an error.
+UNAPPLIED_DELETE = ("finding", "error")
 
 
 class HttpAdapter:
     """The :class:`lab.lifecycle.adapters.Adapter` protocol over an HTTP shim, either contract."""
 
-    def __init__(self, config: HttpConfig, *, transport: httpx.BaseTransport | None = None):
+    def __init__(self, config: HttpConfig, *, transport: httpx.BaseTransport | None = None,
+                 unapplied_delete: str = "finding"):
         try:
             headers = config.resolved_headers()
         except KeyError as exc:
@@ -68,6 +71,12 @@ class HttpAdapter:
         # The contract's delete is per key: per-record erasure ("erase") is always there.
         self.capabilities = frozenset({"update", "erase"} | {c for c, on in config.capabilities.items() if on})
         self.confirm_mutations = True  # the doctor measures convergence itself, with this off
+        # A delete acknowledged whose value is still served after the convergence timeout: the scenario goes
+        # on and its reads judge it (deletion residue, P1: "finding"), or it is a harness error ("error", as
+        # the peer gate treats it). A write that never shows is a harness error either way.
+        if unapplied_delete not in UNAPPLIED_DELETE:
+            raise ValueError(f"unapplied_delete {unapplied_delete!r}: one of {list(UNAPPLIED_DELETE)}")
+        self.unapplied_delete = unapplied_delete
         self.seed = 0
         self._held: dict[tuple[str, str, str], list[str]] = {}  # (tenant, user, key) -> values written since reset
         # Loopback (any spelling, by its address) is never proxied; elsewhere the environment's proxy
@@ -116,7 +125,8 @@ class HttpAdapter:
         if not self.confirm_mutations or not held:
             return ack
         return self._confirmed(ack, "delete", scope, key, lambda served: not any(served_uses(v, served) for v in held),
-                               f"a value of {key!r} ({excerpt(held[-1], 80)}) was still served")
+                               f"a value of {key!r} ({excerpt(held[-1], 80)}) was still served",
+                               judged=self.unapplied_delete == "finding")
 
     def advance_time(self, steps: int) -> Ack:
         """POST advance_time (only when the config declares ttl)."""
@@ -155,8 +165,11 @@ class HttpAdapter:
         return self._confirmed(ack, "write", scope, key, lambda served: served_uses(value, served),
                                f"{excerpt(value, 80)} was not served")
 
-    def _confirmed(self, ack: Ack, endpoint: str, scope: Any, key: str, done, still: str) -> Ack:
-        """Query until ``done(served text)``, within convergence.timeout: the Ack with ``confirm``."""
+    def _confirmed(self, ack: Ack, endpoint: str, scope: Any, key: str, done, still: str,
+                   judged: bool = False) -> Ack:
+        """Query until ``done(served text)``, within convergence.timeout: the Ack with ``confirm``. Past the
+        timeout, a harness error; with ``judged``, the Ack with ``confirm.applied`` false and what was
+        measured, so the scenario's reads judge what is still served."""
         limit, interval = self.config.convergence["timeout"], self.config.convergence["interval"]
         start, queries = time.perf_counter(), 0
         while True:
@@ -166,6 +179,10 @@ class HttpAdapter:
                 seconds = time.perf_counter() - start
                 return Ack(ack.ok, ack.seconds, ack.raw, ack.detail, {"seconds": round(seconds, 6), "queries": queries})
             waited = time.perf_counter() - start
+            if waited >= limit and judged:
+                log.warning("lifecycle.unapplied", endpoint=endpoint, key=key, seconds=round(waited, 3), queries=queries)
+                return Ack(ack.ok, ack.seconds, ack.raw, f"acknowledged, yet {still} {waited:.2f} s and {queries} "
+                           "queries after the ok", {"seconds": round(waited, 6), "queries": queries, "applied": False})
             if waited >= limit:
                 raise HttpError(endpoint, "convergence", f"accepted {key!r}, but {still} {waited:.2f} s and "
                                 f"{queries} queries after the ok", f"if the service is eventually consistent, raise "
