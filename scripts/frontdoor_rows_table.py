@@ -36,14 +36,22 @@ def table() -> str:
     for row, by in sorted(rows.items()):
         live, restarted = by["live"], by["restarted"]
         channels = live.channels()
-        served = " · ".join(f"{channels[c]['served']}/{channels[c]['total']}" if channels[c]["total"] else "—"
-                            for c in ("untrusted", "forged", "signed"))
+        served = " · ".join(_served(channels[c]) for c in ("untrusted", "forged", "signed"))
         leaks = ", ".join(f"`{t.probe}` {t.leaks}/{t.total}" for t in live.probes() if t.leaks) or "none leaked"
         proven = live.proven()
         lines.append(f"| `{row}` | {live.level()} · {restarted.level()} | {served} | "
                      f"{KEPT_BY.get(live.enforcer, live.enforcer)}: {leaks} | "
                      f"{f'{proven[0]}/{proven[1]}' if proven else 'not read back'} |")
     return "\n".join(lines)
+
+
+def _served(cell: dict) -> str:
+    """``served/total`` of a channel, its fixtures without a verdict beside (never counted as held); — where
+    the SUT keeps no label (one write for the three channels)."""
+    if not cell["total"]:
+        return "—"
+    unjudged = cell.get("no_verdict", 0)
+    return f"{cell['served']}/{cell['total']}" + (f" ({unjudged} n/a)" if unjudged else "")
 
 
 if __name__ == "__main__":

@@ -60,10 +60,7 @@ def test_published_frontdoor_rows_with_a_store_at_rest_are_proven_stored(path):
 
 
 #: Published rows without a front-door set, each with why (work left, said in docs/front-door.md).
-NO_FRONT_DOOR = {
-    "openclaw-memory-md": "measured live only: its restarted position restarts a container before every judged "
-                          "read (over an hour), and its label sits in a per-file sidecar the read-back cannot join",
-}
+NO_FRONT_DOOR: dict[str, str] = {}  # row -> why it has no front-door set (every row has one today)
 
 
 def test_every_published_row_has_its_front_door_or_a_reason():

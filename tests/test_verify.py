@@ -185,13 +185,16 @@ def test_a_signed_set_names_every_file_its_manifest_does_not_pin(rs, keys, cache
     (rs / "summary.json").write_text('{"status": "PASS", "exit_code": 0}')
     (rs / "extra").mkdir()
     (rs / "extra" / "notes.txt").write_text("added after signing")
+    (rs / "bulk").mkdir()
+    for i in range(5):  # a folder of many: named once, with its count
+        (rs / "bulk" / f"{i}.txt").write_text(str(i))
     result = verify(rs, signing.load_public_key(pub))
     assert result.ok and {"junit.xml", "summary.json", "extra/notes.txt"} <= set(result.unpinned)
     assert not set(result.unpinned) & {"manifest.json", "manifest.sig", "run.json", SEALED, NAIVE}
     assert not any(f.startswith(("observations/", "logs/")) for f in result.unpinned)  # evidence is pinned
     said = memlab("verify", rs, "--pubkey", pub, cache=cache)
     assert said.returncode == 0 and "not pinned by the manifest" in said.stdout, said.stdout
-    assert all(name in said.stdout for name in ("junit.xml", "summary.json", "extra/notes.txt")), said.stdout
+    assert all(name in said.stdout for name in ("junit.xml", "summary.json", "extra/notes.txt", "bulk/ (5 files)"))
     as_json = json.loads(memlab("verify", rs, "--json", cache=cache).stdout)
     assert as_json["verified"] and "summary.json" in as_json["unpinned"]
 

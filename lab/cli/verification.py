@@ -49,12 +49,32 @@ def print_verification(result: Verification) -> None:
 
 
 def print_unpinned(files: list[str], shown: int = 12) -> None:
-    """Name the files no pin covers, so a reader trusts none of them for the set's word."""
+    """Name the files no pin covers, so a reader trusts none of them for the set's word (a folder holding
+    more than three of them by its name and count)."""
     if not files:
         return
-    more = f" and {len(files) - shown} more" if len(files) > shown else ""
-    click.echo(f"  not pinned by the manifest, so neither verified nor signed: {', '.join(map(_text, files[:shown]))}"
+    names = _by_folder(files)
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    click.echo(f"  not pinned by the manifest, so neither verified nor signed: {', '.join(map(_text, names[:shown]))}"
                f"{more} (reports and summaries render the rows: what is verified is the rows and the evidence)")
+
+
+def _by_folder(files: list[str], most: int = 3) -> list[str]:
+    """``files``, those of a top folder holding more than ``most`` of them as ``folder/ (N files)``."""
+    counts: dict[str, int] = {}
+    for name in files:
+        if "/" in name:
+            top = name.split("/", 1)[0]
+            counts[top] = counts.get(top, 0) + 1
+    out, said = [], set()
+    for name in files:
+        top = name.split("/", 1)[0] if "/" in name else None
+        if top is None or counts[top] <= most:
+            out.append(name)
+        elif top not in said:
+            said.add(top)
+            out.append(f"{top}/ ({counts[top]} files)")
+    return out
 
 
 def verify_partial(part: Partial, pubkey: Any, as_json: bool, check: Any = verify) -> int:
