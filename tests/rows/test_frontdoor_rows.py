@@ -5,7 +5,7 @@ must give the published figures; the LangGraph store rows are also held to what 
 ``memlab frontdoor run --sut ROW --runtime local --out DIR`` once per row (shared by the module's tests).
 The rows re-measured are those of ``FRAMEWORK_ROWS`` (each SUT's rows that cost seconds, one Mem0 row,
 and a PostgreSQL row whose read-back goes through its server); ``MEMLAB_FRONTDOOR_ALL_ROWS=1`` re-measures every published row (CrewAI's take about seven minutes
-each, letta-archival about nineteen: its restarted position imports Letta before every judged read). Every
+each, letta-archival about twenty-one: its restarted position imports Letta before every judged read). Every
 published set, re-measured or not, is verified by tests/test_published.py.
 """
 
