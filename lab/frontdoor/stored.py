@@ -4,8 +4,9 @@ is stopped, and what the attacker's writes became there.
 A row declares where a case's store sits and how its records are laid out (``frontdoor.stored`` in its
 profile: a ``store:`` layout whose ``file`` names ``{case}``), and the fields holding a record's label and
 signature (in the record's own fields, or, where the SUT keeps them per file, in the entry whose digest is
-the SHA-256 of the record's file: ``per_file``). After a row's cases, the SUT is stopped and every case's store is read by the editor of its
-backend (no SUT code loaded); the records holding an attacker's text are kept with the row as evidence.
+the SHA-256 of the record's file: ``per_file``). After a row's cases, the SUT is stopped and every case's
+store is read by the editor of its backend (no SUT code loaded); the records holding an attacker's text are
+kept with the row as evidence.
 ``lab.frontdoor.as_sent`` then holds each attack write to them: accepted but absent, or stored under
 another label or signature than was sent, is a harness error (no verdict), never a pass.
 """
@@ -44,7 +45,9 @@ def _tagged(tags: Any, prefix: str) -> str | None:
         tags = paths.parse(tags, "json")
     except EditError:
         return None
-    found = [t[len(prefix):] for t in tags if isinstance(t, str) and t.startswith(prefix)] if isinstance(tags, list) else []
+    if not isinstance(tags, list):
+        return None
+    found = [t[len(prefix):] for t in tags if isinstance(t, str) and t.startswith(prefix)]
     return found[0] if len(found) == 1 else None
 
 

@@ -180,9 +180,11 @@ class HttpAdapter:
                 return Ack(ack.ok, ack.seconds, ack.raw, ack.detail, {"seconds": round(seconds, 6), "queries": queries})
             waited = time.perf_counter() - start
             if waited >= limit and judged:
-                log.warning("lifecycle.unapplied", endpoint=endpoint, key=key, seconds=round(waited, 3), queries=queries)
+                log.warning("lifecycle.unapplied", endpoint=endpoint, key=key, seconds=round(waited, 3),
+                            queries=queries)
                 return Ack(ack.ok, ack.seconds, ack.raw, f"acknowledged, yet {still} {waited:.2f} s and {queries} "
-                           "queries after the ok", {"seconds": round(waited, 6), "queries": queries, "applied": False})
+                           "queries after the ok",
+                           {"seconds": round(waited, 6), "queries": queries, "applied": False})
             if waited >= limit:
                 raise HttpError(endpoint, "convergence", f"accepted {key!r}, but {still} {waited:.2f} s and "
                                 f"{queries} queries after the ok", f"if the service is eventually consistent, raise "
