@@ -23,6 +23,7 @@ right after the acknowledgement, restarted while everything is stopped.
 
 from __future__ import annotations
 
+import json
 import random
 import traceback
 from typing import Any, Callable, Iterable
@@ -33,9 +34,13 @@ from lab.lifecycle.adapters import Adapter, AdapterError, can_restart, volumes_o
 from lab.lifecycle.ledger import Ledger
 from lab.lifecycle.residue import ErasureProbe
 from lab.lifecycle.scenario import Scenario, Scope, Step
+from lab.resultset.loading import MAX_JSON_BYTES
 
 log = structlog.get_logger(__name__)
 
+MIB = 1024 * 1024
+#: The bytes of JSON one observation may hold of a SUT's answers: half of what a set's reader takes.
+EVIDENCE_BUDGET = MAX_JSON_BYTES // 2
 NO_TTL = "the SUT declares no TTL"
 NO_ERASE = "the SUT declares no per-record erasure (capability erase)"
 POSITIONS = ("live", "restarted")
@@ -61,12 +66,14 @@ def run_scenario(adapter: Adapter, scenario: Scenario, seed: int, namespace: str
     obs: dict[str, Any] = {"scenario": scenario.id, "seed": seed, "namespace": namespace, "position": position,
                            "adapter": adapter.name, "steps": [], "queries": [], "skipped": [], "error": None}
     ledger = Ledger(ttl="ttl" in adapter.capabilities)  # what a rescope moves, what a delete erases
+    budget = Budget(obs)
     stage = "begin"
     try:
         adapter.begin(namespace, seed)
         for step in scenario.steps:
             stage = f"{step.op} step {step.index}"
             entry = _step(adapter, step, ledger, obs)
+            budget.spend()  # AdapterError past it: the observation stays one memlab's reader takes
             if entry is False:  # not sent: the ledger does not apply it either
                 continue
             deleted, moved = ledger.deletes(step), ledger.rescope_plan(step) if step.op == "rescope" else None
@@ -90,6 +97,32 @@ def run_scenario(adapter: Adapter, scenario: Scenario, seed: int, namespace: str
     if obs["error"]:
         log.warning("lifecycle.scenario_error", scenario=scenario.id, seed=seed, **obs["error"])
     return obs
+
+
+class Budget:
+    """What one observation may hold of the SUT's answers (``EVIDENCE_BUDGET`` bytes of JSON): every answer is
+    kept whole as evidence, so a service answering too much for one scenario stops it as a harness error
+    (the answers past the budget left out, their size said) instead of writing an observation that memlab's
+    own reader refuses (lab.resultset.loading.MAX_JSON_BYTES) or filling the memory."""
+
+    def __init__(self, obs: dict[str, Any]):
+        self.obs, self.size, self.counted = obs, 0, {"steps": 0, "queries": 0}
+
+    def spend(self) -> None:
+        """Count what the last step added; past the budget, drop it and raise ``AdapterError``."""
+        added = 0
+        for part, seen in self.counted.items():
+            new = self.obs[part][seen:]
+            added += sum(len(json.dumps(item, default=str)) for item in new)
+        if self.size + added > EVIDENCE_BUDGET:
+            for part, seen in self.counted.items():
+                del self.obs[part][seen:]
+            raise AdapterError(f"the SUT's answers to this scenario came to {(self.size + added) / MIB:.0f} MiB of "
+                               f"evidence, over the {EVIDENCE_BUDGET / MIB:.0f} MiB one observation holds (the last "
+                               f"step's {added / MIB:.1f} MiB left out)\n  fix: serve less for one query (memlab "
+                               "keeps every answer whole as evidence), or split the scenario")
+        self.size += added
+        self.counted = {part: len(self.obs[part]) for part in self.counted}
 
 
 def run_pack(adapter: Adapter, scenarios: Iterable[Scenario], seeds: int | Iterable[int],

@@ -190,3 +190,28 @@ def test_the_bundled_pack_runs_on_one_sut_process_without_harness_errors(row, bu
     lived = {Label.CURRENT, Label.STALE, Label.DELETED, Label.EXPIRED}  # what a naive store serves
     assert labels == {"lifecycle-strict": {Label.CURRENT}, "lifecycle-naive": lived,
                       "lifecycle-leaky": lived | {Label.FOREIGN_USER}}[row]
+
+
+def test_answers_past_the_evidence_budget_stop_the_scenario_and_leave_a_readable_observation(monkeypatch, tmp_path):
+    """A service answering too much for one scenario (each answer under the transport's cap): the scenario
+    is a harness error naming the budget, the answers past it are left out, and what is saved stays within
+    what memlab's own reader takes."""
+    import json
+
+    from lab.lifecycle import runner
+    from lab.resultset.files import write_json
+    from lab.resultset.loading import read_strict
+
+    class Verbose(FakeAdapter):
+        def query(self, scope, prompt):
+            self._do("query", scope, prompt)
+            text = "é" * 20_000  # escaped in JSON: six bytes a character
+            return Served([{"text": text, "meta": {}}], text, {}, 0.001, body=json.dumps({"answer": text}))
+
+    monkeypatch.setattr(runner, "EVIDENCE_BUDGET", 1_000_000)
+    loud = scenario(("write", {"key": "k", "value": "v"}), *[("query", {"prompt": f"q{i}"}) for i in range(8)], sid="loud")
+    obs = run_scenario(Verbose(), loud, 0, "s0-loud")
+    assert obs["error"] and "over the 1 MiB one observation holds" in obs["error"]["message"], obs["error"]
+    assert 0 < len(obs["queries"]) < 8 and obs["steps"]  # what fit is kept, the rest left out
+    write_json(tmp_path / "obs.json", obs)
+    assert (tmp_path / "obs.json").stat().st_size < 1_000_000 * 1.1 and read_strict(tmp_path / "obs.json") == obs
