@@ -12,7 +12,7 @@ import datetime
 import decimal
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -88,13 +88,12 @@ class EditSpec:
       ``meta_value`` (or, when None, a value derived by ``edits.values``);
       payload untouched.
 
-    **The op a case implies.** Each case of the lab registers the op its spec asks for
-    (:meth:`imply`, from ``lab.cases.registry``; the model itself names no case). A spec made
-    without an ``op`` takes its case's, and ``to_json`` writes ``op`` only when it differs from
-    its case's (or the case implies none). So the JSON of every spec is what it was before specs
-    had an ``op``: the observations saved then (every published result set) read back with the
-    op their case implies, verify byte for byte, and a new run's ``intended`` and variant lists
-    are the same as before; only a spec asking its case for another op than its own says so.
+    **The op is the spec's own.** A spec names its op; the model knows no case. ``to_json`` leaves the op
+    out where it is ``implied`` (the op the lab's case asks for by default, which the lab gives), and
+    ``from_json`` gives a spec saved without one that op: so the JSON of every spec is what it was
+    before specs had an ``op``, the observations saved then (every published result set) read back
+    with their case's op and verify byte for byte, and only a spec asking its case for another op than
+    its own says so. A spec with no op names no operation: an editor refuses it (EditError).
 
     ``unit`` is ``record`` (the above) or ``state``: on a store whose records sit
     inside an opaque payload (ciphertext), the edit acts on whole *version rows*
@@ -131,31 +130,19 @@ class EditSpec:
     sidecar: str | None = None
     op: str | None = None
 
-    #: case id -> the op a spec of that case asks for when it names none (:meth:`imply`).
-    implied: ClassVar[dict[str, str]] = {}
-
-    def __post_init__(self) -> None:
-        if self.op is None and self.case in self.implied:
-            object.__setattr__(self, "op", self.implied[self.case])
-
-    @classmethod
-    def imply(cls, case: str, op: str) -> None:
-        """Register the op a spec of ``case`` asks for when it names none (the lab's case registry)."""
-        cls.implied[case] = op
-
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, implied: str | None = None) -> dict[str, Any]:
         """A JSON-safe view (``unit`` only when it is not the default ``record``, ``variant``,
-        ``seeded`` and ``sidecar`` only when set, ``op`` only when its case implies another)."""
+        ``seeded`` and ``sidecar`` only when set, ``op`` only when set and not ``implied``)."""
         return {k: _jsonable(v) for k, v in self.__dict__.items()
                 if (k != "unit" or v != "record") and (k not in ("variant", "seeded", "sidecar") or v is not None)
-                and (k != "op" or v not in (None, self.implied.get(self.case)))}
+                and (k != "op" or v not in (None, implied))}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "EditSpec":
+    def from_json(cls, data: dict[str, Any], implied: str | None = None) -> "EditSpec":
         """The spec ``to_json`` gave (the fields this class has; a missing one takes its default, a
-        missing ``op`` its case's)."""
+        missing ``op`` ``implied``)."""
         names = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return cls(**{"op": implied, **{k: v for k, v in data.items() if k in names}})
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ def read(vol):
 
 
 def relabel(vol, variant):
-    spec = EditSpec("T8", "A", MARKERS[2], meta_field="timestamp", variant=variant)
+    spec = EditSpec("T8", "A", MARKERS[2], meta_field="timestamp", variant=variant, op="set_meta")
     editor_for(parse_layout(LAYOUT), {"store": vol}).apply(spec)
     return {k: v for k, v in spec.to_json().items() if v is not None}
 

@@ -3,8 +3,8 @@
 Adding a case: write ``lab/cases/tN.py`` with its ``CASE`` (the editor's operation it asks for,
 spec builder, C3 rule, sealed-state rule, effect check, group, level, needs; a restore case its
 ``sut_op``) and add the module to ``MODULES``. The case ids and groups follow from the list, the
-judge's level ladder from the cases' levels, and the op a spec of each case implies when it names
-none (``EditSpec.imply``: a spec saved before specs named their op reads back with it).
+judge's level ladder from the cases' levels, and the op a spec of each case is saved without
+(``lab.cases.variants.spec_json``: a spec saved before specs named their op reads back with it).
 """
 
 from __future__ import annotations
@@ -25,10 +25,6 @@ CASE_IDS = tuple(c.id for c in CASES)
 BY_ID = {c.id: c for c in CASES}
 GROUPS = {g: tuple(c.id for c in CASES if c.group == g) for g in dict.fromkeys(c.group for c in CASES)}
 CONTROLS = {c.id: c.text for c in controls.ALL}
-
-for _case in CASES:
-    if _case.op:
-        EditSpec.imply(_case.id, _case.op)
 
 
 def spec_for(case: Case, plan: SeedPlan, layout: StoreLayout) -> EditSpec:

@@ -15,8 +15,8 @@ variant trials, a resumed run and ``verify`` all read the same list.
 Example::
 
     >>> from edits.model import EditSpec
-    >>> base = EditSpec("T8", "A", "mA3-x", meta_field="role")
-    >>> name_of(base, EditSpec("T8", "A", "mA3-x", meta_field="owner", variant="place=data.owner"))
+    >>> base = EditSpec("T8", "A", "mA3-x", meta_field="role", op="set_meta")
+    >>> name_of(base, EditSpec("T8", "A", "mA3-x", meta_field="owner", variant="place=data.owner", op="set_meta"))
     'meta_field=owner; place=data.owner'
     >>> trial_name("T8", 2), case_of("T8.v2"), case_of("T8")
     ('T8.v2', 'T8', 'T8')
@@ -35,6 +35,24 @@ from lab.cases import sidecars as sidecar_variants
 #: on a sealed payload, whose own spec is a form the reader accepts).
 DEFAULT = "default"
 _TRIAL = re.compile(r"^(T\d+)\.v([1-9]\d{0,3})$")
+
+
+def implied_op(case_id: str) -> str | None:
+    """The op a spec of ``case_id`` asks for unless it names another (its case's; None for a case the
+    lab does not have, or a restore case, whose edit is no record operation)."""
+    from lab.cases.registry import BY_ID  # the registry's cases build specs: imported when asked
+    case = BY_ID.get(case_id)
+    return case.op if case is not None else None
+
+
+def spec_json(spec: EditSpec) -> dict[str, Any]:
+    """``spec`` as a set saves it: its op left out where it is its case's (as every saved spec has it)."""
+    return spec.to_json(implied=implied_op(spec.case))
+
+
+def spec_from_json(data: dict[str, Any]) -> EditSpec:
+    """The spec a set saved (``spec_json``): a missing op is its case's."""
+    return EditSpec.from_json(data, implied=implied_op(str(data.get("case"))))
 
 
 def trial_name(case_id: str, k: int) -> str:
@@ -56,8 +74,8 @@ def is_variant(trial: str) -> bool:
 def name_of(base: EditSpec, spec: EditSpec) -> str:
     """What a reader of the cell is told a variant edited: the fields in which its spec differs
     from the base spec, then the editor's own variant name."""
-    parts = [f"{k}={v}" for k, v in spec.to_json().items()
-             if k not in ("variant", "case") and base.to_json().get(k) != v]
+    parts = [f"{k}={v}" for k, v in spec_json(spec).items()
+             if k not in ("variant", "case") and spec_json(base).get(k) != v]
     return "; ".join(parts + ([spec.variant] if spec.variant else []))
 
 
@@ -74,7 +92,7 @@ def enumerate_variants(case_id: str, specs: list[EditSpec], editor, records: lis
             out.append(spec)
         out += [replace(spec, variant=v) for v in (offered(spec, records) if offered else [])]
     out += sidecar_variants.specs([base, *(s for s in out if sidecar_variants.combines(s, base))], sidecars)
-    return [{"trial": trial_name(case_id, k), "name": name_of(base, spec), "intended": spec.to_json()}
+    return [{"trial": trial_name(case_id, k), "name": name_of(base, spec), "intended": spec_json(spec)}
             for k, spec in enumerate(_unique(out), start=1)]
 
 
@@ -86,13 +104,13 @@ def variant_trials(base_obs: dict[str, Any] | None) -> list[str]:
 
 def spec_of(entry: dict[str, Any]) -> EditSpec:
     """The edit a listed variant makes."""
-    return EditSpec.from_json(entry["intended"])
+    return spec_from_json(entry["intended"])
 
 
 def _unique(specs: Iterable[EditSpec]) -> list[EditSpec]:
     seen, out = set(), []
     for spec in specs:
-        key = repr(sorted(spec.to_json().items()))
+        key = repr(sorted(spec_json(spec).items()))
         if key not in seen:
             seen.add(key)
             out.append(spec)

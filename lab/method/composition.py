@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from edits.model import EditSpec
 from lab.cases import BY_ID
+from lab.cases.variants import spec_from_json, spec_json
 from lab.compose import moves as mv
 from lab.compose.moves import FOLDER, single_name
 from lab.compose.search import edit_moves, erase_victim, single_targets
@@ -64,7 +65,7 @@ class ComposeProcedure(RowProcedure):
         trials = SavedTrials(self.obs_dir)
         edits, _ = edit_moves({t: trials.get(t) for t in [cid, *_variant_names(trials.get(cid))]})
         for edit in (m for m in edits if m.case == cid):
-            spec = EditSpec.from_json(trials[edit.trial].intended)
+            spec = spec_from_json(trials[edit.trial].intended)
             for seq in mv.sequences([edit], self.suts, self.length):
                 name = mv.name_of(seq)
                 if not self._saved(name):
@@ -95,7 +96,7 @@ class ComposeProcedure(RowProcedure):
         label, trial = case.read_label, mv.name_of(seq)
         obs["read_label"] = label
         vols = self.row.bed.fresh(obs, trial)
-        victim = erase_victim(self.row.plan.to_json(), label, spec.to_json())
+        victim = erase_victim(self.row.plan.to_json(), label, spec_json(spec))
         obs["moves"], writes = [], 0
         for move in seq:
             if move.edits:

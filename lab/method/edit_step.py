@@ -16,7 +16,7 @@ from typing import Any
 
 from edits.model import EditError, EditSpec
 from lab.cases import Case, specs_for
-from lab.cases.variants import enumerate_variants
+from lab.cases.variants import enumerate_variants, spec_json
 from lab.judge.c3 import check_edit
 from lab.method import sidecar_step
 from lab.method.bed import merge_diffs
@@ -37,7 +37,7 @@ class EditStep:
         digests = row.bed.digests(vols, True), row.bed.digests(vols, False)
         specs = specs_for(case, row.plan, row.profile.store) if self.spec is None else [self.spec]
         spec = specs[0]
-        obs["intended"] = spec.to_json()
+        obs["intended"] = spec_json(spec)
         with row.sessions.store(obs, self.trial, vols, held) as editor:
             read = read_records(editor)  # once: the C3 evidence before the edit, and the variants listed from it
             before = [r.to_json() for r in read]

@@ -1,7 +1,7 @@
 """Servers for the editor tests of service backends: PostgreSQL, Redis and Redis Stack (JSON and
 search modules), each started by the lab's own service runner on loopback, one per test module
-that asks for it; and the cases imported, so that a spec written by case id (``EditSpec("T3", ...)``)
-names the operation its case does, as in a run."""
+that asks for it. A spec names its operation (``EditSpec("T3", ..., op="delete")``): nothing has to be
+imported first for it to have one."""
 
 import shutil
 import tempfile
@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import lab.cases  # noqa: F401  (each case registers the operation its specs ask for: EditSpec.imply)
 from lab.runtime.services import ServiceSpec, missing_local, start_local
 
 

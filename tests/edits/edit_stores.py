@@ -47,14 +47,14 @@ def seed() -> list[dict]:
 def specs(field: str | None = "role") -> dict[str, EditSpec]:
     """One spec per case, as lab.cases builds them."""
     return {
-        "T1": EditSpec("T1", "A", marker("A", 3), find=FACTS["A"], replace=TAMPERED),
-        "T2": EditSpec("T2", "A", marker("A", 5)),
-        "T3": EditSpec("T3", "A", marker("A", 3)),
-        "T4": EditSpec("T4", "A", marker("A", 2), second=marker("A", 4)),
-        "T5": EditSpec("T5", "A", marker("A", 5), find=marker("A", 5), replace=marker("A", 5)[:-6] + "f0rg3d"),
-        "T6": EditSpec("T6", "B", marker("B", 3), donor=marker("A", 3)),
-        "T7": EditSpec("T7", "A", marker("A", 5), donor=marker("A", 1)),
-        "T8": EditSpec("T8", "A", marker("A", 3), meta_field=field),
+        "T1": EditSpec("T1", "A", marker("A", 3), find=FACTS["A"], replace=TAMPERED, op="replace"),
+        "T2": EditSpec("T2", "A", marker("A", 5), op="rollback"),
+        "T3": EditSpec("T3", "A", marker("A", 3), op="delete"),
+        "T4": EditSpec("T4", "A", marker("A", 2), second=marker("A", 4), op="swap"),
+        "T5": EditSpec("T5", "A", marker("A", 5), find=marker("A", 5), replace=marker("A", 5)[:-6] + "f0rg3d", op="forge"),
+        "T6": EditSpec("T6", "B", marker("B", 3), donor=marker("A", 3), op="transplant"),
+        "T7": EditSpec("T7", "A", marker("A", 5), donor=marker("A", 1), op="transplant"),
+        "T8": EditSpec("T8", "A", marker("A", 3), meta_field=field, op="set_meta"),
     }
 
 

@@ -74,7 +74,7 @@ def test_an_edit_of_the_wrong_kind_is_caught(tmp_path):
     editor.apply(specs()["T3"])  # a middle deletion...
     after = [r.to_json() for r in open_editor(layout, tmp_path).records()]
     files = diff_digests(digests, digest_tree(tmp_path))
-    claimed = EditSpec("T2", "A", marker("A", 3))  # ...claimed as a tail truncation
+    claimed = EditSpec("T2", "A", marker("A", 3), op="rollback")  # ...claimed as a tail truncation
     result = check_edit(claimed.to_json(), layout.to_json(), before, after, files)
     assert not result.ok and any("not the most recent" in r for r in result.reasons)
 
@@ -94,7 +94,7 @@ def test_t6_is_refused_when_contexts_were_seeded_with_equal_values():
     before = [rec("A", 1, shared), rec("B", 2, f"{marker('B', 3)} b's own value")]
     after = [before[0], rec("B", 2, shared)]
     layout = {"identity": ["id"], "order": "seq", "payload": {"field": "body"}, "metadata": {}}
-    spec = EditSpec("T6", "B", marker("B", 3), donor=marker("A", 3)).to_json()
+    spec = EditSpec("T6", "B", marker("B", 3), donor=marker("A", 3), op="transplant").to_json()
     assert check_edit(spec, layout, before, after, {"changed": ["memory.db"]}).ok
     echoed = f"{marker('A', 1)} a value A and B were both seeded with"
     before_equal = [rec("A", 0, echoed), *before, rec("B", 9, echoed)]

@@ -131,7 +131,7 @@ def test_c3_refuses_a_replay_that_moved_the_victim_to_the_donors_user(tmp_path):
 
 def test_swapped_contents_keep_each_rows_scope(tmp_path):
     layout = store(tmp_path)
-    spec = EditSpec("T4", "A", marker("A", 2), second=marker("A", 4), variant=SWAP_CONTENTS)
+    spec = EditSpec("T4", "A", marker("A", 2), second=marker("A", 4), variant=SWAP_CONTENTS, op="swap")
     editor = editor_for(layout, {"store": tmp_path})
     assert SWAP_CONTENTS in editor.variants(specs()["T4"], editor.records())
     before = {row[0]: row[1:] for row in raw_rows(tmp_path).values()}

@@ -163,7 +163,7 @@ def test_a_context_that_decodes_to_a_path_is_edited_in_its_own_file_in_the_volum
                                           {"content": "mZ2-aaaaaa", "type": "UserMessage", "source": "user"}]}}
     (vol / "..%2Fescape.json").write_text(json.dumps(state))
     assert {r.context for r in editor.records()} == {"../escape", *CTX.values()}
-    editor.apply(EditSpec("T3", "../escape", "mZ1-aaaaaa"))
+    editor.apply(EditSpec("T3", "../escape", "mZ1-aaaaaa", op="delete"))
     assert [m["content"] for m in json.loads((vol / "..%2Fescape.json").read_text())["llm_context"]["messages"]] == \
         ["mZ2-aaaaaa"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["vol"]

@@ -70,7 +70,7 @@ def test_t5_field_order_appends_with_the_next_seq(tmp_path):
 def test_edits_keep_the_line_formatting(tmp_path):
     layout = jsonl_store(tmp_path, "field")
     before = lines(tmp_path)
-    open_editor(layout, tmp_path).apply(EditSpec("T8", "A", marker("A", 3), meta_field="source"))
+    open_editor(layout, tmp_path).apply(EditSpec("T8", "A", marker("A", 3), meta_field="source", op="set_meta"))
     after = lines(tmp_path)
     (n,) = [n for n, (a, b) in enumerate(zip(before, after)) if a != b]
     assert after[n] == before[n].replace('"source":"chat-A"', '"source":"chat-A-tampered"')
@@ -99,7 +99,7 @@ def test_escaped_token_is_a_clear_error(tmp_path):
     layout = parse_layout({"backend": "jsonl", "volume": "store", "file": "memory.jsonl", "context": "ctx",
                            "identity": [], "order": "@position", "payload": "text"})
     with pytest.raises(EditError, match="not in the stored line 1 of memory.jsonl"):
-        open_editor(layout, tmp_path).apply(EditSpec("T1", "A", "mA1-q", find="FACT-\u00e9", replace="FACT-\u00e8"))
+        open_editor(layout, tmp_path).apply(EditSpec("T1", "A", "mA1-q", find="FACT-\u00e9", replace="FACT-\u00e8", op="replace"))
 
 
 def test_field_spans_and_set_fields():

@@ -150,7 +150,7 @@ def test_a_blob_that_does_not_reencode_exactly_is_refused(tmp_path):
 
 def state_spec(case):
     spec = specs()[case]
-    return EditSpec(case, spec.context, spec.target, donor=spec.donor, unit="state")
+    return EditSpec(case, spec.context, spec.target, donor=spec.donor, unit="state", op=spec.op)
 
 
 def test_opaque_rows_are_labelled_by_the_reported_versions(tmp_path):

@@ -184,7 +184,7 @@ def test_a_variant_spec_is_refused_by_a_plain_editor(tmp_path):
     versions = build(tmp_path)
     with pytest.raises(EditError, match="offers no variant"):
         open_editor(tmp_path, versions).apply(EditSpec("T1", "A", marker("A", 3), find="x", replace="y",
-                                                       variant="element"))
+                                                       variant="element", op="replace"))
 
 
 # ---- RedisJSON documents (LangGraph's RedisSaver layout) --------------------------------------

@@ -112,7 +112,7 @@ def test_edits_are_refused_naming_the_field(tmp_path, case):
     with pytest.raises(EditError, match="store.continuation"):
         open_editor(layout(continuation=CONTINUATION), tmp_path).apply(specs()[case])
     with pytest.raises(EditError, match="store.continuation"):
-        open_editor(layout(continuation=CONTINUATION), tmp_path).apply(EditSpec("T3", "A", "one"))
+        open_editor(layout(continuation=CONTINUATION), tmp_path).apply(EditSpec("T3", "A", "one", op="delete"))
     assert (tmp_path / ".agent-memory" / "A" / "main" / "MEMORY.md").read_bytes() == before
 
 

@@ -59,7 +59,7 @@ def test_t6_puts_the_donor_line_in_the_victim_place(tmp_path):
 def test_t8_rewrites_only_the_group(tmp_path):
     layout = markdown_store(tmp_path)
     before = text(tmp_path, "A").split("\n")[6]
-    applied = open_editor(layout, tmp_path).apply(EditSpec("T8", "A", marker("A", 3), meta_field="timestamp"))
+    applied = open_editor(layout, tmp_path).apply(EditSpec("T8", "A", marker("A", 3), meta_field="timestamp", op="set_meta"))
     after = text(tmp_path, "A").split("\n")[6]
     assert after == before.replace("2024-05-04T10:00:03Z", "2024-05-05T10:00:03Z")
     assert applied.bytes_changed == 1
@@ -69,7 +69,7 @@ def test_t8_value_that_breaks_the_pattern_is_refused(tmp_path):
     layout = markdown_store(tmp_path)
     with pytest.raises(EditError, match="does not fit group 'role'"):
         open_editor(layout, tmp_path).apply(EditSpec("T8", "A", marker("A", 3), meta_field="role",
-                                                     meta_value="not a word"))
+                                                     meta_value="not a word", op="set_meta"))
 
 
 def test_crlf_and_no_final_newline_survive(tmp_path):
@@ -78,8 +78,8 @@ def test_crlf_and_no_final_newline_survive(tmp_path):
     layout = parse_layout({"backend": "markdown", "volume": "v", "file": "notes/{context}.md", "identity": [],
                            "order": "@position", "payload": "text", "record_pattern": r"^- (?P<text>.*)$"})
     editor = MarkdownEditor(layout, tmp_path)
-    editor.apply(EditSpec("T4", "x", "mX1-q", second="mX3-q"))
-    MarkdownEditor(layout, tmp_path).apply(EditSpec("T5", "x", "mX2-q", find="FACT-X1", replace="FACT-X2"))
+    editor.apply(EditSpec("T4", "x", "mX1-q", second="mX3-q", op="swap"))
+    MarkdownEditor(layout, tmp_path).apply(EditSpec("T5", "x", "mX2-q", find="FACT-X1", replace="FACT-X2", op="forge"))
     assert (tmp_path / "notes" / "x.md").read_bytes() == \
         b"- mX3-q three\r\n- mX2-q two FACT-X1\r\n- mX1-q one\r\n- mX2-q two FACT-X2"
 

@@ -49,7 +49,7 @@ def test_separators_are_not_records(tmp_path):
 
 def test_deletes_take_the_separator_before_the_entry_else_after(tmp_path):
     layout = hermes_store(tmp_path)
-    first = open_editor(layout, tmp_path).apply(EditSpec("T3", "A", marker("A", 1)))
+    first = open_editor(layout, tmp_path).apply(EditSpec("T3", "A", marker("A", 1), op="delete"))
     assert [s.split(": ", 1)[1] for s in first.statements] == ["delete line 2: §", f"delete line 1: {seed()[0]['text']}"]
     assert text(tmp_path, "A").startswith(marker("A", 2))
     applied = open_editor(layout, tmp_path).apply(specs()["T2"])

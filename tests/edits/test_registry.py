@@ -73,7 +73,7 @@ def test_a_backend_declared_outside_the_package_parses_and_edits(toy, tmp_path):
     (tmp_path / "mem.txt").write_text("A|mA1-q one\nA|mA2-q two\n")
     editor = editor_for(layout, {"store": tmp_path})
     assert isinstance(editor, LinesEditor)
-    done = editor.apply(EditSpec("T3", "A", "mA1-q"))
+    done = editor.apply(EditSpec("T3", "A", "mA1-q", op="delete"))
     assert done.statements == ["delete line 1"] and (tmp_path / "mem.txt").read_text() == "A|mA2-q two\n"
 
 

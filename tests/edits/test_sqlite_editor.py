@@ -96,21 +96,21 @@ def test_t8_timestamp_moves_by_a_day(tmp_path):
 
 def test_t8_owner_takes_the_given_value(tmp_path):
     layout = sqlite_store(tmp_path, "text")
-    spec = EditSpec("T8", "A", marker("A", 3), meta_field="owner", meta_value="bob")
+    spec = EditSpec("T8", "A", marker("A", 3), meta_field="owner", meta_value="bob", op="set_meta")
     open_editor(layout, tmp_path).apply(spec)
     rec = next(r for r in open_editor(layout, tmp_path).records() if marker("A", 3) in r.payload)
     assert rec.metadata["owner"] == "bob" and rec.metadata["role"] == "user"
 
 
 @pytest.mark.parametrize("spec, message", [
-    (EditSpec("T2", "A", "no-such-marker"), "in no record"),
-    (EditSpec("T2", "A", "mA"), "markers must be unique"),
-    (EditSpec("T2", "B", marker("A", 1)), "the spec names 'B'"),
-    (EditSpec("T1", "A", marker("A", 3), find=FACTS["A"], replace="short"), "same encoded length"),
-    (EditSpec("T1", "A", marker("A", 2), find=FACTS["A"], replace=TAMPERED), "not in the payload"),
-    (EditSpec("T4", "A", marker("A", 2)), "no second marker"),
-    (EditSpec("T4", "A", marker("A", 2), second=marker("B", 2)), "different contexts"),
-    (EditSpec("T8", "A", marker("A", 3), meta_field="owner"), "no metadata field 'owner'"),
+    (EditSpec("T2", "A", "no-such-marker", op="rollback"), "in no record"),
+    (EditSpec("T2", "A", "mA", op="rollback"), "markers must be unique"),
+    (EditSpec("T2", "B", marker("A", 1), op="rollback"), "the spec names 'B'"),
+    (EditSpec("T1", "A", marker("A", 3), find=FACTS["A"], replace="short", op="replace"), "same encoded length"),
+    (EditSpec("T1", "A", marker("A", 2), find=FACTS["A"], replace=TAMPERED, op="replace"), "not in the payload"),
+    (EditSpec("T4", "A", marker("A", 2), op="swap"), "no second marker"),
+    (EditSpec("T4", "A", marker("A", 2), second=marker("B", 2), op="swap"), "different contexts"),
+    (EditSpec("T8", "A", marker("A", 3), meta_field="owner", op="set_meta"), "no metadata field 'owner'"),
     (EditSpec("T9", "A", marker("A", 3)), "whole-volume"),
 ])
 def test_impossible_edits_raise_and_change_nothing(tmp_path, spec, message):
@@ -122,8 +122,8 @@ def test_impossible_edits_raise_and_change_nothing(tmp_path, spec, message):
 
 
 @pytest.mark.parametrize("spec, message", [
-    (EditSpec("T6", "A", marker("A", 2), donor=marker("A", 1)), "another context"),
-    (EditSpec("T7", "A", marker("A", 5), donor=marker("B", 1)), "donor is in context 'B'"),
+    (EditSpec("T6", "A", marker("A", 2), donor=marker("A", 1), op="transplant"), "another context"),
+    (EditSpec("T7", "A", marker("A", 5), donor=marker("B", 1), op="transplant"), "donor is in context 'B'"),
 ])
 def test_a_replay_case_refuses_a_donor_of_the_wrong_context_the_editor_does_not(tmp_path, spec, message):
     layout = sqlite_store(tmp_path, "blob")

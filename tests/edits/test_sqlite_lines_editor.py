@@ -94,7 +94,7 @@ def test_a_store_with_its_last_writes_in_the_wal_is_read_and_edited(tmp_path):
     assert (tmp_path / ".agent-memory.db-wal").exists()
     editor = open_editor(layout, tmp_path)
     assert [r.payload for r in editor.records()] == ["mA1-q one", "mA2-q two", "mB1-q one"]
-    done = editor.apply(EditSpec("T4", "A", "mA1-q", second="mA2-q"))
+    done = editor.apply(EditSpec("T4", "A", "mA1-q", second="mA2-q", op="swap"))
     assert done.bytes_changed > 0
     assert rows(tmp_path)["A/main/MEMORY.md"][0] == "- [user] t mA2-q two\n- [user] t mA1-q one\n"
 
@@ -102,7 +102,7 @@ def test_a_store_with_its_last_writes_in_the_wal_is_read_and_edited(tmp_path):
 def test_a_separator_and_a_missing_final_newline_survive(tmp_path):
     build(tmp_path, [("A/main/MEMORY.md", "- mA1-q one\r\n§\r\n- mA2-q two\r\n§\r\n- mA3-q three")])
     layout = parse_layout({**STORE, "metadata": {}, "record_pattern": r"^- (?P<text>.*)$", "record_separator": "§"})
-    open_editor(layout, tmp_path).apply(EditSpec("T3", "A", "mA3-q"))
+    open_editor(layout, tmp_path).apply(EditSpec("T3", "A", "mA3-q", op="delete"))
     assert rows(tmp_path)["A/main/MEMORY.md"][0] == "- mA1-q one\r\n§\r\n- mA2-q two"
 
 

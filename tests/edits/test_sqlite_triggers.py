@@ -38,14 +38,14 @@ def _state(tmp_path):
 
 def test_triggers_fire_by_default(tmp_path):
     _store(tmp_path)
-    SqliteEditor(_layout("fire"), tmp_path).apply(EditSpec("T1", "A", "mA1-bbbbbb", find="FACT-A1", replace="FACT-Z9"))
+    SqliteEditor(_layout("fire"), tmp_path).apply(EditSpec("T1", "A", "mA1-bbbbbb", find="FACT-A1", replace="FACT-Z9", op="replace"))
     assert _state(tmp_path) == (1, [(TRIGGER,)])
 
 
 def test_suspended_triggers_do_not_run_and_come_back_unchanged(tmp_path):
     _store(tmp_path)
     done = SqliteEditor(_layout("suspend"), tmp_path).apply(
-        EditSpec("T1", "A", "mA1-bbbbbb", find="FACT-A1", replace="FACT-Z9"))
+        EditSpec("T1", "A", "mA1-bbbbbb", find="FACT-A1", replace="FACT-Z9", op="replace"))
     assert _state(tmp_path) == (0, [(TRIGGER,)])
     assert any(s.startswith('DROP TRIGGER "bump"') for s in done.statements)
     assert any(s.startswith("CREATE TRIGGER bump") for s in done.statements)

@@ -98,7 +98,7 @@ def test_the_editor_reads_the_messages_the_sut_serves_and_a_relabel_at_rest_is_s
 
         def relabel_the_desk():
             applied = editor_for(profile.store, {"store": store}).apply(
-                EditSpec("T8", CONTEXT, "D-118", meta_field="role"))
+                EditSpec("T8", CONTEXT, "D-118", meta_field="role", op="set_meta"))
             assert applied.statements == [f"{path.name}: set type to 'AssistantMessage', source to "
                                           "'assistant_agent' of element 2"]
         sut.restart(while_stopped=relabel_the_desk)
