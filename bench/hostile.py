@@ -7,7 +7,7 @@ read-only disk, a folder one may not read, SIGTERM mid-run. It *holds* when meml
 class names (refuses with exit 2 naming the path and the fix, writes nothing through the link, prints
 the text inert, keeps a set that verifies or says PARTIAL) and never prints a traceback.
 ``bench/tamper.py`` runs these after its verify table; ``tests/test_hostile_classes.py`` asserts each.
-The classes live in ``hostile_writes``, ``hostile_reads`` and ``hostile_machine``.
+The classes live in ``hostile_writes``, ``hostile_reads``, ``hostile_machine`` and ``hostile_iii``.
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_base import Bed, Hostile, tried  # noqa: E402,F401 (re-exported for the tests)
+from hostile_iii import BOUNDARY  # noqa: E402
 from hostile_machine import MACHINE  # noqa: E402
 from hostile_reads import READS  # noqa: E402
 from hostile_writes import WRITES  # noqa: E402
 
 #: Every hostile class, by kind: writers, readers, stores and SUTs, the machine and signals.
-CLASSES: tuple[Hostile, ...] = (*WRITES, *READS, *MACHINE)
+CLASSES: tuple[Hostile, ...] = (*WRITES, *READS, *MACHINE, *BOUNDARY)
 
 
 def table(bed: Bed, out=print) -> list[tuple[Hostile, bool, str]]:

@@ -1,7 +1,9 @@
 """The hostile classes of bench/hostile.py (run by bench/tamper.py after its tamper table) each hold: a
 link planted where memlab writes, text a terminal would obey, a row of another shape, a store linked out
 of its volume, a full or read-only disk, a folder one may not read, SIGTERM mid-run, a YAML alias bomb
-in a shim config or a scenario (issue 28)."""
+in a shim config or a scenario (issue 28); a summary forged beside a signed set, a signal while the site
+is written, a delete a shim acknowledges and never applies, a shim answering more than one observation
+holds (bench/hostile_iii.py)."""
 
 import sys
 
