@@ -124,12 +124,23 @@ def test_a_store_whose_mutations_show_half_a_second_late_passes_once_each_is_con
     assert sorted(c["seconds"] for c in confirms)[len(confirms) // 2] < shims.DELAY * 2, confirms  # the median
 
 
-def test_a_store_that_never_deletes_is_a_harness_error_never_a_finding_or_a_pass(tmp_path, small):
+def test_a_store_that_never_deletes_is_deletion_residue_where_the_peer_refuses_to_score_it(tmp_path, small):
+    """memlab polled the whole convergence timeout after each acknowledged delete and was still served the
+    value: by default its reads judge that (deletion residue, exit 1), never a pass; the peer stops with
+    an error. ``--unapplied-delete error`` gives the peer's behaviour: a harness error, never a finding."""
     with shims.serve("naive") as (url, _):
         config = shims.config(tmp_path, url, convergence_timeout_seconds=0.3)
         pe, _, me, mine, out = side_by_side(tmp_path, "shim-naive-small", small, "--adapter", f"http:{config}")
-    assert pe == me == 2
-    row = json.loads(next((tmp_path / "set" / "rows").glob("*.json")).read_text())
+        assert (pe, me) == (2, 1), out
+        row = json.loads(next((tmp_path / "set" / "rows").glob("*.json")).read_text())
+        assert row["checks"]["deletion_residue"]["violations"] > 0 and not row["errors"]
+        assert mine["metrics"]["deletion_residue"]["violations"] > 0
+        strict = tmp_path / "as-the-peer"
+        strict.mkdir()
+        _, _, me, mine, out = side_by_side(strict, "shim-naive-small", small, "--adapter", f"http:{config}",
+                                           memlab_args=("--unapplied-delete", "error"))
+    assert me == 2, out
+    row = json.loads(next((strict / "set" / "rows").glob("*.json")).read_text())
     assert row["status"] == "error" and row["checks"]["deletion_residue"]["violations"] == 0
     assert any("was still served 0.3" in e["message"] for e in row["errors"])
     assert "harness error" in " ".join(mine["gate"]["inconclusive_reasons"])
@@ -141,7 +152,7 @@ def test_a_deleted_value_served_in_disguise_never_passes_where_the_peer_passes_i
         pe, peer, me, _, _ = side_by_side(tmp_path, "shim-disguise-small", small, "--adapter", f"http:{config}")
         doctor = memlab("lifecycle", "doctor", "--adapter", f"http:{config}", check_rc=1).stdout
     assert pe == 0 and peer["gate"]["verdict"] == "PASS"  # the peer reads 's\u00adc\u00ada...' as another value
-    assert me == 2  # memlab still sees the value: the delete never takes effect
+    assert me == 1  # memlab still sees the value after the delete: deletion residue, a finding
     assert "FAIL  deletion" in doctor
 
 
