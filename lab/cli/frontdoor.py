@@ -93,7 +93,7 @@ def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: st
                                                       ("http", shims)) if wanted)
         stores.update(_drivers(rows, choice, position, set(stores), opened, out))
         code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key,
-                    filler, reword)
+                    filler, reword, settle=lambda: [store.close() for store in reversed(opened)])
     except KeyboardInterrupt:
         fail(f"interrupted: {out} holds what was written and is not pinned; run again into a new --out", 130)
     except OSError as exc:
@@ -176,8 +176,9 @@ def _shims(configs: tuple[Path, ...], taken: set[str], opened: list[Any], positi
 
 
 def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Path, json_file: Path | None,
-         sign_key: Any, filler: int = 0, reword: bool = False) -> int:
-    """Measure, write the set, its reports, summary and signature; print the report; the exit code."""
+         sign_key: Any, filler: int = 0, reword: bool = False, settle: Any = lambda: None) -> int:
+    """Measure, write the set, its reports, summary and signature; print the report; the exit code
+    (``settle``: the SUTs stopped once measured, before their logs are pinned)."""
     from lab.cli.progress import RunProgress
     from lab.frontdoor.outcome import outcome, summary
     from lab.frontdoor.writer import FrontdoorSet
@@ -193,7 +194,8 @@ def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Pa
     with fset, RunProgress(console, total=len(stores)) as bar:
         run, results = fset.run(stores, expected, progress=lambda r: bar.step(r.store, f"level {r.level()}"),
                                 runtime=runtime, filler=filler, reword=reword,
-                                cases=lambda store, done, total: bar.step(store, f"case {done}/{total}", advance=0))
+                                cases=lambda store, done, total: bar.step(store, f"case {done}/{total}", advance=0),
+                                settle=settle)
         write_frontdoor_reports(out, results, run)
         done = summary(run.run_id, [outcome(r) for r in results])
         write_json(out / "summary.json", done.to_json())

@@ -4,6 +4,8 @@
 
     run.json          kind frontdoor, run id, memlab version and lab revision, fixtures version, row schema,
                       runtime, dates, status, and each row's store (evidence: pinned byte for byte)
+    logs/<row>/       the SUT's log of every start of a row measured through its driver (evidence: pinned
+                      byte for byte, once the row's SUT is stopped)
     rows/<store>.json FrontdoorResult.to_json(): every write, read and served answer, each verdict, and the
                       figures derived from them (pinned over its RFC 8785 encoding)
     manifest.json     the digest of every row and of run.json; manifest.sig when signed
@@ -21,6 +23,8 @@ from pydantic import ConfigDict, Field, model_serializer
 from lab.frontdoor.records import Record
 
 KIND = "frontdoor"
+#: The folders of a front-door set pinned byte for byte besides run.json: each row's SUT logs.
+EVIDENCE = ("logs",)
 RUN_SCHEMA = "memlab.frontdoor-run/1"
 MANIFEST_SCHEMA = "memlab.frontdoor-manifest/1"
 RUNTIME = "in-process"

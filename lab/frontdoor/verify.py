@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from lab.frontdoor.grounds import FRONTDOOR_GROUNDS
 from lab.frontdoor.rows import UnknownSchema, read_row
-from lab.frontdoor.saved import MANIFEST_SCHEMA, Manifest, PinnedRow, RunRecord
+from lab.frontdoor.saved import EVIDENCE, MANIFEST_SCHEMA, Manifest, PinnedRow, RunRecord
 from lab.resultset import signing
 from lab.resultset.files import digest, read_json
 from lab.resultset.loading import JSONProblem, Unreadable
@@ -65,7 +65,7 @@ def verify_frontdoor(root: Path, pubkey: Any = None) -> FrontdoorVerification:
     for ground, detail in problems:
         result.add(ground, signing.SIGNATURE_FILE, detail)
     check_files(result)
-    check_evidence(result, ())  # run.json, byte for byte
+    check_evidence(result, EVIDENCE)  # run.json and the SUTs' logs, byte for byte
     run = _run(result, manifest)
     for entry in manifest.rows:
         _row(result, entry, manifest)

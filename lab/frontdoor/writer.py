@@ -20,7 +20,8 @@ from lab.frontdoor.folder import claim_out
 from lab.frontdoor.results import SCHEMA, FrontdoorResult
 from lab.frontdoor.runner import StoreFactory, run_row
 from lab.frontdoor.targets import Target, as_target
-from lab.frontdoor.saved import RUNTIME, LabRevision, Manifest, Pinned, PinnedRow, RowEntry, RunRecord, dumped
+from lab.frontdoor.saved import (EVIDENCE, RUNTIME, LabRevision, Manifest, Pinned, PinnedRow, RowEntry, RunRecord,
+                                 dumped)
 from lab.resultset.files import digest, lab_revision, read_json, write_json
 from lab.resultset.pins import evidence
 from lab.resultset.signing import SIGNATURE_FILE
@@ -54,13 +55,15 @@ class FrontdoorSet:
     def run(self, stores: Mapping[str, StoreFactory | Target], expected: Mapping[str, str] | None = None,
             progress: Callable[[FrontdoorResult], None] | None = None,
             runtime: str = RUNTIME, filler: int = 0, reword: bool = False,
-            cases: Callable[[str, int, int], None] | None = None) -> tuple[RunRecord, list[FrontdoorResult]]:
+            cases: Callable[[str, int, int], None] | None = None,
+            settle: Callable[[], None] = lambda: None) -> tuple[RunRecord, list[FrontdoorResult]]:
         """Measure every store (name -> a fresh store from the genuine writer's public key, or a
         ``Target`` saying how a row of the lab runs), write each
         row as it is measured, and pin the set; ``expected``: the level a calibration store is built at;
         ``runtime``: where the stores ran (in-process, http, or both); ``filler``: unrelated genuine
         memories before every fixture; ``reword``: each attack also in its rewordings; ``cases(store, done,
-        total)``: after each case of a row."""
+        total)``: after each case of a row; ``settle``: stops what still writes into the set (the rows'
+        SUTs, whose logs are pinned) before the manifest is written."""
         bad = [name for name in stores if not STORE_NAME.fullmatch(name)]
         if bad:
             raise ValueError(f"store name(s) {bad} cannot name a row file (letters, digits, '.', '-', '_')")
@@ -82,6 +85,7 @@ class FrontdoorSet:
             results.append(result)
             if progress:
                 progress(result)
+        settle()
         run = run.model_copy(update={"finished": _now(), "status": "completed"})
         write_json(self.root / "run.json", dumped(run))
         write_manifest(self.root, run)
@@ -89,12 +93,13 @@ class FrontdoorSet:
 
 
 def write_manifest(root: Path, run: RunRecord) -> Manifest:
-    """Pin every row of ``run`` (over its canonical encoding, as saved) and run.json (its bytes) in
-    ``manifest.json``; an old signature is removed (it no longer signs this manifest)."""
+    """Pin every row of ``run`` (over its canonical encoding, as saved), run.json and every SUT log under
+    ``logs/`` (their bytes) in ``manifest.json``; an old signature is removed (it no longer signs this
+    manifest)."""
     rows = [PinnedRow(file=e.file, store=e.store, digest=digest(read_json(Path(root) / e.file))) for e in run.rows]
     manifest = Manifest(run_id=run.run_id, memlab=run.memlab, lab=run.lab, fixtures_version=run.fixtures_version,
                         row_schema=run.row_schema, rows=tuple(rows),
-                        evidence=tuple(Pinned(**pin) for pin in evidence(root, ())))
+                        evidence=tuple(Pinned(**pin) for pin in evidence(root, EVIDENCE)))
     (Path(root) / SIGNATURE_FILE).unlink(missing_ok=True)
     write_json(Path(root) / "manifest.json", dumped(manifest))
     return manifest

@@ -48,8 +48,10 @@ def measured(tmp_path_factory):
             assert proc.returncode in (0, 1), f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
             assert verify_frontdoor(out).ok
             done[row] = proc.returncode, rows_of(out)
+            run.folders[row] = out
         return done[row]
 
+    run.folders = {}  # row -> its set's folder
     return run
 
 
@@ -135,3 +137,19 @@ def test_the_doctor_signs_what_the_sut_verifies_and_names_the_signer():
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
     checks = {c["name"]: c["ok"] for c in json.loads(proc.stdout)["checks"]}
     assert checks == {"serves": True, "labels": True, "signatures": True, "content": False, "scopes": True}
+
+
+def test_a_row_s_sut_logs_are_pinned_once_its_sut_is_stopped(measured):
+    """Every start of the row's SUT left its log in the set, pinned byte for byte (the SUT stopped before
+    the manifest is written, so no line lands after it): a log edited after the run is named by verify."""
+    import shutil
+
+    measured("langgraph-store-sqlite")
+    out = measured.folders["langgraph-store-sqlite"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    logs = sorted(p.relative_to(out).as_posix() for p in (out / "logs").rglob("*") if p.is_file())
+    assert logs and logs == sorted(e["file"] for e in manifest["evidence"] if e["file"].startswith("logs/"))
+    copy = Path(shutil.copytree(out, out.parent / "edited"))
+    with open(copy / logs[0], "a") as log:
+        log.write("a line written after the run\n")
+    assert {(f.ground, f.file) for f in verify_frontdoor(copy).findings} == {("digest-mismatch", logs[0])}
