@@ -123,8 +123,8 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
                    "when that folder exists.")
 def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool, sweeps_dir: Path | None = None) -> None:
     """One HTML page per SUT with its at-rest matrix, lifecycle gate and front door together, and an index
-    of every row with a lifecycle column (the index moved into place after every page). Exit 0 written, 1 a
-    set does not verify, 2 unreadable input, 130 interrupted, 143 terminated."""
+    of every row with a lifecycle column. The index is moved into place after every page. Exit 0 written, 1
+    a set does not verify, 2 unreadable input, 130 interrupted, 143 terminated."""
     from lab.cli.console import console
     from lab.cli.progress import RunProgress
     from lab.report.site import write_site
