@@ -99,7 +99,8 @@ def test_escaped_token_is_a_clear_error(tmp_path):
     layout = parse_layout({"backend": "jsonl", "volume": "store", "file": "memory.jsonl", "context": "ctx",
                            "identity": [], "order": "@position", "payload": "text"})
     with pytest.raises(EditError, match="not in the stored line 1 of memory.jsonl"):
-        open_editor(layout, tmp_path).apply(EditSpec("T1", "A", "mA1-q", find="FACT-\u00e9", replace="FACT-\u00e8", op="replace"))
+        open_editor(layout, tmp_path).apply(EditSpec("T1", "A", "mA1-q", find="FACT-\u00e9", replace="FACT-\u00e8",
+                                                     op="replace"))
 
 
 def test_field_spans_and_set_fields():

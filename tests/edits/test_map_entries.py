@@ -115,7 +115,8 @@ def test_metadata_inside_object_values_is_relabelled_by_t8(tmp_path):
 def test_a_map_without_metadata_refuses_t8(tmp_path):
     layout = store(tmp_path)
     with pytest.raises(EditError, match="no metadata field"):
-        editor_for(layout, {"store": tmp_path}).apply(EditSpec("T8", "A", marker("A", 3), meta_field="role", op="set_meta"))
+        editor_for(layout, {"store": tmp_path}).apply(EditSpec("T8", "A", marker("A", 3), meta_field="role",
+                                                               op="set_meta"))
 
 
 def test_which_cases_an_unordered_map_without_metadata_expresses():

@@ -59,7 +59,8 @@ def test_t6_puts_the_donor_line_in_the_victim_place(tmp_path):
 def test_t8_rewrites_only_the_group(tmp_path):
     layout = markdown_store(tmp_path)
     before = text(tmp_path, "A").split("\n")[6]
-    applied = open_editor(layout, tmp_path).apply(EditSpec("T8", "A", marker("A", 3), meta_field="timestamp", op="set_meta"))
+    applied = open_editor(layout, tmp_path).apply(EditSpec("T8", "A", marker("A", 3), meta_field="timestamp",
+                                                           op="set_meta"))
     after = text(tmp_path, "A").split("\n")[6]
     assert after == before.replace("2024-05-04T10:00:03Z", "2024-05-05T10:00:03Z")
     assert applied.bytes_changed == 1

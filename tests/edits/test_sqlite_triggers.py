@@ -38,7 +38,8 @@ def _state(tmp_path):
 
 def test_triggers_fire_by_default(tmp_path):
     _store(tmp_path)
-    SqliteEditor(_layout("fire"), tmp_path).apply(EditSpec("T1", "A", "mA1-bbbbbb", find="FACT-A1", replace="FACT-Z9", op="replace"))
+    SqliteEditor(_layout("fire"), tmp_path).apply(EditSpec("T1", "A", "mA1-bbbbbb", find="FACT-A1", replace="FACT-Z9",
+                                                           op="replace"))
     assert _state(tmp_path) == (1, [(TRIGGER,)])
 
 

@@ -209,7 +209,8 @@ def test_answers_past_the_evidence_budget_stop_the_scenario_and_leave_a_readable
             return Served([{"text": text, "meta": {}}], text, {}, 0.001, body=json.dumps({"answer": text}))
 
     monkeypatch.setattr(runner, "EVIDENCE_BUDGET", 1_000_000)
-    loud = scenario(("write", {"key": "k", "value": "v"}), *[("query", {"prompt": f"q{i}"}) for i in range(8)], sid="loud")
+    loud = scenario(("write", {"key": "k", "value": "v"}), *[("query", {"prompt": f"q{i}"}) for i in range(8)],
+                    sid="loud")
     obs = run_scenario(Verbose(), loud, 0, "s0-loud")
     assert obs["error"] and "over the 1 MiB one observation holds" in obs["error"]["message"], obs["error"]
     assert 0 < len(obs["queries"]) < 8 and obs["steps"]  # what fit is kept, the rest left out
