@@ -74,8 +74,8 @@ def is_variant(trial: str) -> bool:
 def name_of(base: EditSpec, spec: EditSpec) -> str:
     """What a reader of the cell is told a variant edited: the fields in which its spec differs
     from the base spec, then the editor's own variant name."""
-    parts = [f"{k}={v}" for k, v in spec_json(spec).items()
-             if k not in ("variant", "case") and spec_json(base).get(k) != v]
+    was = spec_json(base)
+    parts = [f"{k}={v}" for k, v in spec_json(spec).items() if k not in ("variant", "case") and was.get(k) != v]
     return "; ".join(parts + ([spec.variant] if spec.variant else []))
 
 

@@ -7,6 +7,7 @@ holds (or nothing is pinned yet), 1 when the pinned part does not verify.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 import click
@@ -61,20 +62,11 @@ def print_unpinned(files: list[str], shown: int = 12) -> None:
 
 def _by_folder(files: list[str], most: int = 3) -> list[str]:
     """``files``, those of a top folder holding more than ``most`` of them as ``folder/ (N files)``."""
-    counts: dict[str, int] = {}
-    for name in files:
-        if "/" in name:
-            top = name.split("/", 1)[0]
-            counts[top] = counts.get(top, 0) + 1
-    out, said = [], set()
-    for name in files:
-        top = name.split("/", 1)[0] if "/" in name else None
-        if top is None or counts[top] <= most:
-            out.append(name)
-        elif top not in said:
-            said.add(top)
-            out.append(f"{top}/ ({counts[top]} files)")
-    return out
+    tops = [name.split("/", 1)[0] if "/" in name else None for name in files]
+    counts = Counter(t for t in tops if t is not None)
+    shown = [name if top is None or counts[top] <= most else f"{top}/ ({counts[top]} files)"
+             for name, top in zip(files, tops)]
+    return list(dict.fromkeys(shown))  # a folder named once, where its first file stood
 
 
 def verify_partial(part: Partial, pubkey: Any, as_json: bool, check: Any = verify) -> int:

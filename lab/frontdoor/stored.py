@@ -74,10 +74,12 @@ def read_case(spec: StoredSpec, volumes: dict[str, Path], case: str, texts: Iter
     layout = spec.layout(case)
     editor = editor_for(layout, volumes, services)
     entries = _entries_by_digest(spec, volumes, case) if spec.per_file is not None else None
+    digests: dict[str, str] = {}  # a file's SHA-256, read once however many of its records match
     out = []
     for record in editor.records():
         if any(holds(t, record.payload) for t in wanted):
-            fields = record.fields if entries is None else _entry_of(entries, volumes[layout.volume], record.locator)
+            fields = record.fields if entries is None else _entry_of(entries, volumes[layout.volume],
+                                                                     record.locator, digests)
             out.append(StoredRecord(
                 text=record.payload, where=json.dumps(record.locator, sort_keys=True, default=str)[:300],
                 label=_as_sent(value_at(fields, spec.label), spec.label) if spec.label else None,
@@ -95,9 +97,14 @@ def _entries_by_digest(spec: StoredSpec, volumes: dict[str, Path], case: str) ->
     return out
 
 
-def _entry_of(entries: dict[str, list[dict[str, Any]]], root: Path, locator: dict[str, Any]) -> dict[str, Any]:
+def _entry_of(entries: dict[str, list[dict[str, Any]]], root: Path, locator: dict[str, Any],
+              digests: dict[str, str]) -> dict[str, Any]:
     """The fields of the one entry kept for the file a record sits in; none (every label then reads
-    as absent, so the write did not land as sent) where no entry or several name the file's bytes."""
-    with (root / str(locator["file"])).open("rb") as f:
-        found = entries.get(hashlib.file_digest(f, "sha256").hexdigest(), [])
+    as absent, so the write did not land as sent) where no entry or several name the file's bytes
+    (``digests``: each file's SHA-256 as it is read, kept for the file's other records)."""
+    file = str(locator["file"])
+    if file not in digests:
+        with (root / file).open("rb") as f:
+            digests[file] = hashlib.file_digest(f, "sha256").hexdigest()
+    found = entries.get(digests[file], [])
     return found[0] if len(found) == 1 else {}

@@ -234,21 +234,23 @@ class Validator:
         else:
             volume = layout.volume
             self._checked(f"{where}.store.file", names.bad_relative(layout.file))
-        if not doc.volumes.get(volume) or not doc.volumes[volume].adversary:
-            raise self.fail(f"{where}.store.volume", f"volume {volume!r} is not an adversary volume",
-                            "keep each case's store on a volume declared with adversary: true")
+        self._adversary_volume(doc, f"{where}.store.volume", volume, "store")
         if spec.per_file is not None:  # the entries a label is kept in per file: on an adversary volume too
             beside = spec.per_file.layout("case-1")
             self._checked(f"{where}.per_file.store.file", names.bad_relative(beside.file))
-            if not doc.volumes.get(beside.volume) or not doc.volumes[beside.volume].adversary:
-                raise self.fail(f"{where}.per_file.store.volume", f"volume {beside.volume!r} is not an adversary "
-                                "volume", "keep each case's entries on a volume declared with adversary: true")
+            self._adversary_volume(doc, f"{where}.per_file.store.volume", beside.volume, "entries")
         for part in ("label", "signature"):  # what a channel hands the SUT is what is read back
             if getattr(doc.frontdoor, part) is not None and getattr(spec, part) is None:
                 raise self.fail(f"{where}.{part}", f"the SUT keeps a {part} (frontdoor.{part}), but the read-back "
                                 "does not say where it is stored", f"give {part}: {{field: ..., path: [...]}}, "
                                 "the place in a stored record that holds it")
         return spec
+
+    def _adversary_volume(self, doc: Document, field: str, volume: str, what: str) -> None:
+        """A read-back's ``volume`` must be one the adversary holds (else a ProfileError at ``field``)."""
+        if not doc.volumes.get(volume) or not doc.volumes[volume].adversary:
+            raise self.fail(field, f"volume {volume!r} is not an adversary volume",
+                            f"keep each case's {what} on a volume declared with adversary: true")
 
     def _services(self, doc: Document, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[ServiceSpec, ...]:
         out = []
