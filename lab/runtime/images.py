@@ -20,8 +20,9 @@ lab        memlab/lab:<digest>,        ``images/lab.Dockerfile`` with the lab's 
 
 An image already present is kept. A SUT tag is a digest of the recipe, the
 driver folder and the driver kit, so an edited driver gets a new image and an
-unchanged one is reused. Builds use the legacy builder (``--force-rm``,
-``--network host``; Debian's engine has no buildx). Every image carries
+unchanged one is reused. Builds use the legacy builder (``--force-rm``; Debian's engine has no
+buildx): the lab's own recipes with ``--network host``, a row's own Dockerfile with ``--network none``
+after the lab fetched what its folder declares (:mod:`lab.runtime.own_fetch`). Every image carries
 ``memlab.image=<name>`` and ``memlab.deb.<package>=<version>`` labels; each build is
 recorded in ``$MEMLAB_CACHE/images/<name>.json`` (id, seconds). Example::
 
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Iterator
 
 from lab.profile import IMAGES_DIR
+from lab.runtime import own_fetch
 from lab.runtime.dockercli import IMAGE_LABEL, docker, image_id, image_labels, stream
 from lab.runtime.image_build import HOST_CA_DIRS  # noqa: F401 -- the CLI names them in its fix
 from lab.runtime.image_build import (BackendImage, ImageBuildError, ImageRecord, Progress, build_lock, check_on_base,
@@ -221,16 +223,19 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
         with _context(ca_certs, name, tag, progress) as ctx:
             req = driver_dir / "requirements.txt"
             (ctx / "requirements.txt").write_bytes(req.read_bytes() if req.is_file() else b"")
-            shutil.copytree(driver_dir, ctx / "driver", ignore=_IGNORED)
+            shutil.copytree(driver_dir, ctx / "driver", ignore=_IGNORED, symlinks=True)  # a link stays a link
             for kit in _kits(recipe):
                 shutil.copytree(kit, ctx / kit.name, ignore=_IGNORED)
             args = {"BASE": BASE_TAG}
-            if os.environ.get("PIP_INDEX_URL"):
+            own = recipe != SUT_RECIPE  # a team's steps: what they install fetched first, then no network
+            if own:
+                own_fetch.fetch(driver_dir, ctx, BASE_TAG, progress)
+            elif os.environ.get("PIP_INDEX_URL"):
                 args["PIP_INDEX_URL"] = os.environ["PIP_INDEX_URL"]
             docker_build(recipe, ctx, tag, args, {"memlab.base": base.id, "memlab.driver": driver_dir.name,
-                                                  "memlab.recipe": "lab" if recipe == SUT_RECIPE else recipe.name,
+                                                  "memlab.recipe": recipe.name if own else "lab",
                                                   "memlab.ca-certs": str(len(list((ctx / "ca").glob("*.crt"))))},
-                          progress)
+                          progress, network="none" if own else "host")
         return finish_build(name, tag, started, ("python3",) if recipe == SUT_RECIPE else ("base-files",), {}, progress)
 
 

@@ -3,10 +3,11 @@ on the engine, whose entrypoint speaks the driver protocol (images/README.md).
 
 - ``image: {dockerfile: Dockerfile}`` -- built by the lab like every SUT image
   (:func:`lab.runtime.images.ensure_sut` with this recipe): on the lab's base (``FROM ${BASE}``, which
-  the build is given as ``memlab/base:bookworm``), with the legacy builder and ``--network host`` for
-  the build only, from the same context (``ca/`` with the host's extra CA certificates, never
-  committed; ``requirements.txt``; ``driver/``, the folder; ``driverkit/`` and ``driverkit-node/``, the
-  kits). The tag is a digest of the Dockerfile, the folder and the kits: an edit builds anew.
+  the build is given as ``memlab/base:bookworm``), with the legacy builder and **no network**
+  (``--network none``: a team's steps reach nothing), from the same context (``ca/`` with the host's
+  extra CA certificates, never committed; ``requirements.txt``; ``driver/``, the folder; ``driverkit/``
+  and ``driverkit-node/``, the kits) plus ``fetched/``: what the folder declares, fetched by the lab's
+  own checked steps before the build (:mod:`lab.runtime.own_fetch`). The tag is a digest of the Dockerfile, the folder and the kits: an edit builds anew.
 - ``image: {tag: acme/agent:1.4}`` -- used as it is, never pulled (no registry); absent, the row is not
   runnable and ``memlab list`` says how to bring it.
 
