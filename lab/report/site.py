@@ -149,7 +149,7 @@ def render_sut(sut: SutResults) -> str:
             f"<h2>At rest: the verdict matrix</h2>{html.matrix(rows) if rows else '<p>No at-rest rows.</p>'}"
             f'<h2 id="lifecycle">Lifecycle gate</h2>{gate}'
             + (f'<h2 id="frontdoor">Front door</h2>{site_frontdoor.section(sut.frontdoor, sut.rows)}' if sut.frontdoor else "")
-            + (f'<h2 id="composition">Composition</h2>{site_compose.section(sut.compose)}' if sut.compose else "")
+            + site_compose.block(sut.compose)
             + (release_history.render(sut.history) if sut.history else "") +
             "<h2>At rest: the rows</h2>" + "".join(html.row_section(i, r) for i, r in enumerate(rows))
             + f"{html.legend()}{panels}")
