@@ -119,7 +119,11 @@ def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
             return
         print_matrix(rows, file_console := _file_console())
         return _emit(file_console.file.getvalue(), out)
-    _emit(render_report(fmt, rows, run, result_dir), out)
+    try:
+        text = render_report(fmt, rows, run, result_dir)
+    except ValueError as exc:  # a compose row that cannot be read (lab.resultset.composition)
+        fail(str(exc))
+    _emit(text, out)
 
 
 def _file_console() -> Console:

@@ -46,21 +46,25 @@ def text_lines(rows: Iterable[ComposeRow], width: int = WIDTH) -> list[str]:
     return out
 
 
-def markdown(rows: Iterable[ComposeRow]) -> str:
-    """The composition as Markdown: a table per row of its findings, and the counts."""
-    parts = ["# Composition: sequences of moves that land where no single move does", ""]
+def markdown(rows: Iterable[ComposeRow], level: int = 1) -> str:
+    """The composition as Markdown, its heading at ``level`` (2 inside report.md): a table per row of its
+    findings, and the counts. Text from the set is escaped as the Markdown report escapes it."""
+    from lab.report.markdown import esc  # that module imports this one when it renders a composition
+
+    top = "#" * level
+    parts = [f"{top} Composition: sequences of moves that land where no single move does", ""]
     for row in rows:
-        parts += [f"## {inert(row.row)} at {row.detection_point}", "",
-                  f"{len(row.sequences)} sequences of {moves_of(row)}, one edit each (run {inert(str(row.run_id))}): "
+        parts += [f"{top}# {esc(row.row)} at {esc(row.detection_point)}", "",
+                  f"{len(row.sequences)} sequences of {moves_of(row)}, one edit each (run {esc(str(row.run_id))}): "
                   + ", ".join(f"{row.counts[o]} {o}" for o in OUTCOMES) + ".", ""]
         if row.skipped:
-            parts += ["Left out: " + "; ".join(f"`{inert(s.move)}` ({inert(s.reason)})" for s in row.skipped) + ".", ""]
+            parts += ["Left out: " + "; ".join(f"{esc(s.move)} ({esc(s.reason)})" for s in row.skipped) + ".", ""]
         if not row.findings:
             parts += ["No finding.", ""]
             continue
         parts += ["| sequence | why it lands | each move alone | trial |", "|---|---|---|---|"]
         for seq in row.findings:
             cells = ["+".join(seq.sequence), seq.reason, _alone(seq), seq.trial]
-            parts.append("| " + " | ".join(inert(c).replace("|", "\\|") for c in cells) + " |")
+            parts.append("| " + " | ".join(esc(c) for c in cells) + " |")
         parts.append("")
     return "\n".join(parts)

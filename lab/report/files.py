@@ -16,10 +16,22 @@ RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
     "markdown": markdown.render, "junit": junit.render, "html": html.render}
 
 
+def composition(root: Path | None) -> list[Any]:
+    """The compose rows of the set at ``root`` (none when it holds no composition); ``ValueError`` for a
+    row that cannot be read."""
+    if root is None or not (Path(root) / "composition").is_dir():
+        return []
+    from lab.resultset.composition import load_rows  # the compose judge: imported only for a composition
+    return load_rows(Path(root))
+
+
 def render(fmt: str, rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = None) -> str:
-    """One report as text; the HTML page also reads the records before and after each edit from ``root``."""
+    """One report as text; the HTML page also reads the records before and after each edit from ``root``,
+    and the HTML page and Markdown show the set's composition, if any, after the matrix."""
     if fmt == "html":
-        return html.render(rows, run, root)
+        return html.render(rows, run, root, composition(root))
+    if fmt == "markdown":
+        return markdown.render(rows, run, composition(root))
     return RENDERERS[fmt](rows, run)
 
 

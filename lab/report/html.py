@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from lab.cases import CASE_IDS, CONTROLS, GROUPS
+from lab.report import site_compose
 from lab.report.inert import inert
 from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, case_edit, case_title,
                                cell_label, levels, metric_text, rate_groups, row_key, run_facts)
@@ -224,8 +225,10 @@ def cell_panel(anchor: str, title: str, case_text: str, row: dict[str, Any], cid
             f'<p class="muted">{escape(foot)}</p></section>')
 
 
-def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = None) -> str:
-    """The whole page as HTML text; ``root`` (the result set's folder) adds the records before and after.
+def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = None,
+           compose: Sequence[Any] = ()) -> str:
+    """The whole page as HTML text; ``root`` (the result set's folder) adds the records before and after,
+    ``compose`` (the set's compose rows) a composition section beside the matrix (lab.report.site_compose).
     A control character a SUT wrote shows as its escape (lab.report.inert): ``cat report.html`` is
     as inert as the page."""
     facts = "".join(f"<li><b>{escape(k)}</b> {escape(v)}</li>" for k, v in run_facts(rows, run))
@@ -240,6 +243,6 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = 
             "back through the SUT after a restart: did it refuse (REJ), report (REP) or serve the edit as genuine "
             "(ACC)? Click a cell for its evidence, a row name for its configuration; the legend is "
             "<a href=\"#legend\">below</a>.</p>"
-            f"<h2>Verdict matrix</h2>{filter_bar(rows)}{matrix(rows)}{legend()}"
+            f"<h2>Verdict matrix</h2>{filter_bar(rows)}{matrix(rows)}{site_compose.block(list(compose))}{legend()}"
             "<h2>Rows</h2>" + "".join(row_section(i, r) for i, r in enumerate(rows))
             + f"{panels}</body></html>\n", markup=False, lines=True)

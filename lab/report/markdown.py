@@ -4,7 +4,7 @@ link, code span or HTML tag of its own."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from lab.cases import CASE_IDS, GROUPS
 from lab.report.common import LEGEND, case_title, cell_label, metric_text, row_key, run_facts
@@ -13,15 +13,15 @@ from lab.report.inert import inert
 _SPECIAL = str.maketrans({c: "\\" + c for c in "\\|`*[]<>"})
 
 
-def _esc(value: Any) -> str:
+def esc(value: Any) -> str:
     """Text from the set safe in Markdown, a table cell included: control characters shown as escapes
     (line breaks among them), and what Markdown would read as markup escaped."""
     return inert(value, markup=False).translate(_SPECIAL)
 
 
 def _table(header: list[str], lines: list[list[Any]]) -> list[str]:
-    out = ["| " + " | ".join(_esc(h) for h in header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(_esc(c) for c in line) + " |" for line in lines]
+    out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(esc(c) for c in line) + " |" for line in lines]
     return out
 
 
@@ -32,14 +32,14 @@ def _control(row: dict[str, Any], cid: str) -> str:
 def _row_section(row: dict[str, Any]) -> list[str]:
     sut = row.get("sut") or {}
     config = ", ".join(f"{k}={v}" for k, v in (row.get("configuration") or {}).items())
-    out = [f"### {_esc(row_key(row))}", "", _esc(f"{row.get('title') or ''}".strip()), "",
-           _esc(f"- SUT: {sut.get('package')} {sut.get('version')} (commit {sut.get('commit') or 'n/a'})"),
-           f"- configuration: {_esc(config or '—')}",
-           f"- DUT boundary: {_esc(row.get('dut_boundary') or '—')}",
-           _esc(f"- position: {row.get('position')}; SUT stopped during edits: {row.get('sut_stopped_during_edits')}"),
-           f"- metric {_esc(metric_text(row.get('metric')))}, level {_esc(row.get('level') or '—')}"]
+    out = [f"### {esc(row_key(row))}", "", esc(f"{row.get('title') or ''}".strip()), "",
+           esc(f"- SUT: {sut.get('package')} {sut.get('version')} (commit {sut.get('commit') or 'n/a'})"),
+           f"- configuration: {esc(config or '—')}",
+           f"- DUT boundary: {esc(row.get('dut_boundary') or '—')}",
+           esc(f"- position: {row.get('position')}; SUT stopped during edits: {row.get('sut_stopped_during_edits')}"),
+           f"- metric {esc(metric_text(row.get('metric')))}, level {esc(row.get('level') or '—')}"]
     if not row.get("evaluable"):
-        out.append(f"- **not evaluable**: {_esc(row.get('not_evaluable_reason'))}")
+        out.append(f"- **not evaluable**: {esc(row.get('not_evaluable_reason'))}")
     out.append("")
     cells = [[case_title(cid), row["cells"][cid].get("verdict"), row["cells"][cid].get("observation_class") or "—",
               _variants(row["cells"][cid]), row["cells"][cid].get("reason") or ""] for cid in CASE_IDS]
@@ -57,10 +57,10 @@ def _variants(cell: dict[str, Any]) -> str:
     return f"{len(listing)}: " + "; ".join(f"{v.get('variant')} {v.get('verdict')}" for v in ordered)
 
 
-def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
-    """The whole report as Markdown text."""
+def render(rows: list[dict[str, Any]], run: dict[str, Any], compose: Sequence[Any] = ()) -> str:
+    """The whole report as Markdown text; ``compose`` (the set's compose rows) adds its composition."""
     out = ["# memlab result set", ""]
-    out += [f"- {label}: {_esc(value)}" for label, value in run_facts(rows, run)]
+    out += [f"- {label}: {esc(value)}" for label, value in run_facts(rows, run)]
     out += ["", "## Verdict matrix", ""]
     header = ["row", *CASE_IDS, "C1", "C2", "metric", "level"]
     out += _table(header, [[row_key(r), *[cell_label(r["cells"][c]) for c in CASE_IDS], _control(r, "C1"),
@@ -71,4 +71,7 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
     out += ["", "## Rows", ""]
     for row in rows:
         out += _row_section(row)
+    if compose:
+        from lab.report.compose import markdown as composition  # it escapes with this module's esc
+        out += [composition(compose, level=2)]
     return "\n".join(out).rstrip() + "\n"
