@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from hypothesis import given, strategies as st
 from lab.compose.judge import decide
 from lab.compose.moves import MAX_LENGTH, Move, sequences
 from lab.compose.results import OUTCOMES, Single, read_row
+from lab.report.site_compose import SAID
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
 
 ROWS = ("reference-audit", "reference-naive", "reference-sealed")
@@ -192,6 +194,23 @@ def test_the_site_shows_the_findings_beside_the_matrix(composed, cache, tmp_path
     page = (tmp_path / "site" / "reference-audit.html").read_text()
     assert 'composition</a>: audit 4 finding(s)' in index
     assert '<h2 id="composition">' in page and "<code>T3+write</code>" in page
+
+
+def test_the_sets_own_reports_show_each_finding_beside_the_matrix(composed, cache, tmp_path):  # noqa: F811
+    folder, _ = composed["reference-audit"]
+    page = (folder / "report.html").read_text()
+    section = page[page.index('<h2 id="composition">'):page.index('<h2 id="legend">')]
+    assert page.index('id="matrix"') < page.index('id="composition"')
+    row = _row(folder, "reference-audit", "audit")
+    assert "reference-audit@audit: " in section and "Left out: <code>T9</code>" in section
+    for seq in row["findings"]:
+        assert f"<code>{'+'.join(seq['sequence'])}</code>" in section
+        for single in seq["singles"]:  # each move alone, with its own reason
+            assert (f'<span title="{escape(single["reason"])}">{escape(single["move"])} alone '
+                    f'{SAID[single["landed"]]}</span>') in section
+    assert "\n## Composition: " in (folder / "report.md").read_text()
+    proc = memlab("report", folder, "--format", "html", "--out", tmp_path / "again.html", cache=cache)
+    assert proc.returncode == 0 and (tmp_path / "again.html").read_text() == page, proc.stderr
 
 
 def test_analyze_derives_a_composition_again_into_a_set_that_verifies(composed, cache, tmp_path):  # noqa: F811
