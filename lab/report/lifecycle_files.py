@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lab import safewrite
-from lab.report import lifecycle, lifecycle_html
+from lab.report import lifecycle, lifecycle_html, lifecycle_junit
 from lab.report.formats import DEFAULT_FILES
 
 #: Format name -> renderer of a lifecycle result set.
 LIFECYCLE_RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
-    "markdown": lifecycle.markdown, "junit": lifecycle.junit, "html": lifecycle_html.render}
+    "markdown": lifecycle.markdown, "junit": lifecycle_junit.render, "html": lifecycle_html.render}
 
 
 def write_lifecycle_reports(root: Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> list[Path]:
