@@ -139,15 +139,6 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         console.print(f"[yellow]skipped[/] {inert(prof.row)}: not measured at rest ("
                       + ", ".join(f"`{inert(cmd)}`" for cmd in _commands(prof)) + ")")
     chosen = [p for p in chosen if p not in not_at_rest]
-    if compose:  # a composition stops and starts the SUT between moves: its edits alone must be measured so too
-        alive = [p for p in chosen if p.position == "alive"]
-        for prof in alive:
-            console.print(f"[yellow]skipped[/] {inert(prof.row)}: not composed: its edits are measured with the SUT "
-                          "running across them (position: alive), a composition's with the SUT stopped; compose a "
-                          "stopped row of the same SUT")
-        chosen = [p for p in chosen if p not in alive]
-        if not chosen and not invalid:
-            fail("none of the selected rows can be composed (every one is a process-alive row)")
     if shard_spec:
         try:
             shard = shard_of(shard_spec, run_id, [p.row for p in chosen if p.status == "runnable"]

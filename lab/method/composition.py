@@ -5,7 +5,9 @@ Each case's sequences run in its own unit, after its at-rest trials (they name t
 sequences make: :mod:`lab.compose.search`); each SUT move alone is a unit of its own. A sequence
 trial is a fresh copy of the seeded volumes; its moves in order (an edit by the generic editor with
 its C3, the SUT stopped; a SUT move in a SUT started for it and stopped after); then a restart and
-the read (and audit) of the edit's context, as at rest. Observations are saved under
+the read (and audit) of the edit's context, as at rest. A process-alive row is composed as its edits
+alone were measured: one SUT held across the whole sequence (the edit made while it runs, each SUT
+move in that process, ``restart`` a real stop and start of it), and the read in it, with no restart. Observations are saved under
 ``observations/<row>/compose/`` as they end; verdicts are derived afterwards
 (:mod:`lab.compose.judge`). Part of the method: run by :mod:`lab.method.rowwork` when run.json names
 a composition.
@@ -14,6 +16,7 @@ a composition.
 from __future__ import annotations
 
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,8 +38,6 @@ class ComposeProcedure(RowProcedure):
 
     def __init__(self, *args: Any, obs_dir: Path, length: int = 2, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        if self.profile.position == "alive":  # its edits alone would be measured with the SUT running, its sequences not
-            raise ValueError(f"{self.profile.row}: a process-alive row is not composed")
         self.obs_dir, self.length = Path(obs_dir), length
         self.suts, _ = mv.sut_moves(self.profile.capabilities.erasure, self.profile.detection_points)
 
@@ -87,56 +88,91 @@ class ComposeProcedure(RowProcedure):
         obs["read_label"] = label
         trial = single_name(move, label, victim)
         vols = self.row.bed.fresh(obs, trial)
-        obs["moves"] = [self._sut_move(move, obs, trial, vols, label, victim, 0)]
-        self._final(obs, trial, vols, label)
+        with Hold(self, obs, trial, vols) as hold:
+            obs["moves"] = [self._sut_move(move, obs, trial, vols, label, victim, 0, hold)]
+            self._final(obs, trial, vols, label, hold)
 
     def _sequence(self, seq: tuple[mv.Move, ...], spec: EditSpec, obs: dict[str, Any]) -> None:
-        """Fresh copy -> the moves in order -> restart -> read (and audit) the edit's context."""
+        """Fresh copy -> the moves in order -> restart (none for a held SUT) -> read (and audit) the edit's context."""
         case = BY_ID[next(m.case for m in seq if m.edits)]
         label, trial = case.read_label, mv.name_of(seq)
         obs["read_label"] = label
         vols = self.row.bed.fresh(obs, trial)
         victim = erase_victim(self.row.plan.to_json(), label, spec_json(spec))
         obs["moves"], writes = [], 0
-        for move in seq:
-            if move.edits:
-                started = time.monotonic()
-                EditStep(case, spec, trial).apply(self.row, obs, vols)
-                obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
-                obs["moves"].append({"move": move.name})
-            else:
-                obs["moves"].append(self._sut_move(move, obs, trial, vols, label, victim, writes))
-                writes += move.kind == "write"
-        self._final(obs, trial, vols, label)
+        with Hold(self, obs, trial, vols) as hold:
+            for move in seq:
+                if move.edits:
+                    started = time.monotonic()
+                    EditStep(case, spec, trial).apply(self.row, obs, vols, hold.session)
+                    obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
+                    obs["moves"].append({"move": move.name})
+                else:
+                    obs["moves"].append(self._sut_move(move, obs, trial, vols, label, victim, writes, hold))
+                    writes += move.kind == "write"
+            self._final(obs, trial, vols, label, hold)
 
     def _sut_move(self, move: mv.Move, obs: dict[str, Any], trial: str, vols: dict[str, Path], label: str,
-                  victim: str | None, writes: int) -> dict[str, Any]:
-        """One SUT move in a SUT started for it: what it was asked and answered (and its open)."""
-        ctx = self.row.plan.contexts[label]
+                  victim: str | None, writes: int, hold: "Hold") -> dict[str, Any]:
+        """One SUT move, in a SUT started for it (or the held one): what it was asked and answered (and its open)."""
         record: dict[str, Any] = {"move": move.name}
+        if hold.session is not None:
+            if move.kind == "restart":
+                record["open"] = hold.restart()
+            else:
+                self._act(move, hold.session, record, label, victim, writes)
+            return record
         with self.row.sessions.sut(obs, trial, vols) as s:
             record["open"] = obs.pop("open", None)
-            if move.kind == "write":
-                extra = self.row.plan.extra(label, mv.WRITE_OFFSET + writes)
-                record.update(marker=extra.marker, answer=s.call("write", context=ctx, text=extra.text,
-                                                                 meta=extra.meta))
-            elif move.kind == "erase":
-                record.update(victim=victim, answer=self._erase(s, ctx, victim))
-            elif move.kind == "audit":
-                record["answer"] = s.call("audit", context=ctx)
+            self._act(move, s, record, label, victim, writes)
         return record
+
+    def _act(self, move: mv.Move, s: Session, record: dict[str, Any], label: str, victim: str | None,
+             writes: int) -> None:
+        """What a write, erase or audit move asks the SUT (a restart asks nothing), with its answer."""
+        ctx = self.row.plan.contexts[label]
+        if move.kind == "write":
+            extra = self.row.plan.extra(label, mv.WRITE_OFFSET + writes)
+            record.update(marker=extra.marker, answer=s.call("write", context=ctx, text=extra.text, meta=extra.meta))
+        elif move.kind == "erase":
+            record.update(victim=victim, answer=self._erase(s, ctx, victim))
+        elif move.kind == "audit":
+            record["answer"] = s.call("audit", context=ctx)
 
     def _erase(self, s: Session, ctx: str, victim: str | None) -> dict[str, Any]:
         if victim is None or victim not in self.row.bed.seed_ids:
             raise StageError("erase", f"no SUT record id known for the record to erase ({victim})")
         return s.call("erase", context=ctx, record=self.row.bed.seed_ids[victim])
 
-    def _final(self, obs: dict[str, Any], trial: str, vols: dict[str, Path], label: str) -> None:
-        """Restart and read (and audit) the context, as the at-rest read does."""
+    def _final(self, obs: dict[str, Any], trial: str, vols: dict[str, Path], label: str, hold: "Hold") -> None:
+        """Restart and read (and audit) the context, as the at-rest read does: the held SUT reads without one."""
         edited_at = time.monotonic()
-        with self.row.sessions.sut(obs, trial, vols) as s:
-            obs["timings"]["restart"] = round(time.monotonic() - edited_at, 6)
+        with self.row.sessions.held_or_new(obs, trial, vols, hold.session) as s:
+            obs["timings"]["restart"] = 0.0 if hold.session is not None else round(time.monotonic() - edited_at, 6)
             self._read(_reading(label), obs, s, vols, edited_at)
+
+
+class Hold:
+    """The SUT a process-alive row keeps across a whole sequence, as its edits alone were measured (none
+    for a stopped row: ``session`` is None); its ``restart`` is a real stop and start of that process."""
+
+    def __init__(self, procedure: ComposeProcedure, obs: dict[str, Any], trial: str, vols: dict[str, Path]):
+        self.procedure, self.obs, self.trial, self.vols = procedure, obs, trial, vols
+        self.stack, self.session = ExitStack(), None
+
+    def __enter__(self) -> "Hold":
+        self.session = self.stack.enter_context(self.procedure._held(self.obs, self.trial, self.vols))
+        return self
+
+    def restart(self) -> Any:
+        """Stop the held SUT and start it anew on the same volumes; its open's answer."""
+        self.stack.close()
+        self.stack = ExitStack()
+        self.session = self.stack.enter_context(self.procedure.row.sessions.sut(self.obs, self.trial, self.vols))
+        return self.obs.pop("open", None)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stack.close()
 
 
 def _variant_names(base: Any) -> list[str]:

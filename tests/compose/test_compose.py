@@ -245,13 +245,29 @@ def test_the_effect_check_sets_aside_what_the_sut_moves_wrote_and_erased():
     assert as_seeded(plain, c1) == (plain, c1)
 
 
-def test_a_process_alive_row_is_not_composed(cache, tmp_path):  # noqa: F811
-    """Its edits alone are measured with the SUT running across them, a sequence's with it stopped: the
-    singles would not be the sequence's moves."""
-    proc = memlab("compose", "--sut", "memory-blackbox-md", "--runtime", "local", "--out", tmp_path / "set",
-                  cache=cache)
-    assert proc.returncode == 2 and "position: alive" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
-    assert not (tmp_path / "set").exists()
+def test_a_process_alive_watcher_is_laundered_by_any_sut_move_after_the_edit(cache, tmp_path):  # noqa: F811
+    """A process-alive row is composed with its SUT held across the whole sequence, as its edits alone
+    were measured. The watcher (tests/fixtures/alive) re-takes its store's digest after its own writes
+    and erasures and at every start, so each edit it reports alone is laundered by any SUT move after
+    it, and by none before it; its stopped twin never sees an edit, so its edits land alone."""
+    folder = tmp_path / "set"
+    proc = memlab("compose", "--sut", "watcher-*", "--profiles", Path(__file__).parents[1] / "fixtures" / "alive",
+                  "--runtime", "local", "--nonce", "tests", "--out", folder, cache=cache, timeout=600)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    seqs = _by_name(_row(folder, "watcher-alive", "read"))
+    for name in ("T3+write", "T3+restart", "T3+erase", "T1+restart"):
+        assert seqs[name]["verdict"] == "finding", seqs[name]
+        assert [s["landed"] for s in seqs[name]["singles"]] == [False, False], seqs[name]["singles"]
+    for name in ("write+T3", "restart+T3", "erase+T1"):
+        assert seqs[name]["verdict"] == "held" and "integrity" in seqs[name]["reason"], seqs[name]
+    trial = load(folder / "observations" / "watcher-alive" / "compose" / "T3+restart.json")
+    assert trial["position"] == "alive" and trial["timings"]["restart"] == 0.0  # the read in the restarted process
+    assert [m["move"] for m in trial["moves"]] == ["T3", "restart"] and trial["moves"][1]["open"]["ok"]
+    stopped = _by_name(_row(folder, "watcher-stopped", "read"))
+    assert {s["verdict"] for s in stopped.values()} <= {"single-lands", "inconclusive"}
+    assert stopped["T3+restart"]["verdict"] == "single-lands"
+    verified = memlab("verify", folder, cache=cache)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
 def test_a_longer_sequence_is_a_finding_only_where_no_shorter_one_of_its_moves_lands():
