@@ -83,10 +83,7 @@ def test_the_readme_table_of_front_door_rows_is_the_published_sets():
 
 COMPOSE_SETS = sorted(p for p in PUBLISHED.glob("*/compose") if (p / "manifest.json").is_file())
 #: Published at-rest rows without a composition, each with why (docs/composition.md, "The published compositions").
-NOT_COMPOSED = {
-    "memory-blackbox-md": "a process-alive row: its edits alone are measured with the SUT running across them, a "
-                          "composition's sequences with it stopped (memory-blackbox-md+restart is its stopped twin)",
-}
+NOT_COMPOSED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("path", COMPOSE_SETS, ids=[p.parent.name for p in COMPOSE_SETS])
