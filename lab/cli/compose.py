@@ -5,7 +5,8 @@ set), plus on the same seed every sequence of ``--length`` moves holding one edi
 moves (a genuine write, a restart, its erase, its audit), and each SUT move alone. Exit codes: 0 no
 finding, every row cleanly measured; 1 a finding (a sequence lands where none of its moves lands
 alone); 2 bad input, a harness failure, a row not evaluable or a trial with a harness error (unless
---allow-errors); 130 interrupted (--resume DIR completes it).
+--allow-errors) or the --evidence-budget passed (--resume DIR with a bigger one completes it); 130
+interrupted (--resume DIR completes it).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pathlib import Path
 import click
 
 from lab import RUNTIME_NAMES
-from lab.cli.options import no_fork_server_option, profiles_option, reports_option, sign_key_option
+from lab.cli.options import (evidence_budget_option, no_fork_server_option, profiles_option, reports_option,
+                             sign_key_option)
 from lab.compose.moves import MAX_LENGTH
 
 
@@ -37,15 +39,17 @@ from lab.compose.moves import MAX_LENGTH
 @no_fork_server_option
 @click.option("--resume", "resume", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Continue the killed composition in DIR with the options its run.json recorded.")
+@evidence_budget_option
 @sign_key_option
 @reports_option
 def compose(patterns: tuple[str, ...], length: int, runtime_name: str, out: Path | None, jobs: int,
             nonce: str | None, profiles_dir: Path, allow_errors: bool, no_fork_server: bool, resume: Path | None,
-            sign_key, reports: bool) -> None:
+            sign_key, reports: bool, evidence_budget: int) -> None:
     """Sequences of moves that land where no single move does: an edit with the SUT's own activity around it.
 
     Exit 0 no finding; 1 a finding; 2 bad input, a harness failure, a row not evaluable or a trial with a
-    harness error (--allow-errors: 0 or 1 by the findings); 130 interrupted (--resume DIR completes it)."""
+    harness error (--allow-errors: 0 or 1 by the findings), or the --evidence-budget passed; 130 interrupted
+    (--resume DIR completes it)."""
     from lab.cli.console import fail
     from lab.cli.run import run
     from lab.resultset.files import read_json
@@ -61,4 +65,4 @@ def compose(patterns: tuple[str, ...], length: int, runtime_name: str, out: Path
     click.get_current_context().invoke(
         run, patterns=patterns, runtime_name=runtime_name, out=out, jobs=jobs, nonce=nonce, records=5,
         profiles_dir=profiles_dir, allow_errors=allow_errors, sign_key=sign_key, reports=reports, fail_on=None,
-        min_level=None, no_fork_server=no_fork_server, resume=resume, compose=length)
+        min_level=None, no_fork_server=no_fork_server, resume=resume, compose=length, evidence_budget=evidence_budget)

@@ -99,6 +99,40 @@ class Seconds(click.ParamType):
         return "SECONDS"
 
 
+class ByteSize(click.ParamType):
+    """A size in bytes: plain, or with K, M, G, T (powers of 1024; ``500M``, ``4GiB``); above 0 and at most
+    1 TiB (lab.resultset.evidence_budget.parse_size, imported only when a value is given)."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value  # a default already in bytes
+        from lab.resultset.evidence_budget import parse_size
+        try:
+            return parse_size(value)
+        except ValueError as exc:
+            self.fail(f"{exc}\n  fix: e.g. --evidence-budget 4G (the default is 2G)", param, ctx)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "SIZE"
+
+
+#: The default evidence budget of one run: 2 GiB (lab.resultset.evidence_budget.DEFAULT_LIMIT; a test holds
+#: them equal), written here so that --help loads nothing.
+EVIDENCE_BUDGET = 2 * 1024 ** 3
+
+
+def evidence_budget_option(f):
+    """``--evidence-budget SIZE``: the bytes one run may write into its result set (docs/hostile-input.md)."""
+    return click.option("--evidence-budget", "evidence_budget", type=ByteSize(), default=EVIDENCE_BUDGET,
+                        show_default="2G",
+                        help="The most this run may write into its result set: observations, store dumps and "
+                             "the SUT's logs (e.g. 500M, 4G, 4GiB, or bytes; at most 1T). Past it the run stops "
+                             "as a harness error (exit 2), keeping what it measured; --resume DIR with a bigger "
+                             "budget continues it.")(f)
+
+
 def default_out(prefix: str = "", results: Path = Path("results")) -> Path:
     """A new default ``--out``: ``results/<prefix><UTC timestamp>`` (e.g. ``20261205T185238Z``), or, when a
     run started in the same second took that, ``...-2``, ``-3``, ...: the folder is made here (``mkdir``

@@ -4,8 +4,9 @@ Exit codes: 0 completed with every row evaluable and no harness error (with a ga
 --min-level: the gate met); 1 the gate failed (2 when it cannot be decided); 2 bad input, a harness
 failure, a selected profile invalid, a row not evaluable or a trial with a harness error
 (``--allow-errors``: those last three exit 0; an error of the machine, a full disk or a read-only
---out, is said with its path and the fix); 130 interrupted, 143 terminated (SIGTERM): what was
-measured is kept, run.json says interrupted, ``--resume`` completes it.
+--out, is said with its path and the fix; so is the ``--evidence-budget`` passed, which stops the run as
+Ctrl-C does); 130 interrupted, 143 terminated (SIGTERM): what was measured is kept, run.json says
+interrupted, ``--resume`` completes it.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import structlog
 from lab import RECORDS_PER_CONTEXT, RUNTIME_NAMES, __version__
 from lab.cli.console import console, fail
 from lab.cli.listing import profiles_in
-from lab.cli.options import (default_out, gate_options, no_fork_server_option, profiles_option, reports_option,
-                             sign_key_option)
+from lab.cli.options import (EVIDENCE_BUDGET, default_out, evidence_budget_option, gate_options,
+                             no_fork_server_option, profiles_option, reports_option, sign_key_option)
 from lab.cli.run_options import run_id_option
 from lab.report.inert import inert
 
@@ -58,6 +59,7 @@ log = structlog.get_logger(__name__)
                    "its run.json recorded (--nonce, --records, --no-fork-server, --runtime): saved trials are kept, "
                    "the rest measured; refused when the lab, a profile, a driver or an option given differs from "
                    "the killed run's (docs/resume.md).")
+@evidence_budget_option
 @sign_key_option
 @reports_option
 @gate_options
@@ -72,13 +74,15 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
         min_level: str | None, no_fork_server: bool = False, shard_spec: str | None = None,
         run_id: str | None = None, resume: Path | None = None, latest: bool = False,
-        published: Path = Path("results") / "published", compose: int = 0) -> None:
+        published: Path = Path("results") / "published", compose: int = 0,
+        evidence_budget: int = EVIDENCE_BUDGET) -> None:
     """Run the matrix: every selected row, ten edits, three controls; write a result set.
 
     Exit 0 completed with every row evaluable and no harness error (gate met, with --fail-on or
     --min-level); 1 the gate failed; 2 bad input, a harness failure, a selected profile invalid, a row
     not evaluable or a trial with a harness error (0 for those last three with --allow-errors), or an
-    error of the machine (a full disk, a read-only --out: the path and the fix); 130 interrupted, 143
+    error of the machine (a full disk, a read-only --out: the path and the fix) or the --evidence-budget
+    passed (what was measured is kept; --resume DIR with a bigger budget completes it); 130 interrupted, 143
     terminated by SIGTERM (what was measured is kept; --resume DIR completes it). A row skipped before
     the run (unavailable, lifecycle-only, or not runnable on this runtime, e.g. its server is not
     installed) is named on stderr, is not in the result set and does not change the code; when no
@@ -91,6 +95,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     from lab.cli.run_options import OptionRefused, recorded_rows, resumed_options, shard_of
     from lab.method.engine import TRIALS_PER_ROW, Interrupted, run_matrix
     from lab.method.resume import ResumeRefused
+    from lab.resultset.evidence_budget import EvidenceOverBudget
     from lab.profile import file_row, no_row_matches, select
     from lab.report.terminal import print_matrix, stdout_console
     from lab.resultset.lock import OutRefused
@@ -183,7 +188,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
             with progress.RunProgress(console, total=len(runnable) * TRIALS_PER_ROW) as bar:
                 summary = run_matrix(runnable, runtime, out, jobs=jobs, nonce=nonce, records=records,
                                      invalid=invalid, progress=bar.step, run_id=run_id, shard=shard,
-                                     resume=resume is not None, compose=compose)
+                                     resume=resume is not None, compose=compose, evidence_budget=evidence_budget)
             measured = True
             print_matrix(summary.rows, stdout_console())
             console.print(f"result set: {inert(out)}")
@@ -193,6 +198,8 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
                 code = max(code, report_composition(out, reports))
         except (Interrupted, KeyboardInterrupt) as exc:
             ended.interrupted(exc, out, measured)
+        except EvidenceOverBudget as exc:  # a harness error, never a verdict: what was measured is kept
+            fail(exc.describe(f"memlab {'compose' if compose else 'run'} --resume"))
         except (OutRefused, ResumeRefused) as exc:  # another run writes --out, it holds a set, or not this run's
             fail(str(exc))
         except OSError as exc:  # a full disk, a read-only --out, ...: the user's to fix

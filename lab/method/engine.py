@@ -27,6 +27,7 @@ from lab.method import resume as resuming
 from lab.method.rowwork import Interrupted, RowWork
 from lab.method.schedule import Workers
 from lab.profile import Profile, ProfileError, file_row
+from lab.resultset.evidence_budget import DEFAULT_LIMIT, EvidenceBudget, EvidenceOverBudget
 from lab.resultset.results import ResultSet, lab_revision, write_json
 from lab.runtime import Runtime
 from lab.cases.seedplan import RECORDS_PER_CONTEXT, make_plan
@@ -67,7 +68,8 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
                nonce: str | None = None, records: int = RECORDS_PER_CONTEXT,
                progress: Callable[[str, str], None] = lambda row, step: None,
                invalid: list[ProfileError] = (), run_id: str | None = None,
-               shard: dict[str, Any] | None = None, resume: bool = False, compose: int = 0) -> RunSummary:
+               shard: dict[str, Any] | None = None, resume: bool = False, compose: int = 0,
+               evidence_budget: int = DEFAULT_LIMIT) -> RunSummary:
     """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows.
     Each row is seeded with its own plan of ``records`` per context (run.json states a count other than
     the method's five). ``jobs`` trials run side by side, of one row (after its seeding) or of several.
@@ -75,9 +77,13 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
     which also labels what the run starts); ``shard`` is recorded in run.json as it is given.
     ``resume``: continue the killed run in ``out`` (lab.method.resume): its saved trials are kept, the
     others measured; ``ResumeRefused`` when this run is not the same run. ``compose``: also search the
-    sequences of that many moves around each edit (lab.compose; run.json records the length)."""
+    sequences of that many moves around each edit (lab.compose; run.json records the length).
+    ``evidence_budget``: the bytes the run may write (lab.resultset.evidence_budget); past it the SUTs are
+    killed as on Ctrl-C, the set is pinned as interrupted and EvidenceOverBudget is raised."""
     results = ResultSet(out, resume=resume)
     registry = RunRegistry(new_run_id())  # marks this process's SUTs; a resume keeps the set's own run id
+    cancel = threading.Event()
+    results.budget = EvidenceBudget(out, evidence_budget, on_over=lambda: (cancel.set(), registry.kill_all()))
     try:
         run = _begin(results, profiles, invalid, runtime, nonce, records, resume, run_id or registry.run_id,
                      registry.run_id, shard, compose)
@@ -85,7 +91,6 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
         registry.close()
         results.close()
         raise
-    cancel = threading.Event()
     summary = RunSummary(out=out, run=run)
     lock = threading.Lock()
     log.info("run.start", run_id=run["run_id"], rows=len(profiles), out=str(out), runtime=runtime.name, jobs=jobs,
@@ -119,6 +124,9 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
             stop = Interrupted(f"interrupted ({run['signal']}): SUT processes killed, measured trials kept")
             stop.signal = run["signal"]
             raise stop from None
+        except EvidenceOverBudget as exc:  # its trial saved; the others were stopped as Ctrl-C stops them
+            run.update(status="interrupted", stopped=exc.record())
+            raise
         run["status"] = "completed"
     except BaseException:
         _end(pool, works, registry, results, run, ending=True)
@@ -176,6 +184,7 @@ def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileErr
             results.close()
             raise
         run.pop("signal", None)  # what interrupted it before
+        run.pop("stopped", None)
         run.update(status="running", finished=None,
                    resumed=run.get("resumed", []) + [{"at": _now(), "process_run": process_run}])
     else:

@@ -73,12 +73,14 @@ class RowWork:
             log.error("row.seeded_changed", row=self.profile.row, files=changed[:10])
             if self._environment is not None:
                 self._environment["seeded_changed"] = changed
-        if self._environment is not None:  # again: a runtime may settle its detail at the first start (docker's fork server)
-            self.results.saver(self.profile.row)("environment", self._environment)
         fault = (f"{self.profile.row}: the seeded volumes changed while its trials ran ({', '.join(changed[:3])}): a "
                  "trial wrote outside its copy, so its trials were not independent; a SUT that records its store's "
                  "absolute path needs `trials_in_place: true` in its profile") if changed else None
-        self.done(self.results.write_rows(self.profile.row, self.run), fault)
+        try:
+            if self._environment is not None:  # again: a runtime may settle its detail at its first start
+                self.results.saver(self.profile.row)("environment", self._environment)
+        finally:  # the evidence budget passed at this save still leaves the row derived
+            self.done(self.results.write_rows(self.profile.row, self.run), fault)
 
     def _complete(self) -> bool:
         """Whether every trial of the row is saved (a composition's too: lab.resultset.composition.pending)."""

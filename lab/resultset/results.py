@@ -29,7 +29,8 @@ from lab.resultset.loading import MANIFEST_SCHEMA
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
 from lab.resultset.saved import load_saved  # noqa: F401 (this module's API too)
-from lab.resultset.stored_dumps import stored
+from lab.resultset.evidence_budget import EvidenceBudget
+from lab.resultset.stored_dumps import dump_files, stored
 
 
 class ResultSet:
@@ -39,6 +40,8 @@ class ResultSet:
     def __init__(self, root: Path, resume: bool = False):
         self.root = Path(root)
         self._lock = claim(self.root, resume)  # held while this object lives: the whole run
+        #: What the run may write (lab.resultset.evidence_budget); None: no bound (a merge, an analysis).
+        self.budget: EvidenceBudget | None = None
 
     def close(self) -> None:
         """Release the folder (the lock also ends with the process)."""
@@ -52,8 +55,11 @@ class ResultSet:
         """A callable ``save(trial, data)`` writing one observation file of ``row``."""
         def save(trial: str, data: dict[str, Any]) -> Path:
             folder = self.observation_dir(row)
-            path = write_json(folder / f"{trial}.json", stored(folder, data))  # each store dump once
+            saved = stored(folder, data)  # each store dump once
+            path = write_json(folder / f"{trial}.json", saved)
             moments.reach("saved", row, trial)
+            if self.budget is not None:  # after the write: a trial measured is kept, then the run stops
+                self.budget.charge(path, *dump_files(folder, saved))
             return path
         return save
 

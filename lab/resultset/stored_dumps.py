@@ -71,6 +71,14 @@ def stored(folder: Path, obs: dict[str, Any]) -> dict[str, Any]:
     return {**obs, "c3": out}
 
 
+def dump_files(folder: Path, saved: dict[str, Any]) -> list[Path]:
+    """The dump files an observation as :func:`stored` made it refers to (what it saved beside itself)."""
+    c3 = saved.get("c3")
+    ref = c3.get("records_before") if isinstance(c3, dict) else None
+    match = _REF.match(ref.get("dump") or "") if isinstance(ref, dict) else None
+    return [Path(folder) / DUMPS / f"{match.group(1)}.json"] if match else []
+
+
 def resolved(folder: Path, data: Any, where: str, kept: dict[str, list] | None = None) -> Any:
     """``data`` (an observation as read from ``folder``) with its dumps' lists in place; ``where``
     names the file in errors. An observation with inline lists is returned as it is. ``kept``: the
