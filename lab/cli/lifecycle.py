@@ -10,8 +10,9 @@ read as they are. memlab's own options stay (``--sut``, ``--http``, ``--scenario
 
 Exit codes of ``run``: 0 the gate passed, 1 it failed or was inconclusive, 2 a harness or
 input error (a bad scenario file, an unknown row, a SUT that never answered, a mutation that
-never showed, the restarted position asked of an HTTP shim), 130 interrupted (what was measured
-is kept and pinned). ``validate``: 0 valid (warnings printed), 2 invalid. ``doctor``: 0 every
+never showed, the restarted position asked of an HTTP shim, the --evidence-budget passed: what was
+measured is kept and pinned, --resume completes it), 130 interrupted (what was measured is kept and
+pinned). ``validate``: 0 valid (warnings printed), 2 invalid. ``doctor``: 0 every
 check passed, 1 a check failed, 2 a bad config. Each command imports the gate's code when it
 runs, so that ``memlab lifecycle --help`` loads none of it (only the scenario loader, for the
 bundled pack's folder).
@@ -29,7 +30,8 @@ import click
 from lab import RUNTIME_NAMES
 from lab.cli.lifecycle_run import (adapter_as_target, adapter_spec_target, finish, resume,
                                    shown, terminate_as_interrupt)
-from lab.cli.options import Seconds, default_out, no_fork_server_option, profiles_option, sign_key_option
+from lab.cli.options import (EVIDENCE_BUDGET, Seconds, default_out, evidence_budget_option, no_fork_server_option,
+                             profiles_option, sign_key_option)
 from lab.cli.results import err, fail
 from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
 
@@ -195,21 +197,24 @@ def _http_config_path(config: Path | None, adapter_spec: str | None) -> Path:
                    "the latency measured); error, a harness error, as memorycheck refuses to score it.")
 @profiles_option
 @no_fork_server_option
+@evidence_budget_option
 @sign_key_option
 def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | None, adapter_spec: str | None,
             scenarios_dir: Path | None, seeds: int, fail_on: str, position: str | None, restart: bool,
             runtime_name: str, out: Path | None, json_file: Path | None, report_json: Path | None,
             report_md: Path | None, judge: str, no_baseline: bool, resume_dir: Path | None, profiles_dir: Path,
-            sign_key: Any, no_fork_server: bool = False, unapplied_delete: str = "finding") -> None:
-    """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error,
-    130 interrupted, 143 terminated (what was measured is kept: --resume completes it)."""
+            sign_key: Any, no_fork_server: bool = False, unapplied_delete: str = "finding",
+            evidence_budget: int = EVIDENCE_BUDGET) -> None:
+    """Run the scenario pack on each target and gate: exit 0 pass, 1 fail/inconclusive, 2 error (the
+    --evidence-budget passed too), 130 interrupted, 143 terminated (what was measured is kept: --resume
+    completes it)."""
     from lab.cli.progress import RunProgress
     from lab.lifecycle.gate_run import http_target, positions, run_gate, sut_target
     from lab.resultset.lock import OutRefused
 
     terminate_as_interrupt()
     if resume_dir is not None:
-        resume(resume_dir, json_file, report_json, report_md, sign_key, no_fork_server)
+        resume(resume_dir, json_file, report_json, report_md, sign_key, no_fork_server, evidence_budget)
         return
     if pack is not None and scenarios_dir is not None:
         fail("give the pack once: PACK or --scenarios")
@@ -258,7 +263,7 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
         with RunProgress(err, total=len(targets) * len(scenarios) * seeds) as bar:
             outcome = run_gate(targets, scenarios, seeds, fail_on, out, runtime.name if runtime else "http",
                                progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1),
-                               options={"profiles": str(profiles_dir)})
+                               options={"profiles": str(profiles_dir)}, evidence_budget=evidence_budget)
     except OutRefused as exc:  # another run writes --out, or it holds a set: nothing was written
         fail(shown(str(exc)))
     finish(outcome, json_file, sign_key, report_json, report_md, adapter_spec or ", ".join(t.key for t in targets))

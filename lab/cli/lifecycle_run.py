@@ -61,7 +61,7 @@ RESUME_TAKES = {"pack": "PACK", "patterns": "--sut", "http_config": "--http", "a
 
 
 def resume(root: Path, json_file: Path | None, report_json: Path | None, report_md: Path | None, sign_key: Any,
-            no_fork_server: bool) -> None:
+            no_fork_server: bool, evidence_budget: int) -> None:
     """``--resume DIR``: the run in DIR, its own targets and options, only its missing scenario runs."""
     from click.core import ParameterSource
 
@@ -95,7 +95,7 @@ def resume(root: Path, json_file: Path | None, report_json: Path | None, report_
         with RunProgress(err, total=left) as bar:
             outcome = run_gate(targets, scenarios, int(run["seeds"]), run["fail_on"], root, run.get("runtime", "?"),
                                progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1),
-                               resume=run)
+                               resume=run, evidence_budget=evidence_budget)
     except OutRefused as exc:
         fail(shown(str(exc)))
     finish(outcome, json_file, sign_key, report_json, report_md, ", ".join(t.key for t in targets))
@@ -144,6 +144,8 @@ def finish(outcome, json_file: Path | None, sign_key: Any, report_json: Path | N
         if path is not None:
             err.print(f"{what}: {shown(str(path))}", highlight=False)
     err.print(f"result set: {shown(str(out))} (memlab verify {shown(str(out))})", highlight=False)
+    if outcome.over_budget is not None:  # a harness error, never a verdict (exit 2)
+        fail(outcome.over_budget.describe("memlab lifecycle run --resume"))
     if outcome.interrupted:
         err.print(f"[yellow]interrupted[/]: what was measured is kept and pinned; `memlab lifecycle run --resume "
                   f"{shown(str(out))}` completes it")

@@ -25,6 +25,7 @@ from lab.lifecycle.adapters.driver import DriverAdapter
 from lab.lifecycle.results import LifecycleSet, row_key, run_status
 from lab.lifecycle.runner import NO_RESTART, POSITIONS, run_pack
 from lab.lifecycle.scenario import Scenario
+from lab.resultset.evidence_budget import DEFAULT_LIMIT, EvidenceBudget, EvidenceOverBudget
 from lab.resultset.files import lab_revision, write_json
 from lab.runtime import Runtime
 from lab.runtime.housekeeping import RunRegistry, new_run_id
@@ -65,6 +66,7 @@ class GateRun:
     rows: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
     terminated: bool = False  # the interrupt was SIGTERM
+    over_budget: EvidenceOverBudget | None = None  # the run passed its evidence budget (a harness error)
 
 
 def sut_target(profile: Any, runtime: Runtime, out: Path, position: str = "live",
@@ -113,11 +115,14 @@ def positions(choice: str) -> tuple[str, ...]:
 
 def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_on: str, out: Path,
              runtime_name: str, progress: Callable[[str, str], None] = lambda row, step: None,
-             resume: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> GateRun:
+             resume: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
+             evidence_budget: int = DEFAULT_LIMIT) -> GateRun:
     """Run every scenario once per seed on every target and write a lifecycle result set; ``resume``:
     the run.json of the run in ``out`` that did not complete (its targets' metas are the targets'),
-    whose missing runs only are measured; ``options``: what a resume needs besides (e.g. profiles)."""
+    whose missing runs only are measured; ``options``: what a resume needs besides (e.g. profiles);
+    ``evidence_budget``: the bytes the run may write (past it: stopped as Ctrl-C stops it, ``over_budget``)."""
     results = LifecycleSet(out, resume=resume is not None)
+    results.budget = EvidenceBudget(out, evidence_budget)
     registry = RunRegistry(new_run_id())
     if resume is None:
         results.save_scenarios(scenarios)
@@ -129,6 +134,7 @@ def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_
         run = resume
         run["resumed"] = [*run.get("resumed", []), {"at": _now(), "lab": lab_revision(), "registry": registry.run_id}]
         run["status"], run["finished"] = "running", None
+        run.pop("stopped", None)
     write_json(out / "run.json", run)
     outcome = GateRun(out, run)
     try:
@@ -140,6 +146,10 @@ def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_
         registry.kill_all()
         run["status"], outcome.interrupted = "interrupted", True
         outcome.terminated = getattr(exc, "signal", "") == "SIGTERM"
+    except EvidenceOverBudget as exc:  # the scenario that passed it is saved; the rest wait for a --resume
+        registry.kill_all()
+        run.update(status="interrupted", stopped=exc.record())
+        outcome.interrupted, outcome.over_budget = True, exc
     finally:
         run["finished"] = _now()
         write_json(out / "run.json", run)

@@ -29,6 +29,7 @@ from lab.lifecycle.derive import DECISION_RULES_3 as DECISION_RULES
 from lab.lifecycle.derive import combine, combine_retrieval, derive_row, sum_accuracy
 from lab.lifecycle.judge import JUDGE_REVISION
 from lab.lifecycle.scenario import Scenario
+from lab.resultset.evidence_budget import EvidenceBudget
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
 from lab.resultset.files import digest, read_json, write_json
@@ -62,6 +63,8 @@ class LifecycleSet:
         # one writer per folder, never into an existing set but the run it resumes (lab.resultset.lock)
         self._lock = claim(self.root, resume=resume)
         self._scenarios: dict[str, Scenario] | None = None
+        #: What the run may write (lab.resultset.evidence_budget); None: no bound.
+        self.budget: EvidenceBudget | None = None
 
     def save_scenarios(self, scenarios: list[Scenario]) -> None:
         """Keep every scenario as loaded: the ledger is replayed from these."""
@@ -86,7 +89,13 @@ class LifecycleSet:
     def saver(self, key: str):
         """A callable saving one observation of ``key`` (``row_key``) as it ends."""
         self.inside("observations", key)
-        return lambda obs: write_json(self.inside("observations", key, observation_name(obs)), obs)
+
+        def save(obs: dict[str, Any]) -> Path:
+            path = write_json(self.inside("observations", key, observation_name(obs)), obs)
+            if self.budget is not None:  # after the write: the scenario measured is kept, then the run stops
+                self.budget.charge(path)
+            return path
+        return save
 
     def logs_dir(self, key: str) -> Path:
         """Where the SUT's logs of ``key`` (``row_key``) go."""
