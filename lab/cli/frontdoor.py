@@ -5,8 +5,8 @@ verify`` recomputes.
 
 Exit codes of ``run``: 0 held (no SERVED cell outside the beyond-reach cells, no LEAKED probe, and every
 counted cell and probe with a verdict), 1 a finding (or a row without a verdict: never held), 2 an
-error (bad input, a folder it may not write, a harness failure: one line, never a traceback), 130
-interrupted. The front door's code is imported when a command runs, so ``--help`` loads none of it.
+error (bad input, a folder it may not write, a harness failure, the --evidence-budget passed: one
+line, never a traceback), 130 interrupted. The front door's code is imported when a command runs, so ``--help`` loads none of it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import click
 
 from lab.cli.console import console, fail, reader_may_leave
 from lab import RUNTIME_NAMES
-from lab.cli.options import profiles_option, sign_key_option
+from lab.cli.options import EVIDENCE_BUDGET, evidence_budget_option, profiles_option, sign_key_option
 from lab.report.inert import inert
 
 #: The calibration stores as --reference names them (lab.frontdoor.reference.REFERENCE_STORES, with the
@@ -60,10 +60,11 @@ def frontdoor() -> None:
                    "re-cased, annotated), so a store recognising the fixtures' exact sentences is not held.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the summary (status, exit code, each row's level, findings) to this file.")
+@evidence_budget_option
 @sign_key_option
 def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: str, runtime_name: str,
             profiles_dir: Path, shims: tuple[Path, ...], out: Path, filler: int, reword: bool,
-            json_file: Path | None, sign_key: Any) -> None:
+            json_file: Path | None, sign_key: Any, evidence_budget: int = EVIDENCE_BUDGET) -> None:
     """Measure each --reference store, each --sut row (through its SUT's driver) and each --http shim on
     every poisoning fixture and isolation probe; write a verifiable result set and its reports. Exit 0
     held, 1 a finding (or no verdict), 2 error, 130 interrupted."""
@@ -93,14 +94,17 @@ def run_cmd(references: tuple[str, ...], patterns: tuple[str, ...], position: st
                                                       ("http", shims)) if wanted)
         stores.update(_drivers(rows, choice, position, set(stores), opened, out))
         code = _run(stores, {n: REFERENCE_STORES[n].level for n in names}, runtime, out, json_file, sign_key,
-                    filler, reword, settle=lambda: [store.close() for store in reversed(opened)])
+                    filler, reword, settle=lambda: [store.close() for store in reversed(opened)],
+                    evidence_budget=evidence_budget)
     except KeyboardInterrupt:
         fail(f"interrupted: {out} holds what was written and is not pinned; run again into a new --out", 130)
     except OSError as exc:
         from lab.cli.oserrors import describe
         fail(describe(exc) or f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # a store or the harness failed: said in one line, exit 2 (never 1)
-        fail(f"harness failure: {type(exc).__name__}: {exc}")
+        from lab.resultset.evidence_budget import EvidenceOverBudget
+        fail(exc.describe(None) if isinstance(exc, EvidenceOverBudget)
+             else f"harness failure: {type(exc).__name__}: {exc}")
     finally:
         for store in reversed(opened):  # the rows' SUTs before their registry
             store.close()
@@ -176,9 +180,11 @@ def _shims(configs: tuple[Path, ...], taken: set[str], opened: list[Any], positi
 
 
 def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Path, json_file: Path | None,
-         sign_key: Any, filler: int = 0, reword: bool = False, settle: Any = lambda: None) -> int:
+         sign_key: Any, filler: int = 0, reword: bool = False, settle: Any = lambda: None,
+         evidence_budget: int = EVIDENCE_BUDGET) -> int:
     """Measure, write the set, its reports, summary and signature; print the report; the exit code
-    (``settle``: the SUTs stopped once measured, before their logs are pinned)."""
+    (``settle``: the SUTs stopped once measured, before their logs are pinned; ``evidence_budget``: the
+    bytes the set may take)."""
     from lab.cli.progress import RunProgress
     from lab.frontdoor.outcome import outcome, summary
     from lab.frontdoor.writer import FrontdoorSet
@@ -188,7 +194,7 @@ def _run(stores: dict[str, Any], expected: dict[str, str], runtime: str, out: Pa
     from lab.resultset.lock import OutRefused
 
     try:
-        fset = FrontdoorSet(out)
+        fset = FrontdoorSet(out, evidence_budget)
     except OutRefused as exc:
         fail(str(exc))
     with fset, RunProgress(console, total=len(stores)) as bar:

@@ -22,6 +22,7 @@ from lab.frontdoor.runner import StoreFactory, run_row
 from lab.frontdoor.targets import Target, as_target
 from lab.frontdoor.saved import (EVIDENCE, RUNTIME, LabRevision, Manifest, Pinned, PinnedRow, RowEntry, RunRecord,
                                  dumped)
+from lab.resultset.evidence_budget import DEFAULT_LIMIT, EvidenceBudget
 from lab.resultset.files import digest, lab_revision, read_json, write_json
 from lab.resultset.pins import evidence
 from lab.resultset.signing import SIGNATURE_FILE
@@ -37,11 +38,13 @@ def _now() -> str:
 
 class FrontdoorSet:
     """A front-door set being written at ``root`` (locked until ``close``; ``OutRefused`` when the
-    folder cannot be written)."""
+    folder cannot be written); ``evidence_budget``: the bytes its rows and the SUTs' logs may take
+    (lab.resultset.evidence_budget: EvidenceOverBudget past it, the rows written kept)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, evidence_budget: int = DEFAULT_LIMIT):
         self.root = Path(root)
         self._lock = claim_out(self.root)
+        self.budget = EvidenceBudget(self.root, evidence_budget)
 
     def __enter__(self) -> FrontdoorSet:
         return self
@@ -81,7 +84,7 @@ class FrontdoorSet:
             ticks = (lambda done, total, name=name: cases(name, done, total)) if cases else None
             result = run_row(name, target.make, enforcer=target.enforcer, restart=target.restart, sut=target.sut,
                              message=target.message, prove=target.prove, filler=filler, reword=reword, on_case=ticks)
-            write_json(self.root / "rows" / f"{name}.json", result.to_json())
+            self.budget.charge(write_json(self.root / "rows" / f"{name}.json", result.to_json()))
             results.append(result)
             if progress:
                 progress(result)
