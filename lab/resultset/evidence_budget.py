@@ -41,10 +41,11 @@ def parse_size(text: str) -> int:
     match = _SIZE.fullmatch(str(text).strip()) if len(str(text)) <= 40 else None
     if match is None:
         raise ValueError(f"{str(text)[:40]!r} is not {SIZE_FORM}")
-    size = int(Fraction(match.group(1)) * UNITS[(match.group(2) or "").upper()])
-    if not 0 < size <= MAX_LIMIT:
-        raise ValueError(f"{text!r} is {size} bytes: give {SIZE_FORM}, above 0 bytes and at most 1T")
-    return size
+    size = Fraction(match.group(1)) * UNITS[(match.group(2) or "").upper()]
+    if size.denominator != 1 or not 0 < size <= MAX_LIMIT:
+        raise ValueError(f"{str(text).strip()!r} is {float(size):g} bytes: give {SIZE_FORM}, a whole number of "
+                         "bytes above 0 and at most 1T")
+    return int(size)
 
 
 def mib(size: int) -> str:
