@@ -124,7 +124,7 @@ EVIDENCE_BUDGET = 2 * 1024 ** 3
 
 
 def evidence_budget_option(f):
-    """``--evidence-budget SIZE``: the bytes one run may write into its result set (docs/hostile-input.md)."""
+    """``--evidence-budget SIZE``: the bytes one run may write into its result set (docs/results.md)."""
     return click.option("--evidence-budget", "evidence_budget", type=ByteSize(), default=EVIDENCE_BUDGET,
                         show_default="2G",
                         help="The most this run may write into its result set: observations, store dumps and "
