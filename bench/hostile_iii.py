@@ -1,6 +1,6 @@
 """Hostile classes of the boundary's third campaign that a real command can be tried on: a forged summary
 beside a signed set, a signal while the site is written, a delete a shim acknowledges and never applies,
-a shim answering more than one observation holds. Each has its unit test as well (tests/test_verify.py,
+a shim answering more than one observation holds, and more than one run may write. Each has its unit test as well (tests/test_verify.py,
 tests/test_site_interrupted.py, tests/lifecycle/test_lifecycle_gate.py, tests/lifecycle/test_runner.py);
 here each is played as a user meets it, a new process each."""
 
@@ -98,6 +98,28 @@ def _answers_past_the_budget(bed: Bed) -> tuple[bool, str]:
         f"{what}; budget named: {named}; verify: {said(verified)}"
 
 
+def _run_past_the_budget(bed: Bed) -> tuple[bool, str]:
+    """Half a MiB an answer on every run of a pack, each observation well under its own bound, past the
+    run's ``--evidence-budget 2M``: a harness error naming the budget (exit 2), the observations saved
+    before it kept, and a set memlab's own verify reads (PARTIAL: ``--resume`` completes it)."""
+    import shims
+
+    class Verbose(shims.example.Store):
+        def query(self, scope, prompt):  # what it holds, and half a MiB more
+            return [*super().query(scope, prompt), {"text": "x" * (512 * 1024), "key": "verbose"}]
+
+    queries = "".join(f"  - query: {{prompt: question {i}}}\n" for i in range(2))
+    done = _gate(bed, Verbose(), "  - write: {key: k, value: \"v one\"}\n" + queries, "--seeds", "8",
+                 "--evidence-budget", "2M")
+    ok, what = refused(done, 2, "evidence budget", "--evidence-budget <bigger>")
+    saved = list((bed.work / "set" / "observations").rglob("*.json"))
+    run = json.loads((bed.work / "set" / "run.json").read_text())
+    verified = memlab(bed, "verify", bed.work / "set")
+    return (ok and 0 < len(saved) < 8 and (run.get("stopped") or {}).get("by") == "evidence-budget"
+            and not clean(verified) and verified.returncode in (0, 3)), \
+        f"{what}; {len(saved)} of 8 observations kept; verify: {said(verified)}"
+
+
 BOUNDARY = (
     Hostile("a signed set with junit.xml and summary.json forged after signing, a file added", "reader",
             _forged_beside_signed),
@@ -105,4 +127,6 @@ BOUNDARY = (
     Hostile("SIGTERM while memlab site writes", "signal", _signal_mid_site(signal.SIGTERM, 143)),
     Hostile("a shim's delete acknowledged and never applied", "shim", _unapplied_delete),
     Hostile("a shim answering 70 MiB to one scenario, 3.5 MiB an answer", "shim", _answers_past_the_budget),
+    Hostile("a shim answering 0.5 MiB a query on every run, past the run's evidence budget", "shim",
+            _run_past_the_budget),
 )

@@ -5,6 +5,7 @@ prove the containers work. Each module gets a cache and a scratch folder of its 
 so its gc sees only its own runs.
 """
 
+import socket
 
 import pytest
 
@@ -22,3 +23,15 @@ def docker_engine():
                     pytrace=False)
     images.build(["base", "sut-reference", "postgres", "redis"], progress=print)
     return why
+
+
+@pytest.fixture(scope="module")
+def listener():
+    """A loopback listener on the host, which a hostile SUT or a build step tries to connect to: it must
+    see no connection."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    sock.setblocking(False)
+    yield sock
+    sock.close()

@@ -8,7 +8,6 @@ never fork-served)."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,17 +23,6 @@ from lab.runtime.docker import Limits
 
 pytestmark = pytest.mark.docker
 HOSTILE = ROOT / "tests" / "docker" / "hostile"
-
-
-@pytest.fixture(scope="module")
-def listener():
-    """A loopback listener on the host: the hostile SUT tries to connect to it."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    sock.setblocking(False)
-    yield sock
-    sock.close()
 
 
 @pytest.fixture(scope="module", params=["fork-server", "no-fork-server", "own image"])

@@ -10,7 +10,6 @@ after fetching what its folder declares by the lab's own steps (lab.runtime.own_
 from __future__ import annotations
 
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
@@ -20,17 +19,6 @@ from lab.runtime.dockercli import docker, image_labels
 
 pytestmark = pytest.mark.docker
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "own-fetch"
-
-
-@pytest.fixture
-def listener():
-    """A loopback listener on the host, which the build's step tries."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    sock.setblocking(False)
-    yield sock
-    sock.close()
 
 
 def test_a_build_step_reaches_no_listener_on_the_host_loopback(tmp_path, listener):
