@@ -7,7 +7,8 @@ trial is a fresh copy of the seeded volumes; its moves in order (an edit by the 
 its C3, the SUT stopped; a SUT move in a SUT started for it and stopped after); then a restart and
 the read (and audit) of the edit's context, as at rest. A process-alive row is composed as its edits
 alone were measured: one SUT held across the whole sequence (the edit made while it runs, each SUT
-move in that process, ``restart`` a real stop and start of it), and the read in it, with no restart. Observations are saved under
+move in that process, ``restart`` a real stop and start of it), and the read in it, with no restart.
+Observations are saved under
 ``observations/<row>/compose/`` as they end; verdicts are derived afterwards
 (:mod:`lab.compose.judge`). Part of the method: run by :mod:`lab.method.rowwork` when run.json names
 a composition.

@@ -6,7 +6,8 @@ writes endless stderr into its log, could fill the disk across many observations
 writes a set (``memlab run``, ``compose``, ``lifecycle run``, ``frontdoor run``) holds one
 :class:`EvidenceBudget`: every observation file (and store dump) is charged as it is saved, and at
 each charge the set's ``logs/`` files are measured as they are then (``lstat``: a link is never
-followed). The charge that takes the run past its limit raises :class:`EvidenceOverBudget` once,
+followed; past a few hundred files, at most as often as keeps that within 1 % of the run's time). The
+charge that takes the run past its limit raises :class:`EvidenceOverBudget` once,
 after the file is written: what was measured is kept, the run stops as a harness error (exit 2) and
 ``--resume`` with a bigger ``--evidence-budget`` completes it. A resumed set's observations count
 from the start, so resuming with the same budget stops again.
@@ -21,6 +22,7 @@ import heapq
 import os
 import re
 import threading
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Iterator
@@ -28,6 +30,9 @@ from typing import Callable, Iterator
 MIB = 1024 * 1024
 #: The default budget of one run: roomy (the largest published set is 17 MB), strict enough to keep a disk.
 DEFAULT_LIMIT = 2 * 1024 * MIB
+#: Logs measured at every charge while ``logs/`` holds at most this many files; past it, as often as keeps
+#: their measuring within 1/LOG_SCAN_SHARE of the run's time (EvidenceBudget._measured_logs).
+LOG_FILES_CHEAP, LOG_SCAN_SHARE = 256, 100
 #: The largest budget an option may give.
 MAX_LIMIT = 1024 ** 4
 UNITS = {"": 1, "K": 1024, "M": MIB, "G": 1024 * MIB, "T": 1024 ** 4}
@@ -87,6 +92,8 @@ class EvidenceBudget:
         self._files = dict(_sizes(self.root / "observations"))  # a resumed set's evidence counts
         self._total = sum(self._files.values())
         self.over = False
+        self._logs: dict[Path, int] = {}
+        self._logs_due = 0.0  # when the logs are measured again (lab.resultset.evidence_budget.LOG_FILES_CHEAP)
 
     def charge(self, *paths: Path) -> int:
         """Count the files just written (a file written again counts once, at its new size) and the logs
@@ -96,13 +103,25 @@ class EvidenceBudget:
                 size = _size(path)
                 self._total += size - self._files.get(Path(path), 0)
                 self._files[Path(path)] = size
-            logs = dict(_sizes(self.root / "logs"))
+            logs = self._measured_logs()
             written = self._total + sum(logs.values())
             if written <= self.limit or self.over:
                 return written
             self.over = True
         self.on_over()
         raise EvidenceOverBudget(self.root, written, self.limit, self._largest(logs))
+
+    def _measured_logs(self) -> dict[Path, int]:
+        """The logs' sizes: measured at every charge while they are few; past ``LOG_FILES_CHEAP`` files, again
+        only once ``LOG_SCAN_SHARE`` times the last measurement's time has passed, so that measuring them costs
+        the run at most 1/LOG_SCAN_SHARE of its time however many trials a set holds (a scan of a whole
+        matrix's logs at every save would grow with the square of its trials)."""
+        now = time.monotonic()
+        if now >= self._logs_due:
+            self._logs = dict(_sizes(self.root / "logs"))
+            took = time.monotonic() - now
+            self._logs_due = now + LOG_SCAN_SHARE * took if len(self._logs) > LOG_FILES_CHEAP else 0.0
+        return self._logs
 
     def _largest(self, logs: dict[Path, int], count: int = 3) -> list[tuple[int, str]]:
         """The ``count`` largest files charged (and logs), as (bytes, path relative to the set)."""

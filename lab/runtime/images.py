@@ -236,7 +236,7 @@ def ensure_sut(driver_dir: Path, ca_certs: list[Path] | None = None, progress: P
                                                   "memlab.recipe": recipe.name if own else "lab",
                                                   "memlab.ca-certs": str(len(list((ctx / "ca").glob("*.crt"))))},
                           progress, network="none" if own else "host")
-        return finish_build(name, tag, started, ("python3",) if recipe == SUT_RECIPE else ("base-files",), {}, progress)
+        return finish_build(name, tag, started, ("base-files",) if own else ("python3",), {}, progress)
 
 
 def ensure_lab(ca_certs: list[Path] | None = None, progress: Progress = lambda line: None,

@@ -36,7 +36,8 @@ from pathlib import Path
 from lab.runtime.dockercli import DockerError, docker
 from lab.runtime.image_build import ImageBuildError, Progress, download_wheels
 
-DEBIAN_FILE, PIP_FILE, NPM_LOCK, NPM_MANIFEST = "debian-packages.txt", "requirements.txt", "package-lock.json", "package.json"
+DEBIAN_FILE, PIP_FILE = "debian-packages.txt", "requirements.txt"
+NPM_LOCK, NPM_MANIFEST = "package-lock.json", "package.json"
 NPM_REGISTRY = "https://registry.npmjs.org/"
 MAX_FILE = 16 * 1024 * 1024  # a declaration file read, at most
 MAX_PACKAGES = 500
@@ -69,11 +70,12 @@ def fetch(driver_dir: Path, ctx: Path, base_tag: str, progress: Progress) -> Non
 def _content(path: Path) -> str | None:
     """A regular file's text (never through a link, at most MAX_FILE bytes), or None when there is none."""
     if path.is_symlink():
-        raise ImageBuildError(f"{path}: a link; the lab reads only a regular file here\n  fix: put the file itself in the driver folder")
+        raise _refuse(path, None, "a link; the lab reads only a regular file here",
+                      "put the file itself in the driver folder")
     if not path.is_file():
         return None
     if path.stat().st_size > MAX_FILE:
-        raise ImageBuildError(f"{path}: over {MAX_FILE // (1024 * 1024)} MiB\n  fix: declare what the image needs, no more")
+        raise _refuse(path, None, f"over {MAX_FILE // (1024 * 1024)} MiB", "declare what the image needs, no more")
     return path.read_text(encoding="utf-8", errors="replace")
 
 
@@ -132,7 +134,8 @@ def npm_lock(driver_dir: Path) -> bool:
     for field in ("dependencies", "optionalDependencies", "peerDependencies", "devDependencies"):
         for name, spec in (manifest.get(field) or {}).items():
             if not isinstance(spec, str) or (_NOT_REGISTRY_SPEC.match(spec) and not spec.startswith("npm:")):
-                raise _refuse(manifest_path, None, f"{field}.{name} is {str(spec)[:80]!r}, not a package of the registry",
+                raise _refuse(manifest_path, None,
+                              f"{field}.{name} is {str(spec)[:80]!r}, not a package of the registry",
                               "depend on a version of the npm registry (e.g. \"1.2.3\")")
     if lock.get("lockfileVersion") not in (2, 3) or not isinstance(lock.get("packages"), dict):
         raise _refuse(lock_path, None, "not an npm lock of version 2 or 3 (a 'packages' map)",
