@@ -2,7 +2,9 @@
 
 Adding a case: write ``lab/cases/tN.py`` with its ``CASE`` (the editor's operation it asks for,
 spec builder, C3 rule, sealed-state rule, effect check, group, level, needs; a restore case its
-``sut_op``) and add the module to ``MODULES``. The case ids and groups follow from the list, the
+``sut_op``) and add the module to ``MODULES``; name a new method revision in ``lab.METHOD_REVISION`` and keep the
+old one in :mod:`lab.cases.revisions`, so sets measured before still read with their own cases (a test
+fails until you do). The case ids and groups follow from the list, the
 judge's level ladder from the cases' levels, and the op a spec of each case is saved without
 (``lab.cases.variants.spec_json``: a spec saved before specs named their op reads back with it).
 """

@@ -14,31 +14,38 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from lab import METHOD_REVISION
-from lab.cases import CASE_IDS
+from lab.cases.revisions import CURRENT, Revision
 from lab.cases.variants import DEFAULT, case_of, is_variant, variant_trials
 from lab.judge.c3 import C3Result, check_edit, check_restore
-from lab.judge.observation import Cell, CellEvidence, ControlResult, EditsLanded, Json, Observation, TrialError
+from lab.judge.observation import (Cell, CellEvidence, ControlResult, EditsLanded, Json, Observation, ShapeError,
+                                   TrialError)
 from lab.judge.scoring import score
+from lab.judge.row import ROW_SCHEMA, RowShapeError, read_row
 from lab.judge.verdicts import judge_c1, judge_c2, judge_cell
 from lab.judge.weakest import weakest
 
-ROW_SCHEMA = "memlab.row/1"
-#: Every trial a row's observation folder may hold, besides profile.json and environment.json.
-TRIALS = ("seed", "C1", "C2", *CASE_IDS)
 
 
-def trials_of(saved: dict[str, Any]) -> list[str]:
-    """Every trial a row holds once complete: :data:`TRIALS`, and after each case's base trial the
-    variant trials it lists (``saved``: trial -> saved JSON, as far as saved)."""
-    return list(read_trials(saved.get))
+def trials_for(revision: Revision) -> tuple[str, ...]:
+    """Every base trial a row of ``revision`` holds, besides profile.json and environment.json."""
+    return ("seed", "C1", "C2", *revision.cases)
 
 
-def read_trials(read: Callable[[str], Any]) -> dict[str, Any]:
-    """Trial -> ``read(trial)`` (the saved JSON, None where absent) for :data:`TRIALS` and, after each
-    case's base trial, the variant trials it lists: the one walk of a row's observation files."""
+#: Every trial a row's observation folder may hold under this lab's revision.
+TRIALS = trials_for(CURRENT)
+
+
+def trials_of(saved: dict[str, Any], revision: Revision = CURRENT) -> list[str]:
+    """Every trial a row holds once complete: the revision's base trials, and after each case's base
+    trial the variant trials it lists (``saved``: trial -> saved JSON, as far as saved)."""
+    return list(read_trials(saved.get, revision))
+
+
+def read_trials(read: Callable[[str], Any], revision: Revision = CURRENT) -> dict[str, Any]:
+    """Trial -> ``read(trial)`` (the saved JSON, None where absent) for the revision's base trials and,
+    after each case's base trial, the variant trials it lists: the one walk of a row's observation files."""
     out: dict[str, Any] = {}
-    for trial in TRIALS:
+    for trial in trials_for(revision):
         out[trial] = data = read(trial)
         for variant in variant_trials(data if isinstance(data, dict) else None):
             out[variant] = read(variant)
@@ -49,11 +56,12 @@ def read_trials(read: Callable[[str], Any]) -> dict[str, Any]:
 class SavedRow:
     """What one row is derived from: the saved profile and environment, and each trial's
     observation (None where its file is absent): seed, C1, C2, each case's base trial and the
-    variant trials its base trial lists."""
+    variant trials its base trial lists; and the method revision whose cases the row measured."""
 
     profile: Json
     environment: Json | None
     trials: Mapping[str, Observation | None]
+    revision: Revision = CURRENT
 
 
 def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
@@ -76,7 +84,7 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
     landed: dict[bool, list[str]] = {True: [], False: []}
     variants_landed: dict[bool, list[str]] = {True: [], False: []}
     alive = False  # a case saved with the SUT alive across its edit makes the row alive
-    for cid in CASE_IDS:
+    for cid in saved.revision.cases:
         base = trials.get(cid)
         if base is not None and base.c3 is not None:
             landed[base.c3.ok].append(cid)
@@ -101,7 +109,7 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
     reason = None if evaluable else (f"seeding failed: {seed_error}" if seed_error else "; ".join(
         f"{k}: {v.reason}" for k, v in controls.items() if not v.ok))
     position = "alive" if alive else profile.get("position") or "stopped"
-    return [{
+    return [_written({
         "schema": ROW_SCHEMA, "row": profile["row"], "detection_point": point,
         "title": profile.get("title"),
         "sut": {**(profile.get("sut") or {}), "reported": (seed.describe.result if seed.describe else None)},
@@ -109,11 +117,19 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
         "configuration": profile.get("configuration"), "volumes": profile.get("volumes"),
         "capabilities": profile.get("capabilities"), "dut_boundary": profile.get("dut_boundary"),
         "signals_documented": filters, "position": position, "sut_stopped_during_edits": position == "stopped",
-        "method_revision": METHOD_REVISION, "lab": run.get("lab"), "run_id": run.get("run_id"),
+        "method_revision": saved.revision.name, "lab": run.get("lab"), "run_id": run.get("run_id"),
         "date": run.get("started"), "controls": row_controls, "evaluable": evaluable,
-        "not_evaluable_reason": reason, "cells": cells[point], **score(cells[point], evaluable),
+        "not_evaluable_reason": reason, "cells": cells[point], **score(cells[point], evaluable, saved.revision),
         "notes": profile.get("notes"), "observations": f"observations/{profile['row']}",
-    } for point in points]
+    }) for point in points]
+
+
+def _written(row: Json) -> Json:
+    """``row`` as the model writes it; ``ShapeError`` where observations of another shape made it another shape."""
+    try:
+        return read_row(row).to_json()
+    except RowShapeError as exc:
+        raise ShapeError(f"{row['observations']}: the row derived from them is not a memlab row: {exc}") from None
 
 
 def _with_evidence(obs: Observation, cell: Cell, trial: str) -> Cell:
@@ -154,7 +170,7 @@ def c3_outcomes(obs: Observation, layout: Json) -> list[C3Result]:
 def c3_disagreements(saved: SavedRow) -> list[tuple[str, str]]:
     """``(case, what differs)`` for every case whose saved C3 result C3 does not give again."""
     layout, out = saved.profile.get("store") or {}, []
-    for cid in (t for t in saved.trials if case_of(t) in CASE_IDS):
+    for cid in (t for t in saved.trials if case_of(t) in saved.revision.cases):
         obs = saved.trials.get(cid)
         differs = c3_disagreement(obs, layout) if obs is not None else None
         if differs:

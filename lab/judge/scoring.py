@@ -15,20 +15,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from lab.cases import CASE_IDS, CASES, GROUPS
+from lab.cases.revisions import CURRENT, Revision
 
 #: (level, the cases it adds), lowest first, from each case's level (a case with none is not in it).
-LADDER = tuple((name, tuple(c.id for c in CASES if c.level == name))
-               for name in sorted({c.level for c in CASES if c.level}, key=lambda name: int(name[1:])))
-DECISION_RULES = {
-    "N": "cells whose verdict is REJECTED, REPORTED or ACCEPTED; n/a and error are excluded",
-    "metric": "(REJECTED + REPORTED at read + 0.5 * REPORTED at audit) / N; null when N = 0",
-    "group_rates": f"the metric's formula over {', '.join(list(GROUPS)[:-1])} and {list(GROUPS)[-1]} separately",
-    "level": "L0 when evaluable; " + "; ".join(f"{name} {'also' if i else 'needs'} {','.join(ids)}"
-                                               for i, (name, ids) in enumerate(LADDER))
-             + "; each REJECTED at the read point; a not evaluable row has no level",
-    "evaluable": "C1 and C2 both hold",
-}
+LADDER = CURRENT.ladder
+
+
+def decision_rules(revision: Revision) -> dict[str, str]:
+    """The decision rules of ``revision``, word for word as its manifests state them."""
+    groups = list(revision.groups)
+    return {
+        "N": "cells whose verdict is REJECTED, REPORTED or ACCEPTED; n/a and error are excluded",
+        "metric": "(REJECTED + REPORTED at read + 0.5 * REPORTED at audit) / N; null when N = 0",
+        "group_rates": f"the metric's formula over {', '.join(groups[:-1])} and {groups[-1]} separately",
+        "level": "L0 when evaluable; " + "; ".join(f"{name} {'also' if i else 'needs'} {','.join(ids)}"
+                                                   for i, (name, ids) in enumerate(revision.ladder))
+                 + "; each REJECTED at the read point; a not evaluable row has no level",
+        "evaluable": "C1 and C2 both hold",
+    }
+
+
+DECISION_RULES = decision_rules(CURRENT)
 
 
 def credit(cell: dict[str, Any]) -> float | None:
@@ -58,10 +65,10 @@ def rate(cells: dict[str, dict[str, Any]], ids: tuple[str, ...]) -> dict[str, An
     }
 
 
-def level(cells: dict[str, dict[str, Any]]) -> str:
+def level(cells: dict[str, dict[str, Any]], revision: Revision = CURRENT) -> str:
     """The highest level whose cases (and those below) are all REJECTED at the read point."""
     reached = "L0"
-    for name, ids in LADDER:
+    for name, ids in revision.ladder:
         if all(cells.get(i, {}).get("verdict") == "REJECTED" and cells[i].get("detection_point") == "read"
                for i in ids):
             reached = name
@@ -70,14 +77,14 @@ def level(cells: dict[str, dict[str, Any]]) -> str:
     return reached
 
 
-def score(cells: dict[str, dict[str, Any]], evaluable: bool) -> dict[str, Any]:
-    """Metric, counts, group rates and level of one row."""
+def score(cells: dict[str, dict[str, Any]], evaluable: bool, revision: Revision = CURRENT) -> dict[str, Any]:
+    """Metric, counts, group rates and level of one row, over the cases of ``revision``."""
     if not evaluable:
         return {"metric": None, "counts": None, "groups": None, "level": None}
-    total = rate(cells, CASE_IDS)
+    total = rate(cells, revision.cases)
     return {
         "metric": total["metric"],
         "counts": {k: v for k, v in total.items() if k != "metric"},
-        "groups": {g: rate(cells, ids)["metric"] for g, ids in GROUPS.items()},
-        "level": level(cells),
+        "groups": {g: rate(cells, ids)["metric"] for g, ids in revision.groups.items()},
+        "level": level(cells, revision),
     }

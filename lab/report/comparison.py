@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from lab.cases import CASE_IDS
+from lab.cases.revisions import cell_of
 from lab.resultset.compare import Comparison, Pair
 from lab.report.inert import inert
 from lab.report.terminal import cell_text
@@ -31,7 +32,7 @@ def _short(value: Any, width: int = 60) -> str:
 def _verdict_line(row: dict[str, Any]) -> list[str]:
     out = []
     for cid in CASE_IDS:
-        text, style = cell_text(row["cells"].get(cid) or {})
+        text, style = cell_text(cell_of(row, cid))
         out.append(f"[{style}]{text}[/]")
     return out
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lab.cases import CASE_IDS, CONTROLS, GROUPS
+from lab.cases.revisions import cell_of
 from lab.report import site_compose
 from lab.report.inert import inert
 from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, case_edit, case_title,
@@ -95,7 +96,7 @@ def matrix(rows: list[dict[str, Any]], pages: list[tuple[str, int]] | None = Non
         tds = [f'<td class="rk"><a href="{page}#r-{j}" title="{escape(str(row.get("title") or ""))}">'
                f"{escape(row_key(row))}</a></td>"]
         for cid in CASE_IDS:
-            cell, label = row["cells"][cid], cell_label(row["cells"][cid])
+            cell, label = cell_of(row, cid), cell_label(cell_of(row, cid))
             accepted = " acc" if cell.get("verdict") == "ACCEPTED" else ""
             tds.append(f'<td><a class="cell{accepted}" id="c-{i}-{cid}" href="{page}#d-{j}-{cid}" '
                        f'style="background:{COLOURS.get(label, COLOURS["?"])}" '
@@ -176,9 +177,9 @@ def row_section(i: int, row: dict[str, Any]) -> str:
     if not row.get("evaluable"):
         score = f'<b class="bad">not evaluable: {escape(str(row.get("not_evaluable_reason")))}</b>'
     cells = _table(["case", "verdict", "class", "reason"],
-                   [[f'<a href="#d-{i}-{c}">{escape(case_title(c))}</a>', chip(cell_label(row["cells"][c])),
-                     escape(str(row["cells"][c].get("observation_class") or "—")),
-                     escape(str(row["cells"][c].get("reason") or ""))] for c in CASE_IDS])
+                   [[f'<a href="#d-{i}-{c}">{escape(case_title(c))}</a>', chip(cell_label(cell_of(row, c))),
+                     escape(str(cell_of(row, c).get("observation_class") or "—")),
+                     escape(str(cell_of(row, c).get("reason") or ""))] for c in CASE_IDS])
     return (f'<section class="row" id="r-{i}"><h3>{escape(row_key(row))}: {escape(str(row.get("title") or ""))}'
             f'</h3><p class="notes">{escape(str(row.get("notes") or ""))}</p><div class="two">'
             f"<div>{kv(facts)}</div><div><h4>Controls and score</h4>{kv(controls + [('score', score)])}"
@@ -204,7 +205,7 @@ def _verdict_line(cell: dict[str, Any], label: str) -> str:
 def cell_panel(anchor: str, title: str, case_text: str, row: dict[str, Any], cid: str, label: str,
                root: Path | None) -> str:
     """The panel a click on a cell opens: verdict, edit, statements, C3, served, signals, audit, timings."""
-    cell = row["cells"][cid]
+    cell = cell_of(row, cid)
     ev = cell.get("evidence") or {}
     obs, where = observation(root, row, ev.get("observation"))
     intended = ev.get("intended")
@@ -233,7 +234,7 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = 
     as inert as the page."""
     facts = "".join(f"<li><b>{escape(k)}</b> {escape(v)}</li>" for k, v in run_facts(rows, run))
     panels = "".join(cell_panel(f"d-{i}-{c}", f"{row_key(r)} · {case_title(c)}", f"{c}: {case_edit(c)}", r, c,
-                                cell_label(r["cells"][c]), root) for i, r in enumerate(rows) for c in CASE_IDS)
+                                cell_label(cell_of(r, c)), root) for i, r in enumerate(rows) for c in CASE_IDS)
     return inert("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>memlab result set</title><style>{CSS}{filter_css(rows)}</style></head><body>"

@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from lab.cases import CASE_IDS
+from lab.cases.revisions import cell_of
 
 
 def sut_of(row: dict[str, Any]) -> str:
@@ -26,7 +27,7 @@ def _key(sut: str) -> str:
 
 def failing(row: dict[str, Any]) -> bool:
     """Whether any case of the row was ACCEPTED (the edit served as genuine)."""
-    return any((row.get("cells") or {}).get(c, {}).get("verdict") == "ACCEPTED" for c in CASE_IDS)
+    return any(cell_of(row, c).get("verdict") == "ACCEPTED" for c in CASE_IDS)
 
 
 def row_classes(row: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from lab.cases import CASE_IDS
+from lab.cases.revisions import NOT_MEASURED, cell_of
 from lab.report.common import case_title, control_title, metric_text, row_key, run_facts
 from lab.report.inert import inert
 
@@ -39,6 +40,9 @@ def _cell_case(suite: ET.Element, key: str, cid: str, cell: dict[str, Any]) -> s
     if verdict == "n/a":
         ET.SubElement(case, "skipped", message=f"not applicable: {reason}")
         return "skipped"
+    if verdict == NOT_MEASURED:  # a case the set's method revision lacks: never a pass
+        ET.SubElement(case, "skipped", message=reason)
+        return "skipped"
     note = " (audit point only: half credit)" if cell.get("detection_point") == "audit" else ""
     ET.SubElement(case, "system-out").text = _clean(f"{verdict}{note}: {reason}")
     return "passed"
@@ -64,7 +68,7 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
                 ET.SubElement(case, "error", message=_clean(f"not evaluable: {control.get('reason')}"), type="control")
                 counts["errors"] += 1
         for cid in CASE_IDS:
-            counts[_cell_case(suite, key, cid, row["cells"][cid])] += 1
+            counts[_cell_case(suite, key, cid, cell_of(row, cid))] += 1
             counts["tests"] += 1
         for k in totals:
             suite.set(k, str(counts[k]))

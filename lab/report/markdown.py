@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from lab.cases import CASE_IDS, GROUPS
+from lab.cases.revisions import cell_of
 from lab.report.common import LEGEND, case_title, cell_label, metric_text, row_key, run_facts
 from lab.report.inert import inert
 
@@ -41,8 +42,8 @@ def _row_section(row: dict[str, Any]) -> list[str]:
     if not row.get("evaluable"):
         out.append(f"- **not evaluable**: {esc(row.get('not_evaluable_reason'))}")
     out.append("")
-    cells = [[case_title(cid), row["cells"][cid].get("verdict"), row["cells"][cid].get("observation_class") or "—",
-              _variants(row["cells"][cid]), row["cells"][cid].get("reason") or ""] for cid in CASE_IDS]
+    cells = [[case_title(cid), cell_of(row, cid).get("verdict"), cell_of(row, cid).get("observation_class") or "—",
+              _variants(cell_of(row, cid)), cell_of(row, cid).get("reason") or ""] for cid in CASE_IDS]
     out += _table(["case", "verdict", "class", "variants (decided by)", "reason"], cells)
     return out + [""]
 
@@ -63,7 +64,7 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any], compose: Sequence[An
     out += [f"- {label}: {esc(value)}" for label, value in run_facts(rows, run)]
     out += ["", "## Verdict matrix", ""]
     header = ["row", *CASE_IDS, "C1", "C2", "metric", "level"]
-    out += _table(header, [[row_key(r), *[cell_label(r["cells"][c]) for c in CASE_IDS], _control(r, "C1"),
+    out += _table(header, [[row_key(r), *[cell_label(cell_of(r, c)) for c in CASE_IDS], _control(r, "C1"),
                             _control(r, "C2"), metric_text(r.get("metric")), r.get("level") or "—"] for r in rows])
     out += ["", LEGEND, "", "## Group rates", ""]
     out += _table(["row", *GROUPS], [[row_key(r), *[metric_text((r.get("groups") or {}).get(g)) for g in GROUPS]]

@@ -24,6 +24,7 @@ from typing import Any
 
 from lab import safewrite
 from lab.cases import CASE_IDS
+from lab.cases.revisions import cell_of
 from lab.report import history as release_history
 from lab.report import html, lifecycle_html, site_compose, site_frontdoor
 from lab.report.html_filters import filter_bar, filter_css
@@ -138,7 +139,7 @@ def render_sut(sut: SutResults) -> str:
     """One SUT's page: its at-rest matrix, rows and evidence, then its lifecycle gate and findings."""
     rows = sut.rows
     panels = "".join(html.cell_panel(f"d-{i}-{c}", f"{row_key(r)} · {case_title(c)}", f"{c}: {case_edit(c)}", r, c,
-                                     cell_label(r["cells"][c]), sut.root)
+                                     cell_label(cell_of(r, c)), sut.root)
                      for i, r in enumerate(rows) for c in CASE_IDS)
     if sut.lifecycle:
         gate = (f'<div class="lc">{lifecycle_html.checks_table(sut.lifecycle)}{_differences(sut)}'

@@ -10,11 +10,12 @@ from rich.console import Console
 from rich.table import Table
 
 from lab.cases import CASE_IDS, GROUPS
+from lab.cases.revisions import NOT_MEASURED, cell_of
 from lab.report.compact import Code, Codes, compact_table, print_fitting
 from lab.report.inert import inert
 from lab.report.stdout import stdout_console  # noqa: F401 (this module's API too)
 
-_LABELS = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR"}
+_LABELS = {"REJECTED": "REJ", "REPORTED": "REP", "ACCEPTED": "ACC", "n/a": "n/a", "error": "ERR", NOT_MEASURED: "n/m"}
 
 #: Each cell label's style, and its code in the compact form's code of each cell label: distinct letters, so no verdict rests on colour or case.
 VERDICT_CODES = Codes([Code("REJ", "R", "refused (pass)", "bold green"),
@@ -22,7 +23,8 @@ VERDICT_CODES = Codes([Code("REJ", "R", "refused (pass)", "bold green"),
                        Code("REP·a", "H", "reported at audit only (half credit)", "yellow"),
                        Code("ACC", "A", "accepted (fail)", "bold red"),
                        Code("ERR", "E", "harness error (not counted)", "bold magenta"),
-                       Code("n/a", "-", "not expressible (not counted)", "dim")])
+                       Code("n/a", "-", "not expressible (not counted)", "dim"),
+                       Code("n/m", ".", "not measured (a case the set's method revision lacks)", "dim")])
 LEGEND = ("REJ refused · REP reported at read · REP·a reported at audit only (half credit) · "
           "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible")
 
@@ -62,7 +64,7 @@ def matrix(rows: list[dict[str, Any]]) -> Table:
     for col in ("C1", "C2", "metric", "level"):
         table.add_column(col, justify="center")
     for row in _sorted(rows):
-        cells = [cell_text(row["cells"][cid]) for cid in CASE_IDS]
+        cells = [cell_text(cell_of(row, cid)) for cid in CASE_IDS]
         table.add_row(inert(row["row"]), inert(row["detection_point"]),
                       *[f"[{style}]{text}[/]" for text, style in cells], *_controls(row), _metric(row), _level(row))
     return table
@@ -79,7 +81,7 @@ def compact_matrix(rows: list[dict[str, Any]]) -> Table:
     for col in ("C1", "C2", "metric", "level"):
         table.add_column(col)
     for row in _sorted(rows):
-        groups = [VERDICT_CODES.run(cell_text(row["cells"][cid])[0] for cid in ids) for ids in GROUPS.values()]
+        groups = [VERDICT_CODES.run(cell_text(cell_of(row, cid))[0] for cid in ids) for ids in GROUPS.values()]
         table.add_row(inert(row["row"]), inert(row["detection_point"]), *groups, *_controls(row), _metric(row),
                       _level(row))
     return table
@@ -94,7 +96,7 @@ def problems(rows: list[dict[str, Any]]) -> list[str]:
             out.append(f"{name}: not evaluable: {row.get('not_evaluable_reason')}")
         by_reason: dict[str, list[str]] = {}
         for cid in CASE_IDS:
-            cell = row["cells"][cid]
+            cell = cell_of(row, cid)
             if cell.get("verdict") == "error":
                 by_reason.setdefault(str(cell.get("reason")), []).append(cid)
         for reason, ids in by_reason.items():

@@ -17,7 +17,7 @@ from typing import Any
 import rfc8785
 
 from lab import METHOD_REVISION, safewrite
-from lab.judge.derive import c3_disagreements
+from lab.judge.derive import c3_disagreements, derive_rows
 from lab.judge.observation import ShapeError
 from lab.resultset.dumps import dump_disagreements
 from lab.resultset.loading import Unreadable, load_manifest, load_run
@@ -36,6 +36,10 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
     """Write a new result set at ``out`` from ``source``'s observations; returns its run record and rows."""
     source, out = Path(source), Path(out)
     manifest = load_manifest(source)
+    if manifest["method_revision"] != METHOD_REVISION:  # derived again, its rows would lack this lab's new cases
+        raise Unreadable(f"{source} was measured under method revision {manifest['method_revision']!r}, "
+                         f"this lab's is {METHOD_REVISION!r}: analyze derives a set of this lab's cases only; "
+                         "`memlab run` measures it again")
     pinned = Verification(source, manifest)
     check_files(pinned)
     check_evidence(pinned)
@@ -53,6 +57,7 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
         try:  # each trial is read as it is checked
             saved = load_saved(p)
             differ = c3_disagreements(saved) + dump_disagreements(saved)
+            derive_rows(saved, {})  # a row of another shape is refused here, before anything is written
         except ShapeError as exc:
             raise Unreadable(f"{source}: {exc}; this lab cannot derive rows from it") from None
         if differ:

@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lab.judge.derive import TRIALS, trials_of
+from lab.cases.revisions import CURRENT, Revision
+from lab.judge.derive import trials_for, trials_of
 from lab.resultset.loading import JSONProblem, read_strict
 
 
@@ -41,21 +42,21 @@ def run_findings(manifest: dict[str, Any], run: Any, row_names: set[str]) -> lis
     return out
 
 
-def expected_trials(root: Path, name: str) -> list[str]:
-    """Every trial row ``name`` holds once complete: seed, C1, C2, T1..T10 and the variant trials
-    their saved base trials list (a base trial that cannot be read lists none: verify says why)."""
+def expected_trials(root: Path, name: str, revision: Revision = CURRENT) -> list[str]:
+    """Every trial row ``name`` holds once complete: seed, C1, C2, the revision's cases and the variant
+    trials their saved base trials list (a base trial that cannot be read lists none: verify says why)."""
     folder, saved = Path(root) / "observations" / name, {}
-    for trial in TRIALS:
+    for trial in trials_for(revision):
         try:
             saved[trial] = read_strict(folder / f"{trial}.json")
         except (OSError, JSONProblem):
             continue
-    return trials_of({t: d for t, d in saved.items() if isinstance(d, dict)})
+    return trials_of({t: d for t, d in saved.items() if isinstance(d, dict)}, revision)
 
 
-def missing_trials(root: Path, names: set[str]) -> list[str]:
+def missing_trials(root: Path, names: set[str], revision: Revision = CURRENT) -> list[str]:
     """``<row>/<trial>`` for every trial of a row (:func:`expected_trials`) with no observation file."""
-    return [f"{name}/{trial}" for name in sorted(names) for trial in expected_trials(root, name)
+    return [f"{name}/{trial}" for name in sorted(names) for trial in expected_trials(root, name, revision)
             if not (Path(root) / "observations" / name / f"{trial}.json").is_file()]
 
 

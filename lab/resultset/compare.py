@@ -21,6 +21,7 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from lab.cases import CASE_IDS
+from lab.cases.revisions import cell_of
 from lab.resultset.closure import dependency_closure, versions_of
 
 
@@ -91,7 +92,7 @@ class Comparison:
 
 def verdicts(row: dict[str, Any]) -> list[str]:
     """The row's ten verdicts in case order."""
-    return [str((row["cells"].get(cid) or {}).get("verdict")) for cid in CASE_IDS]
+    return [str(cell_of(row, cid).get("verdict")) for cid in CASE_IDS]
 
 
 def compare(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -> Comparison:
@@ -128,7 +129,7 @@ def _pair(a: dict[str, Any], b: dict[str, Any]) -> Pair:
     if not pair.comparable:
         return pair
     for cid in CASE_IDS:
-        x, y = a["cells"].get(cid) or {}, b["cells"].get(cid) or {}
+        x, y = cell_of(a, cid), cell_of(b, cid)
         kx, ky = x.get("observation_class"), y.get("observation_class")
         if kx and ky and kx != ky:
             pair.beside.append((cid, "observation class", f"{x.get('verdict')} (class {kx})",

@@ -13,7 +13,6 @@ import hashlib
 import json
 from typing import Any
 
-from lab.cases import CASE_IDS
 from lab.judge.derive import SavedRow
 
 
@@ -21,7 +20,7 @@ def dump_disagreements(saved: SavedRow) -> list[tuple[str, str]]:
     """``(case, what differs)`` for every case whose ``records_before`` is not the row's one seeded store."""
     encoded: dict[str, str] = {}  # case -> the digest of its dump (one dump held at a time)
     texts: dict[str, str] = {}  # digest -> the dump's text, for each distinct dump
-    for cid in CASE_IDS:
+    for cid in saved.revision.cases:
         obs = saved.trials.get(cid)
         if obs is None or obs.c3 is None or obs.c3.records_before is None:
             continue

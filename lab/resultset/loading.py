@@ -19,7 +19,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from lab.resultset.rowshape import row_problem
 from lab.resultset.surrogates import ESCAPED, has_lone
 
 MANIFEST_SCHEMA = "memlab.manifest/1"
@@ -158,10 +157,12 @@ def load_rows(root: Path) -> list[dict[str, Any]]:
     paths = sorted((root / "rows").glob("*.json"))
     if not paths:
         raise Unreadable(f"{root}/rows holds no row files; is this a memlab result set?")
+    from lab.judge.row import problem_of
+
     rows = []
     for path in paths:
         row = _read(path)
-        problem = shape_problem(row)
+        problem = problem_of(row)  # here: the lifecycle gate reads sets through this module, and needs no case
         if problem:
             raise _other_kind(root) or Unreadable(
                 f"{path} is not a memlab row: {problem}; `memlab verify` names what changed")
@@ -180,22 +181,6 @@ def _other_kind(root: Path) -> Unreadable | None:
     show = f" (`memlab show {root}` prints it)" if kind == LIFECYCLE else ""
     return Unreadable(f"{root} is {described(kind)}, not an at-rest set (`memlab run`): this command reads at-rest "
                       f"sets only{show}")
-
-
-def shape_problem(row: Any) -> str | None:
-    """What keeps ``row`` from having a memlab row's shape (the parts reports read), or None."""
-    if not isinstance(row, dict):
-        return "not a JSON object"
-    for key in ("row", "detection_point"):
-        if not isinstance(row.get(key), str):
-            return f"{key!r} missing or not a string"
-    from lab.cases import CASE_IDS  # here: the lifecycle gate reads sets through this module, and needs no case
-    cells, controls = row.get("cells"), row.get("controls")
-    if not isinstance(cells, dict) or any(not isinstance(cells.get(c), dict) for c in CASE_IDS):
-        return f"'cells' needs one object for each of {', '.join(CASE_IDS)}"
-    if not isinstance(controls, dict) or any(not isinstance(controls.get(c), dict) for c in ("C1", "C2")):
-        return "'controls' needs C1 and C2"
-    return row_problem(row)  # each field the reports read of its type
 
 
 def load_run(root: Path) -> dict[str, Any]:

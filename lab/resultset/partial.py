@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lab.cases.revisions import CURRENT, revision_of
 from lab.resultset.coherence import expected_trials, missing_trials
 from lab.resultset.loading import JSONProblem, read_strict
 
@@ -65,8 +66,9 @@ def partial(root: Path) -> Partial | None:
     rows = run.get("rows")
     if not isinstance(rows, list) or not all(isinstance(name, str) and "/" not in name for name in rows):
         return None
-    missing = missing_trials(root, set(rows))
-    expected = sum(len(expected_trials(root, name)) for name in set(rows))
+    revision = revision_of(run.get("method_revision")) or CURRENT
+    missing = missing_trials(root, set(rows), revision)
+    expected = sum(len(expected_trials(root, name, revision)) for name in set(rows))
     have = {f.name.split("@", 1)[0] for f in (root / "rows").glob("*.json")} if (root / "rows").is_dir() else set()
     return Partial(root, str(run.get("status")), sorted(rows), sorted(set(rows) - have), missing,
                    expected - len(missing), (root / "manifest.json").is_file(), expected)

@@ -28,6 +28,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from lab.cases.revisions import CURRENT, Revision
 from lab.judge.derive import SavedRow, read_trials
 from lab.judge.observation import Observation, ShapeError
 from lab.resultset.files import read_json
@@ -37,8 +38,9 @@ from lab.resultset.stored_dumps import resolved
 class SavedTrials(Mapping):
     """Trial -> its :class:`Observation`, read from the row folder each time it is asked for."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, revision: Revision = CURRENT):
         self.folder = Path(folder)
+        self.revision = revision
         self.where = f"{self.folder.parent.name}/{self.folder.name}"
         self._names: list[str] | None = None
         self._dump: dict[str, list] = {}  # the store dump the trials refer to, read and checked once
@@ -52,7 +54,7 @@ class SavedTrials(Mapping):
 
     def __iter__(self) -> Iterator[str]:
         if self._names is None:
-            listed = read_trials(self._listing)
+            listed = read_trials(self._listing, self.revision)
             self._names = [trial for trial, data in listed.items() if data is not None]
         return iter(self._names)
 
@@ -61,7 +63,7 @@ class SavedTrials(Mapping):
 
     def complete(self) -> bool:
         """Whether every trial the row holds once complete is saved (reading only the variant lists)."""
-        return all(data is not None for data in read_trials(self._listing).values())
+        return all(data is not None for data in read_trials(self._listing, self.revision).values())
 
     def _listing(self, trial: str) -> dict[str, Any] | None:
         """What the walk of the folder reads of a trial: its variant list (a base trial), or that it is there."""
@@ -72,14 +74,14 @@ class SavedTrials(Mapping):
         return None if data is None else {"variants": data.get("variants") if isinstance(data, dict) else None}
 
 
-def load_saved(folder: Path) -> SavedRow:
+def load_saved(folder: Path, revision: Revision = CURRENT) -> SavedRow:
     """A row's observation folder: its profile (``ShapeError`` when it names no row), its environment
-    and its trials, each read when asked for (see the module)."""
+    and its trials of ``revision`` (the set's), each read when asked for (see the module)."""
     folder = Path(folder)
     profile = read_json(folder / "profile.json")
     if not isinstance(profile, dict) or not isinstance(profile.get("row"), str):
         raise ShapeError(f"{folder.parent.name}/{folder.name}/profile.json: field row: missing or not a string")
-    return SavedRow(profile, _maybe(folder / "environment.json"), SavedTrials(folder))
+    return SavedRow(profile, _maybe(folder / "environment.json"), SavedTrials(folder, revision), revision)
 
 
 def _is_trial_name(trial: Any) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lab import METHOD_REVISION
+from lab.cases.revisions import CURRENT, REVISIONS, Revision, revision_of
 from lab.judge.derive import c3_disagreements, derive_rows
 from lab.judge.observation import ShapeError
 from lab.resultset import recount as recounting
@@ -30,12 +30,13 @@ from lab.resultset.coherence import missing_trials, run_findings, unsafe_files
 from lab.resultset.differences import row_differences
 from lab.resultset.dumps import dump_disagreements
 from lab.resultset.grounds import GROUNDS
-from lab.resultset.loading import JSONProblem, load_manifest, read_strict, shape_problem
+from lab.resultset.loading import JSONProblem, load_manifest, read_strict
 from lab.resultset.pins import EVIDENCE_DIRS, EVIDENCE_TOP, evidence_files, file_digest, unpinned
 from lab.resultset.results import digest, load_saved
+from lab.judge.row import problem_of
 
-#: Method revisions this verifier knows the rules of.
-KNOWN_METHOD_REVISIONS = (METHOD_REVISION,)
+#: Method revisions this verifier knows the rules of: every revision a set may have been written under.
+KNOWN_METHOD_REVISIONS = tuple(REVISIONS)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,12 @@ class Verification:
         """Record one finding (``ground`` must be one of GROUNDS)."""
         assert ground in GROUNDS, ground
         self.findings.append(Finding(ground, file, detail))
+
+    @property
+    def revision(self) -> Revision:
+        """The method revision the set was written under (its cases); this lab's where it names none known
+        (a finding of its own)."""
+        return revision_of(self.manifest.get("method_revision")) or CURRENT
 
     @property
     def unpinned(self) -> list[str]:
@@ -172,7 +179,13 @@ def _check_row_files(result: Verification) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _row_shape(result: Verification, file: str, entry: dict[str, Any], row: Any) -> bool:
-    problem = shape_problem(row)
+    stated = row.get("method_revision") if isinstance(row, dict) else None
+    if stated is not None and stated != result.manifest["method_revision"]:
+        result.add("unknown-method-revision", file, f"row states method revision {stated!r}, "
+                                                    f"the manifest {result.manifest['method_revision']!r}")
+        if revision_of(stated) is None:  # its cases are unknown: the row cannot be read further
+            return False
+    problem = problem_of(row)
     if problem:
         result.add("row-malformed", file, f"not a memlab row: {problem}")
         return False
@@ -183,8 +196,8 @@ def _row_shape(result: Verification, file: str, entry: dict[str, Any], row: Any)
     if (entry.get("row"), entry.get("detection_point")) != (name, point):
         result.add("row-malformed", "manifest.json",
                    f"entry for {file} names {entry.get('row')}@{entry.get('detection_point')}, the file {name}@{point}")
-    if row.get("method_revision") != result.manifest["method_revision"]:
-        result.add("unknown-method-revision", file, f"row states method revision {row.get('method_revision')!r}, "
+    if stated is None:
+        result.add("unknown-method-revision", file, f"row states no method revision, "
                                                     f"the manifest {result.manifest['method_revision']!r}")
     return True
 
@@ -232,7 +245,7 @@ def _check_run(result: Verification, rows: list[tuple[str, dict[str, Any]]]) -> 
                                                if isinstance(e, dict) and isinstance(e.get("row"), str)}
     for ground, file, detail in run_findings(result.manifest, run, names):
         if ground == "run-incomplete":
-            missing = missing_trials(result.root, names)
+            missing = missing_trials(result.root, names, result.revision)
             detail += f"; trials without an observation: {', '.join(missing[:20]) or 'none'}"
             detail += f" (+{len(missing) - 20} more)" if len(missing) > 20 else ""
         result.add(ground, file, detail)
@@ -255,7 +268,7 @@ def _check_derivation(result: Verification, file: str, row: dict[str, Any], run:
         return
     run = {"lab": run.get("lab"), "run_id": run.get("run_id"), "started": run.get("started")}  # run.json's, not the row's
     try:
-        derived = derive_rows(load_saved(obs_dir), run)
+        derived = derive_rows(load_saved(obs_dir, result.revision), run)
     except JSONProblem as exc:
         result.add("verdict-not-derivable", file, f"an observation is refused by the strict reader: {exc}")
         return
@@ -278,7 +291,7 @@ def _check_derivation(result: Verification, file: str, row: dict[str, Any], run:
 def _check_c3(result: Verification, name: str) -> None:
     """C3 re-run on each observation's saved evidence must give the C3 result the observation states."""
     try:  # each trial is read as it is checked
-        saved = load_saved(result.root / "observations" / name)
+        saved = load_saved(result.root / "observations" / name, result.revision)
         differ = c3_disagreements(saved) + dump_disagreements(saved)
     except Exception:  # unreadable observations are already a verdict-not-derivable finding
         return

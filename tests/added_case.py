@@ -1,0 +1,68 @@
+"""A lab with one case more than this one, as a developer following lab/cases/revisions.py makes it:
+a case module added to the registry (T11, a second middle deletion in a group of its own, on no level)
+and a new method revision named. Run as a script, it reads every published at-rest set with that lab
+and prints one JSON line per set: whether it loads and verifies, the verdict its reports give the new
+case, its JUnit counts and its gate outcome (tests/test_added_case.py compares them with this lab's).
+
+    python tests/added_case.py results/published/langgraph-sqlite ...
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+ADDED = "T11"
+REVISION = "bpm-agent-memory-integrity-00+variants-1+added-case"
+
+
+def add_case() -> None:
+    """The registry with T11 and the lab's revision renamed, before any reader of them is imported."""
+    import lab
+    import lab.cases
+    from lab.cases import registry, t3
+
+    lab.METHOD_REVISION = REVISION
+    registry.MODULES = (*registry.MODULES, SimpleNamespace(CASE=replace(t3.CASE, id=ADDED, group=ADDED, level=None),
+                                                           __doc__="T11 a second middle deletion."))
+    registry.CASES = tuple(m.CASE for m in registry.MODULES)
+    registry.CASE_IDS = tuple(c.id for c in registry.CASES)
+    registry.BY_ID = {c.id: c for c in registry.CASES}
+    registry.GROUPS = {g: tuple(c.id for c in registry.CASES if c.group == g)
+                       for g in dict.fromkeys(c.group for c in registry.CASES)}
+    for name in ("CASES", "CASE_IDS", "BY_ID", "GROUPS"):
+        setattr(lab.cases, name, getattr(registry, name))
+
+
+def read(root: Path) -> dict:
+    """What this lab makes of the set at ``root``."""
+    from lab.cases.revisions import CURRENT, cell_of
+    from lab.report import html, junit, markdown
+    from lab.report.terminal import compact_matrix, matrix
+    from lab.resultset.gate import evaluate
+    from lab.resultset.loading import load_rows, load_run
+    from lab.resultset.verify import verify
+    from rich.console import Console
+
+    assert CURRENT.cases[-1] == ADDED and CURRENT.name == REVISION, CURRENT
+    rows, run = load_rows(root), load_run(root)
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(matrix(rows), compact_matrix(rows))
+    markdown.render(rows, run)
+    html.render(rows, run)
+    xml = junit.render(rows, run)
+    result = verify(root)
+    outcome = evaluate(rows, "accepted", "L1")
+    return {"set": root.name, "verified": result.ok, "findings": [f"{f.ground} {f.file}" for f in result.findings][:3],
+            "added": sorted({cell_of(r, ADDED)["verdict"] for r in rows}),
+            "columns": ADDED in console.export_text(), "junit": xml.count("<skipped"),
+            "gate": [outcome.exit_code, outcome.failures, outcome.undecided]}
+
+
+if __name__ == "__main__":
+    add_case()
+    for arg in sys.argv[1:]:
+        print(json.dumps(read(Path(arg))), flush=True)
