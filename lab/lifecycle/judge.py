@@ -1,6 +1,6 @@
 """The deterministic judge: which known values did the served text use, at one query.
 
-**Views** (``lab.lifecycle.views``): the served text is read as served and with each rendering
+**Views** (``lab.lifecycle.views``, ``folds``): the served text is read as served and with each rendering
 layer a search index, cache or log adds undone (markup, terminal codes, percent-encoding, string
 escapes, quoted-printable/base64/hex/punycode), each under four folds (``base``: HTML references,
 NFKD with marks and invisible characters dropped, NFKC, casefold, separators; ``ascii``
@@ -54,7 +54,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from lab.lifecycle import views
+from lab.lifecycle import folds, views
 from lab.lifecycle.ledger import Known, Label
 
 CHECKS: dict[str, str] = {"scope_leakage": "P1", "deletion_residue": "P1", "stale_reuse": "P2",
@@ -92,8 +92,8 @@ RULES = {1: Rules(False, False, False, False), 2: Rules(True, True, True, True),
 
 
 def normalise(text: str) -> str:
-    """The base view of a text (``views.normalise``)."""
-    return views.normalise(text)
+    """The base view of a text (``folds.normalise``)."""
+    return folds.normalise(text)
 
 
 @lru_cache(maxsize=8192)
@@ -102,10 +102,10 @@ def _needles(value: str, revision: int) -> dict[str, frozenset[str]]:
     with each layer undone, so a value holding ``%`` or ``&`` masks as the views render it."""
     rules = RULES[revision]
     if not rules.views:
-        return {"base": frozenset({views.normalise(value, False).replace(" ", "")}) - {""}}
+        return {"base": frozenset({folds.normalise(value, False).replace(" ", "")}) - {""}}
     forms = {value} | {views.undo(value, (layer,)) for layer in views.LAYERS} | {views.undo(value, tuple(views.LAYERS))}
-    return {how: frozenset(views.fold(f, how, rules.split_unspaced).replace(" ", "") for f in forms) - {""}
-            for how in views.FOLDS}
+    return {how: frozenset(folds.fold(f, how, rules.split_unspaced).replace(" ", "") for f in forms) - {""}
+            for how in folds.FOLDS}
 
 
 class _Matcher:
@@ -134,14 +134,14 @@ class _Matcher:
             raise JudgeLimit(f"the served text is {len(text)} characters, over the judge's {MAX_JUDGED}")
         reading = _Reading()
         if not self.rules.views:
-            sights = {views.normalise(text, False): "as served, base"}
+            sights = {folds.normalise(text, False): "as served, base"}
         else:
             sights, seen = {}, views.views(text)
             if self.rules.untested:
                 reading.opaque = tuple(views.opaque([body for _, body in seen]))
             for view, body in seen:
-                for how in views.FOLDS if not body.isascii() else ("base",):  # ASCII: every fold the same
-                    sights.setdefault(views.fold(body, how), f"{view}, {how}")
+                for how in folds.FOLDS if not body.isascii() else ("base",):  # ASCII: every fold the same
+                    sights.setdefault(folds.fold(body, how), f"{view}, {how}")
                     _in_time(deadline)
         for normalised, sight in sights.items():
             reading.hits[sight] = _occurrences(normalised, self.automaton, deadline) if self.owners else {}
@@ -254,8 +254,8 @@ def served_uses(value: str, served_text: str, revision: int = JUDGE_REVISION) ->
 def same_after_folding(a: str, b: str) -> str | None:
     """The first fold under which two values are one string (separators ignored), else None."""
     left, right = _needles(a, JUDGE_REVISION), _needles(b, JUDGE_REVISION)
-    return next((how for how in views.FOLDS
-                 if views.fold(a, how).replace(" ", "") == views.fold(b, how).replace(" ", "") != ""
+    return next((how for how in folds.FOLDS
+                 if folds.fold(a, how).replace(" ", "") == folds.fold(b, how).replace(" ", "") != ""
                  and left[how] and right[how]), None)
 
 
