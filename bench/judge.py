@@ -36,8 +36,9 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lab.lifecycle.judge import JudgeLimit, judge_query  # noqa: E402
+from lab.lifecycle.judge import judge_query  # noqa: E402
 from lab.lifecycle.ledger import Known, Label  # noqa: E402
+from lab.lifecycle.matching import JudgeLimit  # noqa: E402
 from lab.lifecycle.scenario import Scope  # noqa: E402
 
 ALICE, BOB, ERIN = Scope("acme", "alice"), Scope("acme", "bob"), Scope("globex", "erin")

@@ -16,8 +16,8 @@ digests, manifest pins and signatures, and verified from its saved writes and re
 row read by its schema's reader: ``rows``); ``outcome`` says what a row means for a run (held, a
 finding, inconclusive).
 
-May import: ``lab.lifecycle`` (its judge decides what was served; its grounds name a set's faults; its HTTP
+May import: ``lab.lifecycle`` (its judge's matching decides what was served; its grounds name a set's faults; its HTTP
 shim config and transport reach a team's service, ``http_store``) and
 ``lab.resultset`` (digests, manifest pins, signatures, the folder lock); the measuring side (the channels,
-fixtures, probes, runner, verdicts, results, stores) imports nothing of the lab but the lifecycle judge.
+fixtures, probes, runner, verdicts, results, stores) imports nothing of the lab but the lifecycle judge's matching.
 """

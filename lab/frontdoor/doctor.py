@@ -26,7 +26,7 @@ from lab.frontdoor.channels import (UNTRUSTED_LABEL, Adversary, Channel, Forgery
 from lab.frontdoor.observations import Served
 from lab.frontdoor.reference import MemoryStore
 from lab.frontdoor.scope import Scope
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.matching import served_uses
 
 OWNER, OTHER = Scope(tenant="doctor", user="ann"), Scope(tenant="doctor", user="bo")
 FACT, QUESTION = "The parking spot of ann is bay QX-4471.", "Which parking spot is ann's?"

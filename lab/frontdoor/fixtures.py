@@ -27,7 +27,7 @@ from __future__ import annotations
 from enum import Enum
 
 from lab.frontdoor.records import Record
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.matching import served_uses
 
 FIXTURES_VERSION = 1
 TRUST_TAG = "verified"

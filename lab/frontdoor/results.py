@@ -18,7 +18,7 @@ from lab.frontdoor.observations import ReadSeen, Role, Stored, WriteSeen
 from lab.frontdoor.records import Record
 from lab.frontdoor.scope import Scope
 from lab.frontdoor.probes import SECRETS
-from lab.lifecycle.judge import RULES
+from lab.lifecycle.matching import RULES
 from lab.frontdoor.verdicts import (BEFORE_4, CURRENT, Cell, Decision, Rules, Tally, cell, decide, decide_leak, level,
                                     tally)
 
@@ -96,7 +96,7 @@ class FrontdoorResult(Record):
     schema_: str = Field(SCHEMA, alias="schema")
     store: str
     fixtures_version: int
-    judge_revision: int  # the lifecycle judge's revision that decided what was served (lab.lifecycle.judge.RULES)
+    judge_revision: int  # the lifecycle judge's revision that decided what was served (lab.lifecycle.matching.RULES)
     #: Who keeps contexts apart on the read path: the store (sut), one store per context, or a driver's own
     #: key or filter.
     enforcer: Literal["sut", "separate-store", "driver"]

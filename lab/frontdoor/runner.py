@@ -21,7 +21,7 @@ from lab.frontdoor.results import FrontdoorResult, IsolationOutcome, PoisoningOu
 from lab.frontdoor.rewording import reworded, variants_of
 from lab.frontdoor.scope import Scope
 from lab.frontdoor.verdicts import decide, decide_leak
-from lab.lifecycle.judge import JUDGE_REVISION
+from lab.lifecycle.matching import JUDGE_REVISION
 
 StoreFactory = Callable[[bytes], MemoryStore]  # the genuine writer's public key -> a fresh store
 #: Each case's name -> the attacker's texts in it; stops the SUT and gives each case's store read back.

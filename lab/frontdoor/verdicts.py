@@ -26,7 +26,7 @@ from lab.frontdoor.channels import Channel
 from lab.frontdoor.fixtures import Family, Fixture, Utility
 from lab.frontdoor.observations import ReadSeen, Role, Served, Stored, WriteSeen
 from lab.frontdoor.records import Record
-from lab.lifecycle.judge import JUDGE_REVISION, served_uses
+from lab.lifecycle.matching import JUDGE_REVISION, served_uses
 
 LEVELS = ("P0", "P1", "P2", "P3")
 NA = "n/a"

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lab.lifecycle.judge import CHECKS, WHY_RETRIEVED, QueryJudgement
+from lab.lifecycle.judgement import CHECKS, WHY_RETRIEVED, QueryJudgement
 
 PASS, FAIL, NOT_TESTED, INCONCLUSIVE = "PASS", "FAIL", "NOT TESTED", "INCONCLUSIVE"
 FAIL_ON = {"p1": frozenset({"P1"}), "p2": frozenset({"P1", "P2"})}

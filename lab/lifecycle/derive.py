@@ -25,9 +25,10 @@ from dataclasses import replace
 from typing import Any
 
 from lab.lifecycle.checks import FAIL, JUDGE_LIMITS_BY_REVISION, NOT_TESTED, PASS, Summary, gate, summarise
-from lab.lifecycle.judge import (CHECKS, JUDGE_REVISION, LABELS, WHY_RETRIEVED, JudgeLimit, QueryJudgement,
-                                 judge_query)
+from lab.lifecycle.judge import judge_query
+from lab.lifecycle.judgement import CHECKS, LABELS, WHY_RETRIEVED, QueryJudgement
 from lab.lifecycle.ledger import Ledger
+from lab.lifecycle.matching import JUDGE_REVISION, JudgeLimit
 from lab.lifecycle.residue import summarise as erasure_summary
 from lab.lifecycle.scenario import Scenario
 

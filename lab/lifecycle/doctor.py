@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 from lab.lifecycle.adapters.http import ANSWER_KINDS, HttpAdapter, HttpConfig, HttpError
 from lab.lifecycle.doctor_store import (FIELDS, KEY, OTHER_TENANT, OTHER_USER, OWNER, PROMPT, SAY, Check, deletion,
                                         isolation, ttl)
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.matching import served_uses
 from lab.lifecycle.scenario import Scope
 
 __all__ = ["Check", "DoctorReport", "doctor", "probe_value"]

@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lab.lifecycle.adapters.http import HttpAdapter, HttpError
-from lab.lifecycle.judge import judge_query, served_uses
+from lab.lifecycle.judge import judge_query
 from lab.lifecycle.ledger import Known, Label
+from lab.lifecycle.matching import served_uses
 from lab.lifecycle.scenario import Scope
 
 OWNER = Scope("memlab-doctor-a", "user-1")

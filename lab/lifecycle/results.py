@@ -27,7 +27,7 @@ from typing import Any
 
 from lab.lifecycle.derive import DECISION_RULES_3 as DECISION_RULES
 from lab.lifecycle.derive import combine, combine_retrieval, derive_row, sum_accuracy
-from lab.lifecycle.judge import JUDGE_REVISION
+from lab.lifecycle.matching import JUDGE_REVISION
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.evidence_budget import EvidenceBudget
 from lab.resultset.lock import claim

@@ -33,7 +33,7 @@ since; a rescope of a key with no current value there; a must_use key with no cu
 that query. A file in the peer's shape is read as the peer reads it: where the peer accepts what
 memlab's shape refuses, that is a warning and the value is taken the peer's way
 (``scenario_yaml``). Warnings (``ScenarioWarning``, same fields): a value the judge cannot tell
-apart from another (one contains the other after ``judge.normalise``, on token boundaries), or a
+apart from another (one contains the other after ``folds.normalise``, on token boundaries), or a
 prompt that contains a value (a no-memory agent would "use" it).
 """
 

@@ -7,7 +7,7 @@ expired). In memlab's own shape also errors, in the peer's shape (``lenient``) w
 peer takes them: a correct of a key with no current value (run as a write: the peer's correct
 is one), and a must_use key with no current value at its query (that requirement is NOT TESTED,
 the peer's "authoring error?"). Warnings: two written values the judge cannot tell apart
-(equal, or one inside the other, after ``judge.normalise`` on token boundaries); a prompt that
+(equal, or one inside the other, after ``folds.normalise`` on token boundaries); a prompt that
 contains a written value (a no-memory agent has it too).
 """
 
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lab.lifecycle.judge import normalise, same_after_folding, served_uses
+from lab.lifecycle.folds import normalise
 from lab.lifecycle.ledger import Label, Ledger
+from lab.lifecycle.matching import same_after_folding, served_uses
 from lab.lifecycle.scenario import Scenario, ScenarioError, ScenarioWarning, Scope, Step
 from lab.lifecycle.scenario_yaml import Where, field_name
 

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lab.lifecycle.judge import normalise
+from lab.lifecycle.folds import normalise
 from lab.lifecycle.scenario import OPS, Scenario, ScenarioError, ScenarioWarning, Scope, Step
 from lab.lifecycle.scenario_read import Oddity, Where, read_yaml
 

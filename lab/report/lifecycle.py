@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lab.lifecycle.judge import CHECKS
+from lab.lifecycle.judgement import CHECKS
 from lab.lifecycle.results import row_key
 from lab.report.compact import Code, Codes, compact_table, print_fitting
 from lab.report.inert import inert

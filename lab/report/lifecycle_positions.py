@@ -5,7 +5,7 @@ that the rows document and the per-SUT HTML page both show."""
 
 from __future__ import annotations
 
-from lab.lifecycle.judge import CHECKS
+from lab.lifecycle.judgement import CHECKS
 
 POSITIONS = ("live", "restarted")
 SHORT = {"PASS": "PASS", "FAIL": "FAIL", "NOT TESTED": "n/t"}

@@ -14,7 +14,7 @@ from lab.frontdoor.fixtures import FIXTURES, UTILITY
 from lab.frontdoor.observations import Role
 from lab.frontdoor.reference import REFERENCE_STORES, words
 from lab.frontdoor.runner import run_row
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.matching import served_uses
 from lab.resultset.files import read_json
 
 QUESTIONS = {w for f in FIXTURES for q in (f.question, f.control.query) for w in words(q)} | {

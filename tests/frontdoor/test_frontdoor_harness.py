@@ -132,7 +132,7 @@ SET_SIDE = {"folder", "grounds", "verify", "writer"}
 
 
 def test_the_front_door_imports_only_itself_and_the_lifecycle_judge_of_the_lab():
-    """The measuring side imports nothing of the lab but the lifecycle judge; the set side the result
+    """The measuring side imports nothing of the lab but the lifecycle judge's matching; the set side the result
     sets' machinery too, the shim adapter the lifecycle's HTTP config and transport (one way to reach a
     team's service), the driver's store the lifecycle's SUT process, the profiles and the runtimes
     (one way to run a row's SUT), and the read-back of a stopped store (C3) a profile's ``frontdoor.stored``;
@@ -142,7 +142,7 @@ def test_the_front_door_imports_only_itself_and_the_lifecycle_judge_of_the_lab()
         for node in ast.walk(ast.parse(path.read_text())):
             names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            allowed = ("lab.frontdoor", "lab.lifecycle.judge") + (
+            allowed = ("lab.frontdoor", "lab.lifecycle.matching") + (
                 ("lab.resultset", "lab.lifecycle.grounds") if path.stem in SET_SIDE else ()) + (
                 ("lab.lifecycle.adapters.http_config", "lab.lifecycle.adapters.http_transport",
                  "lab.lifecycle.adapters.http_json", "lab.lifecycle.adapters.http_reach")

@@ -12,7 +12,7 @@ from lab.frontdoor.fixtures import FIXTURES
 from lab.frontdoor.reference import REFERENCE_STORES, instruction_shaped
 from lab.frontdoor.rewording import REWORDED_FAMILIES, VARIANTS, reworded, variants_of
 from lab.frontdoor.runner import run_row
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.matching import served_uses
 from lab.resultset.files import read_json
 
 REWORDED = [f for f in FIXTURES if f.family in REWORDED_FAMILIES]

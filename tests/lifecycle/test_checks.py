@@ -6,7 +6,8 @@ import pytest
 
 from lab.lifecycle.checks import (FAIL, INCONCLUSIVE, JUDGE_LIMITS, NOT_TESTED, PASS, Summary, gate,
                                   summarise)
-from lab.lifecycle.judge import CHECKS, CheckResult, QueryJudgement, judge_query
+from lab.lifecycle.judge import judge_query
+from lab.lifecycle.judgement import CHECKS, CheckResult, QueryJudgement
 from lab.lifecycle.ledger import Known, Label, Ledger
 from lab.lifecycle.scenario import Scope, load_pack
 

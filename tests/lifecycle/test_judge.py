@@ -6,8 +6,11 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given, settings
 
-from lab.lifecycle.judge import CHECKS, QueryJudgement, judge_query, normalise, served_uses
+from lab.lifecycle.folds import normalise
+from lab.lifecycle.judge import judge_query
+from lab.lifecycle.judgement import CHECKS, QueryJudgement
 from lab.lifecycle.ledger import Known, Label, Ledger
+from lab.lifecycle.matching import served_uses
 from lab.lifecycle.scenario import Scope, Step
 
 ALICE, BOB, ERIN = Scope("acme", "alice"), Scope("acme", "bob"), Scope("globex", "erin")
@@ -239,7 +242,7 @@ def test_current_values_side_by_side_never_make_a_stale_one():
 
 
 def test_the_judge_s_bounds_are_a_named_limit_never_a_hang(monkeypatch):
-    from lab.lifecycle import judge as module
+    from lab.lifecycle import matching as module
     values = [known("gym card 2290", Label.CURRENT), known("gym card", Label.STALE)]
     monkeypatch.setattr(module, "MAX_JUDGED", 1000)
     with pytest.raises(module.JudgeLimit, match="over the judge's 1000"):

@@ -12,8 +12,9 @@ import pytest
 from anyascii import anyascii
 from hypothesis import HealthCheck, assume, example, given, settings
 
-from lab.lifecycle.judge import judge_query, served_uses
+from lab.lifecycle.judge import judge_query
 from lab.lifecycle.ledger import Known, Label
+from lab.lifecycle.matching import served_uses
 from lab.lifecycle.scenario import Scope
 from lab.lifecycle.views import base64_text
 

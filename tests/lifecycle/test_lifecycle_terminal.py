@@ -12,7 +12,7 @@ import sys
 
 from test_terminal_width import ROOT, in_terminal
 
-from lab.lifecycle.judge import CHECKS
+from lab.lifecycle.judgement import CHECKS
 from lab.report.lifecycle import STATUS_CODES
 
 ROWS = sorted((ROOT / "results" / "published").glob("*/lifecycle/rows/*.json"))

@@ -12,7 +12,7 @@ from lab.lifecycle.adapters.driver import DriverAdapter
 from lab.lifecycle.adapters.http_contract import read_answer
 from lab.lifecycle.adapters.http_transport import HttpError
 from lab.lifecycle.adapters.leaves import leaves, record_text
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.matching import served_uses
 from lab.lifecycle.scenario import Scope
 from lab.profile import load_profile
 

@@ -25,7 +25,7 @@ in the answer or in what was retrieved). Example, with the example shim running:
         sut.query(Scope("acme", "ann"), "Where do I live?").text      # 'Lisbon'
 
 May import: the standard library, httpx, structlog, ``lab.lifecycle.adapters`` and its HTTP
-modules, and ``lab.lifecycle.judge`` (the matching rule).
+modules, and ``lab.lifecycle.matching`` (the judge's matching rule).
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ from lab.lifecycle.adapters.http_contract import mutation_shape, read_answer, sc
 from lab.lifecycle.adapters.http_json import excerpt
 from lab.lifecycle.adapters.http_reach import loopback
 from lab.lifecycle.adapters.http_transport import ANSWER_KINDS, HttpError, Transport
-from lab.lifecycle.judge import served_uses
+from lab.lifecycle.matching import served_uses
 
 __all__ = ["ANSWER_KINDS", "HttpAdapter", "HttpConfig", "HttpConfigError", "HttpError", "excerpt",
            "load_http_config"]
