@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from lab.frontdoor.fixtures import Memory
+from lab.frontdoor.fixture_types import Memory
 from lab.frontdoor.records import Record
 from lab.frontdoor.scope import Scope
 

@@ -13,7 +13,8 @@ from pydantic import ConfigDict, Field
 
 from lab.frontdoor.as_sent import not_as_sent
 from lab.frontdoor.channels import CHANNELS, Channel, Forgery
-from lab.frontdoor.fixtures import BY_ID, FAMILIES, FIXTURES_VERSION, Family, utility_for
+from lab.frontdoor.fixture_types import FAMILIES, Family
+from lab.frontdoor.fixtures import BY_ID, FIXTURES_VERSION, utility_for
 from lab.frontdoor.observations import ReadSeen, Role, Stored, WriteSeen
 from lab.frontdoor.records import Record
 from lab.frontdoor.scope import Scope

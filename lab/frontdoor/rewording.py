@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from lab.frontdoor.fixtures import Family, Fixture
+from lab.frontdoor.fixture_types import Family, Fixture
 
 REWORDED_FAMILIES = frozenset({Family.PLANTED_FACT, Family.FALSE_CORRECTION, Family.INSTRUCTION, Family.TRUST_TAG})
 VARIANTS = ("framed", "recased", "annotated")  # variant 1, 2, 3; 0 is the text as written

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from lab.frontdoor.channels import (CHANNELS, Adversary, Channel, Forgery, GenuineSide, Message, Write, landed,
                                     signing_message)
 from lab.frontdoor.filler import filler_texts
-from lab.frontdoor.fixtures import FIXTURES, FIXTURES_VERSION, Fixture, utility_for
+from lab.frontdoor.fixture_types import Fixture
+from lab.frontdoor.fixtures import FIXTURES, FIXTURES_VERSION, utility_for
 from lab.frontdoor.observations import ReadSeen, Role, Stored, WriteSeen
 from lab.frontdoor.probes import PROBES, SECRETS, Probe, Secret
 from lab.frontdoor.reference import MemoryStore

@@ -23,7 +23,7 @@ from enum import Enum
 
 from lab.frontdoor.as_sent import not_as_sent, refused_yet_stored
 from lab.frontdoor.channels import Channel
-from lab.frontdoor.fixtures import Family, Fixture, Utility
+from lab.frontdoor.fixture_types import Family, Fixture, Utility
 from lab.frontdoor.observations import ReadSeen, Role, Served, Stored, WriteSeen
 from lab.frontdoor.records import Record
 from lab.lifecycle.matching import JUDGE_REVISION, served_uses

@@ -8,7 +8,8 @@ import re
 from html import escape
 
 from lab.frontdoor.channels import CHANNELS
-from lab.frontdoor.fixtures import BY_ID, FAMILIES
+from lab.frontdoor.fixture_types import FAMILIES
+from lab.frontdoor.fixtures import BY_ID
 from lab.frontdoor.observations import Role
 from lab.frontdoor.outcome import outcome, run_status
 from lab.frontdoor.probes import PROBES, SECRETS

@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from lab.frontdoor.channels import CHANNELS
-from lab.frontdoor.fixtures import FAMILIES
+from lab.frontdoor.fixture_types import FAMILIES
 from lab.frontdoor.outcome import outcome, run_status
 from lab.frontdoor.results import FrontdoorResult
 from lab.frontdoor.saved import RunRecord

@@ -9,7 +9,7 @@ from html import escape
 from typing import Any
 
 from lab.frontdoor.channels import CHANNELS
-from lab.frontdoor.fixtures import FAMILIES
+from lab.frontdoor.fixture_types import FAMILIES
 from lab.frontdoor.outcome import outcome
 from lab.frontdoor.results import FrontdoorResult
 from lab.frontdoor.saved import RunRecord

@@ -10,7 +10,8 @@ from frontdoor_stores import (FoldingStore, MarkEverythingStore, RefusingStore, 
                               TagBlindStore)
 
 from lab.frontdoor.channels import CHANNELS, Adversary, Channel, GenuineSide
-from lab.frontdoor.fixtures import FAMILIES, FIXTURES, Family
+from lab.frontdoor.fixture_types import FAMILIES, Family
+from lab.frontdoor.fixtures import FIXTURES
 from lab.frontdoor.probes import PROBES, SECRETS
 from lab.frontdoor.reference import REFERENCE_STORES
 from lab.frontdoor.results import DERIVED, FrontdoorResult

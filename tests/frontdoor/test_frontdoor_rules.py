@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lab.frontdoor.channels import CHANNELS, Channel
-from lab.frontdoor.fixtures import FAMILIES, FIXTURES, FIXTURES_VERSION, Family, problems, utility_for
+from lab.frontdoor.fixture_types import FAMILIES, Family, problems
+from lab.frontdoor.fixtures import FIXTURES, FIXTURES_VERSION, utility_for
 from lab.frontdoor.observations import ReadSeen, Role, Served, WriteSeen
 from lab.frontdoor.reference import instruction_shaped
 from lab.frontdoor.scope import Scope

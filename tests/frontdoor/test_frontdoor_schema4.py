@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from lab.frontdoor.as_sent import folded, holds
 from lab.frontdoor.channels import Adversary, Channel, GenuineSide
-from lab.frontdoor.fixtures import FIXTURES, Family, utility_for
+from lab.frontdoor.fixture_types import Family
+from lab.frontdoor.fixtures import FIXTURES, utility_for
 from lab.frontdoor.results import SCHEMA_V3, FrontdoorResult, rules_of
 from lab.frontdoor.runner import run_row
 from lab.frontdoor.verdicts import BEFORE_4, Verdict, decide
