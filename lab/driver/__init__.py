@@ -160,7 +160,10 @@ class DriverClient(SutLog):
             self.kill()
             raise self.fault(f"{op}: the driver answered {len(line)} bytes, more than the profile's "
                              f"limits.answer_bytes ({self.answer_bytes}); process killed, the answer not taken")
-        answer = self._check(op, line)
+        answer, refused = taken_answer(op, line, self._next_id)
+        if answer is None:  # the process's answers are not taken: it ends here
+            self.kill()
+            raise self.fault(refused) from None
         if self._reader.pending():  # read together with the answer: a second answer to this request
             self._unasked(op)
         answer["seconds"] = round(time.monotonic() - started, 6)
@@ -180,22 +183,6 @@ class DriverClient(SutLog):
         self.stop()
         if self._reader and self._reader.pending():
             self._unasked(self._last_op)
-
-    def _check(self, op: str, line: bytes) -> dict[str, Any]:
-        shown = line[:300].decode("utf-8", "replace").rstrip()
-        try:
-            answer = parse_answer(line)
-        except AnswerRefused as exc:  # JSON, but of a shape no observation can keep
-            self.kill()
-            raise self.fault(f"{op}: the driver's answer is refused, {exc}: {shown!r}") from None
-        except ValueError as exc:
-            self.kill()
-            raise self.fault(f"{op}: the driver answered garbage, not JSON ({exc}): {shown!r}") from None
-        problem = answer_problem(op, answer, self._next_id)
-        if problem:
-            self.kill()
-            raise self.fault(f"{op}: bad answer from the driver ({problem}): {shown!r}")
-        return {k: v for k, v in answer.items() if k in ANSWER_KEYS}
 
     def stop(self, grace: float = 5.0) -> None:
         """End the process: close its input, then SIGTERM, then SIGKILL its whole session."""
@@ -240,6 +227,22 @@ class DriverClient(SutLog):
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def taken_answer(op: str, line: bytes, request_id: int) -> tuple[dict[str, Any] | None, str]:
+    """A driver's answer line to request ``request_id``: what is kept of it (its ``ANSWER_KEYS``), or
+    None and why it is not taken (not JSON, of a shape no observation can keep, a bad answer)."""
+    shown = line[:300].decode("utf-8", "replace").rstrip()
+    try:
+        answer = parse_answer(line)
+    except AnswerRefused as exc:  # JSON, but of a shape no observation can keep
+        return None, f"{op}: the driver's answer is refused, {exc}: {shown!r}"
+    except ValueError as exc:
+        return None, f"{op}: the driver answered garbage, not JSON ({exc}): {shown!r}"
+    problem = answer_problem(op, answer, request_id)
+    if problem:
+        return None, f"{op}: bad answer from the driver ({problem}): {shown!r}"
+    return {k: v for k, v in answer.items() if k in ANSWER_KEYS}, ""
 
 
 def answer_problem(op: str, answer: Any, request_id: int) -> str | None:
