@@ -1,7 +1,8 @@
 """Checking a shim config field by field (lab.lifecycle.adapters.http_config says what a config holds):
 the contract it speaks, its URL, paths, headers and the variables they may name, timeouts and
-capabilities; each error names the file, the line, the field and the fix. Imports the standard library,
-``lab.profile.names`` and the config's own module."""
+capabilities (``Checker``), and each contract's config built from the checked fields (``memlab_config``,
+``peer_config``); each error names the file, the line, the field and the fix. Imports the standard
+library, ``lab.profile.names`` and the config's own module."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ class Checker:
                 raise self.fail(str(key), f"unknown field in {contract}'s contract{hint}",
                                 "use only " + ", ".join(allowed))
         url = self.base_url(base_url)
-        return self.memlab(url) if contract == "memlab" else self.peer(url)
+        return memlab_config(self, url) if contract == "memlab" else peer_config(self, url)
 
     def contract(self) -> str:
         """The contract: ``contract:`` when given, else by the keys (only base_url: memorycheck's)."""
@@ -60,44 +61,6 @@ class Checker:
                             "or `contract: memorycheck`")
         return "memlab" if mine else "memorycheck"
 
-    def memlab(self, url: str) -> HttpConfig:
-        name = self.data.get("name", self.path.stem)
-        if not isinstance(name, str) or not name.strip():
-            raise self.fail("name", "must be a non-empty string", "name the service, e.g. `name: our-memory`")
-        problem = bad_name(name)  # the name is a row's: a folder and file name of the result set
-        if problem is not None:
-            fix = problem[1] if "name" in self.data else "add `name: our-memory` (the file's stem is no safe name)"
-            raise self.fail("name", problem[0], fix)
-        timeouts = self.timeouts()
-        return HttpConfig(name=name, base_url=url, paths=self.paths(), headers=self.headers(), timeouts=timeouts,
-                          capabilities=self.capabilities(), path=self.path, contract="memlab", env=self.env(),
-                          convergence={"timeout": timeouts["convergence"], "interval": PEER_INTERVAL})
-
-    def peer(self, url: str) -> HttpConfig:
-        ttl = self.data.get("supports_ttl", False)
-        if not isinstance(ttl, bool):
-            raise self.fail("supports_ttl", f"{ttl!r} is not true or false",
-                            "write `supports_ttl: true` or `supports_ttl: false` (unquoted)")
-        timeout = self.seconds("timeout_seconds", 30.0)
-        converge = self.seconds("convergence_timeout_seconds", timeout)
-        interval = self.seconds("convergence_interval_seconds", PEER_INTERVAL)
-        headers, unset = {}, None
-        env = self.data.get("auth_token_env")
-        if env is not None:
-            if not isinstance(env, str) or not _NAME.match(env):
-                raise self.fail("auth_token_env", f"{env!r} is not an environment variable name",
-                                "name a variable with letters, digits and _, e.g. MEMORYCHECK_HTTP_TOKEN")
-            if os.environ.get(env):
-                self.secret_ok("auth_token_env", env)
-                headers["Authorization"] = "Bearer ${" + env + "}"
-            else:
-                unset = env
-        return HttpConfig(name=self.path.stem, base_url=url, paths=dict(DEFAULT_PATHS), headers=headers,
-                          timeouts={"mutation": timeout, "query": timeout, "convergence": converge},
-                          capabilities={"ttl": ttl, "tenants": True}, path=self.path, contract="memorycheck",
-                          convergence={"timeout": converge, "interval": interval}, unset_token=unset,
-                          env=(env,) if env is not None else ())
-
     def seconds(self, key: str, default: float) -> float:
         value = self.data.get(key, default)
         if not is_seconds(value):
@@ -110,21 +73,9 @@ class Checker:
         where = "--base-url" if override is not None else "base_url"
         if not isinstance(url, str) or not url:
             raise self.fail("base_url", "missing", "add `base_url: http://127.0.0.1:8765` (your service's address)")
-        if _BAD_URL.search(url):
-            raise self.fail(where, f"{url!r} holds whitespace or a control character",
-                            "write the URL on one line, without spaces, e.g. http://127.0.0.1:8765")
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise self.fail(where, f"{url!r} is not an http(s) URL with a host",
-                            "write it as http://host:port (or https://...)")
-        try:
-            parts.port
-        except ValueError:
-            raise self.fail(where, f"{url!r} has a port that is not a number from 0 to 65535",
-                            "write it as http://host:port") from None
-        if parts.username or parts.password or parts.query or parts.fragment:
-            raise self.fail(where, "credentials, a query or a fragment in the URL",
-                            "keep only scheme://host:port/prefix; put credentials in headers as ${VARIABLES}")
+        problem = url_problem(url)
+        if problem:
+            raise self.fail(where, *problem)
         return url.rstrip("/")
 
     def mapping(self, key: str) -> dict[str, Any]:
@@ -207,3 +158,65 @@ class Checker:
                 raise self.fail(f"capabilities.{key}", f"{value!r} is not true or false",
                                 f"write `{key}: true` or `{key}: false`")
         return {**DEFAULT_CAPABILITIES, **given}
+
+
+def memlab_config(check: Checker, url: str) -> HttpConfig:
+    """memlab's contract: a name that is a safe row name, paths, headers, timeouts, capabilities, env."""
+    name = check.data.get("name", check.path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise check.fail("name", "must be a non-empty string", "name the service, e.g. `name: our-memory`")
+    problem = bad_name(name)  # the name is a row's: a folder and file name of the result set
+    if problem is not None:
+        fix = problem[1] if "name" in check.data else "add `name: our-memory` (the file's stem is no safe name)"
+        raise check.fail("name", problem[0], fix)
+    timeouts = check.timeouts()
+    return HttpConfig(name=name, base_url=url, paths=check.paths(), headers=check.headers(), timeouts=timeouts,
+                      capabilities=check.capabilities(), path=check.path, contract="memlab", env=check.env(),
+                      convergence={"timeout": timeouts["convergence"], "interval": PEER_INTERVAL})
+
+
+def peer_config(check: Checker, url: str) -> HttpConfig:
+    """memorycheck's contract: its flat keys (supports_ttl, the timeouts in seconds, auth_token_env)
+    as memlab's fields, with its default paths."""
+    ttl = check.data.get("supports_ttl", False)
+    if not isinstance(ttl, bool):
+        raise check.fail("supports_ttl", f"{ttl!r} is not true or false",
+                         "write `supports_ttl: true` or `supports_ttl: false` (unquoted)")
+    timeout = check.seconds("timeout_seconds", 30.0)
+    converge = check.seconds("convergence_timeout_seconds", timeout)
+    interval = check.seconds("convergence_interval_seconds", PEER_INTERVAL)
+    headers, unset = {}, None
+    env = check.data.get("auth_token_env")
+    if env is not None:
+        if not isinstance(env, str) or not _NAME.match(env):
+            raise check.fail("auth_token_env", f"{env!r} is not an environment variable name",
+                             "name a variable with letters, digits and _, e.g. MEMORYCHECK_HTTP_TOKEN")
+        if os.environ.get(env):
+            check.secret_ok("auth_token_env", env)
+            headers["Authorization"] = "Bearer ${" + env + "}"
+        else:
+            unset = env
+    return HttpConfig(name=check.path.stem, base_url=url, paths=dict(DEFAULT_PATHS), headers=headers,
+                      timeouts={"mutation": timeout, "query": timeout, "convergence": converge},
+                      capabilities={"ttl": ttl, "tenants": True}, path=check.path, contract="memorycheck",
+                      convergence={"timeout": converge, "interval": interval}, unset_token=unset,
+                      env=(env,) if env is not None else ())
+
+
+def url_problem(url: str) -> tuple[str, str] | None:
+    """What is wrong with a service's base URL, and its fix, or None: one line, http(s) with a host, a
+    numeric port, and nothing but scheme, host, port and a path prefix."""
+    if _BAD_URL.search(url):
+        return (f"{url!r} holds whitespace or a control character",
+                "write the URL on one line, without spaces, e.g. http://127.0.0.1:8765")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{url!r} is not an http(s) URL with a host", "write it as http://host:port (or https://...)"
+    try:
+        parts.port
+    except ValueError:
+        return f"{url!r} has a port that is not a number from 0 to 65535", "write it as http://host:port"
+    if parts.username or parts.password or parts.query or parts.fragment:
+        return ("credentials, a query or a fragment in the URL",
+                "keep only scheme://host:port/prefix; put credentials in headers as ${VARIABLES}")
+    return None
