@@ -52,6 +52,29 @@ def step_for(case: Case) -> EditStep | RestoreStep:
     return RestoreStep(case) if case.restores else EditStep(case)
 
 
+def observe(row: str, name: str, body: Callable[[dict[str, Any]], None],
+            head: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One trial's observation: ``body`` run on it (``head``: its first keys, else its case), timed;
+    a fault of the step it hit (or a crash of the lab itself) is the trial's ``error``, never raised."""
+    obs: dict[str, Any] = {**(head or {"case": name}), "status": "measured", "sut_stopped_during_edit": True,
+                           "timings": {}, "logs": []}
+    started = time.monotonic()
+    try:
+        body(obs)
+    except StageError as exc:
+        obs["status"] = "error"
+        obs["error"] = {"stage": exc.stage, "message": str(exc), "log_tail": exc.log_tail}
+    except Exception as exc:  # a crash of the lab itself is still a harness error of this trial
+        obs["status"] = "error"
+        obs["error"] = {"stage": "harness", "message": f"{type(exc).__name__}: {exc}",
+                        "traceback": traceback.format_exc()}
+    obs["timings"]["total"] = round(time.monotonic() - started, 6)
+    if obs.get("error"):
+        log.warning("trial.error", row=row, trial=name, **{
+            k: v for k, v in obs["error"].items() if k in ("stage", "message")})
+    return obs
+
+
 class RowProcedure:
     """Runs the method for one profile and saves raw observations through ``save``."""
 
@@ -139,22 +162,7 @@ class RowProcedure:
     def _trial(self, name: str, body: Callable[[dict[str, Any]], None],
                head: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run one trial (``head``: its first keys, a variant's case and name) and save its observation."""
-        obs: dict[str, Any] = {**(head or {"case": name}), "status": "measured", "sut_stopped_during_edit": True,
-                               "timings": {}, "logs": []}
-        started = time.monotonic()
-        try:
-            body(obs)
-        except StageError as exc:
-            obs["status"] = "error"
-            obs["error"] = {"stage": exc.stage, "message": str(exc), "log_tail": exc.log_tail}
-        except Exception as exc:  # a crash of the lab itself is still a harness error of this trial
-            obs["status"] = "error"
-            obs["error"] = {"stage": "harness", "message": f"{type(exc).__name__}: {exc}",
-                            "traceback": traceback.format_exc()}
-        obs["timings"]["total"] = round(time.monotonic() - started, 6)
-        if obs.get("error"):
-            log.warning("trial.error", row=self.profile.row, trial=name, **{
-                k: v for k, v in obs["error"].items() if k in ("stage", "message")})
+        obs = observe(self.profile.row, name, body, head)
         self.save(name, obs)
         self.progress(name)
         return obs
