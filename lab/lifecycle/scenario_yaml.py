@@ -1,7 +1,7 @@
 """Scenario files to Scenario objects: the field-level validator of both step shapes.
 
 memlab's own shape writes a step as ``- write: {key: …, value: …}`` (one op key, its fields
-under it); the peer gate's shape (memorycheck's) as ``- op: write`` with the fields beside
+under it: ``memlab_step``); the peer gate's shape (memorycheck's) as ``- op: write`` with the fields beside
 ``op`` (``lab.lifecycle.scenario_peer``). One file may hold either, one pack both. A file with
 any step in the peer's shape is read as the peer reads it: what the peer accepts is never
 refused. Where memlab would be stricter (an unknown field the peer ignores, a number where
@@ -80,7 +80,8 @@ def is_peer_shaped(data: Any) -> bool:
 
 class Parser:
     """Validate one file's fields into a Scenario; ``scenario()`` also returns the line index,
-    ``warnings`` what a peer-shaped file was forgiven and ``lenient`` whether it was."""
+    ``warnings`` what a peer-shaped file was forgiven and ``lenient`` whether it was. Each step is
+    read by its shape's function (``memlab_step``, ``scenario_peer.peer_step``) with these checks."""
 
     def __init__(self, path: Path):
         self.path, self.lines = path, {}
@@ -125,7 +126,7 @@ class Parser:
         from lab.lifecycle.scenario_peer import peer_step  # the peer's shape builds on this parser
 
         parsed = tuple(peer_step(self, i, item, subject) if isinstance(item, dict) and "op" in item
-                       else self.step(i, item, subject) for i, item in enumerate(steps))
+                       else memlab_step(self, i, item, subject) for i, item in enumerate(steps))
         return Scenario(sid, self.text(data["title"], ("title",)), self.tags(data.get("tags", [])), subject,
                         parsed, str(self.path)), self.lines
 
@@ -209,38 +210,6 @@ class Parser:
                          "it is kept, and never counts as served")
         return value
 
-    def step(self, index: int, item: Any, subject: Scope) -> Step:
-        """One step in memlab's shape: exactly one op key with its fields, and an optional ``as:``."""
-        where: Where = ("steps", index)
-        if not isinstance(item, dict):
-            raise self.fail(where, f"a step is a one-key mapping {{op: {{fields}}}}, not {kind(item)}",
-                            f"e.g. - write: {EXAMPLES['write']}")
-        ops = [k for k in item if k != "as"]
-        for name in ops:
-            if name not in OPS:
-                raise self.fail(where + (name,), f"unknown op {name!r}", f"use one of: {', '.join(OPS)} "
-                                f"(a step is {{op: {{fields}}}}, e.g. - write: {EXAMPLES['write']})")
-        if len(ops) != 1:
-            raise self.fail(where, f"a step has exactly one op, found {len(ops)}",
-                            "split it into one step per op" if ops else f"add one, e.g. - write: {EXAMPLES['write']}")
-        op, inner = ops[0], where + (ops[0],)
-        body = self.fields(item[op], inner, FIELDS[op], f"{op}: {EXAMPLES[op]}")
-        scope = subject
-        if "as" in item:
-            if op == "advance_time":
-                raise self.fail(where + ("as",), "advance_time moves the one logical clock: it has no scope",
-                                "remove as: from this step")
-            scope = self.scope(item["as"], where + ("as",), subject)
-        found: dict[str, Any] = {n: self.text(body[n], inner + (n,)) for n in ("key", "value", "prompt") if n in body}
-        if "value" in found:
-            self.judged_value(found["value"], inner + ("value",))
-        found.update({n: self.positive(body[n], inner + (n,)) for n in ("ttl_steps", "steps") if n in body})
-        if "to" in body:
-            found["to"] = self.target(body["to"], inner + ("to",), scope)
-        if "expect" in body:
-            found["must_use"] = self.must_use(body["expect"], inner + ("expect",))
-        return Step(index=index, line=self.lines[where], op=op, scope=scope, **found)
-
     def target(self, value: Any, where: Where, scope: Scope) -> Scope:
         """A rescope's ``to``, merged over the step's scope; never the step's own scope."""
         to = self.scope(value, where, scope)
@@ -248,13 +217,48 @@ class Parser:
             raise self.fail(where, "the target is the step's own scope", "name another tenant_id and/or user_id")
         return to
 
-    def must_use(self, value: Any, where: Where) -> tuple[str, ...]:
-        """``expect: {must_use: [keys]}``: a non-empty list of distinct keys."""
-        keys = self.fields(value, where, {"must_use": True}, "expect: {must_use: [office]}")["must_use"]
-        if not isinstance(keys, list) or not keys:
-            raise self.fail(where + ("must_use",), "must be a non-empty list of keys",
-                            "e.g. must_use: [office], or remove expect:")
-        out = tuple(self.text(k, where + ("must_use", i)) for i, k in enumerate(keys))
-        if len(set(out)) != len(out):
-            raise self.fail(where + ("must_use",), "names a key twice", "name each key once")
-        return out
+
+def memlab_step(parser: Parser, index: int, item: Any, subject: Scope) -> Step:
+    """One step in memlab's shape: exactly one op key with its fields, and an optional ``as:``
+    (the peer's shape: ``scenario_peer.peer_step``)."""
+    where: Where = ("steps", index)
+    if not isinstance(item, dict):
+        raise parser.fail(where, f"a step is a one-key mapping {{op: {{fields}}}}, not {kind(item)}",
+                          f"e.g. - write: {EXAMPLES['write']}")
+    ops = [k for k in item if k != "as"]
+    for name in ops:
+        if name not in OPS:
+            raise parser.fail(where + (name,), f"unknown op {name!r}", f"use one of: {', '.join(OPS)} "
+                              f"(a step is {{op: {{fields}}}}, e.g. - write: {EXAMPLES['write']})")
+    if len(ops) != 1:
+        raise parser.fail(where, f"a step has exactly one op, found {len(ops)}",
+                          "split it into one step per op" if ops else f"add one, e.g. - write: {EXAMPLES['write']}")
+    op, inner = ops[0], where + (ops[0],)
+    body = parser.fields(item[op], inner, FIELDS[op], f"{op}: {EXAMPLES[op]}")
+    scope = subject
+    if "as" in item:
+        if op == "advance_time":
+            raise parser.fail(where + ("as",), "advance_time moves the one logical clock: it has no scope",
+                              "remove as: from this step")
+        scope = parser.scope(item["as"], where + ("as",), subject)
+    found: dict[str, Any] = {n: parser.text(body[n], inner + (n,)) for n in ("key", "value", "prompt") if n in body}
+    if "value" in found:
+        parser.judged_value(found["value"], inner + ("value",))
+    found.update({n: parser.positive(body[n], inner + (n,)) for n in ("ttl_steps", "steps") if n in body})
+    if "to" in body:
+        found["to"] = parser.target(body["to"], inner + ("to",), scope)
+    if "expect" in body:
+        found["must_use"] = _must_use(parser, body["expect"], inner + ("expect",))
+    return Step(index=index, line=parser.lines[where], op=op, scope=scope, **found)
+
+
+def _must_use(parser: Parser, value: Any, where: Where) -> tuple[str, ...]:
+    """``expect: {must_use: [keys]}``: a non-empty list of distinct keys."""
+    keys = parser.fields(value, where, {"must_use": True}, "expect: {must_use: [office]}")["must_use"]
+    if not isinstance(keys, list) or not keys:
+        raise parser.fail(where + ("must_use",), "must be a non-empty list of keys",
+                          "e.g. must_use: [office], or remove expect:")
+    out = tuple(parser.text(k, where + ("must_use", i)) for i, k in enumerate(keys))
+    if len(set(out)) != len(out):
+        raise parser.fail(where + ("must_use",), "names a key twice", "name each key once")
+    return out
