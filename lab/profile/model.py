@@ -3,6 +3,7 @@ ProfileError (file, line, field, what is wrong, the fix)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,11 @@ class ProfileError(ValueError):
         where = f"{shown}:{line}" if line else shown
         super().__init__(f"{where}: {field_name}: {message}\n  fix: {fix}")
         self.path, self.line, self.field, self.message, self.fix = path, line, field_name, message, fix
+
+
+#: A check's way to refuse a profile: ``fail(field, message, fix)`` is the error at that field's line
+#: (``Validator.fail``).
+Fail = Callable[[str, str, str], ProfileError]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """One profile's data checked and built into a :class:`Profile`: the shape by the schema
 (:mod:`lab.profile.schema`), then the rules that span sections here -- the store layout
-(:mod:`edits.layout`) and where its paths point, the volumes and services it names, the
-driver's folder, the lifecycle block. Every error names its line and the fix."""
+(:mod:`edits.layout`) and where its paths point, the volumes, sidecars and services it names --,
+the driver's folder (:mod:`lab.profile.validate_driver`) and the measurement blocks
+(:mod:`lab.profile.validate_measurements`). Every error names its line and the fix."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from pydantic import ValidationError
 from edits import registry
 from edits.layout import LayoutError, StoreLayout, parse_layout
 from lab.profile import names
-from lab.profile.model import (IMAGES_DIR, SERVICE_EDITORS, Capabilities, ForkServer, FrontdoorSpec, LifecycleSpec, OwnImage, Profile,
-                               ProfileError, ServiceSpec, SignalFilter, driver_dir)
+from lab.profile.model import (SERVICE_EDITORS, Capabilities, ForkServer, Profile, ProfileError, ServiceSpec,
+                               SignalFilter)
 from lab.profile.schema import Document
-from lab.profile.stored import StoredSpec, parse_stored
 from lab.profile.schema_errors import line_of, to_profile_error
+from lab.profile.validate_driver import own_image
+from lab.profile.validate_measurements import frontdoor_spec, lifecycle_spec
 
 
 class Validator:
@@ -49,7 +51,7 @@ class Validator:
             return Profile(unavailable_reason=doc.unavailable_reason, **common)
         if not doc.sut.version:
             raise self.fail("sut.version", "missing", 'pin the SUT\'s exact version: sut: {version: "1.2.3"}')
-        image = self._image(doc)
+        image = own_image(doc, self.path, self.fail)
         if not doc.volumes:
             raise self.fail("volumes", "no volumes declared", "declare at least the store volume")
         volumes = {name: spec.adversary for name, spec in doc.volumes.items()}
@@ -66,52 +68,13 @@ class Validator:
                        limits={"line_bytes": doc.limits.line_bytes, "answer_bytes": doc.limits.answer_bytes},
                        observation_class=doc.observation_class, position=doc.position,
                        services=self._services(doc, volumes, store), measurements=measurements,
-                       lifecycle=self._lifecycle(doc, measurements), frontdoor=self._frontdoor(doc, measurements),
+                       lifecycle=lifecycle_spec(doc, measurements, self.fail),
+                       frontdoor=frontdoor_spec(doc, measurements, self.fail),
                        fork_server=ForkServer(doc.fork_server.enabled, tuple(doc.fork_server.preload),
                                               tuple(doc.fork_server.per_start),
                                               tuple(doc.fork_server.unused_paths)), image=image,
-                       side_by_side=doc.side_by_side, trials_in_place=doc.trials_in_place, sidecars=self._sidecars(doc, volumes, store), **common)
-
-    def _image(self, doc: Document) -> OwnImage | None:
-        """The driver folder and the row's own image: without ``image`` the folder holds a driver.py (the
-        lab's recipe builds it); with ``image.dockerfile`` it holds that Dockerfile; with ``image.tag`` the
-        image on the engine holds the driver, and a driver folder is optional."""
-        if doc.image is None:
-            self._driver(doc.driver, "driver.py")
-            return None
-        image = OwnImage(dockerfile=doc.image.dockerfile, tag=doc.image.tag)
-        if image.dockerfile:
-            self._driver(doc.driver, image.dockerfile, "image.dockerfile")
-        elif doc.driver:
-            self._driver(doc.driver, None)
-        return image
-
-    def _driver(self, driver: str | None, needs: str | None, needs_field: str = "driver") -> None:
-        """A folder under images/ by name, or ./path from the profile (never climbing out with ..), or an
-        absolute path; it holds the file ``needs`` (driver.py, or the own image's Dockerfile)."""
-        if not driver:
-            fix = ("name the folder holding the Dockerfile (a folder under images/, or ./path from this profile)"
-                   if needs_field == "image.dockerfile" else "name a folder under images/ (or ./path from this profile)")
-            raise self.fail("driver", "missing", fix)
-        relative = not driver.startswith("/")
-        if relative and not driver.startswith("."):
-            problem = names.bad_name(driver)
-            if problem or not (IMAGES_DIR / driver).resolve().is_relative_to(IMAGES_DIR.resolve()):
-                raise self.fail("driver", f"{driver!r} is not a folder name under images/",
-                                "name a folder of images/, or write ./path to a folder beside this profile")
-        elif relative and ".." in PurePosixPath(driver).parts:
-            raise self.fail("driver", "the path climbs out of the profile's folder with '..'",
-                            "put the driver folder beside the profile (driver: ./my-driver) or give an absolute path")
-        folder = driver_dir(driver, self.path)
-        if not folder.is_dir():
-            raise self.fail("driver", f"no folder {folder}", "name a folder under images/ (or ./path from this profile)")
-        if needs == "driver.py" and not (folder / needs).is_file():
-            raise self.fail("driver", f"no driver.py in {folder}",
-                            "name a folder under images/ (or ./path from this profile) holding a driver.py, "
-                            "or give the row its own image (image: {dockerfile: Dockerfile})")
-        if needs and needs != "driver.py" and not (folder / needs).is_file():
-            raise self.fail(needs_field, f"no file {needs} in the driver folder {folder}",
-                            "put the image's Dockerfile in the driver folder and name it relative to it")
+                       side_by_side=doc.side_by_side, trials_in_place=doc.trials_in_place,
+                       sidecars=self._sidecars(doc, volumes, store), **common)
 
     def _store(self, doc: Document, volumes: dict[str, bool]) -> tuple[StoreLayout, Capabilities]:
         """The at-rest store layout, where its paths point, and what it can express."""
@@ -176,81 +139,6 @@ class Validator:
     def _checked(self, where: str, problem: names.Problem) -> None:
         if problem:
             raise self.fail(where, *problem)
-
-    def _lifecycle(self, doc: Document, measurements: tuple[str, ...]) -> LifecycleSpec | None:
-        """What the lifecycle gate may ask of the SUT (TTL, tenants, its own update, erase)."""
-        if "lifecycle" not in measurements:
-            if doc.lifecycle is not None:
-                raise self.fail("lifecycle", "a lifecycle block on a row that the lifecycle gate does not measure",
-                                "add lifecycle to measurements, or remove the block")
-            return None
-        caps = (doc.lifecycle.capabilities if doc.lifecycle else [])
-        scope = (doc.lifecycle.scope if doc.lifecycle else None) or ("separate" if "tenants" in caps else "folded")
-        if (scope == "separate") != ("tenants" in caps):
-            raise self.fail("lifecycle.scope", "scope is separate (with the tenants capability) or folded "
-                            "(tenant and user folded into one context)", "make scope and capabilities agree")
-        return LifecycleSpec(capabilities=frozenset(caps), scope=scope,
-                             isolation=doc.lifecycle.isolation if doc.lifecycle else None)
-
-    def _frontdoor(self, doc: Document, measurements: tuple[str, ...]) -> FrontdoorSpec | None:
-        """Where the SUT keeps a write's label and signature, and who keeps contexts apart."""
-        if "frontdoor" not in measurements:
-            if doc.frontdoor is not None:
-                raise self.fail("frontdoor", "a frontdoor block on a row that the front door does not measure",
-                                "add frontdoor to measurements, or remove the block")
-            return None
-        if doc.frontdoor is None:
-            raise self.fail("frontdoor", "a row the front door measures must say who keeps its contexts apart",
-                            "add frontdoor: {isolation: sut|separate-store|driver, label: ..., signature: ...}")
-        if doc.frontdoor.signature is not None and doc.frontdoor.label is None:
-            raise self.fail("frontdoor.signature", "a signature with no label: a channel's signature vouches "
-                            "for its label", "name the SUT's label mechanism too, or remove signature")
-        return FrontdoorSpec(isolation=doc.frontdoor.isolation, label=doc.frontdoor.label,
-                             signature=doc.frontdoor.signature, stored=self._stored(doc))
-
-    def _stored(self, doc: Document) -> StoredSpec | None:
-        """Where each case's store is read back with the SUT stopped (proven stored), checked as an at-rest
-        layout is: files on a declared adversary volume, at a path inside it, or a table in a declared
-        service whose data volume is the adversary's."""
-        if doc.frontdoor.stored is None:
-            return None
-        where = "frontdoor.stored"
-        try:
-            spec = parse_stored(doc.frontdoor.stored)
-        except LayoutError as exc:
-            raise self.fail(f"{where}.{exc.field}", exc.message, exc.fix) from None
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            raise self.fail(".".join([where, *map(str, first["loc"])]), first["msg"], "give stored: {store: "
-                            "{backend: ..., file: frontdoor/{case}/...}, label: {field: ..., path: [...]}, "
-                            "signature: null}") from None
-        layout = spec.layout("case-1")
-        if spec.in_service:  # read with the service started alone on its volume, the SUT stopped
-            service = doc.services.get(layout.service or "")
-            if service is None:
-                raise self.fail(f"{where}.store.service", f"no service {layout.service!r} declared",
-                                "name the service (services:) whose server keeps each case's store")
-            volume = service.volume
-        else:
-            volume = layout.volume
-            self._checked(f"{where}.store.file", names.bad_relative(layout.file))
-        self._adversary_volume(doc, f"{where}.store.volume", volume, "store")
-        if spec.per_file is not None:  # the entries a label is kept in per file: on an adversary volume too
-            beside = spec.per_file.layout("case-1")
-            self._checked(f"{where}.per_file.store.file", names.bad_relative(beside.file))
-            self._adversary_volume(doc, f"{where}.per_file.store.volume", beside.volume, "entries")
-        for part in ("label", "signature"):  # what a channel hands the SUT is what is read back
-            if getattr(doc.frontdoor, part) is not None and getattr(spec, part) is None:
-                raise self.fail(f"{where}.{part}", f"the SUT keeps a {part} (frontdoor.{part}), but the read-back "
-                                "does not say where it is stored", f"give {part}: {{field: ..., path: [...]}}, "
-                                "the place in a stored record that holds it")
-        return spec
-
-    def _adversary_volume(self, doc: Document, field: str, volume: str, what: str) -> None:
-        """A read-back's ``volume`` must be one the adversary holds (else a ProfileError at ``field``)."""
-        if not doc.volumes.get(volume) or not doc.volumes[volume].adversary:
-            raise self.fail(field, f"volume {volume!r} is not an adversary volume",
-                            f"keep each case's {what} on a volume declared with adversary: true")
 
     def _services(self, doc: Document, volumes: dict[str, bool], store: StoreLayout | None) -> tuple[ServiceSpec, ...]:
         out = []
