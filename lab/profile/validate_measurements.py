@@ -15,12 +15,19 @@ from lab.profile.schema import Document
 from lab.profile.stored import StoredSpec, parse_stored
 
 
+def _not_measured(doc: Document, block: str, measurement: str, measurements: tuple[str, ...], fail: Fail) -> bool:
+    """Whether the row does not take the measurement ``block`` names; then it must have no such block."""
+    if block in measurements:
+        return False
+    if getattr(doc, block) is not None:
+        raise fail(block, f"a {block} block on a row that {measurement} does not measure",
+                   f"add {block} to measurements, or remove the block")
+    return True
+
+
 def lifecycle_spec(doc: Document, measurements: tuple[str, ...], fail: Fail) -> LifecycleSpec | None:
     """What the lifecycle gate may ask of the SUT (TTL, tenants, its own update, erase)."""
-    if "lifecycle" not in measurements:
-        if doc.lifecycle is not None:
-            raise fail("lifecycle", "a lifecycle block on a row that the lifecycle gate does not measure",
-                       "add lifecycle to measurements, or remove the block")
+    if _not_measured(doc, "lifecycle", "the lifecycle gate", measurements, fail):
         return None
     caps = (doc.lifecycle.capabilities if doc.lifecycle else [])
     scope = (doc.lifecycle.scope if doc.lifecycle else None) or ("separate" if "tenants" in caps else "folded")
@@ -33,10 +40,7 @@ def lifecycle_spec(doc: Document, measurements: tuple[str, ...], fail: Fail) -> 
 
 def frontdoor_spec(doc: Document, measurements: tuple[str, ...], fail: Fail) -> FrontdoorSpec | None:
     """Where the SUT keeps a write's label and signature, and who keeps contexts apart."""
-    if "frontdoor" not in measurements:
-        if doc.frontdoor is not None:
-            raise fail("frontdoor", "a frontdoor block on a row that the front door does not measure",
-                       "add frontdoor to measurements, or remove the block")
+    if _not_measured(doc, "frontdoor", "the front door", measurements, fail):
         return None
     if doc.frontdoor is None:
         raise fail("frontdoor", "a row the front door measures must say who keeps its contexts apart",
