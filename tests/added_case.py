@@ -1,10 +1,13 @@
-"""A lab with one case more than this one, as a developer following lab/cases/revisions.py makes it:
-a case module added to the registry (T11, a second middle deletion in a group of its own, on no level)
-and a new method revision named. Run as a script, it reads every published at-rest set with that lab
-and prints one JSON line per set: whether it loads and verifies, the verdict its reports give the new
-case, its JUnit counts and its gate outcome (tests/test_added_case.py compares them with this lab's).
+"""A lab with one case and one lifecycle check more than this one, as a developer following
+docs/architecture.md makes it: a case module added to the registry (T11, a second middle deletion in a
+group of its own, on no level) and a new method revision named; a check added to the lifecycle judge
+(a second residue check, P1, on deleted values) and a new judge revision. Run as a script, it reads
+every published set it is given with that lab and prints one JSON line per set: for an at-rest set
+whether it loads and verifies, the verdict its reports give the new case, its JUnit counts and its
+gate outcome; for a lifecycle set whether it verifies, its rows' checks and statuses and its report
+(tests/test_added_case.py compares them with this lab's).
 
-    python tests/added_case.py results/published/langgraph-sqlite ...
+    python tests/added_case.py results/published/langgraph-sqlite results/published/mem0-qdrant-local/lifecycle
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from types import SimpleNamespace
 
 ADDED = "T11"
 REVISION = "bpm-agent-memory-integrity-00+variants-1+added-case"
+CHECK = "residue_again"
 
 
 def add_case() -> None:
@@ -37,8 +41,43 @@ def add_case() -> None:
         setattr(lab.cases, name, getattr(registry, name))
 
 
+def add_check() -> None:
+    """The lifecycle judge with one more check and its revision bumped, before its readers are imported."""
+    from lab.lifecycle import checks, judgement, matching, results
+    from lab.lifecycle.ledger import Label
+
+    judgement.CHECKS[CHECK] = "P1"
+    judgement.LABELS[CHECK] = frozenset({Label.DELETED})
+    checks.NO_OPPORTUNITY[CHECK] = "no query came after a delete"
+    checks.UNJUDGED_WHAT[CHECK] = "deleted"
+    matching.JUDGE_REVISION = results.JUDGE_REVISION = 4
+    matching.RULES[4] = matching.RULES[3]
+    checks.JUDGE_LIMITS_BY_REVISION[4] = checks.JUDGE_LIMITS_BY_REVISION[3]
+    results.ROW_SCHEMAS["memlab.lifecycle-row/4"] = 4
+    results.ROW_SCHEMA = "memlab.lifecycle-row/4"
+
+
+def read_lifecycle(root: Path) -> dict:
+    """What this lab makes of the lifecycle set at ``root``."""
+    from lab.lifecycle.judgement import CHECKS
+    from lab.lifecycle.verify import verify_lifecycle
+    from lab.report.lifecycle import markdown, print_report
+    from lab.report.lifecycle_junit import render
+    from rich.console import Console
+
+    assert CHECK in CHECKS
+    result = verify_lifecycle(root)
+    rows = [json.loads(p.read_text()) for p in sorted((root / "rows").glob("*.json"))]
+    run = json.loads((root / "run.json").read_text())
+    markdown(rows, run), render(rows, run)
+    print_report(rows, run, Console(width=200, file=open("/dev/null", "w")))
+    return {"set": f"{root.parent.name}/{root.name}", "verified": result.ok,
+            "findings": [f"{f.ground} {f.file}: {f.detail[:200]}" for f in result.findings][:3],
+            "checks": sorted({n for r in rows for n in r["checks"]}), "statuses": [r["status"] for r in rows]}
+
+
 def read(root: Path) -> dict:
-    """What this lab makes of the set at ``root``."""
+    """What this lab makes of the at-rest set at ``root``."""
     from lab.cases.revisions import CURRENT, cell_of
     from lab.report import html, junit, markdown
     from lab.report.terminal import compact_matrix, matrix
@@ -64,5 +103,6 @@ def read(root: Path) -> dict:
 
 if __name__ == "__main__":
     add_case()
+    add_check()
     for arg in sys.argv[1:]:
-        print(json.dumps(read(Path(arg))), flush=True)
+        print(json.dumps(read_lifecycle(Path(arg)) if Path(arg).name == "lifecycle" else read(Path(arg))), flush=True)

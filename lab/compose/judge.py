@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lab import METHOD_REVISION
 from lab.cases import BY_ID
 from lab.cases.seedplan import markers_in
 from lab.compose import moves as mv
@@ -74,7 +73,7 @@ def derive_compose(saved: SavedRow, composed: Mapping[str, Observation | None], 
     """The compose rows (one per detection point) of a row: ``saved`` its at-rest trials, ``composed``
     its composition trials by name (``T3+write``, ``write``, ``erase@<marker>``; None where absent)."""
     profile = saved.profile
-    edits, left_edits = edit_moves(saved.trials)
+    edits, left_edits = edit_moves(saved.trials, saved.revision.cases)
     suts, left_suts = mv.sut_moves((profile.get("capabilities") or {}).get("erasure", "none"),
                                    profile.get("detection_points", ["read"]))
     plan = (saved.trials.get("seed") or Observation()).plan or {}
@@ -84,7 +83,7 @@ def derive_compose(saved: SavedRow, composed: Mapping[str, Observation | None], 
         judged = {seq: _sequence(seq, saved, composed, plan, at) for seq in mv.sequences(edits, suts, length)}
         results = [_minimal(seq, result, judged) for seq, result in judged.items()]
         rows.append(ComposeRow(
-            row=profile["row"], detection_point=point, length=length, method_revision=METHOD_REVISION,
+            row=profile["row"], detection_point=point, length=length, method_revision=saved.revision.name,
             lab=run.get("lab"), run_id=run.get("run_id"), date=run.get("started"),
             offered=[m.name for m in [*edits, *suts]], skipped=[Skipped(**s) for s in left_edits + left_suts],
             sequences=results))

@@ -12,19 +12,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from lab.cases import BY_ID, CASE_IDS
+from lab.cases import BY_ID
+from lab.cases.revisions import CURRENT
 from lab.cases.seedplan import markers_in
 from lab.compose.moves import Move
 from lab.judge.observation import Observation
 
 
-def edit_moves(trials: Mapping[str, Observation | None]) -> tuple[list[Move], list[dict[str, str]]]:
-    """The edit moves (a case's base trial, then its variants, in the method's order) and those left out
-    (``{"move", "reason"}``): a case the row cannot express, a restore case, a trial whose edit did
-    not land or that hit a harness error (no single to compare with, so no sequence of it can be a
-    finding)."""
+def edit_moves(trials: Mapping[str, Observation | None],
+               cases: tuple[str, ...] = CURRENT.cases) -> tuple[list[Move], list[dict[str, str]]]:
+    """The edit moves of ``cases`` (the set's method revision's: a case's base trial, then its variants,
+    in the method's order) and those left out (``{"move", "reason"}``): a case the row cannot express, a
+    restore case, a trial whose edit did not land or that hit a harness error (no single to compare
+    with, so no sequence of it can be a finding)."""
     moves, skipped = [], []
-    for cid in CASE_IDS:
+    for cid in cases:
         base = trials.get(cid)
         if base is None:
             skipped.append({"move": cid, "reason": "not measured at rest"})

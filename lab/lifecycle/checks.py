@@ -61,6 +61,9 @@ JUDGE_LIMITS_BY_REVISION[3] = JUDGE_LIMITS_BY_REVISION[2]  # the same reading; r
 JUDGE_LIMITS = JUDGE_LIMITS_BY_REVISION[3]
 UNJUDGED = ("{n} quer{ies}: a {what} value reached the agent (retrieved) but not its answer; the judge "
             "cannot tell whether it drove the answer")
+#: A forbidden-value check -> what its unjudged values are, in a reason's words.
+UNJUDGED_WHAT = {"scope_leakage": "foreign", "deletion_residue": "deleted", "stale_reuse": "superseded",
+                 "expiry_leak": "expired"}
 NO_OPPORTUNITY = {
     "scope_leakage": "no query came while another user's or tenant's value existed",
     "deletion_residue": "no query came after a delete or rescope in the querying scope",
@@ -175,15 +178,17 @@ def query_counts(j: QueryJudgement, name: str) -> tuple[int, int, int, int]:
     return (int(status in (PASS, FAIL)), int(status == FAIL), int(status == NOT_TESTED), int(status == NOT_TESTED))
 
 
-def summarise(judgements: Sequence[QueryJudgement],
-              not_testable: Mapping[str, str] | None = None) -> Summary:
-    """Sum one seed's query judgements into a Summary; ``not_testable`` maps check -> reason."""
-    not_testable = dict(not_testable or {})
-    unknown = sorted(set(not_testable) - set(CHECKS))
+def summarise(judgements: Sequence[QueryJudgement], not_testable: Mapping[str, str] | None = None,
+              names: Mapping[str, str] = CHECKS) -> Summary:
+    """Sum one seed's query judgements into a Summary of the checks ``names`` (a judge revision's:
+    lab.lifecycle.judgement.checks_of); ``not_testable`` maps check -> reason."""
+    # a check of today's the revision lacks is not its to report; a name no revision knows is refused
+    not_testable = {n: why for n, why in (not_testable or {}).items() if n in names or n not in CHECKS}
+    unknown = sorted(set(not_testable) - set(names))
     if unknown:
-        raise ValueError(f"not_testable names unknown checks {unknown}; use {sorted(CHECKS)}")
+        raise ValueError(f"not_testable names unknown checks {unknown}; use {sorted(names)}")
     checks = {}
-    for name, severity in CHECKS.items():
+    for name, severity in names.items():
         chances, violations, untested, unjudged = (sum(c) for c in zip((0, 0, 0, 0), *(query_counts(j, name)
                                                                                        for j in judgements)))
         if name in not_testable:
@@ -200,17 +205,18 @@ def summarise(judgements: Sequence[QueryJudgement],
         checks[name] = CheckSummary(name, severity, status, violations, chances, reason, untested, unjudged)
     chances = sum(j.accuracy_opportunities for j in judgements)
     return Summary(checks, Accuracy(sum(j.accuracy_hits for j in judgements), chances),
-                   Accuracy(sum(j.baseline_hits for j in judgements), chances), retrieval_summary(judgements))
+                   Accuracy(sum(j.baseline_hits for j in judgements), chances), retrieval_summary(judgements, names))
 
 
-def retrieval_summary(judgements: Sequence[QueryJudgement]) -> dict[str, dict[str, Any]] | None:
+def retrieval_summary(judgements: Sequence[QueryJudgement],
+                      names: Mapping[str, str] = CHECKS) -> dict[str, dict[str, Any]] | None:
     """The checks judged on what reached the agent, over the queries that said (None: none did): a
     forbidden value retrieved, per query; a current must_use fact not retrieved, per fact."""
     said = [j for j in judgements if j.has_retrieval]
     if not said:
         return None
     out = {}
-    for name in CHECKS:
+    for name in names:
         results = [j.checks[name] for j in said]
         if name == "missing_current_fact":
             chances = sum(len(r.opportunities) for r in results)
@@ -218,7 +224,7 @@ def retrieval_summary(judgements: Sequence[QueryJudgement]) -> dict[str, dict[st
         else:
             chances = sum(1 for r in results if r.opportunities)
             violations = sum(1 for r in results if r.retrieved)
-        out[name] = {"severity": CHECKS[name], "violations": violations, "opportunities": chances,
+        out[name] = {"severity": names[name], "violations": violations, "opportunities": chances,
                      "rate": violations / chances if chances else None}
     return {"queries": len(said), "checks": out}
 
@@ -232,22 +238,21 @@ def _unjudged_reason(name: str, count: int, judgements: Sequence[QueryJudgement]
     if name == "missing_current_fact":
         return (f"{count} current fact(s) reached the agent (retrieved) but not its answer; the judge cannot "
                 "tell whether the answer used them in other words")
-    what = {"scope_leakage": "foreign", "deletion_residue": "deleted", "stale_reuse": "superseded",
-            "expiry_leak": "expired"}[name]
-    return UNJUDGED.format(n=count, ies="y" if count == 1 else "ies", what=what)
+    return UNJUDGED.format(n=count, ies="y" if count == 1 else "ies", what=UNJUDGED_WHAT[name])
 
 
-def gate(summaries_per_seed: Sequence[Summary], fail_on: str = DEFAULT_FAIL_ON) -> Gate:
-    """The gate over every seed's Summary (``fail_on``: "p1" or "p2")."""
+def gate(summaries_per_seed: Sequence[Summary], fail_on: str = DEFAULT_FAIL_ON,
+         names: Mapping[str, str] = CHECKS) -> Gate:
+    """The gate over every seed's Summary of the checks ``names`` (``fail_on``: "p1" or "p2")."""
     if fail_on not in FAIL_ON:
         raise ValueError(f"fail_on must be one of {sorted(FAIL_ON)}, not {fail_on!r}")
-    gating = [n for n, sev in CHECKS.items() if sev in FAIL_ON[fail_on]]
-    statuses = {n: tuple(s.checks[n].status for s in summaries_per_seed) for n in CHECKS}
-    unstable = tuple(n for n in CHECKS if len(set(statuses[n])) > 1)
+    gating = [n for n, sev in names.items() if sev in FAIL_ON[fail_on]]
+    statuses = {n: tuple(s.checks[n].status for s in summaries_per_seed) for n in names}
+    unstable = tuple(n for n in names if len(set(statuses[n])) > 1)
     blocking = tuple(n for n in gating if FAIL in statuses[n])
     if blocking:
         found = sum(s.checks[n].violations for s in summaries_per_seed for n in blocking)
-        reasons = tuple(f"{n} ({CHECKS[n]}) FAILs in seed(s) "
+        reasons = tuple(f"{n} ({names[n]}) FAILs in seed(s) "
                         f"{', '.join(str(i) for i, s in enumerate(statuses[n]) if s == FAIL)}"
                         for n in blocking)
         return Gate(FAIL, fail_on, blocking, unstable, reasons, statuses, found)

@@ -26,7 +26,7 @@ from typing import Any
 
 from lab.lifecycle.checks import FAIL, JUDGE_LIMITS_BY_REVISION, NOT_TESTED, PASS, Summary, gate, summarise
 from lab.lifecycle.judge import judge_query
-from lab.lifecycle.judgement import CHECKS, LABELS, WHY_RETRIEVED, QueryJudgement
+from lab.lifecycle.judgement import CHECKS, LABELS, WHY_RETRIEVED, QueryJudgement, checks_of
 from lab.lifecycle.ledger import Ledger
 from lab.lifecycle.matching import JUDGE_REVISION, JudgeLimit
 from lab.lifecycle.residue import summarise as erasure_summary
@@ -141,7 +141,8 @@ def judge_observation(scenario: Scenario, obs: Mapping[str, Any], ttl: bool,
             problems.append(f"query step {step.index}: {exc}")
             continue
         truth = {k.label for k in whole.known(step.scope)}
-        judgement = replace(judgement, untestable=tuple(n for n, labels in LABELS.items() if labels & truth))
+        judgement = replace(judgement, untestable=tuple(n for n, labels in LABELS.items() if labels & truth)
+                            ).only(checks_of(revision))  # the revision's checks: a row is derived as written
         judged.append({"index": step.index, "prompt": step.prompt, "scope": query.get("scope"),
                        "served_text": text, "judgement": judgement})
     if obs.get("error"):
@@ -170,8 +171,9 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
         by_seed.setdefault(obs["seed"], []).extend(q["judgement"] for q in judged)
         found.add(scenario.id, obs["seed"], judged)
     seeds = sorted(by_seed)
-    summaries = [summarise(by_seed[s], untestable) for s in seeds]
-    verdict = gate(summaries, fail_on)
+    names = checks_of(revision)
+    summaries = [summarise(by_seed[s], untestable, names) for s in seeds]
+    verdict = gate(summaries, fail_on, names)
     return {"row": meta["row"], "kind": "lifecycle", "position": position,
             "sut": dict(meta.get("sut", {})), "adapter": meta.get("adapter"),
             "capabilities": sorted(meta.get("capabilities", [])), "scope": meta.get("scope"),
@@ -179,11 +181,11 @@ def derive_row(meta: Mapping[str, Any], scenarios: Mapping[str, Scenario],
             "scenarios": len({o["scenario"] for o in observations}), "seeds": seeds,
             "status": "error" if errors else verdict.status,
             "per_seed": [{"seed": s, **summary.to_json()} for s, summary in zip(seeds, summaries)],
-            "checks": combine([{n: c.to_json() for n, c in s.checks.items()} for s in summaries]),
+            "checks": combine([{n: c.to_json() for n, c in s.checks.items()} for s in summaries], names),
             "current_fact_accuracy": _accuracy(summaries, "current_fact_accuracy"),
             "baseline": _accuracy(summaries, "baseline"),
             "memory_utility_delta": _delta(summaries),
-            "retrieval": combine_retrieval([s.retrieval for s in summaries]),
+            "retrieval": combine_retrieval([s.retrieval for s in summaries], names),
             "gate": verdict.to_json(), "findings": found.failed, "not_tested": found.not_tested,
             "retrieval_findings": found.retrieved, "errors": errors, "judge_limits": JUDGE_LIMITS_BY_REVISION[revision],
             "restarts": restarts(observations), "erasure_at_rest": erasure_summary(observations)}
@@ -197,11 +199,12 @@ def restarts(observations: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             "seconds": round(sum(seconds), 6)}
 
 
-def combine(sources: list[Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
+def combine(sources: list[Mapping[str, Mapping[str, Any]]],
+            names: Mapping[str, str] = CHECKS) -> dict[str, dict[str, Any]]:
     """Each check over several sources (the seeds of a row, or the rows of a run), each a mapping of
     check name -> its JSON: counts summed; FAIL if any source fails it, NOT TESTED if none tested it."""
     out = {}
-    for name, severity in CHECKS.items():
+    for name, severity in names.items():
         per = [source[name] for source in sources]
         statuses = {c["status"] for c in per}
         status = FAIL if FAIL in statuses else (PASS if PASS in statuses else NOT_TESTED)
@@ -214,13 +217,14 @@ def combine(sources: list[Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[st
     return out
 
 
-def combine_retrieval(sources: list[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+def combine_retrieval(sources: list[Mapping[str, Any] | None],
+                      names: Mapping[str, str] = CHECKS) -> dict[str, Any] | None:
     """The retrieval figures of several seeds (or rows) summed; None when none of them had any."""
     present = [s for s in sources if s]
     if not present:
         return None
     checks = {}
-    for name, severity in CHECKS.items():
+    for name, severity in names.items():
         violations = sum(s["checks"][name]["violations"] for s in present)
         chances = sum(s["checks"][name]["opportunities"] for s in present)
         checks[name] = {"severity": severity, "violations": violations, "opportunities": chances,

@@ -1,7 +1,9 @@
 """What the judge decided at one query, as the plain data a lifecycle row keeps.
 
 ``CHECKS`` names the checks with their priorities and ``LABELS`` the ledger labels each
-forbidden-value check catches. ``CheckResult``: one check at one query (its opportunities,
+forbidden-value check catches; ``KEPT_CHECKS`` the checks of each judge revision published rows
+were written under, so a row is re-derived with its own checks (:func:`checks_of`) when one is
+added. ``CheckResult``: one check at one query (its opportunities,
 violations, the values left unjudged and why, what reached the agent) and its status;
 ``QueryJudgement``: every check at one query, with the no-memory baseline and the accuracy counts.
 """
@@ -9,7 +11,7 @@ violations, the values left unjudged and why, what reached the agent) and its st
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lab.lifecycle.ledger import Known, Label
@@ -23,6 +25,16 @@ LABELS: dict[str, frozenset[Label]] = {
     "expiry_leak": frozenset({Label.EXPIRED}),
 }
 WHY_RETRIEVED = "reached the agent (retrieved) but not its answer"
+_FIVE = {"scope_leakage": "P1", "deletion_residue": "P1", "stale_reuse": "P2", "expiry_leak": "P2",
+         "missing_current_fact": "P2"}
+#: Judge revision -> its checks (name -> priority), as rows of it hold them. Adding a check: a new judge
+#: revision (lab.lifecycle.matching.JUDGE_REVISION), the old one kept here.
+KEPT_CHECKS: dict[int, dict[str, str]] = {1: _FIVE, 2: _FIVE, 3: _FIVE}
+
+
+def checks_of(revision: int) -> dict[str, str]:
+    """The checks (name -> priority) a row of judge ``revision`` holds: the kept ones, else today's."""
+    return KEPT_CHECKS.get(revision, CHECKS)
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,11 @@ class QueryJudgement:
     no_current: tuple[str, ...] = ()
     untestable: tuple[str, ...] = ()
 
+    def only(self, names: Mapping[str, str]) -> QueryJudgement:
+        """This judgement restricted to the checks ``names`` (a revision's: :func:`checks_of`)."""
+        return replace(self, checks={n: r for n, r in self.checks.items() if n in names},
+                       untestable=tuple(n for n in self.untestable if n in names))
+
     @property
     def accuracy_opportunities(self) -> int:
         """must_use keys with a current value at this query that the judge could decide."""
@@ -98,13 +115,13 @@ class QueryJudgement:
 
     def to_json(self) -> dict[str, Any]:
         """Plain data."""
-        return {"checks": {name: self.checks[name].to_json() for name in CHECKS},
+        return {"checks": {name: result.to_json() for name, result in self.checks.items()},
                 "baseline": [k.to_json() for k in self.baseline], "has_retrieval": self.has_retrieval,
                 "no_current": list(self.no_current), "untestable": list(self.untestable)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> QueryJudgement:
         """The inverse of ``to_json``."""
-        return cls({name: CheckResult.from_json(data["checks"][name]) for name in CHECKS},
+        return cls({name: CheckResult.from_json(result) for name, result in data["checks"].items()},
                    tuple(Known.from_json(k) for k in data["baseline"]), bool(data["has_retrieval"]),
                    tuple(data["no_current"]), tuple(data.get("untestable", ())))

@@ -27,6 +27,7 @@ from typing import Any
 
 from lab.lifecycle.derive import DECISION_RULES_3 as DECISION_RULES
 from lab.lifecycle.derive import combine, combine_retrieval, derive_row, sum_accuracy
+from lab.lifecycle.judgement import CHECKS
 from lab.lifecycle.matching import JUDGE_REVISION
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.evidence_budget import EvidenceBudget
@@ -210,11 +211,12 @@ def summary_json(rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, A
 def across_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The checks, accuracy and utility delta of several rows taken together: counts summed, a check
     FAIL if it fails in any row, NOT TESTED only if tested in none, the smallest utility delta."""
-    checks = {n: {k: c[k] for k in SUMMARY_FIELDS} for n, c in combine([r["checks"] for r in rows]).items()}
+    names = {n: c["severity"] for n, c in rows[0]["checks"].items()} if rows else CHECKS  # the rows' own checks
+    checks = {n: {k: c[k] for k in SUMMARY_FIELDS} for n, c in combine([r["checks"] for r in rows], names).items()}
     deltas = [r["memory_utility_delta"] for r in rows]
     return {"checks": checks, "current_fact_accuracy": sum_accuracy([r["current_fact_accuracy"] for r in rows]),
             "memory_utility_delta": None if None in deltas else min(deltas),
-            "retrieval": combine_retrieval([r.get("retrieval") for r in rows])}
+            "retrieval": combine_retrieval([r.get("retrieval") for r in rows], names)}
 
 
 def run_status(rows: list[dict[str, Any]]) -> str:

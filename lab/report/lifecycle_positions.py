@@ -35,7 +35,7 @@ def differences(records: dict[str, dict]) -> list[str]:
         return ["Only one position measured."]
     live, rest = records["live"], records["restarted"]
     out = []
-    for name in CHECKS:
+    for name in (n for n in CHECKS if n in live["checks"] and n in rest["checks"]):  # a revision's own checks
         a, b = cell(live["checks"][name]), cell(rest["checks"][name])
         if a != b:
             out.append(f"- `{name}`: live {a}, restarted {b}.")

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from lab.cases.revisions import CURRENT, revision_of
 from lab.compose.judge import derive_compose
 from lab.compose.moves import FOLDER
 from lab.compose.results import ComposeRow, read_row
@@ -51,7 +52,8 @@ def derive_saved(obs_dir: Path, run: dict[str, Any], trials: dict[str, Observati
     """The compose rows of one row, derived from its saved trials (``trials``: its composition trials,
     when already read); ``run`` is run.json (its ``compose`` names the length searched)."""
     length = int((run.get("compose") or {}).get("length", 2))
-    return derive_compose(load_saved(obs_dir), composed(obs_dir) if trials is None else trials, run, length)
+    revision = revision_of(run.get("method_revision")) or CURRENT  # the set's cases, not this lab's
+    return derive_compose(load_saved(obs_dir, revision), composed(obs_dir) if trials is None else trials, run, length)
 
 
 def write_rows(root: Path, obs_dir: Path, run: dict[str, Any]) -> list[ComposeRow]:
