@@ -16,55 +16,18 @@ read and written again is the same JSON. A field absent is fine where readers do
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from lab.judge.observation import ShapeError
+from lab.judge.open_record import Bool, Boolean, Lst, Num, Obj, OpenRecord, Str, String, said
 
 ROW_SCHEMA = "memlab.row/1"
-_TYPES = {"string": (str,), "number": (int, float), "bool": (bool,), "object": (dict,), "list": (list,),
-          "null": (type(None),)}
-_SAID = {"string": "a string", "number": "a number", "bool": "true or false", "object": "an object",
-         "list": "a list", "null": "null"}
 
 
-def _kind(kinds: str) -> Any:
-    """A value of the JSON kinds ``kinds`` (``"number|null"``), kept as written."""
-    names = kinds.split("|")
-    allowed = tuple(t for name in names for t in _TYPES[name])
-
-    def check(value: Any) -> Any:
-        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
-            raise PydanticCustomError("json_kind", "is a {got}, not {want}",
-                                      {"got": type(value).__name__, "want": " or ".join(_SAID[n] for n in names)})
-        return value
-    return Annotated[Any, BeforeValidator(check)]
-
-
-Str, Num, Bool, Obj, Lst = (_kind(f"{k}|null") for k in ("string", "number", "bool", "object", "list"))
-String, Boolean = _kind("string"), _kind("bool")
-
-
-class _Part(BaseModel):
-    """An object of a row: open, strict, frozen; anything but an object is refused by its own words."""
-
-    model_config = ConfigDict(extra="allow", strict=True, frozen=True, populate_by_name=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _an_object(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            raise PydanticCustomError("json_kind", "is a {got}, not an object", {"got": type(data).__name__})
-        return data
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON data: the keys that were set (or read), and only those."""
-        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
-
-
-class RowC3(_Part):
+class RowC3(OpenRecord):
     """C3 as a cell's evidence states it."""
 
     ok: Bool = None
@@ -73,7 +36,7 @@ class RowC3(_Part):
     evidence: Obj = None
 
 
-class RowEvidence(_Part):
+class RowEvidence(OpenRecord):
     """What a reader of a cell needs: the edit, C3, what was served or refused, signals, timings."""
 
     c3: RowC3 | None = None
@@ -86,7 +49,7 @@ class RowEvidence(_Part):
     timings: Obj = None
 
 
-class RowCell(_Part):
+class RowCell(OpenRecord):
     """One case at one detection point (a variant's entry has the same fields)."""
 
     verdict: String
@@ -104,14 +67,14 @@ class RowCell(_Part):
     trial: Str = None
 
 
-class RowControl(_Part):
+class RowControl(OpenRecord):
     """C1 or C2 (C3 too, with its lists): whether it holds, and why."""
 
     ok: Boolean
     reason: Str = None
 
 
-class RowRuntime(_Part):
+class RowRuntime(OpenRecord):
     """Where the row ran: the runtime, Python, the SUT's packages."""
 
     runtime: Str = None
@@ -120,7 +83,7 @@ class RowRuntime(_Part):
     detail: Obj = None
 
 
-class AtRestRow(_Part):
+class AtRestRow(OpenRecord):
     """One at-rest row: a SUT configuration at one detection point, its cells, controls and score."""
 
     schema_: Str = Field(None, alias="schema")
@@ -159,11 +122,12 @@ class AtRestRow(_Part):
         stated = self.method_revision or CURRENT.name
         revision = revision_of(stated)
         if revision is None:
-            raise PydanticCustomError("revision", "{stated} is not one this lab reads ({known}); a newer memlab "
-                                      "reads it", {"stated": repr(stated), "known": ", ".join(REVISIONS)})
+            raise PydanticCustomError("revision", "method revision {stated} is not one this lab reads ({known}); "
+                                      "a newer memlab reads it",
+                                      {"stated": repr(stated), "known": ", ".join(REVISIONS)})
         lacking = [c for c in revision.cases if c not in self.cells]
         if lacking:
-            raise PydanticCustomError("cells", "lacks {lacking}: revision {stated} has a cell for each of {cases}",
+            raise PydanticCustomError("cells", "cells lacks {lacking}: revision {stated} has a cell for each of {cases}",
                                       {"lacking": ", ".join(lacking), "stated": repr(stated),
                                        "cases": ", ".join(revision.cases)})
         if not {"C1", "C2"} <= set(self.controls):
@@ -188,7 +152,7 @@ def read_row(data: Any) -> AtRestRow:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise RowShapeError(_said(exc.errors()[0])) from None
+        raise RowShapeError(said(exc.errors()[0])) from None
 
 
 def problem_of(data: Any) -> str | None:
@@ -198,20 +162,3 @@ def problem_of(data: Any) -> str | None:
     except RowShapeError as exc:
         return str(exc)
     return None
-
-
-def _said(error: Any) -> str:
-    loc = error["loc"]
-    path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
-    path = path.replace("schema_", "schema")
-    if error["type"] == "missing":
-        return f"field '{path}' is missing"
-    if error["type"] in ("revision", "cells"):
-        return f"{'method revision' if error['type'] == 'revision' else 'cells'} {error['msg']}"
-    if error["type"] == "controls":
-        return error["msg"]
-    if error["type"] == "json_kind":
-        return f"field '{path}' {error['msg']}" if path else f"not a JSON object ({error['msg']})"
-    got = type(error.get("input")).__name__
-    want = {"dict_type": "an object", "list_type": "a list"}.get(error["type"], error["msg"])
-    return f"field '{path}' is a {got}, not {want}"

@@ -19,9 +19,9 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from lab.resultset.manifest import MANIFEST_SCHEMA, ManifestShapeError, read_manifest
 from lab.resultset.surrogates import ESCAPED, has_lone
 
-MANIFEST_SCHEMA = "memlab.manifest/1"
 #: The largest JSON file of a set read. Published files are below 1 MiB; a case's observation at
 #: 10,000 records per context (``memlab run --records``) keeps its C3 dumps of the store: over
 #: 32 MB.
@@ -142,11 +142,11 @@ def load_manifest(root: Path) -> dict[str, Any]:
             if other is not None:
                 raise other
         raise Unreadable(f"{path}: schema {got!r}, expected {MANIFEST_SCHEMA!r}")
-    for key, kind in (("rows", list), ("evidence", list), ("decision_rules", dict), ("method_revision", str)):
-        if not isinstance(manifest.get(key), kind):
-            raise Unreadable(f"{path}: {key!r} missing or not a {kind.__name__}; "
-                             "it was edited or written by another tool, so the set cannot be verified")
-    return manifest
+    try:
+        return read_manifest(manifest).to_json()
+    except ManifestShapeError as exc:
+        raise Unreadable(f"{path}: {exc}; it was edited or written by another tool, so the set cannot be "
+                         "verified") from None
 
 
 def load_rows(root: Path) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from lab import METHOD_REVISION, moments
 from lab.judge.derive import derive_rows
 from lab.judge.scoring import DECISION_RULES
 from lab.resultset.files import canonical, digest, lab_revision, read_json, write_json  # noqa: F401 (this module's API too)
-from lab.resultset.loading import MANIFEST_SCHEMA
+from lab.resultset.manifest import MANIFEST_SCHEMA, Manifest
 from lab.resultset.lock import claim
 from lab.resultset.pins import evidence
 from lab.resultset.saved import load_saved  # noqa: F401 (this module's API too)
@@ -81,12 +81,13 @@ class ResultSet:
             row = read_json(path)
             entries.append({"file": f"rows/{path.name}", "row": row["row"],
                             "detection_point": row["detection_point"], "digest": digest(row)})
-        manifest = {"schema": MANIFEST_SCHEMA, "method_revision": METHOD_REVISION,
-                    "lab": run.get("lab"), "run_id": run.get("run_id"), "canonicalization": "RFC 8785 (JCS)",
-                    "digest": "SHA-256 over the canonical encoding of each row file",
-                    "decision_rules": DECISION_RULES, "rows": entries,
-                    "evidence_digest": "SHA-256 over the bytes of each evidence file (run.json, observations, logs)",
-                    "evidence": evidence(self.root)}
+        manifest = Manifest.model_validate({
+            "schema": MANIFEST_SCHEMA, "method_revision": METHOD_REVISION,
+            "lab": run.get("lab"), "run_id": run.get("run_id"), "canonicalization": "RFC 8785 (JCS)",
+            "digest": "SHA-256 over the canonical encoding of each row file",
+            "decision_rules": DECISION_RULES, "rows": entries,
+            "evidence_digest": "SHA-256 over the bytes of each evidence file (run.json, observations, logs)",
+            "evidence": evidence(self.root)}).to_json()
         moments.reach("manifest")
         (self.root / "manifest.sig").unlink(missing_ok=True)  # a signature over the old manifest is void
         write_json(self.root / "manifest.json", manifest)

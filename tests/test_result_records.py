@@ -1,5 +1,6 @@
-"""The at-rest row model (lab/judge/row.py): every published row reads and writes back byte for byte, a
-key it does not know is kept, and a field of another JSON kind is refused naming that field, for any
+"""The typed result records: the at-rest row (lab/judge/row.py) and the manifest
+(lab/resultset/manifest.py). Every published row and manifest reads and writes back byte for byte, a key
+the lab does not know is kept, and a field of another JSON kind is refused naming that field, for any
 value (Hypothesis)."""
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lab.judge.row import READERS, ROW_SCHEMA, AtRestRow, RowShapeError, problem_of, read_row
+from lab.resultset.manifest import ManifestShapeError, read_manifest
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "results" / "published"
 ROWS = sorted(PUBLISHED.glob("*/rows/*.json"))
+MANIFESTS = sorted([*PUBLISHED.glob("*/manifest.json"), *PUBLISHED.glob("*/compose/manifest.json")])
 SAMPLE = json.loads(ROWS[0].read_text())
 #: A field -> the JSON kinds it takes.
 FIELDS = {("metric",): (int, float, type(None)), ("level",): (str, type(None)), ("evaluable",): (bool, type(None)),
@@ -62,3 +65,21 @@ def test_a_field_of_another_kind_is_refused_naming_it(field, value):
 def test_an_unknown_schema_is_refused_by_name():
     with pytest.raises(RowShapeError, match="schema 'memlab.row/9' is not one this lab reads"):
         read_row({**SAMPLE, "schema": "memlab.row/9"})
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=[str(p.parent.relative_to(PUBLISHED)) for p in MANIFESTS])
+def test_a_published_manifest_reads_and_writes_back_byte_for_byte(path):
+    text = path.read_text()
+    assert json.dumps(read_manifest(json.loads(text)).to_json(), indent=2, sort_keys=True) + "\n" == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["rows", "evidence", "decision_rules", "method_revision"]), JSON)
+def test_a_manifest_field_of_another_kind_is_refused_naming_it(field, value):
+    manifest = {**json.loads(MANIFESTS[0].read_text()), field: value}
+    kinds = {"rows": list, "evidence": list, "decision_rules": dict, "method_revision": str}[field]
+    if isinstance(value, kinds):
+        assert read_manifest(manifest).to_json() == manifest
+    else:
+        with pytest.raises(ManifestShapeError, match=f"field '{field}' is a {type(value).__name__}, not "):
+            read_manifest(manifest)

@@ -1,0 +1,69 @@
+"""Open JSON records: pydantic models that keep a key they do not know, read a JSON ``1`` as a number
+(never ``true``), give back exactly the keys they were given (``to_json``), and say what is wrong with
+a value in the words of JSON (``field 'metric' is a str, not a number or null``).
+
+The base of the lab's typed result files (the at-rest row, :mod:`lab.judge.row`; the manifest,
+:mod:`lab.resultset.manifest`), so that what is written and what is read are one definition.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
+
+_TYPES = {"string": (str,), "number": (int, float), "bool": (bool,), "object": (dict,), "list": (list,),
+          "null": (type(None),)}
+_SAID = {"string": "a string", "number": "a number", "bool": "true or false", "object": "an object",
+         "list": "a list", "null": "null"}
+
+
+def kind(kinds: str) -> Any:
+    """A value of the JSON kinds ``kinds`` (``"number|null"``), kept as written."""
+    names = kinds.split("|")
+    allowed = tuple(t for name in names for t in _TYPES[name])
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            raise PydanticCustomError("json_kind", "is a {got}, not {want}",
+                                      {"got": type(value).__name__, "want": " or ".join(_SAID[n] for n in names)})
+        return value
+    return Annotated[Any, BeforeValidator(check)]
+
+
+Str, Num, Bool, Obj, Lst = (kind(f"{k}|null") for k in ("string", "number", "bool", "object", "list"))
+String, Boolean = kind("string"), kind("bool")
+
+
+class OpenRecord(BaseModel):
+    """A JSON object: open, strict, frozen; anything but an object is refused in its own words."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _an_object(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise PydanticCustomError("json_kind", "is a {got}, not an object", {"got": type(data).__name__})
+        return data
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data: the keys that were set (or read), and only those."""
+        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+def said(error: Any) -> str:
+    """One validation error in JSON's words, naming the field by its path (``cells.T1.variants[0]``)."""
+    loc = error["loc"]
+    path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+    path = path.replace("schema_", "schema")
+    if error["type"] == "missing":
+        return f"field '{path}' is missing"
+    if error["type"] == "json_kind":
+        return f"field '{path}' {error['msg']}" if path else f"not a JSON object ({error['msg']})"
+    if not error["type"].endswith("_type"):  # a rule of the record's own, in its own words
+        return error["msg"]
+    got = type(error.get("input")).__name__
+    want = {"dict_type": "an object", "list_type": "a list"}.get(error["type"], error["msg"])
+    return f"field '{path}' is a {got}, not {want}"
