@@ -211,7 +211,8 @@ def main() -> None:
     out = ["# Framework rows: agent memory layers with no integrity claim", "",
            "Measured on the local runtime (`memlab run --runtime local --sut '<row>'`) unless the row names",
            "another (langgraph-redis, openclaw-memory-md: the docker runtime); each result set is",
-           "committed under `results/published/<row>/` and re-measured by `tests/rows/test_<row>.py`",
+           "committed under `results/published/<row>/` and re-measured by `tests/rows/test_published_rows.py`",
+           "(a row with checks of its own by `tests/rows/test_<row>.py`)",
            "(`python3 -m pytest tests/rows -q`). Generated from those result sets by",
            "`scripts/framework_rows_doc.py`. REJ refused · REP reported at read · ACC accepted (fail) ·",
            "n/a not expressible (reason in the row) · ERR harness error.", ""]

@@ -38,7 +38,8 @@ def main() -> None:
     profiles = {p.row: p for p in load_profiles()}
     out = ["# Integrity rows: the subsystems that claim tamper evidence", "",
            "Measured on the local runtime (`memlab run --runtime local --sut '<row>'`); each result set is",
-           "committed under `results/published/<row>/` and re-measured by `tests/rows/test_<row>.py`",
+           "committed under `results/published/<row>/` and re-measured by `tests/rows/test_published_rows.py`",
+           "(a row with checks of its own by `tests/rows/test_<row>.py`)",
            "(`python3 -m pytest tests/rows -q`). This file is generated from those result sets by",
            "`scripts/integrity_rows_doc.py`. REJ refused · REP reported at read · REP·a reported at",
            "audit only (half credit, observation class b) · ACC accepted (fail) · n/a not expressible.", ""]

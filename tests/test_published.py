@@ -121,3 +121,10 @@ def test_every_finding_is_explained_and_the_table_is_the_published_sets():
     explained = set(re.findall(r"^### `([^`]+)`", doc, re.M))
     with_findings = {p.parent.name for p in COMPOSE_SETS if any(r.findings for r in load_rows(p))}
     assert with_findings <= explained, f"findings not explained in docs/composition.md: {with_findings - explained}"
+
+
+def test_every_published_row_is_re_measured_by_a_row_test():
+    """Each published at-rest row is named by a test under tests/rows (test_published_rows.ROWS, or a
+    module of its own), so CI re-measures it."""
+    texts = "\n".join(p.read_text() for p in (PUBLISHED.parent.parent / "tests" / "rows").glob("*.py"))
+    assert [p.name for p in SETS if f'"{p.name}"' not in texts] == []
