@@ -101,3 +101,67 @@ def test_a_global_the_profile_names_unused_does_not_refuse(runtime, tmp_path):
     prof = profile(sut_driver(tmp_path / "drv", top="import fs_sut"))
     prof.fork_server.unused_paths = ("fs_sut.HOME",)  # say: read at import, never used after it
     assert prepared(runtime, prof, tmp_path).detail["fork_server"]["used"] is True
+
+
+PLACEHOLDER_DRIVER = """
+import os
+import memlab_driver as kit
+from memlab_driver import fork_placeholder
+
+if __name__ == "__memlab_preload__" and fork_placeholder.enter():
+    import fs_sut  # noqa: F401  (the server imports the SUT under its placeholder)
+
+
+class D(kit.Driver):
+    def open(self, volumes, config):
+        if fork_placeholder.ROOT is not None and {rebind}:
+            fork_placeholder.rebind()
+        import fs_sut
+        self.sut = fs_sut
+
+    def describe(self):
+        return {{"sut": "fs", "version": "0", "sut_home": self.sut.HOME, "home": os.environ["HOME"]}}
+
+
+if __name__ == "__main__":
+    kit.serve(D)
+"""
+
+
+def placeholder_driver(folder: Path, rebind: bool) -> Path:
+    """The SUT of sut_driver, imported by the server under the placeholder; ``open`` rebinds it or not."""
+    sut_driver(folder)
+    (folder / "driver.py").write_text(PLACEHOLDER_DRIVER.format(rebind=rebind))
+    return folder
+
+
+def sealed(rt) -> dict[str, bool]:
+    """Each placeholder variable: whether it is an empty regular file (sealed)."""
+    return {p.name: p.is_file() and p.stat().st_size == 0 for folder in rt.fork_servers.folders()
+            for p in (folder / "placeholder").iterdir()}
+
+
+def test_a_sut_preloaded_under_the_placeholder_is_rebound_to_each_starts_home(runtime, registry, tmp_path):
+    prof = profile(placeholder_driver(tmp_path / "drv", rebind=True))
+    prep = prepared(runtime, prof, tmp_path)
+    assert prep.detail["fork_server"]["used"] is True  # fs_sut.HOME is under the placeholder: rebound, not refused
+    assert sealed(runtime) == {"HOME": True, "XDG_CONFIG_HOME": True, "TMPDIR": True}  # what fs_sut wrote is gone
+    for n in range(2):
+        client = start(runtime, prep, registry, tmp_path, n)
+        seen = describe(client)
+        client.stop()
+        assert seen["sut_home"] == seen["home"] == str(tmp_path / f"scratch-{n}" / "home")
+    assert server_files(runtime) == [] and all(sealed(runtime).values())
+
+
+def test_a_start_that_does_not_rebind_the_placeholder_is_refused(runtime, registry, tmp_path):
+    prof = profile(placeholder_driver(tmp_path / "drv", rebind=False))
+    prep = prepared(runtime, prof, tmp_path)
+    client = runtime.launch(prep, {}, tmp_path / "scratch-0", tmp_path / "log-0.log", registry.run_id)
+    client.on_start, client.on_stop = registry.track, registry.untrack
+    client.start()
+    try:
+        answer = client.call("open", 30, volumes={}, config={})
+        assert answer["ok"] is False and "did not rebind" in answer["error"]["message"]
+    finally:
+        client.stop()

@@ -73,7 +73,7 @@ class ContainerForkServer(ForkServer):
         if len(str(self.socket)) > MAX_SOCKET_PATH:
             self.status = {"refused": f"socket path {self.socket} is longer than {MAX_SOCKET_PATH} bytes"}
             return self.status
-        owned = [self.folder / sub for sub in ("home", "config", "tmp", "sock", "record")]
+        owned = [self.folder / sub for sub in ("home", "config", "tmp", "placeholder", "sock", "record")]
         for path in owned:
             path.mkdir()
         status = self.folder / "status"

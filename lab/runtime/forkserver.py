@@ -66,7 +66,7 @@ class ForkServer:
         if len(str(self.socket)) > MAX_SOCKET_PATH:
             self.status = {"refused": f"socket path {self.socket} is longer than {MAX_SOCKET_PATH} bytes"}
             return self.status
-        for sub in ("home", "config", "tmp"):
+        for sub in ("home", "config", "tmp", "placeholder"):
             (self.folder / sub).mkdir(exist_ok=True)
         env = {**self.env, "HOME": str(self.folder / "home"), "XDG_CONFIG_HOME": str(self.folder / "config"),
                "TMPDIR": str(self.folder / "tmp")}

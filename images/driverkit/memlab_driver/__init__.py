@@ -22,8 +22,8 @@ signals, so signals raised while the SUT is imported reach the ``open`` answer.
     if __name__ == "__main__":
         kit.serve(MyDriver)
 
-The modules, each one job (a driver needs none of them by name but ``langgraph_thread``: everything
-public is here):
+The modules, each one job (a driver needs none of them by name but ``langgraph_thread`` and
+``fork_placeholder``: everything public is here; the fork server's own modules are not listed):
 
 ====================  ==================================================================
 ``guard``             the stdio guard; runs first, at import (private fd 0/1 for the protocol)
@@ -37,6 +37,8 @@ public is here):
                       :func:`lexical_embedding`
 ``langgraph_thread``  a LangGraph message thread as records, for the drivers of LangGraph checkpointers
                       (imported by them alone: it needs LangGraph, the rest of the kit is stdlib only)
+``fork_placeholder``  a SUT that reads its paths at import preloaded by a fork server under a sealed
+                      placeholder, rebound in each start's ``open`` (docs/fork-server.md)
 ====================  ==================================================================
 """
 

@@ -11,7 +11,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from memlab_driver import frontdoor, lifecycle
+from memlab_driver import fork_placeholder, frontdoor, lifecycle
 from memlab_driver.capture import CAPTURE
 from memlab_driver.driver import Driver
 from memlab_driver.protocol import BadRequest, Refused, Unsupported, audit, describe, error, field, parse, record
@@ -91,6 +91,9 @@ class Session:
         driver.volumes = {str(k): Path(v) for k, v in volumes.items()}
         driver.config = config
         driver.open(dict(driver.volumes), config)
+        if fork_placeholder.pending():
+            raise RuntimeError("the fork server preloaded the SUT under its placeholder and the driver's open did "
+                               "not rebind it (fork_placeholder.rebind): the start would keep the server's paths")
         self.opened = True
         return {}
 

@@ -67,17 +67,20 @@ def loaded_per_start(tops: set[str]) -> list[str]:
 
 
 def held_paths(private: str) -> list[str]:
-    """``module.global`` for every module global that holds a path under ``private`` (see the docstring)."""
+    """``module.global`` for every module global that holds a path under ``private`` (see the docstring),
+    but a path under the placeholder a driver entered: every start rebinds those (``fork_placeholder``)."""
+    from memlab_driver.fork_placeholder import under
+
     if not private:
         return []
     private = os.path.abspath(private)
     found = []
     for name, module in list(sys.modules.items()):
-        if name.split(".", 1)[0] == "memlab_driver" or name == "__main__":
+        if name.split(".", 1)[0] == "memlab_driver" or name in ("__main__", "__mp_main__"):  # the server's own
             continue
         try:
             found += [f"{name}.{key}" for key, value in list(vars(module).items())
-                      if (name, key) not in _OWN and _holds(value, private)]
+                      if (name, key) not in _OWN and not under(value) and _holds(value, private)]
         except Exception:  # noqa: BLE001  (a module object without a plain namespace holds nothing we can see)
             continue
     return found
@@ -99,3 +102,29 @@ def _holds(value, private: str, depth: int = 0) -> bool:
     except Exception:  # noqa: BLE001  (a container that cannot be iterated holds nothing we can see)
         return False
     return any(_holds(part, private, 1) for member in members for part in member)
+
+
+def reachable_paths(prefix: str) -> list[str]:
+    """Every string (or bytes) holding ``prefix`` that a live object refers to, as ``holder type: text``:
+    what :func:`held_paths` does not see (class attributes, default arguments, objects' fields), for a
+    test of a forked start. Follows the untracked containers the collector does not list itself."""
+    import gc
+
+    needle, found, seen = prefix, [], set()
+
+    def visit(obj, holder: str) -> None:
+        if isinstance(obj, str):
+            if obj is not needle and needle in obj:
+                found.append(f"{holder}: {obj}")
+        elif isinstance(obj, bytes):
+            if needle.encode() in obj:
+                found.append(f"{holder}: {obj!r}")
+        elif isinstance(obj, (tuple, list, dict, set, frozenset)) and not gc.is_tracked(obj) and id(obj) not in seen:
+            seen.add(id(obj))
+            for part in gc.get_referents(obj):
+                visit(part, holder)
+
+    for obj in gc.get_objects():
+        for part in gc.get_referents(obj):
+            visit(part, f"{type(obj).__module__}.{type(obj).__qualname__}")
+    return found

@@ -14,6 +14,7 @@ import runpy
 import sys
 import time
 
+from memlab_driver import fork_placeholder
 from memlab_driver.fork_leaks import held_paths, is_per_start, loaded_per_start, per_start_modules
 
 
@@ -23,7 +24,18 @@ def preload(driver: str, modules: list[str], optional: list[str] = (), per_start
     that fails is a refusal) and ``optional`` (recorded by an earlier start: one that fails is
     skipped), never a module of the ``per_start`` distributions; what was loaded, or why the
     server refuses (``fork_leaks``: a per-start module imported anyway, a module global holding a
-    path under the server's ``private`` folder, but those the profile names ``unused``)."""
+    path under the server's ``private`` folder, but those the profile names ``unused`` and those
+    under a placeholder the driver entered, which every start rebinds: ``fork_placeholder``). The
+    placeholder is sealed when the preload ends, served or refused."""
+    fork_placeholder.PRIVATE = private
+    try:
+        return _preload(driver, modules, optional, per_start, private, unused)
+    finally:
+        fork_placeholder.seal()
+
+
+def _preload(driver: str, modules: list[str], optional: list[str], per_start: list[str], private: str,
+             unused: list[str]) -> dict:
     began = time.monotonic()
     tops, problem = per_start_modules(list(per_start))
     if problem:
