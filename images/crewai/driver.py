@@ -6,10 +6,15 @@ volume ``store`` (table ``memories``). ``CREWAI_TRACING_ENABLED=false`` (else ev
 on the tracing client), ``CREWAI_DISABLE_TELEMETRY=true`` and ``OTEL_SDK_DISABLED=true`` (else the
 anonymous telemetry tries an OTLP export at exit, and every stop waits about 10 s on it),
 a dummy ``OPENAI_API_KEY``: set at the top level (the same for every start, so a fork server's
-preload sees them too). ``CREWAI_STORAGE_DIR`` inside the volume, set in ``open``; CrewAI is
-imported there, after it: CrewAI resolves its storage paths and ``~`` at import
-(``crewai.rag.*.constants``, ``crewai_core.settings``), so the profile names crewai and
-crewai-core in ``fork_server.per_start``. Every ``remember`` gives scope,
+preload sees them too). ``CREWAI_STORAGE_DIR`` inside the volume, set in ``open`` before CrewAI is
+imported there. CrewAI resolves its paths at import and acts on them: the storage folder
+(``crewai.rag.chromadb.constants``, made), ``~/.config/crewai/settings.json`` (``crewai_core.settings``),
+and its event listener's trace client reads ``~/.local/share/crewai/credentials`` (writing a fresh
+``secret.key`` there), tests ``~/.config/crewai`` and reads ``.crewai_user.json`` in the storage folder
+(whether to register its first-run trace handlers). A fork server therefore imports CrewAI at this
+driver's top level under its sealed placeholder (``fork_placeholder``: ``HOME``, ``XDG_CONFIG_HOME``,
+``TMPDIR``, ``CREWAI_STORAGE_DIR``), and ``open`` rebinds each start (:func:`rebind_crewai`). Every
+``remember`` gives scope,
 categories and importance, so CrewAI's encoding flow needs no LLM analysis (and the hash
 embedder keeps distinct texts far below the consolidation threshold): the stand-in LLM raises
 if it is ever called, so a call would show up as a refused write, never as a network call.
@@ -65,11 +70,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+from memlab_driver import fork_placeholder  # noqa: E402
 
 os.environ["CREWAI_TRACING_ENABLED"] = "false"
 os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # else every exit waits ~10 s on an OTLP export
 os.environ["OTEL_SDK_DISABLED"] = "true"
 os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"
+
+if __name__ == "__memlab_preload__" and fork_placeholder.enter("CREWAI_STORAGE_DIR"):  # the fork server
+    import crewai.memory.unified_memory  # noqa: F401  (all of CrewAI; not its LanceDB storage: lancedb starts a thread)
 
 DIMS = 64
 WORD_DIMS = 256
@@ -98,6 +107,41 @@ def embed_words(texts):
     return [word_vector(t) for t in texts]
 
 
+def rebind_crewai():
+    """In a start forked from a server that imported CrewAI under its placeholder: what the import
+    computed from its environment, computed from this start's, and what it did on disk done here.
+
+    Module globals by the kit (``crewai_core.settings.DEFAULT_CONFIG_PATH``, a path object rewritten in place,
+    so ``Settings.config_path``'s default follows; ``DEFAULT_STORAGE_PATH`` of ``crewai.rag.chromadb.constants``
+    and ``.config``); deeper, chromadb's ``ProductTelemetryClient.USER_ID_PATH`` and portalocker's
+    ``BoundedSemaphore`` folder. Then the
+    storage folder is made and the trace client built again (a new ``secret.key`` under this start's ``~``,
+    its settings folder tested), as the import did. The first-run decision the import took from an empty
+    storage folder holds only if this start's has no ``.crewai_user.json``: otherwise the start fails."""
+    fork_placeholder.rebind()  # first: before any module copies a global of CrewAI's
+    import portalocker.utils
+    from chromadb.telemetry.product import ProductTelemetryClient
+    from crewai.events.listeners.tracing.trace_listener import TraceCollectionListener
+    from crewai_core.auth.token import AuthError, get_auth_token
+    from crewai_core.paths import db_storage_path
+    from crewai_core.plus_api import PlusAPI
+    from crewai_core.settings import Settings
+
+    ProductTelemetryClient.USER_ID_PATH = fork_placeholder.rebound(ProductTelemetryClient.USER_ID_PATH)
+    init = portalocker.utils.BoundedSemaphore.__init__
+    init.__defaults__ = tuple(fork_placeholder.rebound(v) for v in init.__defaults__)
+    if fork_placeholder.under(Settings.model_fields["config_path"].default):  # the global's object, rewritten
+        raise RuntimeError("Settings.config_path's default is still the fork server's placeholder")
+    if (Path(db_storage_path()) / ".crewai_user.json").exists():
+        raise RuntimeError("CrewAI's storage folder holds .crewai_user.json, which the fork server's import did not "
+                           "see: start this row without the fork server")
+    listener = TraceCollectionListener._instance
+    try:
+        listener.batch_manager.plus_api = PlusAPI(api_key=get_auth_token())
+    except AuthError:
+        listener.batch_manager.plus_api = PlusAPI()
+
+
 class NoLLM:
     """Stands in for the analysis LLM: the driver gives every field, so CrewAI must never call it."""
 
@@ -112,6 +156,8 @@ class CrewAIDriver(kit.Driver):
         """Build Memory on LanceDBStorage in the volume."""
         root = volumes["store"]
         os.environ["CREWAI_STORAGE_DIR"] = str(root / "crewai")
+        if fork_placeholder.ROOT is not None:  # CrewAI was imported by the fork server, under its placeholder
+            rebind_crewai()
         from crewai.memory.storage.lancedb_storage import LanceDBStorage
         from crewai.memory.unified_memory import Memory
 
