@@ -86,3 +86,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    os._exit(0)  # as the kit's processes leave: LanceDB's runtime may not survive the interpreter's teardown
