@@ -9,9 +9,10 @@ attributable, not measured: a raw scan of the real store after each delete), or 
 installed version differ. Nothing here knows what the results should
 be: the committed rows are the measurement they are compared with. Both positions are
 re-measured for every row (on the local runtime, or the one ``RUNTIMES`` names), the restarted
-one included where every restart imports the SUT's own modules anew (crewai-ltm-lancedb,
-hermes-memory-md and letta-block-history read their paths or settings at import: the fork server
-preloads only their dependencies, docs/fork-server.md) or starts a container (openclaw-memory-md).
+one included where every restart imports the SUT's own modules anew (hermes-memory-md and
+letta-block-history read their paths or settings at import: the fork server preloads only their
+dependencies, docs/fork-server.md), rebinds CrewAI's paths and imports lancedb (crewai-ltm-lancedb)
+or starts a container (openclaw-memory-md).
 Those restarted runs (``AHEAD``, 1 to 3 minutes each) are started when the session's tests are
 collected and run one at a time beside the other tests (``tests/background.py``); their tests
 wait for them.
