@@ -4,10 +4,12 @@ keeps stdout for the protocol).
 
     python fork_placeholder_probe.py DRIVER SERVER_FOLDER TRIALS_FOLDER PRELOAD_JSON forked|plain OUT
 
-Forked: the server's preload as ``memlab_driver.fork_server`` runs it (``fork_preload.preload``, its own
-HOME, XDG_CONFIG_HOME and TMPDIR in SERVER_FOLDER), then two starts, each a forked child given its
+PRELOAD_JSON: ``{"modules": [the profile's], "optional": [what a first start loaded]}``. Forked: the
+server's preload as ``memlab_driver.fork_server`` runs it (``fork_preload.preload``, its own HOME,
+XDG_CONFIG_HOME and TMPDIR in SERVER_FOLDER), then two starts, each a forked child given its
 trial's environment (``fork_child``'s fresh state) that runs the driver's top level and ``open`` on the
-trial's volume ``store``. Plain: one start in this process, nothing preloaded. Per start: every string a
+trial's volume ``store``. Plain: one start in this process, nothing preloaded, and the modules it
+loaded (as a first start records them for the next server). Per start: every string a
 live object holds under the sealed placeholder (``fork_leaks.reachable_paths``), the trial's files
 (outside the store's ``memory`` database) and CrewAI's secret key, when there is one.
 """
@@ -44,8 +46,9 @@ def start(trial: Path) -> dict:
     held = fork_leaks.reachable_paths(root) if root else []
     files = sorted(str(p.relative_to(trial)) for p in trial.rglob("*") if "memory" not in p.relative_to(trial).parts)
     key = (trial / KEY).read_text() if (trial / KEY).is_file() else None
+    loaded = [n for n in sys.modules if "__main__" not in n and not n.startswith("__memlab")]
     driver.close()
-    return {"held": held, "files": files, "key": key, "pending": fork_placeholder.pending()}
+    return {"held": held, "files": files, "key": key, "pending": fork_placeholder.pending(), "modules": loaded}
 
 
 def forked(n: int) -> dict:
@@ -76,7 +79,8 @@ def main() -> None:
         (server / sub).mkdir(parents=True)
     os.environ.update(HOME=str(server / "home"), XDG_CONFIG_HOME=str(server / "config"), TMPDIR=str(server / "tmp"))
     os.chdir(Path(DRIVER).parent)
-    status = fork_preload.preload(DRIVER, json.loads(PRELOAD), [], [], str(server))
+    preload = json.loads(PRELOAD)
+    status = fork_preload.preload(DRIVER, preload["modules"], preload["optional"], [], str(server))
     starts = [forked(n) for n in range(2)] if status.get("ready") else []
     sealed = {p.name: p.is_file() and p.stat().st_size == 0 for p in (server / "placeholder").iterdir()}
     own = [str(p) for sub in ("home", "config", "tmp") for p in (server / sub).rglob("*")]
