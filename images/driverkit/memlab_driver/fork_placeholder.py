@@ -60,7 +60,8 @@ def seal() -> None:
     if ROOT is None:
         return
     tempfile.tempdir = None  # each start computes its own (fork_child)
-    HELD = [(name, key) for name, key in held() if name.split(".", 1)[0] != "memlab_driver"]
+    HELD = [(name, key) for name, key in held()  # the server's own (its __main__) are no start's
+            if name.split(".", 1)[0] != "memlab_driver" and name not in ("__main__", "__mp_main__")]
     for name in VARIABLES:
         path = ROOT / name
         if path.is_dir() and not path.is_symlink():
