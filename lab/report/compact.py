@@ -37,6 +37,7 @@ class Code:
     short: str
     meaning: str
     style: str = ""
+    optional: bool = False  # in the key only where a table shows it
 
 
 class Codes:
@@ -74,9 +75,12 @@ class Codes:
         """Several labels as one cell of adjacent codes (``RRRAA``), each in its style."""
         return "".join(self.styled(label) for label in labels)
 
-    def key(self) -> str:
-        """One line of markup: each code, its label and what it means (``R REJ refused · ...``)."""
-        return " · ".join(f"{self.styled(c.label)} {escape(c.label)} {escape(c.meaning)}" for c in self.codes)
+    def key(self, shown: Iterable[str] = ()) -> str:
+        """One line of markup: each code, its label and what it means (``R REJ refused · ...``); an
+        optional code only where its label is among ``shown``."""
+        shown = set(shown)
+        return " · ".join(f"{self.styled(c.label)} {escape(c.label)} {escape(c.meaning)}" for c in self.codes
+                          if not c.optional or c.label in shown)
 
 
 def natural_width(console: Console, renderable: RenderableType) -> int:

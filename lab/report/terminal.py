@@ -24,7 +24,8 @@ VERDICT_CODES = Codes([Code("REJ", "R", "refused (pass)", "bold green"),
                        Code("ACC", "A", "accepted (fail)", "bold red"),
                        Code("ERR", "E", "harness error (not counted)", "bold magenta"),
                        Code("n/a", "-", "not expressible (not counted)", "dim"),
-                       Code("n/m", ".", "not measured (a case the set's method revision lacks)", "dim")])
+                       Code("n/m", ".", "not measured (a case the set's method revision lacks)", "dim", optional=True)])
+NOT_MEASURED_LEGEND = " · n/m not measured (a case the set's method revision lacks)"
 LEGEND = ("REJ refused · REP reported at read · REP·a reported at audit only (half credit) · "
           "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible")
 
@@ -107,7 +108,8 @@ def problems(rows: list[dict[str, Any]]) -> list[str]:
 def print_matrix(rows: list[dict[str, Any]], console: Console | None = None) -> None:
     """Print the matrix (compact where the full one does not fit) and a legend, then any errors."""
     console = console or Console()
-    if not print_fitting(console, matrix(rows), compact_matrix(rows), [f"[dim]{VERDICT_CODES.key()}[/]"]):
-        console.print(f"[dim]{LEGEND}[/]")
+    shown = {cell_text(cell_of(row, cid))[0] for row in rows for cid in CASE_IDS}
+    if not print_fitting(console, matrix(rows), compact_matrix(rows), [f"[dim]{VERDICT_CODES.key(shown)}[/]"]):
+        console.print(f"[dim]{LEGEND}{NOT_MEASURED_LEGEND if 'n/m' in shown else ''}[/]")
     for line in problems(rows):  # a reason quotes logs and paths ("[/vol/store]"): text, not markup
         console.print(f"[magenta]![/] {inert(line)}")
