@@ -8,9 +8,10 @@ import zipfile
 import pytest
 
 from lab.profile import ProfileError, load_profile, load_profiles
-from lab.runtime import images, pgvector, runnable, services
+from lab.runtime import images, pgvector, runnable
 from lab.runtime.local import LocalRuntime
-from lab.runtime.services import ServiceSpec, start_local
+from lab.runtime.service_queries import pg_query
+from lab.runtime.services import ServiceError, ServiceSpec, start_local
 from test_services import data  # noqa: F401  (the fixture: a data folder the postgres user can reach)
 
 VECTOR = ServiceSpec("db", "postgres", "pgdata", ("vector",))
@@ -29,8 +30,8 @@ def test_a_vector_service_serves_pgvector_and_keeps_vectors_across_restarts(data
     again = start_local(VECTOR, data, data.parent / "log")  # CREATE EXTENSION IF NOT EXISTS: a no-op now
     try:
         nearest = "SELECT id FROM emb ORDER BY v <-> '[1,2,4]'::vector LIMIT 1"
-        assert services.pg_query(again.url, nearest) == "1"
-        assert services.pg_query(again.url, "SELECT count(*) FROM pg_extension WHERE extname = 'vector'") == "1"
+        assert pg_query(again.url, nearest) == "1"
+        assert pg_query(again.url, "SELECT count(*) FROM pg_extension WHERE extname = 'vector'") == "1"
     finally:
         again.stop()
 
@@ -39,7 +40,7 @@ def test_a_plain_postgres_service_stays_debians_15_without_the_extension(data):
     svc = start_local(ServiceSpec("db", "postgres", "pgdata"), data, data.parent / "log")
     try:
         assert svc.version.startswith("15.") and "vector" not in svc.version
-        assert services.pg_query(svc.url, "SELECT count(*) FROM pg_extension WHERE extname = 'vector'") == "0"
+        assert pg_query(svc.url, "SELECT count(*) FROM pg_extension WHERE extname = 'vector'") == "0"
     finally:
         svc.stop()
 
@@ -49,7 +50,7 @@ def test_a_row_needing_pgvector_where_it_is_not_installed_is_not_runnable_with_t
     row = next(p for p in load_profiles() if p.row == "reference-naive-pgvector")
     ok, why = runnable(LocalRuntime(), row)
     assert not ok and "python -m lab.runtime.pgvector install" in why and str(tmp_path / "nothing") in why
-    with pytest.raises(services.ServiceError, match="no PostgreSQL with pgvector"):
+    with pytest.raises(ServiceError, match="no PostgreSQL with pgvector"):
         start_local(VECTOR, tmp_path / "data", tmp_path / "log")
 
 

@@ -9,7 +9,7 @@ from collections import deque
 import pytest
 
 from lab.method.schedule import Workers
-from lab.runtime import services
+from lab.runtime import service_process
 
 
 def test_tasks_are_taken_lowest_priority_first_and_may_queue_more():
@@ -77,6 +77,6 @@ def test_free_port_never_hands_out_a_port_twice(monkeypatch):
         def getsockname(self):
             return ("127.0.0.1", self.port)
 
-    monkeypatch.setattr(services.socket, "socket", Probe)
-    monkeypatch.setattr(services, "_HANDED", deque(maxlen=8))
-    assert [services.free_port(), services.free_port()] == [40001, 40002]
+    monkeypatch.setattr(service_process.socket, "socket", Probe)
+    monkeypatch.setattr(service_process, "_HANDED", deque(maxlen=8))
+    assert [service_process.free_port(), service_process.free_port()] == [40001, 40002]

@@ -13,7 +13,6 @@ cleanly (SIGINT through ``--init``) before any snapshot of the volume.
 from __future__ import annotations
 
 import functools
-import shlex
 import os
 import subprocess
 import uuid
@@ -25,8 +24,9 @@ from lab import safewrite
 from lab.runtime import images
 from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
-from lab.runtime.services import (IMAGE_REDIS_STACK, INITDB_ARGS, RunningService, ServiceSpec, free_port,
-                                  postgres_args, ready, redis_command, with_extensions)
+from lab.runtime.service_kinds import kind_of
+from lab.runtime.service_process import RunningService, free_port
+from lab.runtime.services import ServiceSpec
 
 DATA = "/vol/data"
 log = structlog.get_logger(__name__)
@@ -39,17 +39,9 @@ def _image_user(image: str) -> str:
     return out.stdout.strip()
 
 
-def _command(kind: str, port: int) -> list[str]:
-    """The same server arguments as a local service's, on ``/vol/data``."""
-    if kind == "postgres":
-        script = (f"test -f {DATA}/PG_VERSION || initdb -D {DATA} {shlex.join(INITDB_ARGS)} >&2; "
-                  f"exec postgres {shlex.join(postgres_args(DATA, port))}")
-        return ["sh", "-c", script]
-    return redis_command(kind, DATA, port, stack=IMAGE_REDIS_STACK)
-
-
 def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
     """Start ``spec`` in a container of its backend image on the host folder ``data``."""
+    kind = kind_of(spec.kind)
     image = images.ensure_backend(images.backend_for(spec)).id
     user = _image_user(image)
     data.mkdir(parents=True, exist_ok=True)
@@ -61,13 +53,13 @@ def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) 
     argv = [binary(), "run", "--rm", "--init", "--name", name, "--label", f"{RUN_LABEL}={run_id}",
             "--label", f"{CACHE_LABEL}={cache_key()}", "--label", f"memlab.service={spec.kind}",
             "--network", "host", "--user", user, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-            "--mount", f"type=bind,source={data.resolve()},target={DATA}", image, *_command(spec.kind, port)]
+            "--mount", f"type=bind,source={data.resolve()},target={DATA}", image,
+            *kind.container_command(spec, DATA, port)]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log.info("service.starting", kind=spec.kind, runtime="docker", port=port, data=str(data))
     with safewrite.open_file(log_path) as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=environment(),
                                 start_new_session=True)
-    url, version = ready(spec.kind, proc, port, DATA, log_path)
-    if spec.extensions:
-        version = with_extensions(spec, url, version, proc)
-    return RunningService(spec, url, version, proc, container=name)
+    url, version = kind.ready(proc, port, DATA, log_path)
+    return RunningService(spec, url, kind.after_start(spec, url, version, proc), proc, container=name,
+                          stop_signal=kind.stop_signal)

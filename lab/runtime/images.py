@@ -71,9 +71,11 @@ BACKENDS = {
 
 
 def backend_for(spec) -> str:
-    """The backend image a declared service runs from: its kind's, or PostgreSQL with pgvector when it
-    declares ``extensions: [vector]``."""
-    return "postgres-pgvector" if spec.kind == "postgres" and "vector" in spec.extensions else spec.kind
+    """The backend image a declared service runs from, as its kind says (PostgreSQL with pgvector when
+    it declares ``extensions: [vector]``)."""
+    from lab.runtime.service_kinds import kind_of
+
+    return kind_of(spec.kind).backend(spec)
 
 
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "node_modules")

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lab.runtime.docker_services import start_container
-from lab.runtime.services import ServiceSpec, pg_query
+from lab.runtime.service_queries import pg_query
+from lab.runtime.services import ServiceSpec
 
 pytestmark = pytest.mark.docker
 
