@@ -19,11 +19,10 @@ from lab.cases.variants import DEFAULT, case_of, is_variant, variant_trials
 from lab.judge.c3 import C3Result, check_edit, check_restore
 from lab.judge.observation import (Cell, CellEvidence, ControlResult, EditsLanded, Json, Observation, ShapeError,
                                    TrialError)
-from lab.judge.scoring import score
 from lab.judge.row import ROW_SCHEMA, RowShapeError, read_row
+from lab.judge.scoring import score
 from lab.judge.verdicts import judge_c1, judge_c2, judge_cell
 from lab.judge.weakest import weakest
-
 
 
 def trials_for(revision: Revision) -> tuple[str, ...]:
