@@ -93,7 +93,8 @@ def read_compact(text: str) -> list[tuple[str, str, list[str], list[str], str]]:
 
 
 def every_verdict_rows(path: Path) -> Path:
-    """Rows with every verdict (and a case not measured), a failed control, no metric and a long name, as JSON at ``path``."""
+    """Rows with every verdict (and a case not measured), a failed control, no metric and a long name, as JSON
+    at ``path``."""
     verdicts = [{"verdict": "REJECTED", "detection_point": "read"}, {"verdict": "REPORTED", "detection_point": "read"},
                 {"verdict": "REPORTED", "detection_point": "audit"}, {"verdict": "ACCEPTED"},
                 {"verdict": "error", "reason": "the edit did not land"}, {"verdict": "n/a"}]

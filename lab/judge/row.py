@@ -127,7 +127,8 @@ class AtRestRow(OpenRecord):
                                       {"stated": repr(stated), "known": ", ".join(REVISIONS)})
         lacking = [c for c in revision.cases if c not in self.cells]
         if lacking:
-            raise PydanticCustomError("cells", "cells lacks {lacking}: revision {stated} has a cell for each of {cases}",
+            raise PydanticCustomError("cells", "cells lacks {lacking}: revision {stated} has a cell for each of "
+                                               "{cases}",
                                       {"lacking": ", ".join(lacking), "stated": repr(stated),
                                        "cases": ", ".join(revision.cases)})
         if not {"C1", "C2"} <= set(self.controls):
