@@ -114,16 +114,29 @@ def report_cmd(result_dir: Path, fmt: str, out: Path | None) -> None:
         return _report_lifecycle(result_dir, fmt, out)
     rows, run = load_set(result_dir)
     if fmt == "terminal":
-        if out is None:
-            print_matrix(rows, stdout_console())
-            return
-        print_matrix(rows, file_console := _file_console())
-        return _emit(file_console.file.getvalue(), out)
+        target = stdout_console() if out is None else _file_console()
+        print_matrix(rows, target)
+        _print_composition(result_dir, target)  # as `memlab compose` printed it, after the matrix
+        return None if out is None else _emit(target.file.getvalue(), out)
     try:
         text = render_report(fmt, rows, run, result_dir)
     except ValueError as exc:  # a compose row that cannot be read (lab.resultset.composition)
         fail(str(exc))
     _emit(text, out)
+
+
+def _print_composition(root: Path, target: Console) -> None:
+    """The composition's lines (per row and point: sequences tried, outcomes, each finding), when the set
+    holds one; a compose row that cannot be read exits 2 naming it."""
+    from lab.report.compose import text_lines
+    from lab.resultset.composition import load_rows as load_compose_rows
+
+    try:
+        lines = text_lines(load_compose_rows(root))
+    except ValueError as exc:
+        fail(str(exc))
+    for line in lines:
+        target.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def _file_console() -> Console:

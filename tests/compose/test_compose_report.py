@@ -58,3 +58,23 @@ def test_the_markdown_report_adds_the_composition_escaped():
     assert len(re.findall(r"(?<!\\)[<>|]", line)) == 5, line  # four cells: every <, > and | from the set escaped
     assert not re.findall(r"(?<!\\)[<>]", added), added
     assert "T1 alone does not land" in added and "T9\\<br\\> (a restore \\<case\\>)" in added
+
+
+def test_the_terminal_report_prints_the_composition_after_the_matrix(tmp_path):
+    """``memlab report`` (terminal, and into a file) prints a composed set's findings as ``memlab compose``
+    did; a set without composition prints the matrix alone."""
+    from click.testing import CliRunner
+
+    from lab.cli import main
+    from lab.resultset.composition import load_rows as load_compose_rows
+
+    published = Path(__file__).resolve().parents[2] / "results" / "published" / "memory-blackbox-md"
+    findings = sum(len(r.findings) for r in load_compose_rows(published / "compose"))
+    assert findings > 0
+    shown = CliRunner().invoke(main, ["report", str(published / "compose")])
+    assert shown.exit_code == 0 and shown.output.count("FINDING ") == findings, shown.output[-2000:]
+    assert shown.output.index("memlab verdict matrix") < shown.output.index("FINDING ")
+    saved = CliRunner().invoke(main, ["report", str(published / "compose"), "--out", str(tmp_path / "r.txt")])
+    assert saved.exit_code == 0 and (tmp_path / "r.txt").read_text().count("FINDING ") == findings
+    plain = CliRunner().invoke(main, ["report", str(published)])
+    assert plain.exit_code == 0 and "FINDING" not in plain.output and "memlab verdict matrix" in plain.output
