@@ -13,15 +13,8 @@ from lab.frontdoor.results import FrontdoorResult
 from lab.frontdoor.saved import RunRecord
 from lab.report.frontdoor_words import (LEGEND, cell_reason, cell_text, counts_text, heading, probe_reason,
                                         probe_text, provenance_lines, run_facts)
-from lab.report.inert import inert
-
-_SPECIAL = str.maketrans({c: "\\" + c for c in "\\|`*[]<>_"})
+from lab.report.markdown import esc as _esc
 ABOUT = {p.name: p.about for p in PROBES}
-
-
-def _esc(value: Any) -> str:
-    """Text safe in Markdown, a table cell included (lab.report.markdown's rule, with ``_``)."""
-    return inert(value, markup=False).translate(_SPECIAL)
 
 
 def _row(result: FrontdoorResult, run: RunRecord) -> list[str]:

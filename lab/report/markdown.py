@@ -11,7 +11,7 @@ from lab.cases.revisions import cell_of
 from lab.report.common import LEGEND, case_title, cell_label, metric_text, row_key, run_facts
 from lab.report.inert import inert
 
-_SPECIAL = str.maketrans({c: "\\" + c for c in "\\|`*[]<>"})
+_SPECIAL = str.maketrans({c: "\\" + c for c in "\\|`*_[]<>"})
 
 
 def esc(value: Any) -> str:
