@@ -134,7 +134,7 @@ def _written(row: Json) -> Json:
 def _with_evidence(obs: Observation, cell: Cell, trial: str) -> Cell:
     """The cell plus the evidence a reader needs (edit, C3, served, signals)."""
     read, opened = obs.read, obs.open
-    c3 = obs.c3.to_json() if obs.c3 else {}
+    c3 = obs.c3.to_json(only={"ok", "reasons", "evidence", "files"}) if obs.c3 else {}
     evidence = CellEvidence(
         intended=obs.intended, statements=(obs.applied or {}).get("statements"),
         c3={k: c3.get(k) for k in ("ok", "reasons", "evidence", "files")},
@@ -182,7 +182,7 @@ def c3_disagreement(obs: Observation, layout: Json) -> str | None:
     again (None when it does, or the observation holds no C3)."""
     if obs.c3 is None:
         return None
-    stated = {k: v for k, v in obs.c3.to_json().items() if k in ("ok", "reasons", "evidence")}
+    stated = obs.c3.to_json(only={"ok", "reasons", "evidence"})
     try:
         again = [r.to_json() for r in c3_outcomes(obs, layout)]
     except Exception as exc:  # untrusted evidence fed to the C3 rules: a finding, not a crash

@@ -61,9 +61,10 @@ class _Model(BaseModel):
         """``data`` itself when it is already this type, else ``from_json(data)``."""
         return data if isinstance(data, cls) else cls.from_json(data)
 
-    def to_json(self) -> Json:
-        """Plain JSON data: the keys that were set (or read), and only those."""
-        return self.model_dump(mode="json", exclude_unset=True)
+    def to_json(self, only: set[str] | None = None) -> Json:
+        """Plain JSON data: the keys that were set (or read), and only those; ``only``: of these keys
+        alone (what is left out, a store dump say, is never copied)."""
+        return self.model_dump(mode="json", exclude_unset=True, include=only)
 
 
 class Answer(_Model):
