@@ -28,7 +28,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO
+from typing import IO, Iterable
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
@@ -65,6 +65,12 @@ def check_target(path: Path) -> None:
 
 def write_bytes(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` whole (a new file renamed into place); returns ``path``."""
+    return write_chunks(path, (data,))
+
+
+def write_chunks(path: Path, chunks: Iterable[bytes]) -> Path:
+    """Write the ``chunks`` one after the other to ``path``, whole as :func:`write_bytes` writes (the
+    file is renamed into place once the last is written; an error while they are made leaves none)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     check_target(path)
@@ -75,7 +81,8 @@ def write_bytes(path: Path, data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), FILE_MODE)
-            fh.write(data)
+            for chunk in chunks:
+                fh.write(chunk)
         check_target(path)  # again, just before: a link made meanwhile is not replaced either
         os.replace(tmp, path)
     except BaseException as exc:

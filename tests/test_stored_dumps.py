@@ -3,12 +3,18 @@ back exactly, and a dump that was changed, removed or named wrongly is refused, 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lab.judge.observation import ShapeError
+from lab.resultset import files
+from lab.resultset.surrogates import ESCAPED
 from lab.resultset.stored_dumps import DUMPS, resolved, stored
 
 BEFORE = [{"context": "A" if i < 5 else "B", "order": i % 5, "payload": f"[m{i}] text {i}"} for i in range(10)]
@@ -82,3 +88,33 @@ def test_a_dump_that_is_a_link_is_not_followed(tmp_path):
     path.symlink_to(outside)  # the same bytes, out of the set
     with pytest.raises(ShapeError, match="is missing"):
         resolved(tmp_path, saved, "T1.json")
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON, st.integers(1, 64))
+def test_the_pieces_are_the_text_json_text_writes(value, piece):
+    with mock.patch.object(files, "PIECE", piece):
+        try:
+            pieces = list(files.json_pieces(value))
+        except files.NotStreamed:
+            assert ESCAPED.search(files.json_text(value))  # made whole, as json_text makes it
+            return
+    assert b"".join(pieces) == files.json_text(value).encode("utf-8", "backslashreplace")
+    assert not ESCAPED.search(files.json_text(value))
+
+
+@pytest.mark.parametrize("records", [BEFORE, BEFORE + [{"payload": "lone \ud800, pair \U0001F600"}]])
+def test_a_dump_is_written_as_json_text_writes_it_and_streamed_when_it_can_be(tmp_path, records):
+    whole = files.json_text(records).encode("utf-8", "backslashreplace")
+    streamable = not ESCAPED.search(whole.decode())
+    with mock.patch.object(files, "PIECE", 64), mock.patch(
+            "lab.resultset.stored_dumps.json_text", side_effect=AssertionError("the whole text made") if streamable
+            else files.json_text):
+        saved = stored(tmp_path, {"case": "T1", "c3": {"records_before": records, "records_after": records}})
+    path = _dump(tmp_path)
+    assert path.read_bytes() == whole and saved["c3"]["records_before"]["dump"] == f"sha256:{path.stem}"
+    assert path.stem == hashlib.sha256(whole).hexdigest()

@@ -40,11 +40,11 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from lab import safewrite
 from lab.judge.observation import ShapeError
-from lab.resultset.files import json_text
+from lab.resultset.files import NotStreamed, json_pieces, json_text
 from lab.resultset.loading import MAX_JSON_BYTES, JSONProblem, loads_strict
 
 DUMPS = "dumps"  # the folder of a row's dumps, beside its observations
@@ -59,11 +59,10 @@ def stored(folder: Path, obs: dict[str, Any]) -> dict[str, Any]:
     c3 = obs.get("c3")
     if not isinstance(c3, dict) or not isinstance(c3.get("records_before"), list):
         return obs
-    text = json_text(c3["records_before"])
-    ref = "sha256:" + hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
+    ref, pieces = _encoded(c3["records_before"])
     path = Path(folder) / DUMPS / f"{ref[7:]}.json"
     if not path.is_file():
-        safewrite.write_text(path, text)
+        safewrite.write_chunks(path, pieces())
     out = {**c3, "records_before": {"dump": ref}}
     for key in STATES:  # compared as held: records equal here are equal as written
         if isinstance(c3.get(key), list):
@@ -98,6 +97,19 @@ def resolved(folder: Path, data: Any, where: str, kept: dict[str, list] | None =
             out[key] = _dump(Path(folder), state["dump"], at, kept) if set(state) == {"dump"} else _apply(
                 ref["dump"], base, state, at)
     return {**data, "c3": out}
+
+
+def _encoded(records: list) -> tuple[str, Callable[[], Iterable[bytes]]]:
+    """The dump's name and its bytes as :func:`write_json` writes them, made again piece by piece when
+    asked for (each case's trial names the one dump again: its text is never held whole)."""
+    digest = hashlib.sha256()
+    try:
+        for piece in json_pieces(records):
+            digest.update(piece)
+        return "sha256:" + digest.hexdigest(), lambda: json_pieces(records)
+    except NotStreamed:  # rare: a surrogate's escape, written as json_text writes it
+        data = json_text(records).encode("utf-8", "backslashreplace")
+        return "sha256:" + hashlib.sha256(data).hexdigest(), lambda: (data,)
 
 
 def _delta(ref: str, before: list, now: list) -> dict[str, Any]:
