@@ -46,11 +46,12 @@ class EditStep:
             try:
                 if case.check is not None:  # what the case itself asks of the records (lab.cases.replay)
                     case.check(spec, read)
+                del read  # the before views are C3's: never the store's Records beside them through the edit
                 applied = editor.apply(replace(spec, sidecar=None))  # the store's edit; the sidecar's below
             except EditError as exc:
                 raise StageError("edit", f"{case.id}: {exc}") from exc
             obs["applied"] = applied.to_json()
-            after = records(editor)
+            after = records(editor, before)  # what the edit left unchanged, shared with before
         sidecar_step.apply(row, spec, vols, obs["applied"])
         held_after = row.bed.digests(vols, True)
         files = merge_diffs(digests[0], held_after)

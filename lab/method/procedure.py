@@ -132,22 +132,22 @@ class RowProcedure:
         for case in CASES:
             reason = not_applicable(case, self.profile.capabilities)
             if case.id in self.saved and not failed:
-                units.append((case.id, lambda c=case: self._variants(c, self.saved[c.id])))
+                units.append((case.id, lambda c=case: self._variants(c, self.saved[c.id].get("variants"))))
             elif case.id in self.saved:
                 units.append((case.id, lambda c=case: self.progress(c.id)))
             elif reason:
                 units.append((case.id, lambda c=case, r=reason: self._not_applicable(c, r)))
             elif not failed:
-                units.append((case.id, lambda c=case: self._variants(
-                    c, self._trial(c.id, lambda obs: self._case(c, obs)))))
+                units.append((case.id, lambda c=case: self._variants(  # its list alone: not its records
+                    c, self._trial(c.id, lambda obs: self._case(c, obs)).get("variants"))))
             else:
                 units.append((case.id, lambda c=case: self._skip(c.id, failed)))
         return units
 
-    def _variants(self, case: Case, base: dict[str, Any]) -> None:
-        """The case's variant trials its base trial listed, one after the other (those saved
+    def _variants(self, case: Case, listed: list[dict[str, Any]] | None) -> None:
+        """The case's variant trials its base trial ``listed``, one after the other (those saved
         before a resume skipped): each on a fresh copy with exactly the listed edit."""
-        for entry in base.get("variants") or []:
+        for entry in listed or []:
             trial = entry["trial"]
             if trial in self.saved:
                 continue

@@ -32,10 +32,10 @@ class RestoreStep:
         if not answer["ok"]:
             raise session.stage_error("sut-op", f"{case.id}: the SUT refused its own {obs['intended']['op']}: "
                                                 f"{answer.get('error')}")
-        mid = sessions.store_records(obs, case.id, vols, held)
+        mid = sessions.store_records(obs, case.id, vols, held, before)
         bed.put_back(copies, vols)
         digests_after = bed.digests(vols, True)
-        after = sessions.store_records(obs, case.id, vols, held)
+        after = sessions.store_records(obs, case.id, vols, held, before)
         obs["applied"] = {"case": case.id, "backend": "volumes",
                           "statements": [f"copy volume {n} before the SUT op; put it back whole after"
                                          for n in copies], "touched": sorted(copies)}

@@ -16,6 +16,7 @@ from edits.confine import StoreEscape
 from edits.model import EditError
 from lab.driver import DriverClient, DriverError
 from lab.method.bed import Bed
+from lab.method.record_views import views
 from lab.runtime import Prepared, Runtime
 from lab.runtime.housekeeping import RunRegistry
 from lab.runtime.services import ServiceError
@@ -121,10 +122,11 @@ class Sessions:
                 yield _editor(self.profile.store, volumes, urls, versions=versions)
 
     def store_records(self, obs: dict[str, Any], trial: str, volumes: dict[str, Path],
-                      session: Session | None = None) -> list[dict[str, Any]]:
-        """The store's records as the generic editor reads them, in one access."""
+                      session: Session | None = None, earlier: list | None = None) -> list[dict[str, Any]]:
+        """The store's records as the generic editor reads them, in one access; those unchanged from
+        ``earlier``'s shared with it (:mod:`lab.method.record_views`)."""
         with self.store(obs, trial, volumes, session) as editor:
-            return records(editor)
+            return records(editor, earlier)
 
 
 def _editor(*args: Any, **kwargs: Any) -> Any:
@@ -136,9 +138,10 @@ def _editor(*args: Any, **kwargs: Any) -> Any:
         raise StageError("store", f"the generic editor refuses the store: {exc}") from exc
 
 
-def records(editor) -> list[dict[str, Any]]:
-    """Every record an open editor reads (``Record.to_json()``); a read failure is a StageError."""
-    return [r.to_json() for r in read_records(editor)]
+def records(editor, earlier: list | None = None) -> list[dict[str, Any]]:
+    """Every record an open editor reads (``Record.to_json()``; those unchanged from ``earlier``'s
+    shared with it: :func:`lab.method.record_views.views`); a read failure is a StageError."""
+    return views(read_records(editor), earlier)
 
 
 def read_records(editor) -> list:
