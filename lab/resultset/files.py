@@ -23,8 +23,12 @@ from lab.resultset.surrogates import ESCAPED, replace_lone
 def write_json(path: Path, data: Any) -> Path:
     """Write JSON whole, never through a link (:mod:`lab.safewrite`: a crash never leaves half a file; a
     symlink or a hard-linked file in its place is ``UnsafeTarget``); NaN and Infinity are refused, and a
-    lone surrogate a SUT sent is written as its escape text (lab.resultset.surrogates)."""
-    return safewrite.write_text(Path(path), json_text(data))
+    lone surrogate a SUT sent is written as its escape text (lab.resultset.surrogates). Its text is made
+    and written in pieces (:func:`json_pieces`), never held whole."""
+    try:
+        return safewrite.write_chunks(Path(path), json_pieces(data))
+    except NotStreamed:  # nothing was put in place: made whole, as json_text makes it
+        return safewrite.write_text(Path(path), json_text(data))
 
 
 def json_text(data: Any) -> str:
