@@ -191,6 +191,8 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
                                      resume=resume is not None, compose=compose, evidence_budget=evidence_budget)
             measured = True
             print_matrix(summary.rows, stdout_console())
+            problems = summary.problems()
+            summary.rows.clear()  # finish reads the rows from the set: never two copies (26 MB a row at 10,000 records)
             console.print(f"result set: {inert(out)}")
             code = finish(out, sign_key, reports, fail_on, min_level)
             if compose or summary.run.get("compose"):  # memlab compose (or a resumed one): its findings decide too
@@ -208,7 +210,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
             ended.machine(exc, out, "after" if measured else "during" if (out / "run.json").is_file() else "before")
         except Exception as exc:  # a fault of the lab itself: a clear message, the traceback kept
             ended.harness(exc, out, measured)
-    sys.exit(_outcome(code, summary.problems(), allow_errors))
+    sys.exit(_outcome(code, problems, allow_errors))
 
 
 def _given(ctx: click.Context) -> set[str]:

@@ -86,9 +86,8 @@ def read_strict(path: Path) -> Any:
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder with a traceback
         os.close(fd)
         raise JSONProblem(f"{path} is not a regular file (a folder, fifo or device)", "syntax")
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(MAX_JSON_BYTES + 1)
-    return loads_strict(data, str(path))
+    with os.fdopen(fd, "rb") as fh:  # the bytes are loads_strict's alone: let go once decoded
+        return loads_strict(fh.read(MAX_JSON_BYTES + 1), str(path))
 
 
 def _too_big(where: str, size: int) -> JSONProblem:
