@@ -10,7 +10,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lab.method.record_views import same, shared, views
+from lab.judge.json_same import same
+from lab.method.record_views import shared, views
 
 LEAF = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, -0.0, 1.0, 2.5]),
                  st.sampled_from(["a", "b", "[m1] x"]))

@@ -44,6 +44,15 @@ def test_the_lists_come_back_exactly_and_only_what_differs_is_kept(tmp_path, aft
     assert (back["records_before"], back["records_after"], back["records_between"]) == (BEFORE, after, BEFORE[1:])
 
 
+@pytest.mark.parametrize("changed", [1.0, True])
+def test_a_record_changed_only_in_its_json_type_is_kept_as_changed(tmp_path, changed):
+    """``1``, ``1.0`` and ``true`` are equal in Python, not in the saved store: an edit that changes only a
+    value's type comes back as edited, to the byte."""
+    after = [BEFORE[0], {**BEFORE[1], "order": changed}, *BEFORE[2:]]
+    back = resolved(tmp_path, _saved(tmp_path, after), "T1.json")["c3"]["records_after"]
+    assert json.dumps(back) == json.dumps(after)
+
+
 def test_every_case_of_a_row_refers_to_one_dump(tmp_path):
     for after in (BEFORE[1:], BEFORE[:-1], BEFORE):
         _saved(tmp_path, after)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lab.judge.json_same import same
+
 Rec = dict[str, Any]
 
 
@@ -57,17 +59,3 @@ def _key(rec: Rec) -> tuple:
     return rec.get("context"), repr(rec.get("payload"))
 
 
-def same(a: Any, b: Any) -> bool:
-    """Whether two JSON values are the same as written: equal, and of the same types throughout."""
-    if a is b:
-        return True
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind is dict:
-        return list(a) == list(b) and all(same(v, b[k]) for k, v in a.items())
-    if kind is list:
-        return len(a) == len(b) and all(map(same, a, b))
-    if kind is float:
-        return a == b and repr(a) == repr(b)  # 0.0 and -0.0 are equal, and written apart
-    return a == b

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from lab import safewrite
+from lab.judge.json_same import same
 from lab.judge.observation import ShapeError
 from lab.resultset.files import NotStreamed, json_pieces, json_text
 from lab.resultset.loading import MAX_JSON_BYTES, JSONProblem, loads_strict
@@ -113,12 +114,13 @@ def _encoded(records: list) -> tuple[str, Callable[[], Iterable[bytes]]]:
 
 
 def _delta(ref: str, before: list, now: list) -> dict[str, Any]:
-    """``now`` as the records it shares with ``before`` at its head and tail, and the rest."""
+    """``now`` as the records it shares with ``before`` at its head and tail, and the rest: shared only
+    where the same as written (``1`` and ``true`` are equal in Python, not in the saved store)."""
     head = 0
-    while head < min(len(before), len(now)) and before[head] == now[head]:
+    while head < min(len(before), len(now)) and same(before[head], now[head]):
         head += 1
     tail = 0
-    while tail < min(len(before), len(now)) - head and before[-1 - tail] == now[-1 - tail]:
+    while tail < min(len(before), len(now)) - head and same(before[-1 - tail], now[-1 - tail]):
         tail += 1
     return {"base": ref, "head": head, "tail": tail, "middle": now[head:len(now) - tail]}
 

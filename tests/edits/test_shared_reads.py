@@ -9,7 +9,8 @@ from edit_stores import jsonl_store, markdown_store, open_editor, specs, sqlite_
 
 from edits.volumes import diff_digests, digest_tree
 from lab.judge.c3 import check_edit
-from lab.method.record_views import same, views
+from lab.judge.json_same import same
+from lab.method.record_views import views
 
 CASES = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8")
 
