@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from lab.compose.results import OUTCOMES, ComposeRow
 from lab.report.inert import inert
+from lab.report.markdown_text import esc
 
 WIDTH = 80
 
@@ -49,8 +50,6 @@ def text_lines(rows: Iterable[ComposeRow], width: int = WIDTH) -> list[str]:
 def markdown(rows: Iterable[ComposeRow], level: int = 1) -> str:
     """The composition as Markdown, its heading at ``level`` (2 inside report.md): a table per row of its
     findings, and the counts. Text from the set is escaped as the Markdown report escapes it."""
-    from lab.report.markdown import esc  # that module imports this one when it renders a composition
-
     top = "#" * level
     parts = [f"{top} Composition: sequences of moves that land where no single move does", ""]
     for row in rows:

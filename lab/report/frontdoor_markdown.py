@@ -13,7 +13,7 @@ from lab.frontdoor.results import FrontdoorResult
 from lab.frontdoor.saved import RunRecord
 from lab.report.frontdoor_words import (LEGEND, cell_reason, cell_text, counts_text, heading, probe_reason,
                                         probe_text, provenance_lines, run_facts)
-from lab.report.markdown import esc as _esc
+from lab.report.markdown_text import esc as _esc
 ABOUT = {p.name: p.about for p in PROBES}
 
 

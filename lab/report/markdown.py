@@ -9,16 +9,7 @@ from typing import Any, Sequence
 from lab.cases import CASE_IDS, GROUPS
 from lab.cases.revisions import cell_of
 from lab.report.common import LEGEND, case_title, cell_label, metric_text, row_key, run_facts
-from lab.report.inert import inert
-
-_SPECIAL = str.maketrans({c: "\\" + c for c in "\\|`*_[]<>"})
-
-
-def esc(value: Any) -> str:
-    """Text from the set safe in Markdown, a table cell included: control characters shown as escapes
-    (line breaks among them), and what Markdown would read as markup escaped."""
-    return inert(value, markup=False).translate(_SPECIAL)
-
+from lab.report.markdown_text import esc
 
 def _table(header: list[str], lines: list[list[Any]]) -> list[str]:
     out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
@@ -73,6 +64,6 @@ def render(rows: list[dict[str, Any]], run: dict[str, Any], compose: Sequence[An
     for row in rows:
         out += _row_section(row)
     if compose:
-        from lab.report.compose import markdown as composition  # it escapes with this module's esc
+        from lab.report.compose import markdown as composition
         out += [composition(compose, level=2)]
     return "\n".join(out).rstrip() + "\n"
