@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
@@ -25,9 +25,6 @@ from lab.frontdoor.grounds import FRONTDOOR_GROUNDS
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
 from lab.report.inert import inert
 from lab.resultset.grounds import GROUNDS
-
-if TYPE_CHECKING:
-    from lab.resultset.verify import Verification
 
 err = Console(stderr=True, soft_wrap=True, emoji=False)
 SIGNATURE_GROUNDS = ("bad-signature", "signature-key-mismatch", "signature-missing")
@@ -85,18 +82,6 @@ def finish(out: Path, sign_key: Any, reports: bool, fail_on: str | None, min_lev
     return run_gate(rows, fail_on, min_level)
 
 
-def verify_any(root: Path, pubkey: Any = None) -> Verification:
-    """Verify an at-rest, a lifecycle or a front-door result set (told apart by the manifest's schema;
-    a front-door folder by its run.json too)."""
-    from lab.frontdoor.folder import is_frontdoor
-    from lab.lifecycle.verify import is_lifecycle, verify_lifecycle
-    from lab.resultset.verify import verify
-    if is_frontdoor(root):
-        from lab.frontdoor.verify import verify_frontdoor
-        return verify_frontdoor(root, pubkey)
-    return verify_lifecycle(root, pubkey) if is_lifecycle(root) else verify(root, pubkey)
-
-
 @click.command("verify", help="Recompute a result set from its pinned bytes. Exit 0 verified, 1 rejected, "
                                "2 unreadable input, 3 partial (a run that did not complete: which rows and trials "
                                "are missing is said; what a manifest pins is verified). A folder that is no set but holds "
@@ -112,7 +97,7 @@ def verify_any(root: Path, pubkey: Any = None) -> Verification:
 @unreadable_as_json
 def verify_cmd(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     """Verify a result set: digests, signature, recount, re-derivation; name each rejection ground."""
-    from lab.cli.verification import print_verification, verify_partial
+    from lab.cli.verification import print_verification, verify_any, verify_partial
     from lab.lifecycle.partial import lifecycle_partial
     from lab.lifecycle.verify import is_lifecycle, verify_lifecycle
     from lab.resultset.loading import Unreadable
@@ -159,7 +144,7 @@ def _below(result_dir: Path, pubkey: Any, as_json: bool) -> None:
               required=True, help="Ed25519 private key (PEM).")
 def sign_cmd(result_dir: Path, key: Any) -> None:
     """Sign a result set's manifest (manifest.sig), once it verifies. Exit 0 signed, 1 not verified, 2 bad input."""
-    from lab.cli.verification import print_verification
+    from lab.cli.verification import print_verification, verify_any
     from lab.resultset import signing
     from lab.resultset.loading import Unreadable
 
@@ -209,7 +194,7 @@ def load_lifecycle(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
               help="Ed25519 public key (PEM) the manifest must be signed by.")
 def gate_cmd(result_dir: Path, fail_on: str | None, min_level: str | None, pubkey: Any) -> None:
     """Gate a saved result set for CI, after verifying it. Exit 0 met, 1 failed, 2 undecided or not verified."""
-    from lab.cli.verification import print_verification
+    from lab.cli.verification import print_verification, verify_any
     from lab.resultset.loading import Unreadable
 
     if not (fail_on or min_level):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lab.cli.console import fail
-from lab.cli.results import err, load_lifecycle, verify_any
+from lab.cli.results import err, load_lifecycle
 from lab.report.inert import inert
 
 if TYPE_CHECKING:
@@ -127,6 +127,7 @@ def site_cmd(result_dirs: tuple[Path, ...], out: Path, verify: bool, sweeps_dir:
     a set does not verify, 2 unreadable input, 130 interrupted, 143 terminated."""
     from lab.cli.console import console
     from lab.cli.progress import RunProgress
+    from lab.cli.verification import verify_any
     from lab.report.site import write_site
     from lab.resultset.loading import Unreadable
 

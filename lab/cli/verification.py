@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import click
@@ -18,6 +19,18 @@ from lab.resultset.verify import Verification, verify
 
 #: ``memlab verify``'s exit code for a partial set (never 0: a partial set is never complete).
 PARTIAL_EXIT = 3
+
+
+def verify_any(root: Path, pubkey: Any = None) -> Verification:
+    """Verify an at-rest, a lifecycle or a front-door result set (told apart by the manifest's schema;
+    a front-door folder by its run.json too)."""
+    from lab.frontdoor.folder import is_frontdoor
+    from lab.lifecycle.verify import is_lifecycle, verify_lifecycle
+    from lab.resultset.verify import verify
+    if is_frontdoor(root):
+        from lab.frontdoor.verify import verify_frontdoor
+        return verify_frontdoor(root, pubkey)
+    return verify_lifecycle(root, pubkey) if is_lifecycle(root) else verify(root, pubkey)
 
 
 def _text(value: Any) -> str:

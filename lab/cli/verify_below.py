@@ -103,8 +103,7 @@ def sets_below(root: Path, max_depth: int = MAX_DEPTH) -> Found:
 
 def verdict_of(root: Path, pubkey: Any = None) -> SetVerdict:
     """``root`` verified as ``memlab verify ROOT`` verifies it (partial sets, a set of either kind)."""
-    from lab.cli.results import verify_any
-    from lab.cli.verification import PARTIAL_EXIT, _partial_gap
+    from lab.cli.verification import PARTIAL_EXIT, _partial_gap, verify_any
     from lab.lifecycle.partial import lifecycle_partial
     from lab.lifecycle.verify import is_lifecycle, verify_lifecycle
     from lab.resultset.kinds import set_kind
