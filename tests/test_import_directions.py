@@ -10,11 +10,13 @@ from pathlib import Path
 
 LAB = Path(__file__).resolve().parent.parent / "lab"
 
-#: Roles every role may import: the one way memlab writes a file (lab.safewrite), a bottom role.
-ALWAYS = {"safewrite"}
+#: Roles every role may import: the one way memlab writes a file (lab.safewrite) and its log (lab.logs),
+#: bottom roles.
+ALWAYS = {"safewrite", "logs"}
 #: role -> the lab roles it may import (``edits``, the top-level ``lab`` constants and ALWAYS always).
 ALLOWED = {
     "safewrite": set(),
+    "logs": set(),
     "moments": set(),
     "profile": set(),
     "driver": set(),

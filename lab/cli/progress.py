@@ -25,8 +25,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
+from lab import logs
 from lab.report.inert import inert
 
 if TYPE_CHECKING:
@@ -88,14 +87,31 @@ def _inert(logger: Any, method: str, event: dict) -> dict:
 
 def _by_level(logger: Any, method: str, event: dict) -> dict:
     if _LEVELS.get(method, logging.INFO) < settings.level:
+        import structlog
+
         raise structlog.DropEvent
     return event
 
 
+def _dropped(method: str, event: str) -> bool:
+    """Whether the processors below drop an event without a trace: below the level shown, and no long step
+    (:data:`ACTIVITIES`) that the bar words; such an event needs no structlog (lab.logs)."""
+    return _LEVELS.get(method, logging.INFO) < settings.level and str(event) not in ACTIVITIES
+
+
 def configure(verbose: int = 0, quiet: bool = False) -> None:
-    """structlog to stderr: -v info, -vv debug, default warnings, ``quiet`` errors only and no bars."""
+    """structlog to stderr: -v info, -vv debug, default warnings, ``quiet`` errors only and no bars; applied
+    at the first event kept (lab.logs), or now where structlog is imported already."""
     settings.quiet = quiet
     settings.level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logs.deferred, logs.drops = _configure_structlog, _dropped
+    if "structlog" in sys.modules:
+        logs.apply_deferred()
+
+
+def _configure_structlog() -> None:
+    import structlog
+
     structlog.configure(
         processors=[structlog.contextvars.merge_contextvars, _to_bar, _by_level, structlog.processors.add_log_level,
                     structlog.processors.TimeStamper(fmt="%H:%M:%S"), _inert,

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import click
-import structlog
 
 from lab import RECORDS_PER_CONTEXT, RUNTIME_NAMES, __version__
 from lab.cli.console import console, fail
@@ -24,10 +23,11 @@ from lab.cli.listing import profiles_in
 from lab.cli.options import (EVIDENCE_BUDGET, default_out, evidence_budget_option, gate_options,
                              no_fork_server_option, profiles_option, reports_option, sign_key_option)
 from lab.cli.run_options import run_id_option
+from lab.logs import get_logger
 from lab.report.inert import inert
 
 DEFAULT_SUT = "reference-*"
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @click.command()

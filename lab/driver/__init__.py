@@ -27,13 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from lab import safewrite
 from lab.driver.lines import MAX_LINE_BYTES  # re-exported: the default limit a harness error names
 from lab.driver.lines import AnswerRefused, LineReader, LineTooLong, parse_answer, wait_reading
+from lab.logs import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 ANSWER_KEYS = {"id", "ok", "refused", "error", "records", "record", "erased", "audit", "result", "signals"}
 #: Lines of the SUT's log quoted in a harness error's message (``log_tail`` keeps 20).

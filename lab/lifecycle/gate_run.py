@@ -18,13 +18,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-import structlog
-
 from lab.lifecycle.adapters import AdapterError
 from lab.lifecycle.adapters.driver import DriverAdapter
 from lab.lifecycle.results import LifecycleSet, row_key, run_status
 from lab.lifecycle.runner import NO_RESTART, POSITIONS, run_pack
 from lab.lifecycle.scenario import Scenario
+from lab.logs import get_logger
 from lab.resultset.evidence_budget import DEFAULT_LIMIT, EvidenceBudget, EvidenceOverBudget
 from lab.resultset.files import lab_revision, write_json
 from lab.runtime import Runtime
@@ -33,7 +32,7 @@ from lab.runtime.housekeeping import RunRegistry, new_run_id
 if TYPE_CHECKING:  # the HTTP adapter (and httpx) only when a shim is gated
     from lab.lifecycle.adapters.http_config import HttpConfig
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @dataclass

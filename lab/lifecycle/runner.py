@@ -28,15 +28,14 @@ import random
 import traceback
 from typing import Any, Callable, Iterable
 
-import structlog
-
 from lab.lifecycle.adapters import Adapter, AdapterError, can_restart, volumes_of
 from lab.lifecycle.ledger import Ledger
 from lab.lifecycle.residue import ErasureProbe
 from lab.lifecycle.scenario import Scenario, Scope, Step
+from lab.logs import get_logger
 from lab.resultset.loading import MAX_JSON_BYTES
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MIB = 1024 * 1024
 #: The bytes of JSON one observation may hold of a SUT's answers: half of what a set's reader takes.

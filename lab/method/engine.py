@@ -18,10 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-import structlog
-
 from lab import METHOD_REVISION
 from lab.cases import CASE_IDS
+from lab.logs import get_logger
 from lab.runtime.housekeeping import RunRegistry, new_run_id
 from lab.method import resume as resuming
 from lab.method.rowwork import Interrupted, RowWork
@@ -32,7 +31,7 @@ from lab.resultset.results import ResultSet, lab_revision, write_json
 from lab.runtime import Runtime
 from lab.cases.seedplan import RECORDS_PER_CONTEXT, make_plan
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 TRIALS_PER_ROW = 3 + len(CASE_IDS)  # seed, C1, C2, T1..T10
 

@@ -22,14 +22,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import structlog
-
 from lab import moments
 from lab.cases import CASES, Case, not_applicable
 from edits.model import EditSpec
 from lab.cases import variants
 from lab.cases.seedplan import SeedPlan
 from lab.judge.derive import trials_of
+from lab.logs import get_logger
 from lab.method import resume, seeding
 from lab.method.bed import Bed
 from lab.method.edit_step import EditStep
@@ -40,7 +39,7 @@ from lab.method.sessions import Session, Sessions, StageError
 from lab.runtime import Prepared, Runtime
 from lab.runtime.housekeeping import RunRegistry
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 Progress = Callable[[str], None]
 

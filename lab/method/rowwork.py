@@ -16,11 +16,11 @@ import time
 import traceback
 from typing import Any, Callable
 
-import structlog
 from structlog.contextvars import bind_contextvars, bound_contextvars
 
 from edits.registry import warm
 from lab.cases.seedplan import SeedPlan
+from lab.logs import get_logger
 from lab.method import resume as resuming
 from lab.method.procedure import RowProcedure
 from lab.method.schedule import Workers
@@ -30,7 +30,7 @@ from lab.resultset.saved import SavedTrials
 from lab.runtime import Runtime
 from lab.runtime.housekeeping import RunRegistry
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class Interrupted(Exception):

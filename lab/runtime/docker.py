@@ -32,8 +32,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import structlog
-
+from lab.logs import get_logger
 from lab.runtime import images, own_image
 from lab.driver import DriverClient
 from lab.runtime.housekeeping import cache_key
@@ -45,7 +44,7 @@ from lab.runtime.docker_forkserver import CONTAINER_PYTHON, ContainerForkServers
 from lab.runtime.dockercli import (CACHE_LABEL, RUN_LABEL, DockerError, binary, complete_log, container_stderr,
                                    docker, engine, environment, image_id, remove)
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 SUT_UID = 10001  # the image's user (images/sut.Dockerfile)
 VOLUME_ROOT = "/vol"

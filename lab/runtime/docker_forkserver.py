@@ -26,10 +26,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-import structlog
-
 from lab import safewrite
 from lab.driver import DriverClient
+from lab.logs import get_logger
 from lab.profile import Profile
 from lab.runtime import Prepared
 from lab.runtime.dockercli import RUN_LABEL, DockerError, docker, remove
@@ -37,7 +36,7 @@ from lab.runtime.forkserver import IDLE_SECONDS, KIT, MAX_SOCKET_PATH, ForkServe
     _recorded, _recorded_path, _setting, refusal
 from lab.runtime.housekeeping import cache_dir, scratch_base, track_container
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 HandOver = Callable[[list[Path]], None]
 
 CONTAINER_PYTHON = "/opt/memlab/venv/bin/python"

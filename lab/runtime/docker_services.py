@@ -18,9 +18,8 @@ import subprocess
 import uuid
 from pathlib import Path
 
-import structlog
-
 from lab import safewrite
+from lab.logs import get_logger
 from lab.runtime import images
 from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
@@ -29,7 +28,7 @@ from lab.runtime.service_process import RunningService, free_port
 from lab.runtime.services import ServiceSpec
 
 DATA = "/vol/data"
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @functools.lru_cache(maxsize=None)

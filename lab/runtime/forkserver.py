@@ -27,13 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from lab import safewrite
+from lab.logs import get_logger
 from lab.profile import IMAGES_DIR, Profile
 from lab.runtime.housekeeping import scratch_base, server_folder, track_server
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 KIT = IMAGES_DIR / "driverkit" / "memlab_driver"
 #: A server with no driver running for this long exits (its memory is the SUT's imports).

@@ -22,13 +22,12 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import structlog
-
 from lab import safewrite
+from lab.logs import get_logger
 from lab.runtime import reaper
 from lab.runtime.scratch import scratch_base
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 #: How ``gc`` names a folder it did not remove (a live process still used it).
 LEFT = "left "

@@ -27,16 +27,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import structlog
-
 from lab.driver import DriverClient
+from lab.logs import get_logger
 from lab.runtime.forkserver import ForkServers
 from lab.runtime.housekeeping import cache_dir
 from lab.profile import IMAGES_DIR, Profile
 from lab.runtime import LIST_PACKAGES, Prepared
 from lab.runtime.services import RunningService, ServiceSpec, Spawned, start_local
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 #: Bumped when what a cached environment records changes (2: package listing with ``python -I``;

@@ -28,8 +28,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import structlog
-
+from lab.logs import get_logger
 from lab.profile.model import SERVICE_KINDS, ServiceSpec
 from lab.runtime.service_kinds import kind_of
 from lab.runtime.service_process import RunningService, ServiceError, Spawned
@@ -37,7 +36,7 @@ from lab.runtime.service_process import RunningService, ServiceError, Spawned
 __all__ = ["KINDS", "RunningService", "ServiceError", "ServiceSpec", "Spawned", "enabling_command", "missing_local",
            "start_local"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 KINDS = SERVICE_KINDS
 

@@ -34,7 +34,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import structlog
 
 from lab.lifecycle.adapters import Ack, AdapterError, Served
 from lab.lifecycle.adapters.http_config import HttpConfig, HttpConfigError, load_http_config
@@ -43,11 +42,12 @@ from lab.lifecycle.adapters.http_json import excerpt
 from lab.lifecycle.adapters.http_reach import loopback
 from lab.lifecycle.adapters.http_transport import ANSWER_KINDS, HttpError, Transport
 from lab.lifecycle.matching import served_uses
+from lab.logs import get_logger
 
 __all__ = ["ANSWER_KINDS", "HttpAdapter", "HttpConfig", "HttpConfigError", "HttpError", "excerpt",
            "load_http_config"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 #: What a delete acknowledged but never applied is: a finding its reads judge (the default), or an error.
 UNAPPLIED_DELETE = ("finding", "error")
 

@@ -14,16 +14,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
-import structlog
-
 from lab.driver import DriverClient, DriverError
 from lab.lifecycle.adapters import AdapterError
+from lab.logs import get_logger
 from lab.profile import Profile
 from lab.runtime import Prepared, Runtime
 from lab.runtime.housekeeping import RunRegistry
 from lab.runtime.services import ServiceError
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class SutProcess:
