@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from edits.layout import StoreLayout
 from lab import PROFILES_DIR, PROJECT_ROOT  # noqa: F401 -- lab.profile names them with the other paths
 from lab.profile.names import bad_text
-from lab.profile.stored import StoredSpec
+
+if TYPE_CHECKING:  # the layouts' and the stored spec's code (pydantic) only where a profile is checked
+    from edits.layout import StoreLayout
+    from lab.profile.stored import StoredSpec
 
 IMAGES_DIR = PROJECT_ROOT / "images"
 
