@@ -15,7 +15,9 @@ from lab.report.inert import inert
 def rows_to_measure(profiles_dir: Path, patterns: tuple[str, ...], runtime_name: str,
                     measurement: str) -> tuple[list, Any]:
     """The selected profiles, each one ``measurement`` (the lifecycle gate, or the front door) can measure
-    here (else exit 2 with the fix), and the runtime chosen for them (lab.runtime.choice.Choice)."""
+    here (else exit 2 with the fix), and the runtime chosen for them (lab.runtime.choice.Choice). A row named
+outright is read through the cache of validated profiles (lab.cli.profile_cache)."""
+    from lab.cli.profile_cache import cached_load
     from lab.profile import file_row, no_row_matches, scan_named, scan_profiles, select
     from lab.runtime import RuntimeUnavailable
     from lab.runtime import runnable as runnable_here
@@ -23,7 +25,7 @@ def rows_to_measure(profiles_dir: Path, patterns: tuple[str, ...], runtime_name:
 
     if not profiles_dir.is_dir():
         fail(f"no profile folder at {profiles_dir}")
-    profiles, errors = scan_named(profiles_dir, list(patterns)) or scan_profiles(profiles_dir)
+    profiles, errors = scan_named(profiles_dir, list(patterns), cached_load) or scan_profiles(profiles_dir)
     chosen = select(profiles, list(patterns))
     bad = [e for e in errors if any(fnmatch.fnmatchcase(file_row(e.path), p) for p in patterns)]
     for error in bad:

@@ -58,7 +58,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from lab.profile.names import file_row
 from lab.profile.model import (IMAGES_DIR, PROFILES_DIR, PROJECT_ROOT, Capabilities, ForkServer, LifecycleSpec, Profile,
@@ -110,11 +110,12 @@ def scan_profiles(directory: Path = PROFILES_DIR) -> tuple[list[Profile], list[P
     return profiles, errors
 
 
-def scan_named(directory: Path, patterns: list[str]) -> tuple[list[Profile], list[ProfileError]] | None:
+def scan_named(directory: Path, patterns: list[str],
+               load: Callable[[Path], Profile] = load_profile) -> tuple[list[Profile], list[ProfileError]] | None:
     """The profiles of rows named outright (no glob), each read from its own file ``<row>.yaml``
-    alone, as ``scan_profiles`` then ``select`` would give them; None when a pattern is a glob or
-    has no file of its name (then scan the folder). Reading one file instead of every profile is
-    what a command naming one row waits for."""
+    alone (by ``load``: :func:`load_profile`, or a cache of it), as ``scan_profiles`` then ``select``
+    would give them; None when a pattern is a glob or has no file of its name (then scan the folder).
+    Reading one file instead of every profile is what a command naming one row waits for."""
     if not patterns or any(set(p) & set("*?[") for p in patterns):
         return None
     paths = [Path(directory) / f"{p}.yaml" for p in dict.fromkeys(patterns)]
@@ -123,7 +124,7 @@ def scan_named(directory: Path, patterns: list[str]) -> tuple[list[Profile], lis
     profiles, errors = [], []
     for path in paths:
         try:
-            prof = load_profile(path)
+            prof = load(path)
         except ProfileError as exc:
             errors.append(exc)
             continue
