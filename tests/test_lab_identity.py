@@ -96,3 +96,33 @@ def test_git_is_still_asked_where_it_is(monkeypatch):
     monkeypatch.setattr(files.subprocess, "run", spy)
     revision = lab_revision()
     assert ["git", "-C"] in asked and isinstance(revision["commit"], str)
+
+
+def test_the_commit_is_read_from_the_git_folder_as_git_reads_it(tmp_path):
+    """HEAD naming a loose ref, a packed one, a commit (detached), and a worktree's .git file: the
+    commit git names, read without a git process; another form of HEAD is left to git (None)."""
+    from lab import PROJECT_ROOT
+    from lab.resultset import git_state
+
+    here = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if here.returncode == 0:
+        assert git_state.head_commit(*git_state.git_dirs(PROJECT_ROOT)) == here.stdout.strip()
+    common = tmp_path / "repo" / ".git"
+    (common / "refs" / "heads").mkdir(parents=True)
+    (common / "HEAD").write_text("ref: refs/heads/main\n")
+    (common / "refs" / "heads" / "main").write_text("a" * 40 + "\n")
+    assert git_state.head_commit(*git_state.git_dirs(tmp_path / "repo")) == "a" * 40
+    (common / "refs" / "heads" / "main").unlink()
+    (common / "packed-refs").write_text(f"# pack-refs with: peeled\n{'b' * 40} refs/heads/main\n")
+    assert git_state.head_commit(*git_state.git_dirs(tmp_path / "repo")) == "b" * 40
+    worktree = common / "worktrees" / "wt"
+    worktree.mkdir(parents=True)
+    (worktree / "commondir").write_text("../..\n")
+    (worktree / "HEAD").write_text("c" * 40 + "\n")
+    (tmp_path / "wt").mkdir()
+    (tmp_path / "wt" / ".git").write_text(f"gitdir: {worktree}\n")
+    assert git_state.git_dirs(tmp_path / "wt") == (worktree, common.resolve())
+    assert git_state.head_commit(*git_state.git_dirs(tmp_path / "wt")) == "c" * 40
+    (worktree / "HEAD").write_text("ref: HEAD-of-another-form\n")
+    assert git_state.head_commit(worktree, common) is None
+    assert git_state.git_dirs(tmp_path / "nowhere") is None

@@ -115,17 +115,29 @@ def code_digest(root: Path = PROJECT_ROOT) -> str:
 
 def lab_revision() -> dict[str, Any]:
     """The lab's release, the digest of its code and profiles (``code``: known without git) and its git
-    commit with a dirty flag, as far as they can be known."""
+    commit (read from the checkout's git folder: lab.resultset.git_state) with a dirty flag (git's
+    status), as far as they can be known."""
+    from lab.resultset import git_state
+
     info: dict[str, Any] = {"version": __version__, "code": code_digest(), "commit": None, "dirty": None}
-    try:
-        commit = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"],
-                                capture_output=True, text=True, timeout=10)
-        if commit.returncode == 0:
-            info["commit"] = commit.stdout.strip()
-            status = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--",
-                                     "lab", "edits", "images", "sut_profiles"],
-                                    capture_output=True, text=True, timeout=10)
-            info["dirty"] = bool(status.stdout.strip())
-    except (OSError, subprocess.TimeoutExpired):
-        pass
+    dirs = git_state.git_dirs(PROJECT_ROOT)
+    commit = (git_state.head_commit(*dirs) if dirs else None) or (_git("rev-parse", "HEAD") or "").strip()
+    dirty = _git_dirty() if commit else None
+    if dirty is not None:  # git unanswered: both unknown, as when git cannot be run
+        info["commit"], info["dirty"] = commit, dirty
     return info
+
+
+def _git(*args: str) -> str | None:
+    """What ``git -C PROJECT_ROOT ARGS`` prints, or None when it cannot run or fails."""
+    try:
+        done = subprocess.run(["git", "-C", str(PROJECT_ROOT), *args], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git_dirty() -> bool | None:
+    """Whether ``git status`` names a change of the lab's code and profiles (None: git did not answer)."""
+    status = _git("status", "--porcelain", "--", *CODE_DIRS)
+    return None if status is None else bool(status.strip())
