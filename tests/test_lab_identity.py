@@ -59,6 +59,7 @@ def test_without_git_the_revision_still_names_the_code(monkeypatch):
         raise FileNotFoundError("git")
 
     monkeypatch.setattr(files.subprocess, "run", no_git)
+    monkeypatch.setattr(files.subprocess, "Popen", no_git)
     revision = lab_revision()
     assert revision["commit"] is None and revision["dirty"] is None
     assert revision["code"] == code_digest() and revision["code"].startswith("sha256:")
@@ -86,16 +87,17 @@ def test_the_frontdoor_run_record_keeps_code_and_an_older_one_round_trips_withou
 
 
 def test_git_is_still_asked_where_it_is(monkeypatch):
+    """Its status is (in a process of its own, begun before the caller's other work: begin_lab_revision)."""
     asked = []
-    real = subprocess.run
+    real = subprocess.Popen
 
     def spy(args, **kwargs):
-        asked.append(args[:2])
+        asked.append(args[:4])
         return real(args, **kwargs)
 
-    monkeypatch.setattr(files.subprocess, "run", spy)
+    monkeypatch.setattr(files.subprocess, "Popen", spy)
     revision = lab_revision()
-    assert ["git", "-C"] in asked and isinstance(revision["commit"], str)
+    assert ["git", "-C", str(files.PROJECT_ROOT), "status"] in asked and isinstance(revision["commit"], str)
 
 
 def test_the_commit_is_read_from_the_git_folder_as_git_reads_it(tmp_path):

@@ -25,7 +25,7 @@ from lab.lifecycle.runner import NO_RESTART, POSITIONS, run_pack
 from lab.lifecycle.scenario import Scenario
 from lab.logs import get_logger
 from lab.resultset.evidence_budget import DEFAULT_LIMIT, EvidenceBudget, EvidenceOverBudget
-from lab.resultset.files import lab_revision, write_json
+from lab.resultset.files import begin_lab_revision, lab_revision, write_json
 from lab.runtime import Runtime
 from lab.runtime.housekeeping import RunRegistry, new_run_id
 
@@ -124,9 +124,10 @@ def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_
     results.budget = EvidenceBudget(out, evidence_budget)
     registry = RunRegistry(new_run_id())
     if resume is None:
+        revision = begin_lab_revision()  # git's status asked while the scenarios are written
         results.save_scenarios(scenarios)
         run = {"kind": "lifecycle", "run_id": registry.run_id, "started": _now(), "finished": None,
-               "status": "running", "runtime": runtime_name, "lab": lab_revision(), "fail_on": fail_on,
+               "status": "running", "runtime": runtime_name, "lab": revision(), "fail_on": fail_on,
                "seeds": seeds, "scenarios": len(scenarios), "options": dict(options or {}),
                "rows": [t.meta for t in targets]}
     else:

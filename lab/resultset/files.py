@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import rfc8785
 
@@ -117,27 +117,45 @@ def lab_revision() -> dict[str, Any]:
     """The lab's release, the digest of its code and profiles (``code``: known without git) and its git
     commit (read from the checkout's git folder: lab.resultset.git_state) with a dirty flag (git's
     status), as far as they can be known."""
+    return begin_lab_revision()()
+
+
+def begin_lab_revision() -> Callable[[], dict[str, Any]]:
+    """:func:`lab_revision` begun: git's status is asked now, in its own process, and read when the callable
+    returned is called, so that what the caller does meanwhile (a run writing its scenarios) overlaps it."""
     from lab.resultset import git_state
 
-    info: dict[str, Any] = {"version": __version__, "code": code_digest(), "commit": None, "dirty": None}
-    dirs = git_state.git_dirs(PROJECT_ROOT)
-    commit = (git_state.head_commit(*dirs) if dirs else None) or (_git("rev-parse", "HEAD") or "").strip()
-    dirty = _git_dirty() if commit else None
-    if dirty is not None:  # git unanswered: both unknown, as when git cannot be run
-        info["commit"], info["dirty"] = commit, dirty
-    return info
+    status = _git_begin("status", "--porcelain", "--", *CODE_DIRS)
+
+    def revision() -> dict[str, Any]:
+        info: dict[str, Any] = {"version": __version__, "code": code_digest(), "commit": None, "dirty": None}
+        dirs = git_state.git_dirs(PROJECT_ROOT)
+        commit = (git_state.head_commit(*dirs) if dirs else None) or (_git_end(_git_begin("rev-parse", "HEAD"))
+                                                                      or "").strip()
+        said = _git_end(status)
+        if commit and said is not None:  # git unanswered: both unknown, as when git cannot be run
+            info["commit"], info["dirty"] = commit, bool(said.strip())
+        return info
+    return revision
 
 
-def _git(*args: str) -> str | None:
-    """What ``git -C PROJECT_ROOT ARGS`` prints, or None when it cannot run or fails."""
+def _git_begin(*args: str) -> subprocess.Popen | None:
+    """``git -C PROJECT_ROOT ARGS`` started, or None when it cannot run."""
     try:
-        done = subprocess.run(["git", "-C", str(PROJECT_ROOT), *args], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        return subprocess.Popen(["git", "-C", str(PROJECT_ROOT), *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    except OSError:
         return None
-    return done.stdout if done.returncode == 0 else None
 
 
-def _git_dirty() -> bool | None:
-    """Whether ``git status`` names a change of the lab's code and profiles (None: git did not answer)."""
-    status = _git("status", "--porcelain", "--", *CODE_DIRS)
-    return None if status is None else bool(status.strip())
+def _git_end(started: subprocess.Popen | None) -> str | None:
+    """What a git started by :func:`_git_begin` printed, or None when it did not run, failed or took 10 s."""
+    if started is None:
+        return None
+    try:
+        out, _ = started.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        started.kill()
+        started.communicate()
+        return None
+    return out if started.returncode == 0 else None
