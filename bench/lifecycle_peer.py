@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "lifecycle")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "lifecycle")]
 
 from peer_gate import PEER, SOURCE  # noqa: E402  (where the tests find the peer and its source)
 from shims import peer as shims  # noqa: E402  (the peer-contract shims of the tests)
