@@ -70,3 +70,13 @@ class Logger:
 
     def error(self, event: str, **fields: Any) -> Any:
         return self._emit("error", event, fields)
+
+
+class StderrNow:
+    """structlog's sink: whatever sys.stderr is now (so rich can keep logs above its bar)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()

@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The modules outside lab.cli a command's --help may load: packages with no code, constants, the
 #: one function every printed text from outside passes through (lab.report.inert), and the log that
 #: imports structlog only at an event shown (lab.logs).
-LIGHT = {"lab", "lab.logs", "lab.report", "lab.report.formats", "lab.report.inert", "lab.resultset", "lab.resultset.grounds",
-         "lab.resultset.gate_choices", "lab.lifecycle", "lab.lifecycle.grounds", "lab.frontdoor", "lab.frontdoor.grounds"}
+LIGHT = {"lab", "lab.logs", "lab.report", "lab.report.formats", "lab.report.inert", "lab.resultset",
+         "lab.resultset.grounds", "lab.resultset.gate_choices", "lab.lifecycle", "lab.lifecycle.grounds",
+         "lab.frontdoor", "lab.frontdoor.grounds"}
 LOADED = """
 import json, sys
 from lab.cli import main

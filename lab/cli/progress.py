@@ -60,16 +60,6 @@ def _driver(venv: Any) -> str:
     return str(venv or "").rstrip("/").rsplit("/", 1)[-1].rsplit("-", 1)[0]
 
 
-class _LazyStderr:
-    """structlog's sink: whatever sys.stderr is now (so rich can keep logs above its bar)."""
-
-    def write(self, text: str) -> int:
-        return sys.stderr.write(text)
-
-    def flush(self) -> None:
-        sys.stderr.flush()
-
-
 def _to_bar(logger: Any, method: str, event: dict) -> dict:
     """A long step's event: shown on the active bar (and still logged where its level is shown)."""
     word = ACTIVITIES.get(str(event.get("event")))
@@ -94,8 +84,7 @@ def _by_level(logger: Any, method: str, event: dict) -> dict:
 
 
 def _dropped(method: str, event: str) -> bool:
-    """Whether the processors below drop an event without a trace: below the level shown, and no long step
-    (:data:`ACTIVITIES`) that the bar words; such an event needs no structlog (lab.logs)."""
+    """Whether the processors drop an event without a trace (below the level, no step the bar words)."""
     return _LEVELS.get(method, logging.INFO) < settings.level and str(event) not in ACTIVITIES
 
 
@@ -117,7 +106,7 @@ def _configure_structlog() -> None:
                     structlog.processors.TimeStamper(fmt="%H:%M:%S"), _inert,
                     structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())],
         wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
-        logger_factory=structlog.WriteLoggerFactory(file=_LazyStderr()),
+        logger_factory=structlog.WriteLoggerFactory(file=logs.StderrNow()),
         cache_logger_on_first_use=True,
     )
 
