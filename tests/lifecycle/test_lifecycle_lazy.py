@@ -1,8 +1,9 @@
 """``memlab lifecycle run`` on a reference row imports what that run uses and nothing more (issue 29:
 the lifecycle command starts fast): not the HTTP shim's config reader and client (only when a shim
 is gated), not the signing code and cryptography (only with --sign-key), not Docker's runtime, not
-the at-rest cases and the reports that read them; and
-still the profile's full validator, so the row it runs is checked as strictly as ever.
+the at-rest cases and the reports that read them; and the profile's full validator where the row's
+profile was not checked before under the same key (its text, path and the lab's code:
+lab.cli.profile_cache), none where it was.
 
 Measured in a new process as ``memlab`` runs it (no timing: what is in ``sys.modules`` when it exits).
 """
@@ -22,8 +23,11 @@ UNUSED = ("lab.lifecycle.adapters.http_config", "lab.lifecycle.adapters.http", "
           "lab.lifecycle.adapters.http_contract", "lab.lifecycle.doctor", "httpx", "lab.resultset.signing",
           "cryptography", "lab.runtime.docker", "lab.runtime.dockercli", "lab.runtime.images",
           "lab.cases", "lab.report.html", "lab.report.terminal")  # the at-rest cases and their reports
-#: Modules it must load: the profile's validator (its schema) and the gate itself.
-USED = ("lab.profile.validate", "lab.profile.schema", "lab.lifecycle.gate_run", "lab.cli.progress")
+#: Modules it must load: the gate itself.
+USED = ("lab.lifecycle.gate_run", "lab.cli.progress")
+#: The profile's validator (its schema): loaded where the row's profile is checked, not where it was checked
+#: before under the same key.
+VALIDATOR = ("lab.profile.validate", "lab.profile.schema")
 LOADED = """
 import json, sys
 from lab.cli import main
@@ -53,3 +57,17 @@ def test_a_reference_run_imports_no_shim_no_signing_no_docker(tmp_path):
     assert (out / "manifest.json").is_file() and json.loads((tmp_path / "report.json").read_text())["gate"]
     assert sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in UNUSED)) == []
     assert set(USED) <= modules
+
+
+def test_a_row_checked_before_under_the_same_key_is_not_checked_again(tmp_path):
+    from lab.cli import profile_cache
+
+    def run(name: str) -> set[str]:
+        code, modules = run_loaded("lifecycle", "run", BUNDLED_PACK / "deletion-basic.yaml", "--adapter",
+                                   "reference:naive", "--runtime", "local", "--out", tmp_path / name)
+        assert code in (0, 1), code
+        return modules
+
+    first = run("first")
+    assert set(VALIDATOR) <= first or list(profile_cache.folder().glob("*.pickle"))  # checked, or before
+    assert not set(VALIDATOR) & run("second") and list(profile_cache.folder().glob("*.pickle"))
