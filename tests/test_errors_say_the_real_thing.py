@@ -19,7 +19,7 @@ from lab.cli import main
 from lab.cli import verify_below as below_mod
 from lab.lifecycle import results as lifecycle_results
 from lab.profile import no_row_matches
-from lab.resultset import kinds, loading
+from lab.resultset import kinds, loading, manifest
 
 PUBLISHED = ROOT / "results" / "published"
 AT_REST_AND_LIFECYCLE = PUBLISHED / "agno-sqlite-sessions"  # an at-rest set; lifecycle/, frontdoor/ and compose/ below it
@@ -47,7 +47,7 @@ def tamper(root: Path) -> None:
 # a. compare reads each set's kind first
 
 def test_kinds_match_the_writers():
-    assert kinds.SCHEMAS == {loading.MANIFEST_SCHEMA: kinds.AT_REST, lifecycle_results.MANIFEST_SCHEMA: kinds.LIFECYCLE}
+    assert kinds.SCHEMAS == {manifest.MANIFEST_SCHEMA: kinds.AT_REST, lifecycle_results.MANIFEST_SCHEMA: kinds.LIFECYCLE}
     assert kinds.set_kind(AT_REST_AND_LIFECYCLE) == "at-rest"
     assert kinds.set_kind(AT_REST_AND_LIFECYCLE / "lifecycle") == "lifecycle"
     assert kinds.set_kind(ONLY_LIFECYCLE) is None

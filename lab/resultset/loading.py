@@ -19,7 +19,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from lab.resultset.manifest import MANIFEST_SCHEMA, ManifestShapeError, read_manifest
 from lab.resultset.surrogates import ESCAPED, has_lone
 
 #: The largest JSON file of a set read. Published files are below 1 MiB; a case's observation at
@@ -126,6 +125,9 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def load_manifest(root: Path) -> dict[str, Any]:
     """The manifest of a result set; ``Unreadable`` with what is wrong and how to fix it."""
+    # the typed manifest (pydantic) only where one is read: a lifecycle run reads none
+    from lab.resultset.manifest import MANIFEST_SCHEMA, ManifestShapeError, read_manifest
+
     root = Path(root)
     if not root.is_dir():
         raise Unreadable(f"{root} is not a folder; pass a result-set folder (the --out of `memlab run`)")
