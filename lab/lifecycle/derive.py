@@ -32,6 +32,7 @@ from lab.lifecycle.matching import JUDGE_REVISION, JudgeLimit
 from lab.lifecycle.residue import summarise as erasure_summary
 from lab.lifecycle.scenario import Scenario
 
+Checks = Mapping[str, str]  # check name -> priority (a judge revision's: checks_of)
 #: Decision rules of a lifecycle row under the first revision of the judge.
 DECISION_RULES_1 = {
     "truth": "a ledger with logical time replayed from the saved scenario; never the SUT, never a model",
@@ -199,8 +200,7 @@ def restarts(observations: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             "seconds": round(sum(seconds), 6)}
 
 
-def combine(sources: list[Mapping[str, Mapping[str, Any]]],
-            names: Mapping[str, str] = CHECKS) -> dict[str, dict[str, Any]]:
+def combine(sources: list[Mapping[str, Mapping[str, Any]]], names: Checks = CHECKS) -> dict[str, dict[str, Any]]:
     """Each check over several sources (the seeds of a row, or the rows of a run), each a mapping of
     check name -> its JSON: counts summed; FAIL if any source fails it, NOT TESTED if none tested it."""
     out = {}
@@ -217,8 +217,7 @@ def combine(sources: list[Mapping[str, Mapping[str, Any]]],
     return out
 
 
-def combine_retrieval(sources: list[Mapping[str, Any] | None],
-                      names: Mapping[str, str] = CHECKS) -> dict[str, Any] | None:
+def combine_retrieval(sources: list[Mapping[str, Any] | None], names: Checks = CHECKS) -> dict[str, Any] | None:
     """The retrieval figures of several seeds (or rows) summed; None when none of them had any."""
     present = [s for s in sources if s]
     if not present:
