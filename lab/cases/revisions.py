@@ -53,6 +53,12 @@ def revision_of(name: object) -> Revision | None:
     return REVISIONS.get(name) if isinstance(name, str) else None
 
 
+def revision_stated(name: object) -> Revision:
+    """The revision a set or row stating ``name`` is read with: its own, or this lab's where it names
+    none this lab knows (which verify and the loader report on their own)."""
+    return revision_of(name) or CURRENT
+
+
 def cell_of(row: dict, case: str) -> dict:
     """The cell of ``case`` in a row as a reader shows it: the row's own, or a "not measured" cell when
     the row's set (an older method revision) has no such case."""

@@ -126,9 +126,11 @@ def derive_rows(saved: SavedRow, run: Json) -> list[Json]:
 
 
 def _written(row: Json) -> Json:
-    """``row`` as the model writes it; ``ShapeError`` where observations of another shape made it another shape."""
+    """``row`` once the model has read it (it is what the model writes back, never copied: a row holds the
+    served texts of every case); ``ShapeError`` where observations of another shape made it another shape."""
     try:
-        return read_row(row).to_json()
+        read_row(row)
+        return row
     except RowShapeError as exc:
         raise ShapeError(f"{row['observations']}: the row derived from them is not a memlab row: {exc}") from None
 

@@ -33,7 +33,7 @@ def kind(kinds: str) -> Any:
 
 
 Str, Num, Bool, Obj, Lst = (kind(f"{k}|null") for k in ("string", "number", "bool", "object", "list"))
-String, Boolean = kind("string"), kind("bool")
+String, Boolean, List, Object = kind("string"), kind("bool"), kind("list"), kind("object")
 
 
 class OpenRecord(BaseModel):

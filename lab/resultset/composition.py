@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from lab.cases.revisions import CURRENT, revision_of
+from lab.cases.revisions import revision_stated
 from lab.compose.judge import derive_compose
 from lab.compose.moves import FOLDER
 from lab.compose.results import ComposeRow, read_row
@@ -52,7 +52,7 @@ def derive_saved(obs_dir: Path, run: dict[str, Any], trials: dict[str, Observati
     """The compose rows of one row, derived from its saved trials (``trials``: its composition trials,
     when already read); ``run`` is run.json (its ``compose`` names the length searched)."""
     length = int((run.get("compose") or {}).get("length", 2))
-    revision = revision_of(run.get("method_revision")) or CURRENT  # the set's cases, not this lab's
+    revision = revision_stated(run.get("method_revision"))  # the set's cases, not this lab's
     return derive_compose(load_saved(obs_dir, revision), composed(obs_dir) if trials is None else trials, run, length)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lab.cases.revisions import CURRENT, Revision, revision_of
+from lab.cases.revisions import revision_stated
 from lab.judge.observation import Verdict
 from lab.resultset.gate_choices import FAIL_ON, LEVELS
 
@@ -53,7 +53,7 @@ def _judge(row: dict[str, Any], fail_on: str | None, min_level: str | None, resu
                       for c in ("C1", "C2") if not row["controls"][c].get("ok"))
         (result.undecided if harness else result.failures).append(f"{name}: not evaluable: {reason}")
         return
-    cells, cases = row["cells"], _revision(row).cases  # a row is gated on the cases its set measured
+    cells, cases = row["cells"], revision_stated(row.get("method_revision")).cases  # the cases its set measured
     if fail_on:
         bad = [cid for cid in cases if _fails(cells[cid], fail_on)]
         if bad:
@@ -67,16 +67,12 @@ def _judge(row: dict[str, Any], fail_on: str | None, min_level: str | None, resu
         _judge_level(name, row, min_level, result)
 
 
-def _revision(row: dict[str, Any]) -> Revision:
-    """The method revision a row was measured under (loading refused a row naming one this lab lacks)."""
-    return revision_of(row.get("method_revision")) or CURRENT
-
-
 def _judge_level(name: str, row: dict[str, Any], min_level: str, result: GateResult) -> None:
     if LEVELS.index(row.get("level") or "L0") >= LEVELS.index(min_level):
         return
     cells = row["cells"]
-    needed = [cid for lvl, ids in _revision(row).ladder[:LEVELS.index(min_level)] for cid in ids]
+    needed = [cid for lvl, ids in revision_stated(row.get("method_revision")).ladder[:LEVELS.index(min_level)]
+              for cid in ids]
     stop = next((cid for cid in needed if not (cells[cid].get("verdict") == Verdict.REJECTED
                                                and cells[cid].get("detection_point") == "read")), None)
     line = f"{name}: level {row.get('level')} < {min_level}"

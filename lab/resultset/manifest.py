@@ -19,10 +19,9 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
-from lab.judge.open_record import Obj, OpenRecord, Str, String, kind, said
+from lab.judge.open_record import List, Obj, Object, OpenRecord, Str, String, said
 
 MANIFEST_SCHEMA = "memlab.manifest/1"
-_List, _Object = kind("list"), kind("object")
 
 
 class Manifest(OpenRecord):
@@ -31,9 +30,9 @@ class Manifest(OpenRecord):
 
     schema_: String = Field(alias="schema")
     method_revision: String
-    decision_rules: _Object
-    rows: _List
-    evidence: _List
+    decision_rules: Object
+    rows: List
+    evidence: List
     lab: Obj = None
     run_id: Str = None
     canonicalization: Str = None

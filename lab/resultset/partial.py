@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lab.cases.revisions import CURRENT, revision_of
+from lab.cases.revisions import revision_stated
 from lab.resultset.coherence import expected_trials, missing_trials
 from lab.resultset.loading import JSONProblem, read_strict
 
@@ -66,7 +66,7 @@ def partial(root: Path) -> Partial | None:
     rows = run.get("rows")
     if not isinstance(rows, list) or not all(isinstance(name, str) and "/" not in name for name in rows):
         return None
-    revision = revision_of(run.get("method_revision")) or CURRENT
+    revision = revision_stated(run.get("method_revision"))
     missing = missing_trials(root, set(rows), revision)
     expected = sum(len(expected_trials(root, name, revision)) for name in set(rows))
     have = {f.name.split("@", 1)[0] for f in (root / "rows").glob("*.json")} if (root / "rows").is_dir() else set()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lab.cases.revisions import CURRENT, REVISIONS, Revision, revision_of
+from lab.cases.revisions import REVISIONS, Revision, revision_of, revision_stated
 from lab.judge.derive import c3_disagreements, derive_rows
 from lab.judge.observation import ShapeError
 from lab.resultset import recount as recounting
@@ -73,7 +73,7 @@ class Verification:
     def revision(self) -> Revision:
         """The method revision the set was written under (its cases); this lab's where it names none known
         (a finding of its own)."""
-        return revision_of(self.manifest.get("method_revision")) or CURRENT
+        return revision_stated(self.manifest.get("method_revision"))
 
     @property
     def unpinned(self) -> list[str]:

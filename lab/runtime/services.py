@@ -29,16 +29,14 @@ import os
 from pathlib import Path
 
 from lab.logs import get_logger
-from lab.profile.model import SERVICE_KINDS, ServiceSpec
+from lab.profile.model import ServiceSpec
 from lab.runtime.service_kinds import kind_of
 from lab.runtime.service_process import RunningService, ServiceError, Spawned
 
-__all__ = ["KINDS", "RunningService", "ServiceError", "ServiceSpec", "Spawned", "enabling_command", "missing_local",
+__all__ = ["RunningService", "ServiceError", "ServiceSpec", "Spawned", "enabling_command", "missing_local",
            "start_local"]
 
 log = get_logger(__name__)
-
-KINDS = SERVICE_KINDS
 
 
 def missing_local(spec: ServiceSpec | str) -> str | None:
