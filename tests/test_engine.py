@@ -138,27 +138,27 @@ def test_faulty_drivers_are_error_rows_and_the_matrix_goes_on(tmp_path, cache):
     assert seed["error"]["stage"] == "driver" and len(seed["writes"]) == 10  # what was measured is kept
 
 
-def test_a_fault_inside_one_case_spoils_only_that_cell(tmp_path, cache):
-    text = (FAULTY / "faulty-crash.yaml").read_text().replace("faulty-crash", "faulty-erase").replace(
-        "{op: read, kind: crash}", "{op: erase, kind: crash}")
+def _faulty_row(tmp_path, name: str, fault: str) -> dict:
+    """The row of faulty-crash's profile renamed ``name``, its one fault ``fault`` (``{op: ..., kind: ...}``),
+    run into ``tmp_path / "out"``."""
+    text = (FAULTY / "faulty-crash.yaml").read_text().replace("faulty-crash", name).replace(
+        "{op: read, kind: crash}", fault)
     (tmp_path / "p").mkdir()
-    (tmp_path / "p" / "faulty-erase.yaml").write_text(text.replace("driver: ./", f"driver: {FAULTY}"))
+    (tmp_path / "p" / f"{name}.yaml").write_text(text.replace("driver: ./", f"driver: {FAULTY}"))
     profiles, errors = scan_profiles(tmp_path / "p")
     assert not errors, errors
-    row = run_matrix(profiles, LocalRuntime(), tmp_path / "out", nonce="erase").rows[0]
+    return run_matrix(profiles, LocalRuntime(), tmp_path / "out", nonce=name).rows[0]
+
+
+def test_a_fault_inside_one_case_spoils_only_that_cell(tmp_path, cache):
+    row = _faulty_row(tmp_path, "faulty-erase", "{op: erase, kind: crash}")
     assert row["cells"]["T10"]["verdict"] == "error" and "exited with code 3" in row["cells"]["T10"]["reason"]
     assert [row["cells"][c]["verdict"] for c in CASE_IDS[:9]] == ["ACCEPTED"] * 9
     assert row["evaluable"] and row["metric"] == 0.0
 
 
 def test_a_refused_seeding_write_is_a_harness_error_naming_the_sut_log(tmp_path, cache):
-    text = (FAULTY / "faulty-crash.yaml").read_text().replace("faulty-crash", "faulty-refuse").replace(
-        "{op: read, kind: crash}", "{op: write, kind: refuse}")
-    (tmp_path / "p").mkdir()
-    (tmp_path / "p" / "faulty-refuse.yaml").write_text(text.replace("driver: ./", f"driver: {FAULTY}"))
-    profiles, errors = scan_profiles(tmp_path / "p")
-    assert not errors, errors
-    row = run_matrix(profiles, LocalRuntime(), tmp_path / "out", nonce="refuse").rows[0]
+    row = _faulty_row(tmp_path, "faulty-refuse", "{op: write, kind: refuse}")
     seed = json.loads((tmp_path / "out" / "observations" / "faulty-refuse" / "seed.json").read_text())
     assert seed["error"]["stage"] == "seed" and "refused a seeding write" in seed["error"]["message"]
     assert "SUT log:" in seed["error"]["message"] and "seed-0.log" in seed["error"]["message"]

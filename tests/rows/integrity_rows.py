@@ -97,3 +97,25 @@ def lifecycle_once(name: str, out: Path, position: str = "both", fail_on: str = 
     assert proc.returncode in codes, f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
     positions = ("live", "restarted") if position == "both" else (position,)
     return {p: json.loads((out / "rows" / f"{name}@{p}.json").read_text()) for p in positions}
+
+
+def raise_failure_and_check_points(at_rest: tuple[AssertionError | None, dict[str, dict]],
+                                   points: set[str] = frozenset({"read"})) -> None:
+    """Raise :func:`at_rest_once`'s comparison failure, if any, and check the row's detection points
+    (the read point alone where the row has no audit command)."""
+    failure, rows = at_rest
+    if failure is not None:
+        raise failure
+    assert set(rows) == set(points), sorted(rows)
+
+
+def assert_every_edit_served(read: dict, cases=CASE_IDS) -> None:
+    """C1 and C2 held, every case of ``cases`` ACCEPTED (served as genuine), each edit's landing proven
+    by its C3 (a restore case has no edit of its own to prove)."""
+    assert read["controls"]["C1"]["ok"] and read["controls"]["C2"]["ok"], read["controls"]
+    for case in cases:
+        cell = read["cells"][case]
+        assert cell["verdict"] == "ACCEPTED", (case, cell["reason"])
+        if case not in ("T9", "T10"):
+            assert cell["evidence"]["c3"]["ok"], (case, cell["evidence"]["c3"]["reasons"])
+

@@ -21,7 +21,7 @@ import sys
 import pytest
 
 from integrity_rows import ROOT, published as published_at_rest, remeasure, summary as at_rest
-from test_lifecycle_rows import installed, published, summary
+from test_lifecycle_rows import assert_matches_published, published, summary
 
 pytestmark = pytest.mark.rows
 
@@ -115,6 +115,4 @@ def test_a_postgres_state_row_is_its_sqlite_twin_at_rest_and_in_the_gate(row):
 @pytest.mark.parametrize("position", ["live", "restarted"])
 @pytest.mark.parametrize("row", [*ROWS, *POSTGRES_STATE])
 def test_lifecycle_run_matches_its_published_set(lifecycle, row, position):
-    then, now = published(row, position), lifecycle(row, position)
-    assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
-    assert summary(now) == summary(then), f"{row}@{position} differs from results/published/{row}/lifecycle"
+    assert_matches_published(row, position, lifecycle(row, position))

@@ -20,12 +20,12 @@ import pytest
 
 from edits.base import editor_for
 from edits.model import EditSpec
-from lab.cases import CASE_IDS
 from lab.lifecycle.adapters.process import SutProcess
 from lab.profile import load_profiles, select
 from lab.runtime.housekeeping import RunRegistry, new_run_id
 from lab.runtime.local import LocalRuntime
-from test_lifecycle_rows import installed, published, summary
+from integrity_rows import assert_every_edit_served, raise_failure_and_check_points
+from test_lifecycle_rows import assert_matches_published, summary
 
 pytestmark = pytest.mark.rows
 
@@ -34,18 +34,12 @@ CONTEXT = "acme/alice"
 
 
 def test_at_rest_row_matches_its_published_result_set(at_rest):
-    failure, rows = at_rest
-    if failure is not None:
-        raise failure
-    assert set(rows) == {"read"}  # no audit command: the read point only
+    raise_failure_and_check_points(at_rest)  # no audit command: the read point only
 
 
 def test_every_edit_is_served_as_genuine(at_rest):
     read = at_rest[1]["read"]
-    assert read["controls"]["C1"]["ok"] and read["controls"]["C2"]["ok"]
-    for case in CASE_IDS:
-        cell = read["cells"][case]
-        assert cell["verdict"] == "ACCEPTED", (case, cell["reason"])
+    assert_every_edit_served(read)
     variants = {c: {v["variant"]: v for v in read["cells"][c]["variants"]} for c in ("T4", "T8")}
     assert {k: v["verdict"] for k, v in variants["T4"].items()} == {"default": "ACCEPTED", "swap=contents": "ACCEPTED"}
     t8 = variants["T8"]
@@ -57,9 +51,7 @@ def test_every_edit_is_served_as_genuine(at_rest):
 
 @pytest.mark.parametrize("position", ["live", "restarted"])
 def test_lifecycle_run_matches_its_published_set(lifecycle, position):
-    then, now = published(ROW, position), lifecycle[position]
-    assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
-    assert summary(now) == summary(then), f"{ROW}@{position} differs from results/published/{ROW}/lifecycle"
+    assert_matches_published(ROW, position, lifecycle[position])
 
 
 def test_a_restart_changes_nothing_the_gate_sees(lifecycle):

@@ -19,7 +19,7 @@ import pytest
 
 from integrity_rows import ROOT, installed_version, published as published_at_rest, remeasure
 from integrity_rows import summary as at_rest
-from test_lifecycle_rows import installed, published, summary
+from test_lifecycle_rows import assert_matches_published
 
 pytestmark = pytest.mark.rows
 
@@ -74,6 +74,4 @@ def test_the_role_relabelled_in_one_place_alone_is_refused_by_the_message_class(
 
 @pytest.mark.parametrize("position", ["live", "restarted"])
 def test_lifecycle_matches_its_published_set(lifecycle, position):
-    then, now = published(ROW, position), lifecycle[position]
-    assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
-    assert summary(now) == summary(then), f"{ROW}@{position} differs from results/published/{ROW}/lifecycle"
+    assert_matches_published(ROW, position, lifecycle[position])

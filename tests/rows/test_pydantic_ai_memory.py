@@ -23,7 +23,8 @@ from lab.lifecycle.adapters.process import SutProcess
 from lab.profile import load_profiles, select
 from lab.runtime.housekeeping import RunRegistry, new_run_id
 from lab.runtime.local import LocalRuntime
-from test_lifecycle_rows import installed, published, summary
+from integrity_rows import raise_failure_and_check_points
+from test_lifecycle_rows import assert_matches_published
 
 pytestmark = pytest.mark.rows
 
@@ -34,10 +35,7 @@ EXPRESSIBLE = ("T1", "T2", "T3", "T4", "T5", "T6", "T7", "T9", "T10")
 
 @pytest.mark.parametrize("row", ROWS)
 def test_row_matches_its_published_result_set(at_rest_of, row):
-    failure, rows = at_rest_of(row)
-    if failure is not None:
-        raise failure
-    assert set(rows) == {"read"}  # no audit command: the read point only
+    raise_failure_and_check_points(at_rest_of(row))  # no audit command: the read point only
 
 
 @pytest.mark.parametrize("row", ROWS)
@@ -55,9 +53,7 @@ def test_every_expressible_edit_is_served_as_genuine_and_t8_has_nothing_to_chang
 @pytest.mark.parametrize("position", ["live", "restarted"])
 @pytest.mark.parametrize("row", ROWS)
 def test_lifecycle_run_matches_its_published_set(lifecycle_of, row, position):
-    then, now = published(row, position), lifecycle_of(row)[position]
-    assert installed(now) == installed(then) == str(then["sut"]["version"]), (installed(now), installed(then))
-    assert summary(now) == summary(then), f"{row}@{position} differs from results/published/{row}/lifecycle"
+    assert_matches_published(row, position, lifecycle_of(row)[position])
 
 
 def test_the_sqlite_lines_editor_reads_exactly_the_lines_the_sut_serves():
