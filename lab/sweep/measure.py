@@ -96,43 +96,47 @@ def status_of(root: Path) -> str | None:
     return "completed" if recorded.get("status") == "completed" and (root / "manifest.json").is_file() else "partial"
 
 
+def _complete(root: Path, fresh: list[str], resume: list[str], what: str, options: Options,
+              run: Runner) -> str | None:
+    """Make the set at ``root`` complete: nothing when it is, ``resume`` when a run left it partial,
+    else ``fresh``; None when it is complete after, else why not. An interrupted run raises."""
+    state = status_of(root)
+    args = resume if state == "partial" else fresh
+    args += [] if options.fork_server or state == "partial" else ["--no-fork-server"]
+    proc = run(memlab(*args, quiet=options.quiet))
+    if proc.returncode in (130, 143):
+        raise Interrupted(proc.returncode)
+    return None if status_of(root) == "completed" else _failure(what, proc)
+
+
 def measure_release(version: str, row: str, profiles: Path, out: Path, at_rest: bool, lifecycle: bool,
                     options: Options, run: Runner = _run) -> Measured:
     """Measure the release's row ``row`` (its profile in ``profiles``) into ``out``."""
     kept = True
     sets: dict[str, str] = {}
     if at_rest:
-        state = status_of(out)
-        if state != "completed":
+        if status_of(out) != "completed":
             kept = False
-            args = (["run", "--resume", str(out)] if state == "partial" else
-                    ["run", "--sut", row, "--out", str(out), "--runtime", options.runtime, "--jobs", str(options.jobs)])
-            args += ["--profiles", str(profiles), "--allow-errors"]
-            args += [] if options.fork_server or state == "partial" else ["--no-fork-server"]
-            args += [] if options.reports else ["--no-reports"]
-            proc = run(memlab(*args, quiet=options.quiet))
-            if proc.returncode in (130, 143):
-                raise Interrupted(proc.returncode)
-            if status_of(out) != "completed":
-                return Measured(version, "failed", message=_failure("memlab run", proc), sets=sets)
+            tail = ["--profiles", str(profiles), "--allow-errors"] + ([] if options.reports else ["--no-reports"])
+            failure = _complete(out, ["run", "--sut", row, "--out", str(out), "--runtime", options.runtime,
+                                      "--jobs", str(options.jobs), *tail], ["run", "--resume", str(out), *tail],
+                                "memlab run", options, run)
+            if failure:
+                return Measured(version, "failed", message=failure, sets=sets)
         sets["at_rest"] = str(out)
         problem = _not_installed(out, row)
         if problem:
             return Measured(version, "not-installed", message=problem, sets=sets, kept=kept)
     if lifecycle:
         life = out / "lifecycle"
-        state = status_of(life)
-        if state != "completed":
+        if status_of(life) != "completed":
             kept = False
-            args = (["lifecycle", "run", "--resume", str(life)] if state == "partial" else
-                    ["lifecycle", "run", "--sut", row, "--profiles", str(profiles), "--position", "both",
-                     "--fail-on", options.fail_on, "--runtime", options.runtime, "--out", str(life)])
-            args += [] if options.fork_server or state == "partial" else ["--no-fork-server"]
-            proc = run(memlab(*args, quiet=options.quiet))
-            if proc.returncode in (130, 143):
-                raise Interrupted(proc.returncode)
-            if status_of(life) != "completed":
-                return Measured(version, "failed", message=_failure("memlab lifecycle run", proc), sets=sets)
+            failure = _complete(life, ["lifecycle", "run", "--sut", row, "--profiles", str(profiles), "--position",
+                                       "both", "--fail-on", options.fail_on, "--runtime", options.runtime,
+                                       "--out", str(life)], ["lifecycle", "run", "--resume", str(life)],
+                                "memlab lifecycle run", options, run)
+            if failure:
+                return Measured(version, "failed", message=failure, sets=sets)
         sets["lifecycle"] = str(life)
     problems = verify_sets(sets)
     if problems:
