@@ -6,7 +6,7 @@ terminal would obey, a field of the wrong type, a store file linked out of its v
 read-only disk, a folder one may not read, SIGTERM mid-run. It *holds* when memlab does what the
 class names (refuses with exit 2 naming the path and the fix, writes nothing through the link, prints
 the text inert, keeps a set that verifies or says PARTIAL) and never prints a traceback.
-``bench/tamper.py`` runs these after its verify table; ``tests/test_hostile_classes.py`` asserts each.
+``bench/tamper.py`` runs these after its verify table; ``tests/adversarial/test_hostile_classes.py`` asserts each.
 The classes live in ``hostile_writes``, ``hostile_reads``, ``hostile_machine`` and ``hostile_iii``.
 """
 

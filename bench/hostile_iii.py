@@ -1,7 +1,7 @@
 """Hostile classes of the boundary's third campaign that a real command can be tried on: a forged summary
 beside a signed set, a signal while the site is written, a delete a shim acknowledges and never applies,
-a shim answering more than one observation holds, and more than one run may write. Each has its unit test as well (tests/test_verify.py,
-tests/test_site_interrupted.py, tests/lifecycle/test_lifecycle_gate.py, tests/lifecycle/test_runner.py);
+a shim answering more than one observation holds, and more than one run may write. Each has its unit test as well (tests/unit/test_verify.py,
+tests/system/test_site_interrupted.py, tests/lifecycle/test_lifecycle_gate.py, tests/lifecycle/test_runner.py);
 here each is played as a user meets it, a new process each."""
 
 from __future__ import annotations

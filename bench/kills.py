@@ -4,7 +4,7 @@ Each moment (lab/moments.py) is reached deterministically: the run pauses there 
 its moments file, and is killed then. An attempt *resumed* when: `memlab verify` called the
 killed set PARTIAL (exit 3), `memlab gc` exited 0 leaving no process that carries the run's mark,
 `memlab run --resume` exited 0, the set verifies, and every trial was saved exactly once over
-both runs. tests/test_kill_resume.py asserts the same per moment, and more (docs/resume.md).
+both runs. tests/system/test_kill_resume.py asserts the same per moment, and more (docs/resume.md).
 
     python bench/kills.py              # the reference rows reference-naive and reference-naive-postgres
 

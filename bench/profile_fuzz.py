@@ -1,4 +1,4 @@
-"""The profile fuzz table of tests/test_profile_fuzz.py, measured as a user meets it (issue 14).
+"""The profile fuzz table of tests/adversarial/test_profile_fuzz.py, measured as a user meets it (issue 14).
 
 For every malformed profile of the table: is it rejected with the file, the field and a fix
 (and the line, where the edit has one), how long the check takes, and what ``memlab run --sut``
@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "adversarial")]
 
 from lab.profile import ProfileError, load_profile  # noqa: E402
 from test_profile_fuzz import CASES, write  # noqa: E402  (the table is the test's)

@@ -6,12 +6,12 @@ huge or deeply nested file, a file listed twice, a lone surrogate, a folder wher
 ...), applied to a fresh copy of one real set. A class *holds*
 when `memlab verify` rejects the copy naming the expected ground (exit 1), or refuses it
 as unreadable (exit 2) where that is expected; a class whose copy verifies, or that names
-another ground only, or crashes, does not hold. tests/test_tamper_classes.py asserts every
+another ground only, or crashes, does not hold. tests/adversarial/test_tamper_classes.py asserts every
 class holds (and that the reading commands never crash on any of them).
 
 The hostile classes (bench/hostile.py) follow: links planted where memlab writes, text a terminal
 would obey, rows of another shape, a store linked out of its volume, a full or read-only disk, a
-folder one may not read, SIGTERM mid-run; tests/test_hostile_classes.py asserts each. The last
+folder one may not read, SIGTERM mid-run; tests/adversarial/test_hostile_classes.py asserts each. The last
 lines are the totals, each class that did not hold named.
 
     python bench/tamper.py                  # runs reference-naive into a temp folder, prints both tables

@@ -12,7 +12,7 @@ declared field whose name is an attribute of :class:`~edits.layout.StoreLayout` 
 ``key``, ``collection``, ...) is stored there; any other lands in ``StoreLayout.options``.
 
 The editor modules of this package are found by listing the package (an import of ``edits.*``
-only; each module is checked by ``tests/test_no_sut_imports.py``), so an in-tree backend needs
+only; each module is checked by ``tests/unit/test_no_sut_imports.py``), so an in-tree backend needs
 no list to be edited (a module declares ``BACKEND = register(Backend(...))``, the way
 :mod:`edits.sqlite` does); a backend outside the package calls :func:`register` itself. Backend
 modules import their storage client (psycopg, redis, qdrant_client, lancedb) where they use it,

@@ -5,7 +5,7 @@ Each benchmark below is run as its command says, its standard output saved verba
 ``bench/figures/<name>.txt`` with when it ran, the command and the machine's load; the README
 section is rendered from those files alone: per benchmark what it measures (the first line of its
 docstring), the command, and its output. Nothing in the section is typed by hand, so it cannot
-drift from the code: ``tests/test_bench_readme.py`` checks the README against the saved files.
+drift from the code: ``tests/unit/test_bench_readme.py`` checks the README against the saved files.
 
     python3 scripts/bench_readme.py --run            # run every benchmark, save, rewrite README
     python3 scripts/bench_readme.py --run records    # only some (by name), then rewrite README

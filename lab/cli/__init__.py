@@ -22,7 +22,7 @@ from lab import METHOD_REVISION, __version__
 from lab.cli.lazy import LazyGroup
 
 #: Every command: name -> (where it is defined, its short help as ``memlab --help`` shows it).
-#: tests/test_cli_lazy.py holds each short help equal to the command's own.
+#: tests/unit/test_cli_lazy.py holds each short help equal to the command's own.
 COMMANDS = {
     "analyze": ("lab.cli.reports:analyze_cmd",
                 "Re-derive every row from RESULT_DIR's saved observations into a new result set."),

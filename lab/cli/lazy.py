@@ -2,7 +2,7 @@
 ``LazyGroup``: ``list_commands`` and ``get_command`` over a table of import paths).
 
 Its own ``--help`` lists every command with its short help from the same table, so that it imports
-no command module at all; tests/test_cli_lazy.py holds each short help equal to the command's own.
+no command module at all; tests/unit/test_cli_lazy.py holds each short help equal to the command's own.
 
     @click.group(cls=LazyGroup, lazy_subcommands={"run": ("lab.cli.run:run", "Run the matrix: ...")})
     def main(): ...

@@ -22,7 +22,7 @@ from typing import Any
 
 AT_REST = "at-rest"
 LIFECYCLE = "lifecycle"
-#: Manifest schema -> kind (tests/test_errors_say_the_real_thing.py holds them equal to the writers').
+#: Manifest schema -> kind (tests/adversarial/test_errors_say_the_real_thing.py holds them equal to the writers').
 SCHEMAS = {"memlab.manifest/1": AT_REST, "memlab.lifecycle-manifest/1": LIFECYCLE}
 _OTHER = re.compile(r"memlab\.([a-z0-9][a-z0-9-]*)-manifest/\d+")
 #: The command that writes each kind (for what a message says of a set).

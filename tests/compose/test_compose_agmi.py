@@ -6,7 +6,7 @@ agmi runs live in the row's own venv (bench/peer_agmi.py, a few seconds per targ
 the venv can be had; elsewhere its record (tests/fixtures/peer-records/agmi-compose-<target>.json;
 ``MEMLAB_RECORD_PEER=1`` re-records, ``MEMLAB_REQUIRE_LIVE_PEER=1`` fails without a live peer) stands in.
 memlab's side is the row's published composition (results/published/<row>/compose/), itself verified by
-tests/test_published.py.
+tests/unit/test_published.py.
 """
 
 import sys

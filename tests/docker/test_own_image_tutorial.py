@@ -1,7 +1,7 @@
 """Step 5 of docs/own-sut.md, followed as written: the tutorial's driver in an image of its own
 (``image: {dockerfile: Dockerfile}``), built by the lab, run on the docker runtime, verified.
 
-The page is the source, as for tests/test_own_sut.py: the blocks after ``<!-- image_file: PATH -->``
+The page is the source, as for tests/system/test_own_sut.py: the blocks after ``<!-- image_file: PATH -->``
 are written beside the tutorial's files, the block after ``<!-- image_commands -->`` is run line by
 line, and the block after ``<!-- image_verdicts -->`` is the matrix the run must give.
 """

@@ -6,7 +6,7 @@ must give the published figures; the LangGraph store rows are also held to what 
 The rows re-measured are those of ``FRAMEWORK_ROWS`` (each SUT's rows that cost seconds, one Mem0 row,
 and a PostgreSQL row whose read-back goes through its server); ``MEMLAB_FRONTDOOR_ALL_ROWS=1`` re-measures every published row (CrewAI's take about seven minutes
 each, letta-archival about twenty-one: its restarted position imports Letta before every judged read). Every
-published set, re-measured or not, is verified by tests/test_published.py.
+published set, re-measured or not, is verified by tests/unit/test_published.py.
 """
 
 from __future__ import annotations

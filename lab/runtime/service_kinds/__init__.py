@@ -2,7 +2,7 @@
 
 A new kind is one module here (a :class:`~lab.runtime.service_kinds.base.ServiceKind`), its entry in
 :data:`KINDS`, its name in the profile schema's ``SERVICE_KINDS`` (with the editor it serves,
-``SERVICE_EDITORS``; ``tests/test_services.py`` checks the two lists agree), its backend image in
+``SERVICE_EDITORS``; ``tests/system/test_services.py`` checks the two lists agree), its backend image in
 ``lab.runtime.images.BACKENDS`` with a Dockerfile under ``images/backends/``, and its test.
 
     >>> sorted(KINDS)

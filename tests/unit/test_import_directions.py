@@ -1,0 +1,121 @@
+"""lab/ is one package per role; each role imports only the roles below it (docs/design.md, "Roles").
+
+The allowed directions are written once here and in each package's docstring; a role that
+reaches up (the judge importing the method, a runtime importing the result set) fails.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+LAB = Path(__file__).resolve().parents[2] / "lab"
+
+#: Roles every role may import: the one way memlab writes a file (lab.safewrite) and its log (lab.logs),
+#: bottom roles.
+ALWAYS = {"safewrite", "logs"}
+#: role -> the lab roles it may import (``edits``, the top-level ``lab`` constants and ALWAYS always).
+ALLOWED = {
+    "safewrite": set(),
+    "logs": set(),
+    "moments": set(),
+    "profile": set(),
+    "driver": set(),
+    "runtime": {"moments", "profile", "driver"},
+    "cases": set(),
+    "judge": {"cases"},
+    "compose": {"cases", "judge"},
+    "resultset": {"moments", "profile", "cases", "judge", "compose"},
+    "method": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "compose"},
+    "report": {"cases", "judge", "resultset", "lifecycle", "frontdoor", "compose"},
+    "lifecycle": {"profile", "driver", "runtime", "resultset"},
+    "frontdoor": {"lifecycle", "resultset", "profile", "runtime"},
+    "testing": {"runtime"},
+    "sweep": {"profile", "runtime", "resultset", "lifecycle"},
+    "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle",
+            "frontdoor", "sweep", "compose"},
+}
+
+
+def role_of(path: Path) -> str:
+    """The role a module of lab/ belongs to: its package, or its own name for a top module."""
+    parts = path.relative_to(LAB).with_suffix("").parts
+    return parts[0]
+
+
+def lab_imports(path: Path):
+    """(line, role) for every import of another lab role in a module."""
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] + ([f"lab.{a.name}" for a in node.names] if node.module == "lab" else [])
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "lab" and len(parts) > 1 and parts[1] in ALLOWED:
+                yield node.lineno, parts[1]
+
+
+def test_every_module_of_lab_belongs_to_a_known_role():
+    unknown = sorted({role_of(p) for p in LAB.rglob("*.py")} - set(ALLOWED) - {"__init__"})
+    assert unknown == [], f"lab/ modules outside the role table: {unknown} (add them to ALLOWED and docs/design.md)"
+
+
+def test_roles_import_only_the_roles_below_them():
+    offenders = []
+    for path in sorted(LAB.rglob("*.py")):
+        role = role_of(path)
+        if role == "__init__":
+            continue
+        for line, target in lab_imports(path):
+            if target != role and target not in ALLOWED[role] | ALWAYS:
+                offenders.append(f"{path.relative_to(LAB.parent)}:{line}: {role} imports {target}")
+    assert offenders == [], "imports against the role directions:\n" + "\n".join(offenders)
+
+
+def test_each_role_package_says_its_job_and_what_it_may_import():
+    missing = [p.name for p in sorted(LAB.iterdir()) if p.is_dir() and (p / "__init__.py").exists()
+               and "import" not in (ast.get_docstring(ast.parse((p / "__init__.py").read_text())) or "")]
+    assert missing == [], f"packages whose docstring does not say what they may import: {missing}"
+
+
+EDITS = LAB.parent / "edits"
+CASE_ID = re.compile(r"^T[0-9]+$")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that are docstrings (of the module, a class or a function)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _imported(node: ast.AST) -> list[str]:
+    """The modules an import statement names (``from lab import cases``: ``lab.cases``)."""
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    return [a.name for a in node.names] if isinstance(node, ast.Import) else []
+
+
+def test_the_editors_import_no_case():
+    offenders = [f"{path.relative_to(LAB.parent)}:{node.lineno}" for path in sorted(EDITS.glob("*.py"))
+                 for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+                 if any(m == "lab.cases" or m.startswith("lab.cases.") for m in _imported(node))]
+    assert offenders == [], "edits/ imports a module of lab.cases: " + ", ".join(offenders)
+
+
+def test_the_editors_know_operations_not_case_ids():
+    """No string constant of an editor module, outside its docstrings, is a case id ("T3"): the editors
+    dispatch on ``EditSpec.op`` (edits.ops), and a case names the op it asks for (lab.cases)."""
+    offenders = []
+    for path in sorted(EDITS.glob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        docs = _docstrings(tree)
+        offenders += [f"{path.relative_to(LAB.parent)}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                      and CASE_ID.match(node.value) and id(node) not in docs]
+    assert offenders == [], "case ids in the editors:\n" + "\n".join(offenders)

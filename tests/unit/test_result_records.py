@@ -1,0 +1,85 @@
+"""The typed result records: the at-rest row (lab/judge/row.py) and the manifest
+(lab/resultset/manifest.py). Every published row and manifest reads and writes back byte for byte, a key
+the lab does not know is kept, and a field of another JSON kind is refused naming that field, for any
+value (Hypothesis)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lab.judge.row import READERS, ROW_SCHEMA, AtRestRow, RowShapeError, problem_of, read_row
+from lab.resultset.manifest import ManifestShapeError, read_manifest
+
+PUBLISHED = Path(__file__).resolve().parents[2] / "results" / "published"
+ROWS = sorted(PUBLISHED.glob("*/rows/*.json"))
+MANIFESTS = sorted([*PUBLISHED.glob("*/manifest.json"), *PUBLISHED.glob("*/compose/manifest.json")])
+SAMPLE = json.loads(ROWS[0].read_text())
+#: A field -> the JSON kinds it takes.
+FIELDS = {("metric",): (int, float, type(None)), ("level",): (str, type(None)), ("evaluable",): (bool, type(None)),
+          ("controls", "C1", "ok"): (bool,), ("cells", "T1", "verdict"): (str,),
+          ("cells", "T2", "evidence"): (dict, type(None)), ("groups", "T1-T5"): (int, float, type(None))}
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(max_size=5), lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=6)
+
+
+def test_there_are_published_rows():
+    assert len(ROWS) >= 50 and READERS == {ROW_SCHEMA: AtRestRow}
+
+
+@pytest.mark.parametrize("path", ROWS, ids=[p.name for p in ROWS])
+def test_a_published_row_reads_and_writes_back_byte_for_byte(path):
+    text = path.read_text()
+    again = json.dumps(read_row(json.loads(text)).to_json(), indent=2, sort_keys=True) + "\n"
+    assert again == text
+
+
+def test_a_key_the_lab_does_not_know_is_kept():
+    row = {**SAMPLE, "from_a_newer_lab": {"x": [1]}}
+    assert read_row(row).to_json() == row
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(FIELDS)), JSON)
+def test_a_field_of_another_kind_is_refused_naming_it(field, value):
+    row = json.loads(json.dumps(SAMPLE))
+    *parents, last = field
+    holder = row
+    for key in parents:
+        holder = holder[key]
+    holder[last] = value
+    kinds = FIELDS[field]
+    fits = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+    problem = problem_of(row)
+    if fits and not (field == ("cells", "T2", "evidence") and isinstance(value, dict)):
+        assert problem is None, problem
+    elif not fits:
+        assert problem is not None and f"field '{'.'.join(field)}'" in problem, problem
+
+
+def test_an_unknown_schema_is_refused_by_name():
+    with pytest.raises(RowShapeError, match="schema 'memlab.row/9' is not one this lab reads"):
+        read_row({**SAMPLE, "schema": "memlab.row/9"})
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=[str(p.parent.relative_to(PUBLISHED)) for p in MANIFESTS])
+def test_a_published_manifest_reads_and_writes_back_byte_for_byte(path):
+    text = path.read_text()
+    assert json.dumps(read_manifest(json.loads(text)).to_json(), indent=2, sort_keys=True) + "\n" == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["rows", "evidence", "decision_rules", "method_revision"]), JSON)
+def test_a_manifest_field_of_another_kind_is_refused_naming_it(field, value):
+    manifest = {**json.loads(MANIFESTS[0].read_text()), field: value}
+    kinds = {"rows": list, "evidence": list, "decision_rules": dict, "method_revision": str}[field]
+    if isinstance(value, kinds):
+        assert read_manifest(manifest).to_json() == manifest
+    else:
+        with pytest.raises(ManifestShapeError, match=f"field '{field}' is a {type(value).__name__}, not "):
+            read_manifest(manifest)
