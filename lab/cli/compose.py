@@ -1,8 +1,9 @@
 """``memlab compose``: sequences of moves around each at-rest edit (docs/composition.md).
 
 The at-rest run of the selected rows (``memlab run``: the edits alone, the controls, the same result
-set), plus on the same seed every sequence of ``--length`` moves holding one edit and the SUT's own
-moves (a genuine write, a restart, its erase, its audit), and each SUT move alone. Exit codes: 0 no
+set), plus on the same seed every sequence of ``--length`` moves holding one edit, or a pair of edits
+(``--edits 2``, the default), and the SUT's own moves (a genuine write, a restart, its erase, its
+audit), and each SUT move alone. Exit codes: 0 no
 finding, every row cleanly measured; 1 a finding (a sequence lands where none of its moves lands
 alone); 2 bad input, a harness failure, a row not evaluable or a trial with a harness error (unless
 --allow-errors) or the --evidence-budget passed (--resume DIR with a bigger one completes it); 130
@@ -26,6 +27,9 @@ from lab.compose.moves import MAX_LENGTH
               help="Rows to compose (repeatable; globs allowed). Default: 'reference-*', the calibration rows.")
 @click.option("--length", type=click.IntRange(2, MAX_LENGTH), default=2, show_default=True,
               help=f"Moves per sequence (2, or {MAX_LENGTH}: many more sequences).")
+@click.option("--edits", type=click.IntRange(1, 2), default=2, show_default=True,
+              help="Edits a sequence may hold: 2 also searches pairs of edits (those where neither lands alone at "
+                   "some detection point), 1 one edit per sequence.")
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
               help="Where SUTs run, as for `memlab run` (the first line says which and why).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -42,10 +46,11 @@ from lab.compose.moves import MAX_LENGTH
 @evidence_budget_option
 @sign_key_option
 @reports_option
-def compose(patterns: tuple[str, ...], length: int, runtime_name: str, out: Path | None, jobs: int,
+def compose(patterns: tuple[str, ...], length: int, edits: int, runtime_name: str, out: Path | None, jobs: int,
             nonce: str | None, profiles_dir: Path, allow_errors: bool, no_fork_server: bool, resume: Path | None,
             sign_key, reports: bool, evidence_budget: int) -> None:
-    """Sequences of moves that land where no single move does: an edit with the SUT's own activity around it.
+    """Sequences of moves that land where no single move does: an edit, or a pair of edits, with the SUT's own
+    activity around it.
 
     Exit 0 no finding; 1 a finding; 2 bad input, a harness failure, a row not evaluable or a trial with a
     harness error (--allow-errors: 0 or 1 by the findings), or the --evidence-budget passed; 130 interrupted
@@ -65,4 +70,5 @@ def compose(patterns: tuple[str, ...], length: int, runtime_name: str, out: Path
     click.get_current_context().invoke(
         run, patterns=patterns, runtime_name=runtime_name, out=out, jobs=jobs, nonce=nonce, records=5,
         profiles_dir=profiles_dir, allow_errors=allow_errors, sign_key=sign_key, reports=reports, fail_on=None,
-        min_level=None, no_fork_server=no_fork_server, resume=resume, compose=length, evidence_budget=evidence_budget)
+        min_level=None, no_fork_server=no_fork_server, resume=resume,
+        compose={"length": length, **({"edits": edits} if edits != 1 else {})}, evidence_budget=evidence_budget)

@@ -74,7 +74,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
         profiles_dir: Path, allow_errors: bool, sign_key, reports: bool, fail_on: str | None,
         min_level: str | None, no_fork_server: bool = False, shard_spec: str | None = None,
         run_id: str | None = None, resume: Path | None = None, latest: bool = False,
-        published: Path = Path("results") / "published", compose: int = 0,
+        published: Path = Path("results") / "published", compose: dict[str, int] | None = None,
         evidence_budget: int = EVIDENCE_BUDGET) -> None:
     """Run the matrix: every selected row, ten edits, three controls; write a result set.
 

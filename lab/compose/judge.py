@@ -1,13 +1,13 @@
 """The verdicts of composition: a pure function from a row's saved trials to its compose rows.
 
-A sequence **lands** when every move ran, its edit landed (C3), no move was refused or met with an
-integrity signal (an audit move that reports counts as one), and the read after it is judged as an
-edit alone is: served as genuine (or, at the audit point, the audit silent) with the edit's effect
-visible. It is a **finding** only when, besides, each of its moves alone on the same seed and target
-does not land: the edit alone is its at-rest trial (REJECTED or REPORTED, or served with no visible
-effect); a SUT move alone is judged by the edit's own effect check on what the read after it
-served. A move alone with no verdict (a harness error) leaves the sequence inconclusive, never a
-finding and never held.
+A sequence **lands** when every move ran, its edit (each edit of a pair) landed (C3), no move was
+refused or met with an integrity signal (an audit move that reports counts as one), and the read
+after it is judged as an edit alone is: served as genuine (or, at the audit point, the audit silent)
+with the edit's effect visible (a pair's: at least one of its edits' own effect checks). It is a
+**finding** only when, besides, each of its moves alone on the same seed and target does not land:
+an edit alone is its at-rest trial (REJECTED or REPORTED, or served with no visible effect); a SUT
+move alone is judged by the edits' own effect checks on what the read after it served. A move alone
+with no verdict (a harness error) leaves the sequence inconclusive, never a finding and never held.
 """
 
 from __future__ import annotations
@@ -15,105 +15,68 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from lab.cases import BY_ID
-from lab.cases.seedplan import markers_in
 from lab.compose import moves as mv
+from lab.compose.alone import Landed, Point, as_seeded, edit_alone, edit_views, refused_move, stopped_by_moves, \
+    sut_alone
 from lab.compose.moves import FOLDER, single_name
+from lab.compose.pairs import edit_pairs
 from lab.compose.results import ComposeRow, SequenceResult, Single, Skipped
 from lab.compose.search import edit_moves, erase_victim
 from lab.judge.derive import SavedRow
-from lab.judge.effects import effect
-from lab.judge.observation import NO_ANSWER, Answer, Json, Observation, Verdict
-from lab.judge.verdicts import audit_finding, integrity_signals, judge_cell
+from lab.judge.observation import Json, Observation, Verdict
 
-Landed = tuple[bool | None, str]
-
-
-class _Point:
-    """What judging at one detection point needs: the C1 baseline, the signals, the row's options."""
-
-    def __init__(self, saved: SavedRow, point: str):
-        profile = saved.profile
-        self.point, self.c1 = point, saved.trials.get("C1") or Observation()
-        self.filters = profile.get("signals") or []
-        self.cls = profile.get("observation_class", "a")
-        self.ordered = (profile.get("capabilities") or {}).get("order", True)
-
-    def cell(self, obs: Observation):
-        """The at-rest judge on a trial, what its SUT moves wrote or erased set aside (:func:`as_seeded`)."""
-        obs, c1 = as_seeded(obs, self.c1)
-        return judge_cell(obs, c1, self.point, self.filters, self.cls, self.ordered)
-
-
-def as_seeded(obs: Observation, c1: Observation) -> tuple[Observation, Observation]:
-    """The trial and the C1 baseline as the edit's effect check must compare them: the records the
-    trial's own ``write`` moves added left out of what it served, and the record its ``erase`` moved
-    removed left out of the baseline. An effect check then sees what the edit changed, never the SUT's
-    own genuine work (one more record is not a reordered one)."""
-    moves = [m for m in getattr(obs, "moves", None) or [] if isinstance(m, dict)]
-    written = {m.get("marker") for m in moves if m.get("move") == "write"} - {None}
-    erased = {m.get("victim") for m in moves if m.get("move") == "erase"} - {None}
-    if not (written or erased):
-        return obs, c1
-
-    def without(answer: Answer | None, markers: set[str]) -> Answer | None:
-        if answer is None or answer.records is None or not markers:
-            return answer
-        kept = [r for r in answer.records if not set(markers_in(str(r.get("text", "")))) & markers]
-        return answer.model_copy(update={"records": kept})
-
-    read = without(obs.read, written)
-    base = dict(c1.reads or {})
-    if obs.read_label in base:
-        base[obs.read_label] = without(base[obs.read_label], erased)
-    return obs.model_copy(update={"read": read}), c1.model_copy(update={"reads": base})
+__all__ = ["as_seeded", "decide", "derive_compose"]
 
 
 def derive_compose(saved: SavedRow, composed: Mapping[str, Observation | None], run: Json,
-                   length: int) -> list[ComposeRow]:
+                   length: int, edits: int = 1) -> list[ComposeRow]:
     """The compose rows (one per detection point) of a row: ``saved`` its at-rest trials, ``composed``
-    its composition trials by name (``T3+write``, ``write``, ``erase@<marker>``; None where absent)."""
+    its composition trials by name (``T3+write``, ``write``, ``erase@<marker>``; None where absent);
+    ``edits``: how many edits a sequence may hold (2: pairs too, :mod:`lab.compose.pairs`)."""
     profile = saved.profile
-    edits, left_edits = edit_moves(saved.trials, saved.revision.cases)
+    moves, left_edits = edit_moves(saved.trials, saved.revision.cases)
     suts, left_suts = mv.sut_moves((profile.get("capabilities") or {}).get("erasure", "none"),
                                    profile.get("detection_points", ["read"]))
+    pairs, left_pairs = edit_pairs(saved.trials, profile, moves) if edits == 2 else ([], [])
     plan = (saved.trials.get("seed") or Observation()).plan or {}
     rows = []
     for point in profile.get("detection_points", ["read"]):
-        at = _Point(saved, point)
-        judged = {seq: _sequence(seq, saved, composed, plan, at) for seq in mv.sequences(edits, suts, length)}
+        at = Point(profile, saved.trials, point)
+        judged = {seq: _sequence(seq, saved, composed, plan, at)
+                  for seq in mv.sequences(moves, suts, length, pairs)}
         results = [_minimal(seq, result, judged) for seq, result in judged.items()]
         rows.append(ComposeRow(
             row=profile["row"], detection_point=point, length=length, method_revision=saved.revision.name,
-            lab=run.get("lab"), run_id=run.get("run_id"), date=run.get("started"),
-            offered=[m.name for m in [*edits, *suts]], skipped=[Skipped(**s) for s in left_edits + left_suts],
-            sequences=results))
+            lab=run.get("lab"), run_id=run.get("run_id"), date=run.get("started"), edits=edits,
+            offered=[m.name for m in [*moves, *suts]],
+            skipped=[Skipped(**s) for s in left_edits + left_suts + left_pairs], sequences=results))
     return rows
 
 
 def _sequence(seq: tuple[mv.Move, ...], saved: SavedRow, composed: Mapping[str, Observation | None],
-              plan: Json, at: _Point) -> SequenceResult:
-    edit = next(m for m in seq if m.edits)
-    single_obs = saved.trials.get(edit.trial)
-    intended = (single_obs.intended if single_obs else None) or {}
-    label = BY_ID[edit.case].read_label
-    victim = erase_victim(plan, label, intended)
+              plan: Json, at: Point) -> SequenceResult:
+    alone_at_rest = {e: saved.trials.get(e.trial) for e in mv.edits_of(seq)}
+    intents = {e: (obs.intended if obs else None) or {} for e, obs in alone_at_rest.items()}
+    first = next(iter(intents))
+    label = BY_ID[first.case].read_label
+    victim = erase_victim(plan, label, intents[first] if len(intents) == 1 else list(intents.values()))
     singles, refused_alone = [], set()
     for move in dict.fromkeys(seq):  # each move once, in order
         if move.edits:
-            landed, why = _edit_alone(single_obs, at)
-            singles.append(Single(move=move.name, trial=f"{edit.trial}.json", landed=landed, reason=why))
+            landed, why = edit_alone(alone_at_rest[move], at)
+            singles.append(Single(move=move.name, trial=f"{move.trial}.json", landed=landed, reason=why))
         else:
             name = single_name(move, label, victim if move.kind == "erase" else None)
             alone = composed.get(name)
-            landed, why = _sut_alone(alone, edit.case, intended, at)
+            landed, why = sut_alone(alone, [(e.name, e.case, i) for e, i in intents.items()], at)
             singles.append(Single(move=move.name, trial=f"{FOLDER}/{name}.json", landed=landed, reason=why))
-            if alone is not None and _refused_move(alone) == move.name:
+            if alone is not None and refused_move(alone) == move.name:
                 refused_alone.add(move.name)
     name = mv.name_of(seq)
     obs = composed.get(name)
     landed, why = _sequence_lands(obs, at)
-    if landed is False and obs is not None and _refused_move(obs) in refused_alone:  # not the edit's doing
-        landed, why = None, f"{why}; but the SUT refuses {_refused_move(obs)} with no edit too: the sequence " \
+    if landed is False and obs is not None and refused_move(obs) in refused_alone:  # not the edit's doing
+        landed, why = None, f"{why}; but the SUT refuses {refused_move(obs)} with no edit too: the sequence " \
                             "could not be made"
     served = [r.get("text") for r in obs.read.records or []] if obs and obs.read and obs.read.ok else None
     verdict, why = decide(landed, why, singles)
@@ -154,45 +117,15 @@ def decide(landed: bool | None, why: str, singles: list[Single]) -> tuple[str, s
     return "finding", why
 
 
-def _edit_alone(obs: Observation | None, at: _Point) -> Landed:
-    """The edit alone: its at-rest trial's verdict at this point."""
-    if obs is None:
-        return None, "its at-rest trial is missing"
-    cell = at.cell(obs)
-    if cell.verdict == Verdict.ACCEPTED:
-        return True, f"ACCEPTED at rest: {cell.reason}"
-    if cell.verdict in (Verdict.REJECTED, Verdict.REPORTED):
-        return False, f"{cell.verdict.value} at rest: {cell.reason}"
-    if cell.effect is not None and not cell.effect.get("visible"):
-        return False, f"served at rest with no visible effect ({cell.effect.get('detail')})"
-    return None, f"{cell.verdict.value} at rest: {cell.reason}"
-
-
-def _sut_alone(obs: Observation | None, case: str, intended: Json, at: _Point) -> Landed:
-    """A SUT move alone: does what the read after it served show the edit's effect, unrefused and
-    with no integrity signal?"""
+def _sequence_lands(obs: Observation | None, at: Point) -> Landed:
     if obs is None:
         return None, "not measured"
-    if obs.error:
-        return None, f"harness error at {obs.error.stage}: {obs.error.message}"
-    stopped = _stopped_by_moves(obs, at)
-    if stopped:
-        return stopped
-    seen, c1 = as_seeded(obs, at.c1)
-    read = seen.read or NO_ANSWER
-    if read.refused_to_serve or not read.ok:
-        return False, f"refused to serve: {read.error}"
-    baseline = (c1.reads or {}).get(obs.read_label) or NO_ANSWER
-    eff = effect(case, intended, read.records or [], baseline.records or [], at.ordered)
-    return bool(eff["visible"]), f"the edit's effect {'shows' if eff['visible'] else 'does not show'}: {eff['detail']}"
-
-
-def _sequence_lands(obs: Observation | None, at: _Point) -> Landed:
-    if obs is None:
-        return None, "not measured"
-    stopped = _stopped_by_moves(obs, at)
+    stopped = stopped_by_moves(obs, at)
     if stopped and not obs.error:
         return stopped
+    views = edit_views(obs)
+    if len(views) > 1:
+        return _pair_lands(views, at)
     cell = at.cell(obs)
     if cell.verdict == Verdict.ACCEPTED:
         return True, cell.reason or "served as genuine"
@@ -203,41 +136,20 @@ def _sequence_lands(obs: Observation | None, at: _Point) -> Landed:
     return None, cell.reason or "no verdict"
 
 
-def _refused_move(obs: Observation) -> str | None:
-    """The first SUT move of a trial the SUT refused (its open or its call), or None."""
-    for record in getattr(obs, "moves", None) or []:
-        if isinstance(record, dict) and any(isinstance(record.get(k), dict) and record[k].get("refused")
-                                            for k in ("open", "answer")):
-            return record.get("move")
-    return None
-
-
-def _stopped_by_moves(obs: Observation, at: _Point) -> Landed | None:
-    """``(False, why)`` when a SUT move of the trial already stopped the attack by this point's rules (as
-    at rest: at ``read``, a refusal or an integrity signal of a move, audits aside; at ``audit``, an audit
-    move that reports); ``(None, why)`` when a move failed without refusing (the sequence was not made);
-    None when every move ran unopposed."""
-    for record in getattr(obs, "moves", None) or []:
-        if not isinstance(record, dict) or ("answer" not in record and "open" not in record):
-            continue
-        name = record.get("move")
-        opened, answer = (Answer.coerce(record[k]) if record.get(k) else None for k in ("open", "answer"))
-        for what, ans in (("open", opened), (name, answer)):
-            if ans is not None and ans.ok is False and not ans.refused:
-                return None, f"the {what} of move {name} failed without a refusal: {ans.error}"
-        if name == "audit":
-            if at.point == "audit" and answer is not None:
-                baseline = (at.c1.audits or {}).get(obs.read_label)
-                found, detail = audit_finding(answer, (baseline.answer if baseline else None) or NO_ANSWER)
-                if found:
-                    return False, f"the audit move: {detail}"
-            continue
-        if at.point != "read":
-            continue
-        for what, ans in (("open", opened), (name, answer)):
-            if ans is not None and ans.refused:
-                return False, f"the SUT refused the {what} of move {name}: {ans.error}"
-        sigs = integrity_signals([opened, answer], at.filters)
-        if sigs:
-            return False, f"integrity signal at move {name}: {sigs[0].get('message')}"
-    return None
+def _pair_lands(views: list[tuple[str, Observation]], at: Point) -> Landed:
+    """A pair's trial, each edit judged as its own at-rest trial on the one read: no verdict when an edit
+    did not land (C3) or the trial erred; held when the read was refused, signalled or the audit
+    reported, or when neither edit's effect shows; else it lands."""
+    cells = [(move, at.cell(view)) for move, view in views]
+    unseen = [(m, c) for m, c in cells if c.effect is not None and not c.effect.get("visible")]
+    for move, cell in cells:
+        if cell.verdict == Verdict.ERROR and (move, cell) not in unseen:
+            return None, f"{move}: {cell.reason or 'no verdict'}"
+    for move, cell in cells:
+        if cell.verdict in (Verdict.REJECTED, Verdict.REPORTED):
+            return False, cell.reason or cell.verdict.value
+    shows = [(m, c) for m, c in cells if c.verdict == Verdict.ACCEPTED]
+    if not shows:
+        return False, "served, but neither edit shows (" + "; ".join(
+            f"{m}: {c.effect.get('detail')}" for m, c in unseen) + ")"
+    return True, f"{shows[0][1].reason or 'served as genuine'} (the effect of {' and '.join(m for m, _ in shows)} shows)"

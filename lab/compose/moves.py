@@ -1,19 +1,21 @@
-"""The moves of composition and the sequences searched: one at-rest edit with the SUT's own activity
-around it.
+"""The moves of composition and the sequences searched: one at-rest edit, or a pair of them, with the
+SUT's own activity around it.
 
 A move is an at-rest edit (a case's base trial or one of its variants, exactly the edit that trial
 makes) or one of the SUT's own operations: a genuine ``write`` through its write path, a
 ``restart`` (start, open, stop), its own ``erase`` of a record, its own ``audit``. A sequence holds
-exactly one edit: two edits in a row with the SUT stopped are one compound edit, not a composition
-with the SUT's activity, and a sequence's verdict is judged by its edit's case (its effect check
-says whether the edit shows). The search is exhaustive, every length from 2 up to the one asked, and
-ordered deterministically, so two runs of one row try the same sequences in the same order.
+one edit, or two different ones (a pair the search chose, :mod:`lab.compose.pairs`: a compound edit
+no single edit expresses), never the same edit twice. The search is exhaustive over what it is
+given, every length from 2 up to the one asked, and ordered deterministically, so two runs of one row
+try the same sequences in the same order.
 
-    >>> edit = Move("T3", "edit", case="T3", trial="T3")
+    >>> edit, other = Move("T3", "edit", case="T3", trial="T3"), Move("T5", "edit", case="T5", trial="T5")
     >>> [name_of(s) for s in sequences([edit], [WRITE, RESTART], 2)]
     ['T3+write', 'T3+restart', 'write+T3', 'restart+T3']
     >>> len(sequences([edit], [WRITE, RESTART], 3))  # the 4 of length 2 and the 12 of length 3
     16
+    >>> [name_of(s) for s in sequences([], [WRITE], 3, [(edit, other)])]
+    ['T3+T5', 'T3+T5+write', 'T3+write+T5', 'write+T3+T5']
 """
 
 from __future__ import annotations
@@ -70,9 +72,12 @@ def sut_moves(erasure: str, points: Any) -> tuple[list[Move], list[dict[str, str
     return offered, skipped
 
 
-def sequences(edits: list[Move], suts: list[Move], length: int) -> list[tuple[Move, ...]]:
-    """Every sequence of 2 up to ``length`` moves holding exactly one of ``edits``, the others SUT moves:
-    the shorter first; per edit, the edit at each place, the SUT moves around it in every arrangement."""
+def sequences(edits: list[Move], suts: list[Move], length: int,
+              pairs: list[tuple[Move, Move]] = ()) -> list[tuple[Move, ...]]:
+    """Every sequence of 2 up to ``length`` moves holding exactly one of ``edits``, the others SUT moves
+    (the shorter first; per edit, the edit at each place, the SUT moves around it in every arrangement);
+    then each of ``pairs`` (two different edits, in that order) with ``length - 2`` SUT moves around
+    them in every arrangement, the pair alone first."""
     if not 2 <= length <= MAX_LENGTH:
         raise ValueError(f"a sequence is 2 to {MAX_LENGTH} moves long, not {length}")
     out = []
@@ -81,19 +86,37 @@ def sequences(edits: list[Move], suts: list[Move], length: int) -> list[tuple[Mo
             for place in range(size):
                 for others in product(suts, repeat=size - 1):
                     out.append((*others[:place], edit, *others[place:]))
+    for size in range(2, length + 1):
+        for first, second in pairs:
+            if first == second:
+                raise ValueError(f"a pair holds two different edits, not {first.name} twice")
+            for places in ((i, j) for i in range(size) for j in range(i + 1, size)):
+                for others in product(suts, repeat=size - 2):
+                    rest = iter(others)
+                    out.append(tuple(first if k == places[0] else second if k == places[1] else next(rest)
+                                     for k in range(size)))
     return out
 
 
-def shorter(sequence: tuple[Move, ...]) -> list[tuple[Move, ...]]:
-    """The sequences one SUT move shorter that a sequence holds, in its order (none below 2 moves).
+def edits_of(sequence: tuple[Move, ...] | list[Move]) -> list[Move]:
+    """The edit moves of a sequence, in its order."""
+    return [m for m in sequence if m.edits]
 
-    >>> edit = Move("T3", "edit", case="T3", trial="T3")
+
+def shorter(sequence: tuple[Move, ...]) -> list[tuple[Move, ...]]:
+    """The sequences one move shorter that a sequence holds, in its order, that still hold an edit
+    (none below 2 moves): a SUT move left out, or one edit of a pair.
+
+    >>> edit, other = Move("T3", "edit", case="T3", trial="T3"), Move("T5", "edit", case="T5", trial="T5")
     >>> [name_of(s) for s in shorter((AUDIT, edit, WRITE))]
     ['T3+write', 'audit+T3']
+    >>> [name_of(s) for s in shorter((edit, other, WRITE))]
+    ['T5+write', 'T3+write', 'T3+T5']
     """
     if len(sequence) <= 2:
         return []
-    return list(dict.fromkeys(sequence[:i] + sequence[i + 1:] for i, m in enumerate(sequence) if not m.edits))
+    cut = (sequence[:i] + sequence[i + 1:] for i in range(len(sequence)))
+    return list(dict.fromkeys(s for s in cut if edits_of(s)))
 
 
 def name_of(sequence: tuple[Move, ...] | list[Move]) -> str:

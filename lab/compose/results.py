@@ -1,13 +1,18 @@
 """The compose row: what a row's composition searched at one detection point and what each sequence gave.
 
-Typed and versioned (``memlab.compose-row/1``), strict and closed, frozen; ``to_json`` gives the
-row as it is written and ``read_row`` reads it back by the schema it names, so a later schema never
-orphans a published set.
+Typed and versioned, strict and closed, frozen; ``to_json`` gives the row as it is written and
+``read_row`` reads it back by the schema it names, so a later schema never orphans a published set.
+``memlab.compose-row/1`` is a row of sequences holding one edit each (every set written before pairs
+were searched); ``memlab.compose-row/2`` adds ``edits``, how many edits a sequence may hold (2: pairs).
+A row of one edit per sequence is written as ``/1``, exactly as before.
 
     >>> row = ComposeRow(row="r", detection_point="read", length=2, method_revision="x", lab=None,
     ...                  run_id="id", date=None, offered=["T3", "write"], skipped=[], sequences=[])
-    >>> read_row(row.to_json()) == row, row.findings, row.counts["finding"]
-    (True, [], 0)
+    >>> read_row(row.to_json()) == row, row.findings, row.counts["finding"], "edits" in row.to_json()
+    (True, [], 0, False)
+    >>> pairs = row.model_copy(update={"edits": 2})
+    >>> pairs.to_json()["schema"], pairs.to_json()["edits"], read_row(pairs.to_json()) == pairs
+    ('memlab.compose-row/2', 2, True)
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, computed_field
 
 SCHEMA = "memlab.compose-row/1"
+#: The schema of a row whose sequences may hold a pair of edits (it states ``edits``).
+SCHEMA_PAIRS = "memlab.compose-row/2"
+SCHEMAS = (SCHEMA, SCHEMA_PAIRS)
 #: What a sequence gave: a finding (it lands, none of its moves lands alone, no shorter sequence of its
 #: moves lands), it did not land (held), a move of it already lands alone or a shorter sequence of its
 #: moves does (not a finding: its harm is there), or it cannot be decided (a harness error, an edit
@@ -58,9 +66,9 @@ class SequenceResult(_Model):
 
 
 class ComposeRow(_Model):
-    """The composition of one row at one detection point."""
+    """The composition of one row at one detection point (``edits``: how many edits a sequence may hold;
+    its schema follows from it)."""
 
-    schema_: Literal["memlab.compose-row/1"] = SCHEMA
     row: str
     detection_point: str
     length: int
@@ -71,8 +79,9 @@ class ComposeRow(_Model):
     offered: list[str]
     skipped: list[Skipped]
     sequences: list[SequenceResult]
+    edits: Literal[1, 2] = 1
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     @computed_field
     @property
@@ -87,16 +96,22 @@ class ComposeRow(_Model):
         return [s for s in self.sequences if s.verdict == "finding"]
 
     def to_json(self) -> dict[str, Any]:
-        """The row as written (``schema`` first among its keys once sorted by the writer)."""
-        data = self.model_dump(mode="json", by_alias=False)
-        return {"schema": data.pop("schema_"), **data}
+        """The row as written: ``/1`` without ``edits`` for one edit per sequence, as every row before pairs."""
+        data = self.model_dump(mode="json")
+        if self.edits == 1:
+            del data["edits"]
+        return {"schema": SCHEMA if self.edits == 1 else SCHEMA_PAIRS, **data}
 
 
 def read_row(data: Any, where: str = "<row>") -> ComposeRow:
-    """A compose row from its JSON, by the schema it names (``ValueError`` naming ``where`` and the field)."""
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+    """A compose row from its JSON, by the schema it names (``ValueError`` naming ``where`` and the field):
+    ``/1`` holds no ``edits`` (one per sequence), ``/2`` states it."""
+    if not isinstance(data, dict) or data.get("schema") not in SCHEMAS:
         got = data.get("schema") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(f"{where}: schema {got!r}; this lab reads {SCHEMA!r}")
+        raise ValueError(f"{where}: schema {got!r}; this lab reads {' or '.join(map(repr, SCHEMAS))}")
+    if (data["schema"] == SCHEMA_PAIRS) != ("edits" in data):
+        raise ValueError(f"{where}: field edits: {data['schema']} " + ("states it" if data["schema"] == SCHEMA_PAIRS
+                                                                       else "does not state it"))
     body = {k: v for k, v in data.items() if k not in ("schema", "counts", "findings")}
     try:
         row = ComposeRow.model_validate(body)

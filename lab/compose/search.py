@@ -1,6 +1,6 @@
 """What a row's composition searches, derived from its saved at-rest trials: the edit moves (every
-case's base trial and variant whose edit landed), the edits left out with why, and the record a
-sequence's ``erase`` move erases.
+case's base trial and variant whose edit landed), the edits left out with why, the pairs of them
+searched (:mod:`lab.compose.pairs`), and the record a sequence's ``erase`` move erases.
 
 One function for the run and for ``verify``: both read the edit moves from the same saved trials,
 so a verified set searched exactly what its trials say.
@@ -58,9 +58,10 @@ def _unusable(obs: Observation | None) -> str:
     return ""
 
 
-def erase_victim(plan: Mapping[str, Any], label: str, intended: Mapping[str, Any] | None) -> str | None:
+def erase_victim(plan: Mapping[str, Any], label: str, intended: Any) -> str | None:
     """The seeded record an ``erase`` move erases: the first of context ``label`` that the edit does not
-    name (so the erasure never removes what the edit changed), or None when the edit names them all."""
+    name (so the erasure never removes what the edit changed), or None when the edit names them all
+    (``intended``: the edit's intent, or a pair's two in a list)."""
     named = set(markers_in(json.dumps(intended or {}, sort_keys=True)))
     for rec in plan.get("records") or []:
         if rec.get("label") == label and rec.get("marker") not in named:
@@ -69,26 +70,39 @@ def erase_victim(plan: Mapping[str, Any], label: str, intended: Mapping[str, Any
 
 
 def single_targets(trials: Mapping[str, Observation | None], edits: list[Move], move: Move,
-                   plan: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+                   plan: Mapping[str, Any], pairs: list[tuple[Move, Move]] = ()) -> list[tuple[str, str | None]]:
     """Where a SUT move alone runs: ``(context label, erased record or None)`` for each context the edits
-    read (an erase once per record the sequences erase there)."""
+    (and the ``pairs``) read (an erase once per record the sequences erase there)."""
     targets = set()
-    for edit in edits:
-        label = BY_ID[edit.case].read_label
-        targets.add((label, erase_victim(plan, label, trials[edit.trial].intended) if move.kind == "erase" else None))
+    for group in [(edit,) for edit in edits] + list(pairs):
+        label = BY_ID[group[0].case].read_label
+        intents = [trials[e.trial].intended for e in group]
+        victim = erase_victim(plan, label, intents[0] if len(intents) == 1 else intents)
+        targets.add((label, victim if move.kind == "erase" else None))
     return sorted(targets, key=str)
 
 
-def expected(trials: Mapping[str, Observation | None], profile: Mapping[str, Any], length: int) -> list[str]:
-    """Every composition trial a row holds once complete, from its saved at-rest trials: each sequence,
-    and each SUT move alone where :func:`single_targets` runs it."""
+def pair_targets(trials: Mapping[str, Observation | None], edits: list[Move], move: Move, plan: Mapping[str, Any],
+                 pairs: list[tuple[Move, Move]]) -> list[tuple[str, str | None]]:
+    """Where a SUT move alone runs for the pairs only (a pair's erase may erase a record no single
+    edit's does): run after the pairs, never beside the singles' own."""
+    single = set(single_targets(trials, edits, move, plan))
+    return [t for t in single_targets(trials, edits, move, plan, pairs) if t not in single]
+
+
+def expected(trials: Mapping[str, Observation | None], profile: Mapping[str, Any], length: int,
+             edits_held: int = 1) -> list[str]:
+    """Every composition trial a row holds once complete, from its saved at-rest trials: each sequence
+    (``edits_held`` 2: the pairs' too), and each SUT move alone where :func:`single_targets` runs it."""
     from lab.compose.moves import name_of, sequences, single_name, sut_moves
+    from lab.compose.pairs import edit_pairs
 
     edits, _ = edit_moves(trials)
     suts, _ = sut_moves((profile.get("capabilities") or {}).get("erasure", "none"),
                         profile.get("detection_points", ["read"]))
+    pairs = edit_pairs(trials, profile, edits)[0] if edits_held == 2 else []
     plan = (trials.get("seed") or Observation()).plan or {}
-    names = [name_of(s) for s in sequences(edits, suts, length)]
+    names = [name_of(s) for s in sequences(edits, suts, length, pairs)]
     names += [single_name(move, label, victim) for move in suts
-              for label, victim in single_targets(trials, edits, move, plan)]
+              for label, victim in single_targets(trials, edits, move, plan, pairs)]
     return sorted(set(names))

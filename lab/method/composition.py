@@ -1,11 +1,13 @@
 """The composition of one row: the method's at-rest trials (the edits alone), then, on the same seeded
-volumes, each SUT move alone and every sequence of moves holding one edit.
+volumes, each SUT move alone and every sequence of moves holding one edit, or a pair of them.
 
 Each case's sequences run in its own unit, after its at-rest trials (they name the edits the
-sequences make: :mod:`lab.compose.search`); each SUT move alone is a unit of its own. A sequence
-trial is a fresh copy of the seeded volumes; its moves in order (an edit by the generic editor with
-its C3, the SUT stopped; a SUT move in a SUT started for it and stopped after); then a restart and
-the read (and audit) of the edit's context, as at rest. A process-alive row is composed as its edits
+sequences make: :mod:`lab.compose.search`); each SUT move alone is a unit of its own. The pairs
+(:mod:`lab.compose.pairs`, chosen from every case's at-rest trials) run after the last case's unit,
+in the unit that ends it. A sequence trial is a fresh copy of the seeded volumes; its moves in order
+(an edit by the generic editor with its C3, the SUT stopped; a pair's two edits each with its own
+C3, saved in its move; a SUT move in a SUT started for it and stopped after); then a restart and the
+read (and audit) of the edits' context, as at rest. A process-alive row is composed as its edits
 alone were measured: one SUT held across the whole sequence (the edit made while it runs, each SUT
 move in that process, ``restart`` a real stop and start of it), and the read in it, with no restart.
 Observations are saved under
@@ -16,6 +18,7 @@ a composition.
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -25,8 +28,10 @@ from edits.model import EditSpec
 from lab.cases import BY_ID
 from lab.cases.variants import spec_from_json, spec_json
 from lab.compose import moves as mv
+from lab.compose.alone import EDIT_KEYS
 from lab.compose.moves import FOLDER, single_name
-from lab.compose.search import edit_moves, erase_victim, single_targets
+from lab.compose.pairs import edit_pairs
+from lab.compose.search import edit_moves, erase_victim, pair_targets, single_targets
 from lab.method.edit_step import EditStep
 from lab.method.procedure import RowProcedure
 from lab.method.sessions import Session, StageError
@@ -37,27 +42,54 @@ class ComposeProcedure(RowProcedure):
     """The method for one row (:class:`RowProcedure`) plus its sequences of ``length`` moves; the
     row's saved observations are read from ``obs_dir``."""
 
-    def __init__(self, *args: Any, obs_dir: Path, length: int = 2, **kwargs: Any):
+    def __init__(self, *args: Any, obs_dir: Path, length: int = 2, edits: int = 1, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.obs_dir, self.length = Path(obs_dir), length
+        self.obs_dir, self.length, self.edits = Path(obs_dir), length, edits
         self.suts, _ = mv.sut_moves(self.profile.capabilities.erasure, self.profile.detection_points)
+        self._cases_left, self._lock = 0, threading.Lock()
 
     def complete(self) -> bool:
         """Every at-rest trial and every composition trial saved before this (resumed) run."""
         from lab.resultset.composition import pending
-        return super().complete() and not pending(self.obs_dir, self.length)
+        return super().complete() and not pending(self.obs_dir, self.length, self.edits)
 
     def trials(self, failed: str = "") -> list[tuple[str, Callable[[], None]]]:
-        """The at-rest units, each case's followed by its sequences; then each SUT move alone (a
-        failed seeding composes nothing: the at-rest trials say why)."""
+        """The at-rest units, each case's followed by its sequences (and, ending the last of them, the
+        pairs); then each SUT move alone (a failed seeding composes nothing: the at-rest trials say why)."""
         units = super().trials(failed)
         if failed:
             return units
-        out = [(name, (lambda u=unit, n=name: (u(), self._compose_case(n))) if name in BY_ID else unit)
-               for name, unit in units]
+        self._cases_left = sum(name in BY_ID for name, _ in units)
+        out = [(name, (lambda u=unit, n=name: (u(), self._compose_case(n), self._case_done())) if name in BY_ID
+                else unit) for name, unit in units]
         for move in self.suts:
             out.append((f"{FOLDER}-{move.name}", lambda m=move: self._singles(m)))
         return out
+
+    def _case_done(self) -> None:
+        """One case's unit ended; the last one runs the pairs (they read every case's at-rest trials)."""
+        with self._lock:
+            self._cases_left -= 1
+            last = self._cases_left == 0
+        if last and self.edits == 2:
+            self._pairs()
+
+    def _pairs(self) -> None:
+        """Every sequence of the pairs of edits worth running, then each SUT move alone where only a pair's
+        erase acts (those saved before a resume skipped)."""
+        trials = SavedTrials(self.obs_dir)
+        edits, _ = edit_moves(trials)
+        pairs, _ = edit_pairs(trials, self.profile.to_json(), edits)
+        for seq in mv.sequences([], self.suts, self.length, pairs):
+            name, made = mv.name_of(seq), mv.edits_of(seq)
+            if not self._saved(name):
+                specs = {e: spec_from_json(trials[e.trial].intended) for e in made}
+                self._trial(f"{FOLDER}/{name}", lambda obs, s=seq, sp=specs: self._sequence(s, sp, obs),
+                            {"case": name, "sequence": [m.name for m in seq], "edits": [e.trial for e in made]})
+        plan = self.row.plan.to_json()
+        for move in self.suts:
+            for label, victim in pair_targets(trials, edits, move, plan, pairs):
+                self._alone_once(move, label, victim)
 
     def _saved(self, trial: str) -> bool:
         return (self.obs_dir / FOLDER / f"{trial}.json").is_file()
@@ -67,7 +99,7 @@ class ComposeProcedure(RowProcedure):
         trials = SavedTrials(self.obs_dir)
         edits, _ = edit_moves({t: trials.get(t) for t in [cid, *_variant_names(trials.get(cid))]})
         for edit in (m for m in edits if m.case == cid):
-            spec = spec_from_json(trials[edit.trial].intended)
+            spec = {edit: spec_from_json(trials[edit.trial].intended)}
             for seq in mv.sequences([edit], self.suts, self.length):
                 name = mv.name_of(seq)
                 if not self._saved(name):
@@ -80,10 +112,13 @@ class ComposeProcedure(RowProcedure):
         trials = SavedTrials(self.obs_dir)
         edits, _ = edit_moves(trials)
         for label, victim in single_targets(trials, edits, move, self.row.plan.to_json()):
-            name = single_name(move, label, victim)
-            if not self._saved(name):
-                self._trial(f"{FOLDER}/{name}", lambda obs, lb=label, v=victim: self._alone(move, lb, v, obs),
-                            {"case": name, "sequence": [move.name]})
+            self._alone_once(move, label, victim)
+
+    def _alone_once(self, move: mv.Move, label: str, victim: str | None) -> None:
+        name = single_name(move, label, victim)
+        if not self._saved(name):
+            self._trial(f"{FOLDER}/{name}", lambda obs: self._alone(move, label, victim, obs),
+                        {"case": name, "sequence": [move.name]})
 
     def _alone(self, move: mv.Move, label: str, victim: str | None, obs: dict[str, Any]) -> None:
         obs["read_label"] = label
@@ -93,21 +128,23 @@ class ComposeProcedure(RowProcedure):
             obs["moves"] = [self._sut_move(move, obs, trial, vols, label, victim, 0, hold)]
             self._final(obs, trial, vols, label, hold)
 
-    def _sequence(self, seq: tuple[mv.Move, ...], spec: EditSpec, obs: dict[str, Any]) -> None:
-        """Fresh copy -> the moves in order -> restart (none for a held SUT) -> read (and audit) the edit's context."""
-        case = BY_ID[next(m.case for m in seq if m.edits)]
-        label, trial = case.read_label, mv.name_of(seq)
+    def _sequence(self, seq: tuple[mv.Move, ...], specs: dict[mv.Move, EditSpec], obs: dict[str, Any]) -> None:
+        """Fresh copy -> the moves in order -> restart (none for a held SUT) -> read (and audit) the edits'
+        context. A pair's edits each save their edit and C3 in their move (:data:`EDIT_KEYS`)."""
+        label, trial = BY_ID[next(iter(specs)).case].read_label, mv.name_of(seq)
         obs["read_label"] = label
         vols = self.row.bed.fresh(obs, trial)
-        victim = erase_victim(self.row.plan.to_json(), label, spec_json(spec))
+        intents = [spec_json(spec) for spec in specs.values()]
+        victim = erase_victim(self.row.plan.to_json(), label, intents[0] if len(intents) == 1 else intents)
         obs["moves"], writes = [], 0
         with Hold(self, obs, trial, vols) as hold:
             for move in seq:
                 if move.edits:
                     started = time.monotonic()
-                    EditStep(case, spec, trial).apply(self.row, obs, vols, hold.session)
-                    obs["timings"]["edit_c3"] = round(time.monotonic() - started, 6)
-                    obs["moves"].append({"move": move.name})
+                    EditStep(BY_ID[move.case], specs[move], trial).apply(self.row, obs, vols, hold.session)
+                    obs["timings"]["edit_c3"] = round(obs["timings"].get("edit_c3", 0) + time.monotonic() - started, 6)
+                    obs["moves"].append({"move": move.name, **({k: obs.pop(k) for k in EDIT_KEYS[1:]}
+                                                               | {"case": move.case} if len(specs) > 1 else {})})
                 else:
                     obs["moves"].append(self._sut_move(move, obs, trial, vols, label, victim, writes, hold))
                     writes += move.kind == "write"

@@ -67,7 +67,7 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
                nonce: str | None = None, records: int = RECORDS_PER_CONTEXT,
                progress: Callable[[str, str], None] = lambda row, step: None,
                invalid: list[ProfileError] = (), run_id: str | None = None,
-               shard: dict[str, Any] | None = None, resume: bool = False, compose: int = 0,
+               shard: dict[str, Any] | None = None, resume: bool = False, compose: dict[str, int] | None = None,
                evidence_budget: int = DEFAULT_LIMIT) -> RunSummary:
     """Run every profile's row(s) and write a result set to ``out``; ``invalid`` profiles become error rows.
     Each row is seeded with its own plan of ``records`` per context (run.json states a count other than
@@ -76,7 +76,8 @@ def run_matrix(profiles: list[Profile], runtime: Runtime, out: Path, jobs: int =
     which also labels what the run starts); ``shard`` is recorded in run.json as it is given.
     ``resume``: continue the killed run in ``out`` (lab.method.resume): its saved trials are kept, the
     others measured; ``ResumeRefused`` when this run is not the same run. ``compose``: also search the
-    sequences of that many moves around each edit (lab.compose; run.json records the length).
+    sequences of ``length`` moves around each edit, a pair of them with ``edits`` 2 (lab.compose; run.json
+    records it as given).
     ``evidence_budget``: the bytes the run may write (lab.resultset.evidence_budget); past it the SUTs are
     killed as on Ctrl-C, the set is pinned as interrupted and EvidenceOverBudget is raised."""
     results = ResultSet(out, resume=resume)
@@ -168,7 +169,7 @@ def _end(pool: Workers, works: list[RowWork], registry: RunRegistry, results: Re
 
 def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileError], runtime: Runtime,
            nonce: str | None, records: int, resume: bool, run_id: str, process_run: str,
-           shard: dict[str, Any] | None, compose: int = 0) -> dict[str, Any]:
+           shard: dict[str, Any] | None, compose: dict[str, int] | None = None) -> dict[str, Any]:
     """run.json of a new run named ``run_id``, or of the killed one this run continues (after proving it
     the same run); ``process_run`` is this process's own id, which marks what it starts."""
     ident = resuming.identity(profiles, runtime, nonce, records)
@@ -191,7 +192,7 @@ def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileErr
                "runtime": runtime.name, "method_revision": METHOD_REVISION, "lab": lab_revision(),
                **({"records_per_context": records} if records != RECORDS_PER_CONTEXT else {}),
                **({"shard": shard} if shard is not None else {}),
-               **({"compose": {"length": compose}} if compose else {}),
+               **({"compose": dict(compose)} if compose else {}),
                "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid], **ident}
     write_json(results.root / "run.json", run)
     return run

@@ -87,11 +87,10 @@ class RowWork:
         obs_dir = self.results.observation_dir(self.profile.row)
         if not SavedTrials(obs_dir).complete():
             return False
-        length = (self.run.get("compose") or {}).get("length")
-        if not length:
+        if not self.run.get("compose"):
             return True
-        from lab.resultset.composition import pending
-        return not pending(obs_dir, length)
+        from lab.resultset.composition import pending, searched
+        return not pending(obs_dir, *searched(self.run))
 
     def _open(self, pool: Workers) -> None:
         with bound_contextvars(row=self.profile.row, trial="prepare"):
@@ -164,10 +163,12 @@ class RowWork:
             save("environment", environment)
         args = (prepared, self.runtime, self.registry, self.plan, self._unless_cut(save),
                 self.results.root / "logs" / profile.row, self._step, self.saved, self.kept)
-        length = (self.run.get("compose") or {}).get("length")
-        if length:  # memlab compose: the method's trials, then the sequences around each edit
+        if self.run.get("compose"):  # memlab compose: the method's trials, then the sequences around each edit
             from lab.method.composition import ComposeProcedure
-            return ComposeProcedure(*args, obs_dir=self.results.observation_dir(profile.row), length=length)
+            from lab.resultset.composition import searched
+            length, edits = searched(self.run)
+            return ComposeProcedure(*args, obs_dir=self.results.observation_dir(profile.row), length=length,
+                                    edits=edits)
         return RowProcedure(*args)
 
     def _unless_cut(self, save: Callable[[str, dict[str, Any]], Any]) -> Callable[[str, dict[str, Any]], Any]:

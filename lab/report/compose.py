@@ -23,8 +23,9 @@ def fit(text: str, width: int, indent: int = 0) -> list[str]:
 
 
 def moves_of(row: ComposeRow) -> str:
-    """``2 moves``, or ``2 to 3 moves``."""
-    return f"{row.length} moves" if row.length == 2 else f"2 to {row.length} moves"
+    """``2 moves``, or ``2 to 3 moves``; ``, pairs of edits too`` where sequences may hold two edits."""
+    moves = f"{row.length} moves" if row.length == 2 else f"2 to {row.length} moves"
+    return moves if row.edits == 1 else f"{moves}, pairs of edits too"
 
 
 def _alone(seq) -> str:
@@ -54,7 +55,8 @@ def markdown(rows: Iterable[ComposeRow], level: int = 1) -> str:
     parts = [f"{top} Composition: sequences of moves that land where no single move does", ""]
     for row in rows:
         parts += [f"{top}# {esc(row.row)} at {esc(row.detection_point)}", "",
-                  f"{len(row.sequences)} sequences of {moves_of(row)}, one edit each (run {esc(str(row.run_id))}): "
+                  f"{len(row.sequences)} sequences of {moves_of(row)}{', one edit each' if row.edits == 1 else ''} "
+                  f"(run {esc(str(row.run_id))}): "
                   + ", ".join(f"{row.counts[o]} {o}" for o in OUTCOMES) + ".", ""]
         if row.skipped:
             parts += ["Left out: " + "; ".join(f"{esc(s.move)} ({esc(s.reason)})" for s in row.skipped) + ".", ""]

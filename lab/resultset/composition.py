@@ -2,7 +2,8 @@
 
 Its trials are saved in ``observations/<row>/compose/<trial>.json`` (store dumps shared with the
 row's at-rest trials), its rows in ``composition/<row>@<point>.json``; run.json says ``compose`` (the
-length searched). The manifest pins both as evidence, byte for byte, and ``memlab verify``
+length searched, and ``edits``: 2 when sequences may hold a pair of edits; a set without it, written
+before pairs, holds one edit per sequence and is read exactly as it was). The manifest pins both as evidence, byte for byte, and ``memlab verify``
 derives every compose row again from the saved trials (:func:`problems`: every row derived again and
 equal to its file, none missing or extra, C3 re-run on every sequence's saved edit evidence).
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from lab.cases.revisions import revision_stated
+from lab.compose.alone import edit_views
 from lab.compose.judge import derive_compose
 from lab.compose.moves import FOLDER
 from lab.compose.results import ComposeRow, read_row
@@ -40,20 +42,28 @@ def composed(obs_dir: Path) -> dict[str, Observation | None]:
     return out
 
 
-def pending(obs_dir: Path, length: int) -> list[str]:
+def searched(run: dict[str, Any]) -> tuple[int, int]:
+    """``(length, edits)`` of the composition run.json names: the moves per sequence, and how many edits a
+    sequence may hold (1 where it states none: every set written before pairs)."""
+    stated = run.get("compose") or {}
+    return int(stated.get("length", 2)), int(stated.get("edits", 1))
+
+
+def pending(obs_dir: Path, length: int, edits: int = 1) -> list[str]:
     """The composition trials of a row not saved yet (all of them until its at-rest trials are)."""
     saved = load_saved(obs_dir)
     done = {p.stem for p in (Path(obs_dir) / FOLDER).glob("*.json")}
-    return [name for name in expected(saved.trials, saved.profile, length) if name not in done]
+    return [name for name in expected(saved.trials, saved.profile, length, edits) if name not in done]
 
 
 def derive_saved(obs_dir: Path, run: dict[str, Any], trials: dict[str, Observation | None] | None = None
                  ) -> list[ComposeRow]:
     """The compose rows of one row, derived from its saved trials (``trials``: its composition trials,
-    when already read); ``run`` is run.json (its ``compose`` names the length searched)."""
-    length = int((run.get("compose") or {}).get("length", 2))
+    when already read); ``run`` is run.json (its ``compose`` names the length and edits searched)."""
+    length, edits = searched(run)
     revision = revision_stated(run.get("method_revision"))  # the set's cases, not this lab's
-    return derive_compose(load_saved(obs_dir, revision), composed(obs_dir) if trials is None else trials, run, length)
+    return derive_compose(load_saved(obs_dir, revision), composed(obs_dir) if trials is None else trials, run,
+                          length, edits)
 
 
 def write_rows(root: Path, obs_dir: Path, run: dict[str, Any]) -> list[ComposeRow]:
@@ -95,9 +105,11 @@ def problems(root: Path, run: dict[str, Any], names: set[str]) -> Iterator[tuple
             yield from _same(root, file, row.to_json())
         layout = load_saved(obs_dir).profile.get("store") or {}
         for trial, obs in trials.items():
-            differs = c3_disagreement(obs, layout) if obs is not None else None
-            if differs:
-                yield "c3-not-derivable", f"observations/{name}/{FOLDER}/{trial}.json", differs
+            for move, view in edit_views(obs) if obs is not None else []:
+                differs = c3_disagreement(view, layout)
+                if differs:
+                    where = f"observations/{name}/{FOLDER}/{trial}.json"
+                    yield "c3-not-derivable", where if move == obs.case else f"{where} (edit {move})", differs
     for file in sorted(held - derived):
         yield "compose-not-derivable", f"{ROWS}/{file}", "no row of the set derives this compose row"
 
