@@ -9,6 +9,10 @@ trials are those of the last composition.
 
     python3 bench/compose.py                       # the calibration rows and agmi's targets
     python3 bench/compose.py --row reference-audit --runs 1
+    python3 bench/compose.py --row reference-audit --edits 1 --edits 2 --no-agmi   # what pairs of edits add
+
+``--edits`` (repeatable) composes with sequences of one edit (1) or pairs too (2, the default), each in
+turn, and prints the sequences tried, trials and seconds of each.
 """
 
 from __future__ import annotations
@@ -32,13 +36,13 @@ REFERENCE = ["reference-naive", "reference-sealed", "reference-audit"]
 TARGET_OF = {row: target for target, row in COMPOSE_TARGETS.items()}
 
 
-def memlab(command: str, row: str) -> tuple[float, dict]:
+def memlab(command: str, row: str, *extra: str) -> tuple[float, dict]:
     """Seconds of one whole ``memlab run`` or ``memlab compose`` of ``row`` and what its set holds."""
     with tempfile.TemporaryDirectory(prefix="bench-compose-") as tmp:
         out = Path(tmp) / "set"
         began = time.monotonic()
         done = subprocess.run([sys.executable, "-m", "lab.cli", "-q", command, "--sut", row, "--runtime", "local",
-                               "--no-reports", "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+                               "--no-reports", "--out", str(out), *extra], cwd=ROOT, capture_output=True, text=True,
                               timeout=7200)
         took = time.monotonic() - began
         if done.returncode not in (0, 1):
@@ -55,8 +59,14 @@ def main() -> int:
     parser.add_argument("--row", action="append", help="a memlab row (repeatable). Default: the calibration rows "
                                                        "and every row with an agmi composition target")
     parser.add_argument("--runs", type=int, default=3, help="interleaved runs (median)")
+    parser.add_argument("--edits", type=int, choices=(1, 2), action="append",
+                        help="edits a sequence may hold, as memlab compose --edits (repeatable). Default: 2")
+    parser.add_argument("--profiles", help="the profiles folder, as memlab compose --profiles (a fixture's)")
+    parser.add_argument("--no-agmi", action="store_true", help="leave agmi's engine out")
     opts = parser.parse_args()
     rows = opts.row or REFERENCE + list(TARGET_OF)
+    if len(opts.edits or [2]) > 1 or opts.no_agmi:
+        return pairs_beside(rows, opts.runs, opts.edits or [2], ["--profiles", opts.profiles] if opts.profiles else [])
     agmi = agmi_path() if any(r in TARGET_OF for r in rows) else None
     pythons = {row: interpreter(row) for row in rows if row in TARGET_OF}
     print(f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}; {opts.runs} rounds, "
@@ -91,6 +101,26 @@ def main() -> int:
               f"{facts[row]['findings']:8}")
     print(f"{'all rows, one after another':30} {'':9} {'':7} {total['run']:6.1f} {total['compose']:8.1f} "
           f"{total['compose'] / total['run']:6.1f}")
+    return 0
+
+
+def pairs_beside(rows: list[str], runs: int, edits: list[int], extra: list[str]) -> int:
+    """Per row, interleaved: ``memlab compose --edits E`` for each E; median seconds, sequences and trials."""
+    print(f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}; {runs} rounds, interleaved; "
+          "local runtime, fork server on")
+    seconds = {(row, e): [] for row in rows for e in edits}
+    facts: dict[tuple[str, int], dict] = {}
+    for number in range(runs):
+        for row in rows:
+            for e in edits:
+                took, facts[row, e] = memlab("compose", row, "--edits", str(e), *extra)
+                seconds[row, e].append(took)
+                print(f"  round {number + 1}: {row:30} --edits {e}: {took:6.1f} s", flush=True)
+    print(f"\n{'row':30} {'edits':>5} {'sequences':>9} {'trials':>7} {'seconds':>8} {'s/trial':>8} {'findings':>8}")
+    for (row, e), values in seconds.items():
+        med, fact = statistics.median(values), facts[row, e]
+        print(f"{row:30} {e:5} {fact['sequences']:9} {fact['trials']:7} {med:8.1f} {med / fact['trials']:8.2f} "
+              f"{fact['findings']:8}")
     return 0
 
 

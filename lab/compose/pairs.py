@@ -31,9 +31,16 @@ def held_alone(trials: Mapping[str, Observation | None], profile: Json, edit: Mo
 
 def edit_pairs(trials: Mapping[str, Observation | None], profile: Json,
                edits: list[Move]) -> tuple[list[tuple[Move, Move]], list[dict[str, str]]]:
-    """The ordered pairs of ``edits`` worth running (in the edits' order, each pair in both orders) and
-    what is left out (``{"move", "reason"}``)."""
-    held = {e: held_alone(trials, profile, e) for e in edits}
+    """The ordered pairs of ``edits`` worth running and what is left out (``{"move", "reason"}``), from
+    the row's saved at-rest trials (:func:`choose`)."""
+    return choose(edits, {e: held_alone(trials, profile, e) for e in edits})
+
+
+def choose(edits: list[Move], held: Mapping[Move, list[str]]) -> tuple[list[tuple[Move, Move]], list[dict[str, str]]]:
+    """The ordered pairs of ``edits`` (in the edits' order, each pair in both orders) whose two edits read
+    one context and are both held alone at some point of ``held`` (edit -> the points where it alone
+    does not land), and what is left out: each edit held alone nowhere, each pair with no common point,
+    and the pairs across two contexts (one entry per two contexts, naming their edits)."""
     skipped = [{"move": f"{e.name} in a pair", "reason": "it lands alone, or has no verdict alone, at every "
                 "detection point: no pair holding it can be a finding"} for e in edits if not held[e]]
     kept = [e for e in edits if held[e]]
@@ -42,7 +49,7 @@ def edit_pairs(trials: Mapping[str, Observation | None], profile: Json,
         for second in kept[i + 1:]:
             contexts = BY_ID[first.case].read_label, BY_ID[second.case].read_label
             if contexts[0] != contexts[1]:
-                side = across.setdefault(tuple(sorted(contexts)), {c: {} for c in contexts})
+                side = across.setdefault(tuple(sorted(contexts)), {c: {} for c in sorted(contexts)})
                 side[contexts[0]][first.name] = side[contexts[1]][second.name] = None
             elif not set(held[first]) & set(held[second]):
                 skipped.append({"move": f"{first.name}+{second.name}, {second.name}+{first.name}",

@@ -3,6 +3,11 @@
 first, so a truncation followed by either passes the audit), sequences whose edit already lands alone
 (the naive store: never a finding), and a store that refuses every move (the sealed store: held). The
 set verifies, and every way of tampering with what a finding rests on is rejected.
+
+These rows are composed with one edit per sequence (``--edits 1``, as every published set was): their
+pairs double the sealed store's composition, and pairs are tested on the counted store
+(test_compose_pairs.py). It also keeps the rows of one edit each, ``memlab.compose-row/1``, written
+and verified by this lab.
 """
 
 from __future__ import annotations
@@ -30,8 +35,8 @@ def composed(tmp_path_factory, cache) -> dict[str, tuple[Path, object]]:  # noqa
     out = {}
     for row in ROWS:
         folder = tmp_path_factory.mktemp(f"compose-{row}") / "set"
-        proc = memlab("compose", "--sut", row, "--runtime", "local", "--nonce", "tests", "--out", folder,
-                      cache=cache, timeout=600)
+        proc = memlab("compose", "--sut", row, "--edits", "1", "--runtime", "local", "--nonce", "tests",
+                      "--out", folder, cache=cache, timeout=600)
         out[row] = (folder, proc)
     return out
 
@@ -89,6 +94,7 @@ def test_every_sequence_of_each_offered_edit_is_tried_and_restores_are_listed(co
     assert len(row["sequences"]) == len(edits) * len(suts) * 2
     assert {s["move"] for s in row["skipped"]} == {"T9", "T10"}
     assert read_row(row).to_json() == row  # the typed row reads back byte for byte
+    assert row["schema"] == "memlab.compose-row/1" and "edits" not in row  # one edit each: written as before
 
 
 def test_the_set_verifies(composed, cache):  # noqa: F811
@@ -252,7 +258,7 @@ def test_a_process_alive_watcher_is_laundered_by_any_sut_move_after_the_edit(cac
     it, and by none before it; its stopped twin never sees an edit, so its edits land alone."""
     folder = tmp_path / "set"
     proc = memlab("compose", "--sut", "watcher-*", "--profiles", Path(__file__).parents[1] / "fixtures" / "alive",
-                  "--runtime", "local", "--nonce", "tests", "--out", folder, cache=cache, timeout=600)
+                  "--edits", "1", "--runtime", "local", "--nonce", "tests", "--out", folder, cache=cache, timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     seqs = _by_name(_row(folder, "watcher-alive", "read"))
     for name in ("T3+write", "T3+restart", "T3+erase", "T1+restart"):

@@ -1,6 +1,8 @@
 """A composition killed (kill -9) after its at-rest trials, mid-way through its sequences, resumes: the
 kept seeded volumes are still there, no trial is measured twice, none saved before the kill changes,
-and the completed set verifies with the same findings a whole run gives."""
+and the completed set verifies with the same findings a whole run gives. The counted store
+(tests/fixtures/counted), cut between its two pair findings: the pairs run last, after every case's
+unit, and a resume must run them too."""
 
 import json
 import os
@@ -14,29 +16,30 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from kills import kill9, memlab, observation_digests, start_paused  # noqa: E402
 
-ROW = "reference-audit"
+ROW = "counted"
+PROFILES = ROOT / "tests" / "fixtures" / "counted"
 
 
 def test_a_composition_killed_mid_way_resumes_to_the_same_findings(tmp_path):
     out, events = tmp_path / "out", tmp_path / "moments"
     env = {**os.environ, "MEMLAB_MOMENTS": str(events), "MEMLAB_CACHE": str(tmp_path / "cache")}
-    proc = start_paused(out, {**env, "MEMLAB_PAUSE_AT": "saved:compose/T3+write"}, events, (ROW,),
+    proc = start_paused(out, {**env, "MEMLAB_PAUSE_AT": "saved:compose/T3+T5"}, events, (ROW,), PROFILES,
                         command="compose")
     kill9(proc)
     before = observation_digests(out)
-    left = pending(out / "observations" / ROW, 2)
-    assert left and "T3+write" not in left  # cut mid-way: some sequences saved, others not
+    left = pending(out / "observations" / ROW, 2, 2)
+    assert "T5+T3" in left and "T3+T5" not in left  # cut mid-way through the pairs: one saved, one not
     assert (out / "seeded" / ROW).is_dir()  # the seeded volumes kept for the resume
 
-    done = memlab("compose", "--resume", out, "--no-reports", env=env)
+    done = memlab("compose", "--resume", out, "--profiles", str(PROFILES), "--no-reports", env=env)
     assert done.returncode == 1, done.stdout + done.stderr  # the finding, as a whole run gives it
     assert verify(out).ok
-    assert pending(out / "observations" / ROW, 2) == []
+    assert pending(out / "observations" / ROW, 2, 2) == []
     saves = [line.split()[2] for line in events.read_text().splitlines()
              if line.startswith("saved ") and line.split()[2] not in ("profile", "environment")]
     assert len(saves) == len(set(saves)), "a trial was measured twice"
     after = observation_digests(out)
     assert [f for f, d in before.items() if after.get(f) != d] == []
-    (row,) = load_rows(out)
-    assert {"T3+write", "T3+erase"} <= {"+".join(s.sequence) for s in row.findings}
-    assert json.loads((out / "run.json").read_text())["compose"] == {"length": 2}
+    read = next(row for row in load_rows(out) if row.detection_point == "read")
+    assert {"+".join(s.sequence) for s in read.findings} == {"T3+T5", "T5+T3"}
+    assert json.loads((out / "run.json").read_text())["compose"] == {"length": 2, "edits": 2}
