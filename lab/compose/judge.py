@@ -152,4 +152,5 @@ def _pair_lands(views: list[tuple[str, Observation]], at: Point) -> Landed:
     if not shows:
         return False, "served, but neither edit shows (" + "; ".join(
             f"{m}: {c.effect.get('detail')}" for m, c in unseen) + ")"
-    return True, f"{shows[0][1].reason or 'served as genuine'} (the effect of {' and '.join(m for m, _ in shows)} shows)"
+    which = " and ".join(m for m, _ in shows)
+    return True, f"{shows[0][1].reason or 'served as genuine'} (the effect of {which} shows)"

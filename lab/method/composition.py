@@ -70,9 +70,9 @@ class ComposeProcedure(RowProcedure):
         """One case's unit ended; the last one runs the pairs (they read every case's at-rest trials)."""
         with self._lock:
             self._cases_left -= 1
-            last = self._cases_left == 0
-        if last and self.edits == 2:
-            self._pairs()
+            if self._cases_left or self.edits == 1:
+                return
+        self._pairs()
 
     def _pairs(self) -> None:
         """Every sequence of the pairs of edits worth running, then each SUT move alone where only a pair's
@@ -173,14 +173,11 @@ class ComposeProcedure(RowProcedure):
             extra = self.row.plan.extra(label, mv.WRITE_OFFSET + writes)
             record.update(marker=extra.marker, answer=s.call("write", context=ctx, text=extra.text, meta=extra.meta))
         elif move.kind == "erase":
-            record.update(victim=victim, answer=self._erase(s, ctx, victim))
+            if victim is None or victim not in self.row.bed.seed_ids:
+                raise StageError("erase", f"no SUT record id known for the record to erase ({victim})")
+            record.update(victim=victim, answer=s.call("erase", context=ctx, record=self.row.bed.seed_ids[victim]))
         elif move.kind == "audit":
             record["answer"] = s.call("audit", context=ctx)
-
-    def _erase(self, s: Session, ctx: str, victim: str | None) -> dict[str, Any]:
-        if victim is None or victim not in self.row.bed.seed_ids:
-            raise StageError("erase", f"no SUT record id known for the record to erase ({victim})")
-        return s.call("erase", context=ctx, record=self.row.bed.seed_ids[victim])
 
     def _final(self, obs: dict[str, Any], trial: str, vols: dict[str, Path], label: str, hold: "Hold") -> None:
         """Restart and read (and audit) the context, as the at-rest read does: the held SUT reads without one."""

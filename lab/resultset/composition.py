@@ -3,9 +3,10 @@
 Its trials are saved in ``observations/<row>/compose/<trial>.json`` (store dumps shared with the
 row's at-rest trials), its rows in ``composition/<row>@<point>.json``; run.json says ``compose`` (the
 length searched, and ``edits``: 2 when sequences may hold a pair of edits; a set without it, written
-before pairs, holds one edit per sequence and is read exactly as it was). The manifest pins both as evidence, byte for byte, and ``memlab verify``
-derives every compose row again from the saved trials (:func:`problems`: every row derived again and
-equal to its file, none missing or extra, C3 re-run on every sequence's saved edit evidence).
+before pairs, holds one edit per sequence and is read exactly as it was). The manifest pins both as
+evidence, byte for byte, and ``memlab verify`` derives every compose row again from the saved trials
+(:func:`problems`: every row derived again and equal to its file, none missing or extra, C3 re-run on
+every sequence's saved edit evidence, each edit of a pair on its own).
 """
 
 from __future__ import annotations

@@ -58,12 +58,14 @@ def test_a_deletion_and_a_forgery_that_keep_the_count_are_a_finding(composed):
         assert [(s["move"], s["landed"]) for s in seq["singles"]] == [(m, False) for m in name.split("+")]
         assert all(s["reason"].startswith("REPORTED at rest") for s in seq["singles"]), seq["singles"]
         assert "FINDING " + name in proc.stdout
-    assert {"+".join(s["sequence"]) for s in row["findings"]} == {"T3+T5", "T5+T3"}  # a write or restart launders nothing
+    # a write or a restart launders nothing: the count is the SUT's own
+    assert {"+".join(s["sequence"]) for s in row["findings"]} == {"T3+T5", "T5+T3"}
     assert seqs["T2+T3"]["verdict"] == "held" and "count says" in seqs["T2+T3"]["reason"]  # two deletions: off by two
     trial = load(folder / "observations" / ROW / "compose" / "T3+T5.json")
     edits = [m for m in trial["moves"] if "c3" in m]
     assert [(m["move"], m["case"], m["c3"]["ok"]) for m in edits] == [("T3", "T3", True), ("T5", "T5", True)]
-    assert edits[0]["c3"]["evidence"]["record_changes"]["removed"] and edits[1]["c3"]["evidence"]["record_changes"]["added"]
+    changes = [m["c3"]["evidence"]["record_changes"] for m in edits]
+    assert changes[0]["removed"] and changes[1]["added"]
     assert "c3" not in trial and trial["edits"] == ["T3", "T5"]  # each edit's C3 in its own move
 
 
