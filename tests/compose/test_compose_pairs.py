@@ -191,3 +191,21 @@ SINGLE = st.builds(Single, move=st.sampled_from(["T3", "T5", "write"]), trial=st
 def test_a_pair_is_a_finding_iff_it_lands_and_every_single_is_known_not_to(landed, singles):
     verdict, _ = decide(landed, "why", singles)
     assert (verdict == "finding") == (landed is True and all(s.landed is False for s in singles))
+
+
+def test_a_pair_with_a_sut_move_is_a_finding_only_where_no_shorter_sequence_of_its_moves_lands():
+    """``--length 3``: ``T3+T5+write`` holds the pair ``T3+T5`` and ``T3+write``/``T5+write``; where one of
+    them lands its harm is there (``shorter-lands``), as for one edit."""
+    from lab.compose.judge import _minimal
+    from lab.compose.moves import RESTART, WRITE
+    from lab.compose.results import SequenceResult
+
+    t3, t5 = _move("T3"), _move("T5")
+
+    def result(verdict):
+        return SequenceResult(sequence=[], verdict=verdict, reason="lands", singles=[], trial="t")
+    judged = {(t3, t5): result("finding"), (t5, t3): result("held"), (t3, WRITE): result("held"),
+              (t5, WRITE): result("held"), (t5, RESTART): result("single-lands"), (t3, RESTART): result("held")}
+    assert _minimal((t3, t5, WRITE), result("finding"), judged).reason.endswith("but T3+T5 already lands")
+    assert _minimal((t5, t3, WRITE), result("finding"), judged).verdict == "finding"  # T5+T3, T3+write, T5+write held
+    assert _minimal((t5, RESTART, t3), result("finding"), judged).reason.endswith("but T5+restart already lands")
