@@ -7,6 +7,17 @@ from pathlib import Path
 
 import pytest
 
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items):
+    """Every test under tests/system is marked ``system``: with the slow tests marked so elsewhere, what the
+    contributor's loop (``scripts/test --fast``) leaves out."""
+    system = TESTS / "system"
+    for item in items:
+        if system in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.system)
+
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
