@@ -50,6 +50,7 @@ from edits.derived_layout import RECOMPUTED
 from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.ops import OPS
 from edits.records import changed_bytes_in, read_files
+from edits.sqlnames import quote as _q
 
 
 def declared(layout) -> list[dict[str, Any]]:
@@ -214,7 +215,6 @@ def apply(editor, spec: EditSpec) -> AppliedEdit:
 
 
 def _step(editor, decl, fix: Fix) -> tuple[str, list[Any]]:
-    from edits.sql import _q  # here: edits.sql imports this module
     table = _q(decl["table"])
     where, args = editor._where_addr(fix.addr)
     if fix.values is None:

@@ -85,7 +85,7 @@ from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.ops import DELETE, FORGE, REPLACE, SET_META, SWAP
 from edits.plan import plan
 from edits.records import changed_bytes_in, find_one, read_files
-from edits.sql import _q
+from edits.sqlnames import quote as _q
 from edits.values import fresh_identity
 
 PREFIX = "form="

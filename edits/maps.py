@@ -57,7 +57,7 @@ from edits.model import EditError, EditSpec, Record
 from edits.places import replace_at
 from edits.plan import Outcome, Plan
 from edits.records import sort_records
-from edits.sql import _q
+from edits.sqlnames import quote as _q
 from edits.values import fresh_identity
 
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from edits.derived_layout import RECOMPUTED
 from edits.layout import StoreLayout
 from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.ops import DELETE, FORGE, OPS, REPLACE, ROLLBACK, SET_META, SWAP, TRANSPLANT
@@ -160,9 +159,9 @@ class EditorBase:
         if spec.variant is not None and spec.variant not in offered:
             raise EditError(f"{spec.case}: the {self.backend} editor offers no variant {spec.variant!r} for this "
                             f"store (it offers {offered or 'none'})")
-        if spec.variant == RECOMPUTED:  # derived values recomputed after the default edit: edits.derived
-            from edits import derived
-            return derived.apply(self, spec)
+        whole = self._apply_variant(spec)
+        if whole is not None:
+            return whole
         p = plan(spec, records, self.layout.metadata)
         hook = {REPLACE: self._replace, DELETE: self._delete, ROLLBACK: self._rollback, SWAP: self._swap,
                 FORGE: self._forge, TRANSPLANT: self._transplant, SET_META: self._set_meta}[p.spec.op]
@@ -171,6 +170,11 @@ class EditorBase:
         before.update({f: None for f in self.files() if f not in before})
         return AppliedEdit(case=spec.case, backend=self.backend, statements=out.statements,
                            touched=out.touched, bytes_changed=changed_bytes_in(before), detail=out.detail)
+
+    def _apply_variant(self, spec: EditSpec) -> AppliedEdit | None:
+        """A variant applied as a whole edit of its own (the SQL editors' ``derived=recomputed``,
+        :mod:`edits.derived`), or None: the default edit, by the operation's hook."""
+        return None
 
     def _replace(self, p: Plan) -> Outcome:
         raise NotImplementedError

@@ -11,7 +11,7 @@ from edits.model import EditError, EditSpec, Record
 from edits.ops import REPLACE, ROLLBACK, TRANSPLANT
 from edits.plan import Outcome
 from edits.records import find_one
-from edits.sql import _q
+from edits.sqlnames import quote as _q
 
 
 class RowEdits:

@@ -9,17 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from edits import derived, paths
+from edits.derived_layout import RECOMPUTED
 from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
 from edits.ops import SWAP
 from edits.places import PlaceVariants, meta_refs_of, places_in, replace_at
 from edits.relabel import place_value
+from edits.sqlnames import quote as _q
 from edits.plan import SWAP_CONTENTS, EditorBase, Outcome, Plan
 from edits.values import fresh_identity, next_order
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 class SlotRefs:
@@ -170,6 +168,10 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         (:mod:`edits.derived`)."""
         own = [SWAP_CONTENTS] if spec.op == SWAP and spec.unit == "record" and self._orders_by_own_column() else []
         return super().variants(spec, records) + own + derived.variants(self.layout, spec)
+
+    def _apply_variant(self, spec):
+        """``derived=recomputed``: the default edit, then the derived values it made wrong (:mod:`edits.derived`)."""
+        return derived.apply(self, spec) if spec.variant == RECOMPUTED else None
 
     def _swap(self, p: Plan) -> Outcome:
         a, b, order = p.target, p.other, self.layout.order

@@ -54,7 +54,8 @@ from edits.maps import MapRecords
 from edits.model import EditError, Record
 from edits.records import decode_payload, read_metadata, sort_records
 from edits.registry import FILE, Backend, Field, register
-from edits.sql import SqlEditor, _q
+from edits.sql import SqlEditor
+from edits.sqlnames import quote as _q
 
 
 class SqliteEditor(SqlEditor):

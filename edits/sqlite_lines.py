@@ -48,7 +48,7 @@ from edits.lines import LineFile
 from edits.markdown import RECORD_PATTERN, RECORD_SEPARATOR, MarkdownEditor, context_re
 from edits.model import EditError
 from edits.registry import FILE, Backend, Field, register
-from edits.sql import _q
+from edits.sqlnames import quote as _q
 from edits.sqlite import SqliteEditor
 
 

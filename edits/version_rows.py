@@ -68,7 +68,7 @@ from edits.layout_records import PayloadRow
 from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.records import changed_bytes_in, read_files
 from edits.row_edits import RowEdits, _rank, _sql_name  # noqa: F401  (edits.redis_json imports _rank from here)
-from edits.sql import _q
+from edits.sqlnames import quote as _q
 from edits.values import next_version
 
 

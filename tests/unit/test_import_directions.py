@@ -119,3 +119,46 @@ def test_the_editors_know_operations_not_case_ids():
                       if isinstance(node, ast.Constant) and isinstance(node.value, str)
                       and CASE_ID.match(node.value) and id(node) not in docs]
     assert offenders == [], "case ids in the editors:\n" + "\n".join(offenders)
+
+
+def _edits_imports(path: Path) -> list[tuple[int, str, bool]]:
+    """(line, module of edits/, at module top) for every import of another module of edits/ in ``path``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    top = {id(node) for node in tree.body}
+    out = []
+    for node in ast.walk(tree):
+        names = {name.split(".")[1] for name in _imported(node) if name.startswith("edits.")}
+        out += [(node.lineno, mod, id(node) in top) for mod in sorted(names) if (EDITS / f"{mod}.py").exists()]
+    return [(line, mod, at_top) for line, mod, at_top in out if mod != path.stem]
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import one another round a circle (strongly connected, more than one)."""
+    reach = {m: set() for m in graph}
+    for start in graph:
+        todo = list(graph[start])
+        while todo:
+            m = todo.pop()
+            if m not in reach[start]:
+                reach[start].add(m)
+                todo += graph.get(m, ())
+    groups = {tuple(sorted(m for m in graph if m in reach[start] and start in reach[m])) for start in graph}
+    return sorted(list(g) for g in groups if len(g) > 1)
+
+
+def test_no_circle_inside_edits():
+    """No module of edits/ imports, through others, one that imports it -- counting the imports inside
+    functions, the way a circle is usually hidden."""
+    graph = {p.stem: {mod for _, mod, _ in _edits_imports(p)} for p in sorted(EDITS.glob("*.py"))}
+    assert _circles(graph) == [], f"circles of imports inside edits/: {_circles(graph)}"
+
+
+def test_edits_imports_its_own_modules_at_module_top():
+    late = [f"edits/{p.name}:{line}: edits.{mod}" for p in sorted(EDITS.glob("*.py"))
+            for line, mod, at_top in _edits_imports(p) if not at_top]
+    assert late == [], "imports of edits/ modules inside a function or a class (a circle dodged?):\n" + "\n".join(late)
+
+
+def test_the_circle_finder_finds_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
