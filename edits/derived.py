@@ -29,7 +29,7 @@ SQL stores only (the editor's ``_fetch_table``, ``_where_addr`` and ``_run``). E
     ...     "context": "ctx", "identity": ["id"], "order": "id", "payload": "body",
     ...     "derived": [{"field": "sha", "digest": "sha256", "form": "text", "of": ["body"]}]})
     >>> editor = sqlite.SqliteEditor(lay, vol)
-    >>> spec = model.EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9", op="replace")
+    >>> spec = model.EditSpec("demo", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9", op="replace")
     >>> editor.variants(spec, editor.records())
     ['derived=recomputed']
     >>> done = editor.apply(dataclasses.replace(spec, variant="derived=recomputed"))

@@ -67,7 +67,7 @@ class ElementEdits:
             before = items[i]
             items[i] = replace_strings(items[i], p.spec.find, p.spec.replace)
             if items[i] == before:
-                raise EditError(f"{p.spec.case}: {p.spec.find!r} is in no string of the element")
+                raise EditError(f"{p.spec.op}: {p.spec.find!r} is in no string of the element")
             return f"replace {p.spec.find} by {p.spec.replace} in element {i} of {self._list_name()}"
         stmts, detail = self._edit_list(p.target, change)
         return Outcome(stmts, [p.target.key()], detail)

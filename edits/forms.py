@@ -58,7 +58,7 @@ Example (a sealed thread; the form variant authors its plaintext with the fact r
     ...     "payload": {"field": "blob", "format": "opaque", "forms": [form]},
     ...     "records": {"text": [2, "content"], "identity": [[2, "id"]], "version": "v"}})
     >>> editor = base.editor_for(lay, {"store": vol}, versions={"1": "mA1-aaaaaa"})
-    >>> spec = model.EditSpec("T1", "A", "mA1-aaaaaa", find="FA-1", replace="FX-9", unit="state", op="replace",
+    >>> spec = model.EditSpec("demo", "A", "mA1-aaaaaa", find="FA-1", replace="FX-9", unit="state", op="replace",
     ...                       seeded=("[mA0-bbbbbb] note", "[mA1-aaaaaa] fact FA-1"))
     >>> editor.variants(spec, editor.records())
     ['form=plain-msgpack']
@@ -221,17 +221,17 @@ class FormRows:
         them, and store the form over the context's current version row (see the module)."""
         offered = self.form_variants(replace(spec, variant=None))
         if spec.variant not in offered:
-            raise EditError(f"{spec.case}: the {self.backend} editor offers no variant {spec.variant!r} for this "
+            raise EditError(f"{spec.op}: the {self.backend} editor offers no variant {spec.variant!r} for this "
                             f"store (it offers {offered or 'none'})")
         if self.spec.payload_row is not None:
-            raise EditError(f"{spec.case}: a form over a payload in another table (records.payload_row) is not written")
+            raise EditError(f"{spec.op}: a form over a payload in another table (records.payload_row) is not written")
         form = next(f for f in self.layout.payload.forms if PREFIX + f.name == spec.variant)
         holder = find_one(self.records(), spec.target, "target")
         context = spec.context or holder.context
         row = self.current_rows()[context]
         missing = [c for c, _ in form.set if c not in row["fields"]]
         if missing:
-            raise EditError(f"{spec.case}: table {self.layout.table!r} has no column(s) {missing} that form "
+            raise EditError(f"{spec.op}: table {self.layout.table!r} has no column(s) {missing} that form "
                             f"{form.name} sets")
         template = load_template(form.template)
         items = genuine_elements(template, self.spec, context, list(spec.seeded))

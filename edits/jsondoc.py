@@ -20,7 +20,7 @@ Example::
     ...     "a2": {"ctx": "A", "seq": 2, "text": "mA2-q hi", "sig": "y"}}, indent=2))
     >>> lay = layout.parse_layout({"backend": "json", "volume": "store", "file": "store.json",
     ...                            "context": "ctx", "identity": ["@key"], "order": "seq", "payload": "text"})
-    >>> done = jsondoc.JsonDocEditor(lay, vol).apply(model.EditSpec("T3", "A", "mA1-q", op="delete"))
+    >>> done = jsondoc.JsonDocEditor(lay, vol).apply(model.EditSpec("demo", "A", "mA1-q", op="delete"))
     >>> done.statements
     ['store.json: delete record "a1": {"ctx": "A", "seq": 1, "text": "mA1-q hello FACT-A1", "sig": "x"}']
     >>> list(json.loads((vol / "store.json").read_text()))

@@ -27,7 +27,7 @@ Example::
     >>> editor = jsonfiles.JsonFilesEditor(lay, vol)
     >>> [r.key() for r in editor.records()]
     ['acme/alice|0', 'acme/alice|1', 'acme/alice|2']
-    >>> editor.apply(model.EditSpec("T4", "acme/alice", "mA0-q", second="mA2-q", op="swap")).statements
+    >>> editor.apply(model.EditSpec("demo", "acme/alice", "mA0-q", second="mA2-q", op="swap")).statements
     ['acme%2Falice.json: exchange elements 0 and 2 of ctx.messages']
 """
 

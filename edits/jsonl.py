@@ -24,7 +24,7 @@ Example::
     >>> lay = layout.parse_layout({"backend": "jsonl", "volume": "store", "file": "memory.jsonl",
     ...                            "context": "thread", "identity": ["id"], "order": "@position",
     ...                            "payload": "text", "metadata": {"role": "role"}})
-    >>> done = jsonl.JsonlEditor(lay, vol).apply(model.EditSpec("T8", "A", "mA1-q", meta_field="role", op="set_meta"))
+    >>> done = jsonl.JsonlEditor(lay, vol).apply(model.EditSpec("demo", "A", "mA1-q", meta_field="role", op="set_meta"))
     >>> print(done.statements[0].replace(" -> ", "\\n -> "))
     memory.jsonl: replace line 1: {"id": "a1", "thread": "A", "role": "user", "text": "mA1-q hello FACT-A1"}
      -> {"id": "a1", "thread": "A", "role": "assistant", "text": "mA1-q hello FACT-A1"}
@@ -171,7 +171,7 @@ class JsonlEditor(PlaceVariants, LineEditor):
         else:
             order_a, order_b = self._tokens(a).get(lay.order), self._tokens(b).get(lay.order)
             if order_a is None or order_b is None:
-                raise EditError(f"{p.spec.case}: a record has no order field {lay.order!r}")
+                raise EditError(f"{p.spec.op}: a record has no order field {lay.order!r}")
             f.replace(i, set_fields(a, {lay.order: order_b}))
             f.replace(j, set_fields(b, {lay.order: order_a}))
         return self._done(f, [p.target.key(), p.other.key()])

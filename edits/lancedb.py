@@ -6,13 +6,13 @@ and one manifest per version. The editor opens it with ``lancedb.connect`` --
 the store's generic library, never the SUT's code -- edits ``layout.table``
 with the SUT stopped, and reads the newest version, as a reader of the table
 does. A record is a row; its identity is the single column ``layout.identity``
-(kept on T6/T7, fresh on T5); ``context``, ``order``, ``payload`` and
+(kept on a transplant, fresh on a forge); ``context``, ``order``, ``payload`` and
 ``metadata`` name columns, and ``context_pattern`` says how the context column
 holds the lab's context (CrewAI keeps a scope path, ``"/{context}"``).
 
 Every call commits a new table version; Lance keeps the older versions (and so
 the genuine rows) in the folder until someone cleans them up, and the editor
-leaves them there. The edits (T1-T8) are :mod:`edits.fieldstore`'s, over
+leaves them there. The record operations (:mod:`edits.ops`) are :mod:`edits.fieldstore`'s, over
 ``update`` (set columns of a row), ``delete`` and ``merge_insert`` on the
 identity column (upsert a whole row, its vector column included);
 ``statements`` are those calls, with their arguments.
@@ -31,7 +31,7 @@ Example (a table written with LanceDB, as CrewAI writes its memory)::
     ...                            "context": "scope", "context_pattern": "/{context}", "identity": ["id"],
     ...                            "order": "created_at", "payload": "content", "metadata": {"source": "source"}})
     >>> editor = lance_editor.LanceDBEditor(lay, vol)
-    >>> editor.apply(model.EditSpec("T3", "A", "mA2-q", op="delete")).statements
+    >>> editor.apply(model.EditSpec("demo", "A", "mA2-q", op="delete")).statements
     ['delete(where="id = \\'r2\\'")']
     >>> [(r.context, r.payload) for r in editor.records()]
     [('A', 'mA1-q FACT-A1')]

@@ -13,7 +13,7 @@ Example (the ``store:`` block of a profile)::
       volume: store              # the volume that holds the store (a service's data volume)
       file: memory.db            # path inside the volume; markdown, json-files: pattern with {context}
       context: ctx               # field that holds the context (markdown, json-files, redis: from the name)
-      identity: [id]             # fields kept on T6/T7; [] = the position is the identity
+      identity: [id]             # kept on a transplant; [] = the position is the identity
       order: seq                 # order field, or "@position" (line / list position)
       payload: body              # served text; or {field: data, format: json, path: [content]}
       metadata: {role: role, source: source, timestamp: created_at}
@@ -24,7 +24,7 @@ Example (the ``store:`` block of a profile)::
                                  #   role: {field: message_data, path: [role]}
                                  #   role: [{field: data, path: [role]}, role]
                                  # and the context and identity entries too, kept with the
-                                 # record's slot on T6/T7 and made fresh on T5 (one fresh value
+                                 # record's slot on a transplant, fresh on a forge (one fresh value
                                  # for places that held one):
                                  #   context: {field: doc, path: [meta, uid]}
                                  #   identity: [id, {field: doc, path: [id]}]
@@ -266,7 +266,7 @@ def _context_of_several(data: dict, backend: registry.Backend) -> tuple[dict, tu
                 if isinstance(i, (str, dict))}
     if len(set(names)) != len(names) or identity & set(names):
         raise LayoutError("context", f"{names} names a field twice, or one the identity names too (a context "
-                          "field is kept with a record, an identity field made fresh on T5)", fix)
+                          "field is kept with a record, an identity field made fresh on a forge)", fix)
     return {**data, "context": entries[0]}, tuple(refs[1:])
 
 

@@ -16,18 +16,18 @@ Read by the SQL editors (:mod:`edits.maps`)::
       file: sessions.db
       table: user_states
       context: [user_id, app_name]       # a row's scope: the row holds that context's map
-      identity: ["@key"]                 # the entry's key: kept on T6/T7, fresh on T5
+      identity: ["@key"]                 # the entry's key: kept on a transplant, fresh on a forge
       order: "@position"                 # the entry's place in the object
       payload: {field: state, format: json}
       map: {text: []}                    # the value itself is the served text
 
 Which cases a map expresses is the profile's capabilities, as for any store: a map is unordered
 to a reader that looks its keys up (declare ``capabilities.order: false``), and with no metadata
-inside its values (``metadata: false``) T2, T4 and T8 are not applicable (docs/method.md:
-unordered key-value memory with no metadata layer); T1 (a value changed), T3 (an entry deleted),
-T5 (an entry added under a fresh key), T6/T7 (a value replayed under the victim's key) and the
-whole-store T9/T10 are. Declared ordered, T2 deletes the last entry and T4 exchanges two entries'
-places in the object.
+inside its values (``metadata: false``) ``rollback``, ``swap`` and ``set_meta`` do not apply
+(docs/method.md: unordered key-value memory with no metadata layer); ``replace`` (a value changed),
+``delete`` (an entry deleted), ``forge`` (an entry added under a fresh key), ``transplant`` (a value
+replayed under the victim's key) and the whole-volume operations do. Declared ordered, ``rollback``
+deletes the last entry and ``swap`` exchanges two entries' places in the object.
 """
 
 from __future__ import annotations

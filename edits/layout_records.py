@@ -13,7 +13,7 @@ and shown in each record's locator.
 
 A metadata field the element keeps in several places, each with its own vocabulary, is a
 list of places ``{path, values}`` (the first one is read; ``values`` maps the lab's word to
-what that place stores): T8 sets every place to its encoding of the new word, and offers
+what that place stores): ``set_meta`` sets every place to its encoding of the new word, and offers
 each place alone as a ``place=<path>`` variant (:mod:`edits.places`)::
 
     metadata:
@@ -33,7 +33,7 @@ The whole layout of list-element records::
       payload: {field: checkpoint, format: msgpack, path: [channel_values, messages]}
       records:
         text: [2, content]               # the served text inside one element
-        identity: [[2, id]]              # kept on T6/T7, fresh on T5
+        identity: [[2, id]]              # kept on a transplant, fresh on a forge
         metadata: {role: [2, type]}
         version: checkpoint_id           # the newest version row of a context is current
         parent: parent_checkpoint_id     # optional: the column linking a version row to the one before

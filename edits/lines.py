@@ -94,13 +94,13 @@ class LineFile:
 
 
 class LineEditor(EditorBase):
-    """Shared T1..T8 for stores where a record is one line of a text file.
+    """The record operations (:mod:`edits.ops`) for stores where a record is one line of a text file.
 
     A subclass reads records into ``self.loaded`` (document name -> LineFile) with
     ``locator = {"file": rel, "line": 1-based line}`` (another locator says which document by
     overriding ``_doc_name``) and implements
-    ``_forged`` (T5 line and where it goes), ``_transplanted`` (T6/T7 line) and
-    ``_with_meta`` (T8 line); ``_swap`` may be overridden (default: swap lines).
+    ``_forged`` (a forge's line and where it goes), ``_transplanted`` (a transplant's line) and
+    ``_with_meta`` (a ``set_meta`` line); ``_swap`` may be overridden (default: swap lines).
     """
 
     def __init__(self, layout: StoreLayout, volume_path: Path):
@@ -121,7 +121,7 @@ class LineEditor(EditorBase):
 
     def _rewritten(self, p: Plan, body: str) -> str:
         if p.spec.find not in body:
-            raise EditError(f"{p.spec.case}: {p.spec.find!r} is in the decoded payload but not in the stored "
+            raise EditError(f"{p.spec.op}: {p.spec.find!r} is in the decoded payload but not in the stored "
                             f"line {p.target.locator['line']} of {self._doc_name(p.target.locator)} (escaped?)")
         return replace_same_length(body, p.spec.find, p.spec.replace)
 
@@ -138,7 +138,7 @@ class LineEditor(EditorBase):
     def _swap(self, p: Plan) -> Outcome:
         (f, i), (g, j) = self._line(p.target), self._line(p.other)
         if f is not g:
-            raise EditError(f"{p.spec.case}: the two records are in different files")
+            raise EditError(f"{p.spec.op}: the two records are in different files")
         f.swap(i, j)
         return self._done(f, [p.target.key(), p.other.key()])
 

@@ -62,7 +62,7 @@ Example::
     >>> editor = base.editor_for(lay, {"store": vol})
     >>> [r.key() for r in editor.records()]
     ['id0', 'id1', 'id2']
-    >>> editor.apply(model.EditSpec("T3", "A", "mA1-abcdef", op="delete")).detail
+    >>> editor.apply(model.EditSpec("demo", "A", "mA1-abcdef", op="delete")).detail
     {'row': {'rowid': 1, 'version': '001'}, 'operation': 'remove element 1 of messages'}
     >>> [r.key() for r in editor.records()]
     ['id0', 'id2']
@@ -178,6 +178,6 @@ class ListRecords(ElementEdits, VersionRows):
         ``element``: the newest element removed inside the current row instead)."""
         if p.spec.variant == LAST_ELEMENT:
             return self._delete(p)
-        return self._roll_back(p.target, p.spec.case)
+        return self._roll_back(p.target, p.spec.op)
 
 

@@ -11,14 +11,14 @@ keeps session, user and app state this way.
 
 Every edit rewrites the map column of one row, in one UPDATE, and nothing else:
 
-- T1 replaces the token inside the target entry's value, in the characters of that value only;
-- T2, T3 remove the entry; T4 exchanges the places of two entries in the object;
-- T5 adds an entry under a fresh key, after the context's last one: a copy of the template's value
+- ``replace`` replaces the token inside the target entry's value, in the characters of that value only;
+- ``rollback``, ``delete`` remove the entry; ``swap`` exchanges the places of two entries in the object;
+- ``forge`` adds an entry under a fresh key, after the context's last one: a copy of the template's value
   with the marker replaced (where the store orders an object's keys itself -- PostgreSQL's jsonb:
   shorter keys first, then bytewise -- a fresh key it places after the last one, :func:`key_after`);
-- T6, T7 put a copy of the donor's value under the victim's key, in the victim's place and row (its
+- ``transplant`` puts a copy of the donor's value under the victim's key, in the victim's place and row (its
   whole context kept);
-- T8 sets a metadata path inside the target's value (``map.metadata``).
+- ``set_meta`` sets a metadata path inside the target's value (``map.metadata``).
 
 JSON text is written back as the SUT wrote it (``json.dumps``'s own separators, ASCII when the
 text was); a parsed column (PostgreSQL's jsonb) as a value. No variant is offered: a map entry has
@@ -40,7 +40,7 @@ Example::
     >>> editor = base.editor_for(lay, {"store": vol})
     >>> [(r.whole_context(), r.key(), r.order) for r in editor.records()]
     [(('A', 'app'), 'k1', 0), (('A', 'app'), 'k2', 1)]
-    >>> editor.apply(model.EditSpec("T3", "A", "mA1-abcdef", op="delete")).detail
+    >>> editor.apply(model.EditSpec("demo", "A", "mA1-abcdef", op="delete")).detail
     {'row': {'rowid': 1}, 'operation': 'remove entry "k1"'}
     >>> [r.key() for r in editor.records()]
     ['k2']
@@ -188,7 +188,7 @@ class MapRecords:
     def _set_meta(self, p: Plan) -> Outcome:
         path = self.layout.map.metadata.get(p.spec.meta_field)
         if path is None:
-            raise EditError(f"{p.spec.case}: map.metadata declares no {p.spec.meta_field!r}")
+            raise EditError(f"{p.spec.op}: map.metadata declares no {p.spec.meta_field!r}")
         entries, key = self._current(p.target), p.target.identity[0]
         entries[key] = paths.set_path(entries[key], path, p.meta_value)
         out = self._write(p.target, entries, operation=f"set {'.'.join(path)} of entry {json.dumps(key)}")
@@ -209,7 +209,7 @@ def jsonb_rank(key: str) -> tuple[int, bytes]:
 def key_after(keys: list[str], fresh: str) -> str:
     """A key not among ``keys`` that jsonb places after all of them, in the keys' own form where it
     can: the last key with its trailing hex (or decimal) digits counted up by one at the same
-    width; else ``fresh`` (the key T5 makes on any store) when jsonb places it last; else the last
+    width; else ``fresh`` (the key a forge makes on any store) when jsonb places it last; else the last
     key with ``-forged`` appended (longer: placed last).
 
     >>> key_after(["note-fd9933aa4c05", "note-0a1b2c3d4e5f"], "note-0a1b2c3d4e60")

@@ -6,15 +6,15 @@ from the file name. A record is a line matching ``layout.record_pattern``; its
 and ``layout.metadata`` maps names (role, source, timestamp, owner) to other
 groups. Every other line (headings, blank lines, prose) is kept untouched.
 Order and identity are the position: identity is (context, index of the record
-in its file). T4 swaps two lines, T5 inserts the forged line after the last
-record line of the context's file, T6/T7 put the donor's line in the victim's
-place, T8 rewrites only the metadata group's characters. No variants
+in its file). ``swap`` exchanges two lines, ``forge`` inserts the forged line after the last
+record line of the context's file, ``transplant`` puts the donor's line in the victim's
+place, ``set_meta`` rewrites only the metadata group's characters. No variants
 (:mod:`edits.places`): a record is one line, the token sits in its payload group and a metadata
-field is one group of it, so T1 and T8 each have one place.
+field is one group of it, so ``replace`` and ``set_meta`` each have one place.
 
 ``layout.record_separator`` (optional) is a line that stands between two records, as
-Hermes's ``§`` does: such lines are never records, T2/T3 delete the record's line with one
-separator beside it (the one before it, else the one after), and T5 inserts a separator
+Hermes's ``§`` does: such lines are never records, ``rollback``/``delete`` remove the record's line with one
+separator beside it (the one before it, else the one after), and ``forge`` inserts a separator
 before the forged line, so the file keeps one separator between every two records.
 
 ``layout.continuation`` (optional, a line regex) lets a record span lines, as a memory written with
@@ -42,7 +42,7 @@ Example::
     ...                            "identity": [], "order": "@position", "payload": "text",
     ...                            "metadata": {"role": "role"},
     ...                            "record_pattern": r"^- \\[(?P<role>\\w+)\\] (?P<text>.*)$"})
-    >>> done = markdown.MarkdownEditor(lay, vol).apply(model.EditSpec("T4", "A", "mA1-q", second="mA2-q", op="swap"))
+    >>> done = markdown.MarkdownEditor(lay, vol).apply(model.EditSpec("demo", "A", "mA1-q", second="mA2-q", op="swap"))
     >>> done.statements
     ['memory/A.md: swap lines 2 and 3: - [user] mA1-q likes FACT-A1 <-> - [assistant] mA2-q ok']
     >>> print((vol / "memory" / "A.md").read_text(), end="")
@@ -153,7 +153,7 @@ class MarkdownEditor(LineEditor):
     def apply(self, spec: EditSpec) -> AppliedEdit:
         """As every editor's; refused where a record may span lines (``layout.continuation``)."""
         if self.continuation is not None:
-            raise EditError(f"{spec.case}: the {self.backend} editor does not edit a layout with store.continuation "
+            raise EditError(f"{spec.op}: the {self.backend} editor does not edit a layout with store.continuation "
                             "(a record of several lines): it only reads such a store back; drop store.continuation "
                             "to edit one-line records")
         return super().apply(spec)
@@ -189,12 +189,12 @@ class MarkdownEditor(LineEditor):
         group = self.layout.metadata[p.spec.meta_field]
         start, end = self.pattern.match(body).span(group)
         if start < 0:
-            raise EditError(f"{p.spec.case}: group {group!r} is empty in line {p.target.locator['line']} of "
+            raise EditError(f"{p.spec.op}: group {group!r} is empty in line {p.target.locator['line']} of "
                             f"{self._doc_name(p.target.locator)}")
         new = body[:start] + str(p.meta_value) + body[end:]
         m = self.pattern.match(new)
         if not m or m.group(group) != str(p.meta_value):
-            raise EditError(f"{p.spec.case}: {p.meta_value!r} does not fit group {group!r} of the record pattern")
+            raise EditError(f"{p.spec.op}: {p.meta_value!r} does not fit group {group!r} of the record pattern")
         return new
 
 

@@ -1,15 +1,15 @@
-"""The places of a record that hold a value, and the T1/T8 variants that edit one place alone.
+"""The places of a record that hold a value, and the ``replace``/``set_meta`` variants that edit one place alone.
 
-T1 by default replaces the fact token in every place of the record at once; T8 sets a metadata
+``replace`` by default replaces the fact token in every place of the record at once; ``set_meta`` sets a metadata
 field in every place the layout declares for it (``metadata: {role: [{field: data, path: [role]},
 role]}``). A SUT that checks one copy and serves another is only measured on the copy it serves
 when each place can be edited on its own, so where a record holds the value in more than one
 place an editor offers one variant per place (``EditSpec.variant``), named ``place=<where>``:
 
-- T1: a field (a column, a hash field, a top-level key of a JSON line) that holds the token is
+- ``replace``: a field (a column, a hash field, a top-level key of a JSON line) that holds the token is
   one place, ``place=<field>``; a JSON field that holds it at several paths is one place per
   path, ``place=<field>.<path>`` (list indexes as digits);
-- T8: each declared place of the field, ``place=<field>`` or ``place=<field>.<path>``.
+- ``set_meta``: each declared place of the field, ``place=<field>`` or ``place=<field>.<path>``.
 
 One place only is the default expression: no variant is offered then.
 
@@ -137,12 +137,12 @@ def chosen(places: list[Place], variant: str | None) -> list[Place]:
 
 
 def meta_variants(refs: tuple[FieldRef, ...]) -> list[str]:
-    """The T8 variants of a field declared at ``refs``: one per place, none when there is one."""
+    """The ``set_meta`` variants of a field declared at ``refs``: one per place, none when there is one."""
     return [PREFIX + r.name() for r in refs] if len(refs) > 1 else []
 
 
 def meta_refs_of(refs: tuple[FieldRef, ...], variant: str | None) -> tuple[FieldRef, ...]:
-    """The declared places a T8 edit writes: all for the default (None), else the one named."""
+    """The declared places a ``set_meta`` edit writes: all for the default (None), else the one named."""
     if variant is None:
         return refs
     named = tuple(r for r in refs if PREFIX + r.name() == variant)
@@ -153,9 +153,9 @@ def meta_refs_of(refs: tuple[FieldRef, ...], variant: str | None) -> tuple[Field
 
 
 class PlaceVariants:
-    """``variants`` of a record editor for T1 and T8, and the places a variant edits.
+    """``variants`` of a record editor for ``replace`` and ``set_meta``, and the places a variant edits.
 
-    A backend names the fields T1 never rewrites (``_token_skip``: its context and identity) and
+    A backend names the fields ``replace`` never rewrites (``_token_skip``: its context and identity) and
     where a metadata field sits (``_meta_places``: the layout's declared places, else its field).
     Records that are list elements (``records:``) and sealed states offer none here.
     """
@@ -190,7 +190,7 @@ class PlaceVariants:
         return []
 
     def _variant_values(self, target: Record, spec: EditSpec) -> dict[str, Any]:
-        """The new values of the fields a T1 variant edits: the token replaced at its one place."""
+        """The new values of the fields a ``replace`` variant edits: the token replaced at its one place."""
         values: dict[str, Any] = {}
         for place in chosen(token_places(target.fields, spec.find, self._token_skip()), spec.variant):
             current = values.get(place.field, target.fields[place.field])

@@ -14,7 +14,7 @@ Example::
     >>> from edits.model import EditSpec, Record
     >>> from edits.plan import plan
     >>> recs = [Record("A", (1,), 1, "mA1-x one"), Record("A", (2,), 2, "mA2-y two")]
-    >>> p = plan(EditSpec("T4", "A", "mA1-x", second="mA2-y", op="swap"), recs, metadata={})
+    >>> p = plan(EditSpec("demo", "A", "mA1-x", second="mA2-y", op="swap"), recs, metadata={})
     >>> (p.target.identity, p.other.identity)
     ((1,), (2,))
 """
@@ -63,13 +63,13 @@ class Outcome:
 
 def plan(spec: EditSpec, records: list[Record], metadata: dict[str, str]) -> Plan:
     """Resolve ``spec`` against ``records``; raise EditError for anything impossible."""
-    case, op = spec.case, spec.op
+    op = spec.op
     if op not in OPS:
-        raise EditError(f"{case}: names no record operation (of {', '.join(OPS)}); a whole-volume "
+        raise EditError(f"{op}: names no record operation (of {', '.join(OPS)}); a whole-volume "
                         "operation is edits.volumes'")
     target = find_one(records, spec.target, "target")
     if spec.context and target.context != spec.context:
-        raise EditError(f"{case}: target marker {spec.target!r} is in context {target.context!r}, "
+        raise EditError(f"{op}: target marker {spec.target!r} is in context {target.context!r}, "
                         f"the spec names {spec.context!r}")
     other, meta_value = None, None
     if op in (REPLACE, FORGE):
@@ -77,7 +77,7 @@ def plan(spec: EditSpec, records: list[Record], metadata: dict[str, str]) -> Pla
     elif op == SWAP:
         other = _other(spec, records, target, spec.second, "second")
         if other.whole_context() != target.whole_context():
-            raise EditError(f"{case}: the two records are in different contexts ({_named(target)!r}, "
+            raise EditError(f"{op}: the two records are in different contexts ({_named(target)!r}, "
                             f"{_named(other)!r})")
     elif op == TRANSPLANT:
         other = _other(spec, records, target, spec.donor, "donor")
@@ -90,13 +90,13 @@ def _meta_value(spec: EditSpec, target: Record, metadata: dict[str, str]) -> Any
     """The value ``set_meta`` gives the field: the spec's, or one derived from the old (and differing)."""
     name = spec.meta_field
     if not name:
-        raise EditError(f"{spec.case}: spec names no meta_field")
+        raise EditError(f"{spec.op}: spec names no meta_field")
     if name not in metadata:
-        raise EditError(f"{spec.case}: layout declares no metadata field {name!r}")
+        raise EditError(f"{spec.op}: layout declares no metadata field {name!r}")
     old = target.metadata.get(name)
     meta_value = spec.meta_value if spec.meta_value is not None else tamper_value(name, old)
     if meta_value == old:
-        raise EditError(f"{spec.case}: new {name} {meta_value!r} equals the old value")
+        raise EditError(f"{spec.op}: new {name} {meta_value!r} equals the old value")
     return meta_value
 
 
@@ -107,20 +107,20 @@ def _named(record: Record) -> Any:
 
 def _check_find(spec: EditSpec, target: Record) -> None:
     if spec.find is None or spec.replace is None:
-        raise EditError(f"{spec.case}: spec needs find and replace")
+        raise EditError(f"{spec.op}: spec needs find and replace")
     if spec.find == spec.replace or len(spec.find.encode()) != len(spec.replace.encode()):
-        raise EditError(f"{spec.case}: find {spec.find!r} and replace {spec.replace!r} must differ "
+        raise EditError(f"{spec.op}: find {spec.find!r} and replace {spec.replace!r} must differ "
                         "and have the same encoded length")
     if spec.find not in target.payload:
-        raise EditError(f"{spec.case}: {spec.find!r} is not in the payload of record {target.key()}")
+        raise EditError(f"{spec.op}: {spec.find!r} is not in the payload of record {target.key()}")
 
 
 def _other(spec: EditSpec, records: list[Record], target: Record, marker: str | None, role: str) -> Record:
     if not marker:
-        raise EditError(f"{spec.case}: spec names no {role} marker")
+        raise EditError(f"{spec.op}: spec names no {role} marker")
     other = find_one(records, marker, role)
     if other is target or other == target:
-        raise EditError(f"{spec.case}: target and {role} are the same record")
+        raise EditError(f"{spec.op}: target and {role} are the same record")
     return other
 
 
@@ -157,7 +157,7 @@ class EditorBase:
         records = self.records()
         offered = self.variants(replace(spec, variant=None), records) if spec.variant is not None else []
         if spec.variant is not None and spec.variant not in offered:
-            raise EditError(f"{spec.case}: the {self.backend} editor offers no variant {spec.variant!r} for this "
+            raise EditError(f"{spec.op}: the {self.backend} editor offers no variant {spec.variant!r} for this "
                             f"store (it offers {offered or 'none'})")
         whole = self._apply_variant(spec)
         if whole is not None:

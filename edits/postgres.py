@@ -6,7 +6,7 @@ as one transaction. The statements returned are exactly what the server
 received, parameters inlined by psycopg's client-side binding. Rows are
 addressed by primary key (``ctid`` when the table has none). The SQL of the
 edits themselves is shared with SQLite (:mod:`edits.sql`), the ``place=`` variants of
-T1 and T8 included (a json/jsonb column, read as an object, holds the token in its
+``replace`` and ``set_meta`` included (a json/jsonb column, read as an object, holds the token in its
 strings), and so are records that are elements of a list inside a stored value
 (``records:``, :class:`PostgresListEditor`, the logic in :mod:`edits.lists`).
 
@@ -23,7 +23,7 @@ Example (``postgres_url``: a running server -- the lab starts one on the SUT's d
     ...                            "table": "doc_records", "context": "ctx", "identity": ["id"],
     ...                            "order": "seq", "payload": "body"})
     >>> editor = postgres.PostgresEditor(lay, postgres_url)
-    >>> print("\\n".join(editor.apply(model.EditSpec("T4", "A", "mA1-q", second="mA2-q", op="swap")).statements))
+    >>> print("\\n".join(editor.apply(model.EditSpec("demo", "A", "mA1-q", second="mA2-q", op="swap")).statements))
     BEGIN
     UPDATE "public"."doc_records" SET "seq" = 21 WHERE "id" = 1
     UPDATE "public"."doc_records" SET "seq" = 10 WHERE "id" = 2
@@ -167,7 +167,7 @@ class PostgresMapEditor(MapRecords, PostgresEditor):
 
     A jsonb column keeps no order of an object's keys: it stores them shorter first, then
     bytewise, whatever order they were written in, and reads them back so (a json or text column
-    keeps the text). An entry there is read with no order, and T5's fresh key is one jsonb places
+    keeps the text). An entry there is read with no order, and a forged entry's fresh key is one jsonb places
     after the last (:func:`edits.maps.key_after`)."""
 
     def _keeps_key_order(self) -> bool:

@@ -6,13 +6,13 @@ folder (``layout.file`` inside the volume) with ``qdrant_client.QdrantClient`` -
 the store's generic client, never the SUT's code -- and never unpickles by hand.
 Local mode takes a ``.lock`` on the folder: the SUT must be stopped (the lab
 edits with the SUT stopped). A record is a point of ``layout.collection``; its
-identity is the point id (always kept on T6/T7, fresh on T5); ``context``,
+identity is the point id (always kept on a transplant, fresh on a forge); ``context``,
 ``order``, ``payload`` and ``metadata`` name payload fields. Every edit is one
 client session; ``statements`` are the client calls made, with their arguments.
 
-The edits themselves (T1-T8) are :mod:`edits.fieldstore`'s, over the three
+The record operations (:mod:`edits.ops`) are :mod:`edits.fieldstore`'s, over the three
 client calls ``set_payload``, ``delete`` and ``upsert`` (a point's vectors go
-with its payload on T5-T7).
+with its payload on a forge or a transplant).
 
 Example (a store written with Qdrant's client, as a SUT would)::
 
@@ -29,7 +29,7 @@ Example (a store written with Qdrant's client, as a SUT would)::
     >>> lay = layout.parse_layout({"backend": "qdrant", "volume": "store", "file": "qdrant", "collection": "mem",
     ...                            "context": "user_id", "order": "created_at", "payload": "data"})
     >>> editor = qdrant.QdrantEditor(lay, vol)
-    >>> editor.apply(model.EditSpec("T3", "A", "mA2-q", op="delete")).statements  # doctest: +ELLIPSIS
+    >>> editor.apply(model.EditSpec("demo", "A", "mA2-q", op="delete")).statements  # doctest: +ELLIPSIS
     ["delete(collection_name='mem', points_selector=PointIdsList(points=[2]...))"]
     >>> [r.payload for r in editor.records()]
     ['mA1-q FACT-A1']

@@ -3,9 +3,9 @@ elements of a list inside RedisJSON documents, ``records:``, are :mod:`edits.red
 
 The layout's ``key`` names a record's key with ``{context}`` and ``{id}``
 (``mem:{context}:rec:{id}``); the hash fields hold the payload, the order and the
-metadata. T1 replaces the token in every field that holds it; where several fields (or
+metadata. ``replace`` replaces the token in every field that holds it; where several fields (or
 several paths of the JSON text in one) hold it, each is a variant of its own (``place=<field>``,
-:mod:`edits.places`). T8 has one place per metadata field (a hash field), so no variant. The
+:mod:`edits.places`). ``set_meta`` has one place per metadata field (a hash field), so no variant. The
 editor speaks Redis's own protocol (redis-py) to a server the lab started on the SUT's
 data volume while the SUT is stopped, and returns every command it sent.
 
@@ -23,7 +23,7 @@ Example (``redis_url``: a running server -- the lab starts one on the SUT's data
     >>> editor = redis_editor.RedisEditor(lay, redis_url)
     >>> [r.key() for r in editor.records()]
     ['doc:A:rec:1', 'doc:A:rec:2']
-    >>> editor.apply(model.EditSpec("T8", "A", "mA2-q", meta_field="role", op="set_meta")).statements
+    >>> editor.apply(model.EditSpec("demo", "A", "mA2-q", meta_field="role", op="set_meta")).statements
     ['MULTI', 'HSET doc:A:rec:2 role user', 'EXEC']
 """
 

@@ -8,12 +8,12 @@ whole versions). Two optional Redis fields say how a store keeps its index keys:
 
 - ``latest``: a string key per context (``{context}`` in it) naming the current document's
   key. When declared, that pointer decides which version is current (not the greatest
-  version), and T2 points it at the version it keeps.
+  version), and a rollback points it at the version it keeps.
 - ``cascade_keys``: key patterns (``{context}``, ``{version}``, Redis glob ``*``) of the keys
   that belong to a version -- its pending writes, the sorted set indexing them -- deleted
-  with it on T2.
+  with it on a rollback.
 
-Element edits rewrite the member with ``JSON.SET key $["member"] value``; T2 deletes
+Element edits rewrite the member with ``JSON.SET key $["member"] value``; a rollback deletes
 documents, their cascade keys and re-points ``latest``; a new version document (variant
 ``version=new``) is the current one's copy under the key with the new version as ``{id}``, and
 ``latest`` points at it: one MULTI/EXEC, every command returned. A search index over the
@@ -35,10 +35,10 @@ Example (``redis_url``: a Redis server with the JSON module; ``tests/edits/test_
     >>> editor = base.editor_for(lay, {}, {"stack": redis_url}, versions={"1": "mA1-abcdef", "2": "mA2-abcdef"})
     >>> [r.key() for r in editor.records()]
     ['id0', 'id1', 'id2']
-    >>> out = editor.apply(model.EditSpec("T3", "A", "mA1-abcdef", op="delete"))
+    >>> out = editor.apply(model.EditSpec("demo", "A", "mA1-abcdef", op="delete"))
     >>> out.statements[1].split()[:2], out.detail["operation"]
     (['JSON.SET', 'doc:A:2'], 'remove element 1 of messages')
-    >>> editor.apply(model.EditSpec("T2", "A", "mA2-abcdef", op="rollback")).statements
+    >>> editor.apply(model.EditSpec("demo", "A", "mA2-abcdef", op="rollback")).statements
     ['MULTI', 'DEL doc:A:2', 'SET latest:A doc:A:1', 'EXEC']
     >>> [r.key() for r in editor.records()]
     ['id0', 'id1']

@@ -1,4 +1,4 @@
-"""What each place of a metadata field stores when T8 relabels the field consistently.
+"""What each place of a metadata field stores when ``set_meta`` relabels the field consistently.
 
 A store may keep one metadata field in several places (:class:`edits.layout_fields.FieldRef`),
 each in its own encoding: LangChain's serialized message says its role in ``kwargs.type``
@@ -47,7 +47,7 @@ def encode(ref: FieldRef, word: Any) -> Any:
     for known, value in ref.values:
         if known == word:
             return value
-    raise EditError(f"T8: {ref.name()} declares no stored value for {word!r} "
+    raise EditError(f"set_meta: {ref.name()} declares no stored value for {word!r} "
                     f"(its values: {dict(ref.values)}); add the word to the place's values")
 
 

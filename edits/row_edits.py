@@ -18,7 +18,7 @@ class RowEdits:
     """The whole-row edits, a mixin of :class:`edits.version_rows.VersionRows` (its ``rows``,
     ``current_rows``, ``records``, ``_row_of``, ``_raw``, ``_set_payload`` and ``_run_steps``)."""
 
-    def _roll_back(self, target: Record, case: str) -> Outcome:
+    def _roll_back(self, target: Record, op: str) -> Outcome:
         """Rollback: delete every version row of the context newer than the row current after the
         seeding write before the target's (and their cascade rows)."""
         context = target.context
@@ -27,11 +27,11 @@ class RowEdits:
         marks = [m for _, m in labelled]
         mark = target.label or next((m for m in marks if m in target.payload), None)
         if not self.versions or mark not in marks:
-            raise EditError(f"{case} on version rows needs the version the SUT reported for each seeding write "
+            raise EditError(f"{op} on version rows needs the version the SUT reported for each seeding write "
                             f"(none known for the target {target.key()})")
         k = marks.index(mark)
         if k == 0:
-            raise EditError(f"{case}: the target is the first record of its context; no earlier state to keep")
+            raise EditError(f"{op}: the target is the first record of its context; no earlier state to keep")
         keep = labelled[k - 1][0]
         doomed = [r for r in self.rows() if r["context"] == context and _rank(r["version"]) > _rank(keep["version"])]
         statements, cascade = self._drop_versions(doomed, keep)
@@ -55,34 +55,34 @@ class RowEdits:
     def _state_edit(self, spec: EditSpec) -> Outcome:
         """An edit of whole version rows (opaque payloads): replace (a bit flipped), rollback, transplant."""
         if spec.op not in (REPLACE, ROLLBACK, TRANSPLANT):
-            raise EditError(f"{spec.case}: the records sit inside an opaque payload; a keyless edit "
+            raise EditError(f"{spec.op}: the records sit inside an opaque payload; a keyless edit "
                             "cannot address one of them")
         recs = self.records()
         target = find_one(recs, spec.target, "target")
         if spec.op == ROLLBACK:
-            return self._roll_back(target, spec.case)
+            return self._roll_back(target, spec.op)
         current = self.current_rows()
         victim = current[spec.context or target.context]
         if spec.op == REPLACE:
-            return self._flip_bit(victim, spec.case)
+            return self._flip_bit(victim, spec.op)
         donor_rec = find_one(recs, spec.donor or "", "donor")
         if donor_rec.context != victim["context"]:  # another context: its current state
             donor = current[donor_rec.context]
         else:  # the victim's own context: the donor's own (older) version row
             donor = self._row_of(donor_rec)
             if donor["addr"] == victim["addr"]:
-                raise EditError(f"{spec.case}: the donor row is the victim's own row")
+                raise EditError(f"{spec.op}: the donor row is the victim's own row")
         stmts = self._run_steps([self._set_payload(victim, self._raw(donor))])
         return Outcome(stmts, [str(victim["version"])],
                        {"row": {**victim["addr"], "version": victim["version"]},
                         "donor": {**donor["addr"], "version": donor["version"]},
                         "operation": f"copy {self.layout.payload.field} of the donor version row over the victim's"})
 
-    def _flip_bit(self, row: dict[str, Any], case: str) -> Outcome:
+    def _flip_bit(self, row: dict[str, Any], op: str) -> Outcome:
         """A replace on an opaque payload: flip the lowest bit of the payload's middle byte."""
         raw = bytes(self._raw(row))
         if not raw:
-            raise EditError(f"{case}: the current version row has an empty payload")
+            raise EditError(f"{op}: the current version row has an empty payload")
         at = len(raw) // 2
         stmts = self._run_steps([self._set_payload(row, raw[:at] + bytes([raw[at] ^ 0x01]) + raw[at + 1:])])
         return Outcome(stmts, [str(row["version"])], {"row": {**row["addr"], "version": row["version"]},

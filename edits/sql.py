@@ -1,4 +1,4 @@
-"""The SQL half every SQL editor shares: the edit hooks T1..T8 as UPDATE, DELETE
+"""The SQL half every SQL editor shares: the record operations' hooks as UPDATE, DELETE
 and INSERT statements on one table, one row per record. A dialect (SQLite,
 PostgreSQL) supplies how to connect, read the table, address a row
 (``ROW_ID`` or the primary key) and run statements in one transaction.
@@ -68,10 +68,10 @@ class SlotRefs:
 class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     """Edit hooks over one SQL table; subclasses set ``PARAM``, ``ROW_ID`` and implement ``_run``.
 
-    T1 replaces the token in every text/BLOB/JSON column that holds it; its variants
+    ``replace`` replaces the token in every text/BLOB/JSON column that holds it; its variants
     (:mod:`edits.places`) replace it in one column, or at one path of a JSON column that holds
-    it at several. T8 writes every declared place of the field; its variants one place each.
-    T4 exchanges the order keys where the order is a column of its own, and offers
+    it at several. ``set_meta`` writes every declared place of the field; its variants one place each.
+    ``swap`` exchanges the order keys where the order is a column of its own, and offers
     ``swap=contents``: the two rows' contents (every column but the identity, primary key,
     context and order) exchanged instead, each row keeping its identity and order key; where the
     order is the identity or the position, exchanging the contents is the default.

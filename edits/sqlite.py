@@ -6,11 +6,11 @@ WAL or journal sidecar is present, so its content is seen). Each edit is one
 expanded, from ``set_trace_callback``) are returned in ``AppliedEdit.statements``.
 Rows are addressed by ``rowid`` (by primary key for WITHOUT ROWID tables).
 Primary-key columns count as identity even when the layout does not list them:
-T4/T6/T7 never copy them and T5 gives them fresh values. T1 replaces the token
+``swap`` and ``transplant`` never copy them and ``forge`` gives them fresh values. ``replace`` replaces the token
 in every text/BLOB column of the row that holds it (bytes for BLOBs, raw JSON
 text for JSON columns), the payload column included; where it sits in several places, each
 is a variant (``place=<column>``, ``place=<column>.<path>``), and so is each declared place of
-a T8 metadata field (:mod:`edits.places`, the hooks in :mod:`edits.sql`).
+a ``set_meta`` metadata field (:mod:`edits.places`, the hooks in :mod:`edits.sql`).
 
 Example::
 
@@ -26,7 +26,7 @@ Example::
     ...                            "table": "records", "context": "ctx", "identity": ["id"],
     ...                            "order": "id", "payload": "body"})
     >>> editor = sqlite.SqliteEditor(lay, vol)
-    >>> done = editor.apply(model.EditSpec("T1", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9", op="replace"))
+    >>> done = editor.apply(model.EditSpec("demo", "A", "mA1-q", find="FACT-A1", replace="FACT-Z9", op="replace"))
     >>> done.statements
     ['BEGIN IMMEDIATE', 'UPDATE "records" SET "body" = \\'mA1-q first FACT-Z9\\' WHERE rowid = 1', 'COMMIT']
     >>> [r.payload for r in editor.records()]

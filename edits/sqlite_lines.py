@@ -5,7 +5,7 @@
 the context one segment with no '/' -- holds in its ``layout.payload.field`` column (TEXT) a text of
 lines. A record is a line of it that matches ``layout.record_pattern``, as in a Markdown file: the
 line logic, fields (``record_pattern``, ``record_separator``, ``metadata`` groups), identity and order
-(the position) and T1-T8 are those of :mod:`edits.markdown`, the document a cell instead of a file.
+(the position) and the record operations are those of :mod:`edits.markdown`, the document a cell instead of a file.
 Rows whose key does not match the pattern are not contexts: never read as records, never written.
 
 Reads never write to the volume, and an edit is one ``UPDATE`` of that one cell (by its key) in a
@@ -29,7 +29,7 @@ Example::
     >>> lay = layout.parse_layout({"backend": "sqlite-lines", "volume": "store", "file": "mem.db", "table": "files",
     ...                            "context": "path", "context_pattern": "{context}/MEMORY.md", "identity": [],
     ...                            "order": "@position", "payload": "content", "record_pattern": "^- (?P<text>.+)$"})
-    >>> done = sqlite_lines.SqliteLinesEditor(lay, vol).apply(model.EditSpec("T3", "A", "mA1-q", op="delete"))
+    >>> done = sqlite_lines.SqliteLinesEditor(lay, vol).apply(model.EditSpec("demo", "A", "mA1-q", op="delete"))
     >>> print("\\n".join(done.statements))
     files path='A/MEMORY.md': delete line 2: - mA1-q one
     UPDATE "files" SET "content" = <2 lines, 16 bytes> WHERE "path" = 'A/MEMORY.md'

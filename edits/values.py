@@ -1,6 +1,6 @@
-"""Values an editor has to invent: a tampered metadata value (T8), a fresh
-identity and the next order value (T5), a temporary order value (T4 under a
-UNIQUE constraint), the version value of a new newest version row (T5 ``version=new``).
+"""Values an editor has to invent: a tampered metadata value (``set_meta``), a
+fresh identity and the next order value (``forge``), a temporary order value (``swap`` under a
+UNIQUE constraint), the version value of a new newest version row (``forge``, ``version=new``).
 
 Every function keeps the type and the textual shape of the values it is given
 (an ISO-8601 string stays an ISO-8601 string in the same format, a dashed UUID
@@ -106,7 +106,7 @@ def _epoch_unit(number: float) -> int:
 
 
 def tamper_value(name: str, old: Any) -> Any:
-    """A plausible value of metadata ``name`` that differs from ``old`` (T8).
+    """A plausible value of metadata ``name`` that differs from ``old`` (``set_meta``).
 
     role: user <-> assistant, anything else -> "system" ("system" -> "user");
     timestamp: numbers +1 day (epoch milliseconds +86,400,000), number text too (decimals kept:
@@ -134,7 +134,7 @@ def tamper_value(name: str, old: Any) -> Any:
 
 
 def fresh_identity(existing: Iterable[Any]) -> Any:
-    """A new identity value of the same kind as ``existing`` and not among them (T5).
+    """A new identity value of the same kind as ``existing`` and not among them (``forge``).
 
     ints -> max + 1; UUID strings -> a new UUID in the same format (dashes, case);
     ISO date-times -> the next order value; strings ending in digits -> the
@@ -167,7 +167,7 @@ def fresh_identity(existing: Iterable[Any]) -> Any:
 
 
 def next_order(existing: Iterable[Any]) -> Any:
-    """An order value after every value in ``existing`` (T5; also a T4 temporary).
+    """An order value after every value in ``existing`` (``forge``; also a ``swap``'s temporary).
 
     numbers -> max + 1; integer strings -> max + 1 with the same padding; ISO
     date-times -> latest + 1 second (+1 day for bare dates); date-time values (a

@@ -51,9 +51,9 @@ which checkpoint current)::
     >>> editor = base.editor_for(lay, {"store": vol}, versions={"1": "mA1-q", "2": "mA2-q"})
     >>> [(r.context, r.order, r.label) for r in editor.records()]
     [('A', '1', 'mA1-q'), ('A', '2', 'mA2-q'), ('B', '1', 'mA1-q')]
-    >>> editor.apply(model.EditSpec("T1", "A", "mA2-q", unit="state", op="replace")).detail["operation"]
+    >>> editor.apply(model.EditSpec("demo", "A", "mA2-q", unit="state", op="replace")).detail["operation"]
     'flip bit 0 of byte 5 of 11'
-    >>> editor.apply(model.EditSpec("T2", "A", "mA2-q", unit="state", op="rollback")).detail["deleted_versions"]
+    >>> editor.apply(model.EditSpec("demo", "A", "mA2-q", unit="state", op="rollback")).detail["deleted_versions"]
     ['2']
 """
 
@@ -137,7 +137,7 @@ class VersionRows(RowEdits, FormRows):  # forms: reading a row in a form, the fo
             return self.apply_form(spec)
         if self.opaque or spec.unit == "state":
             if not self.opaque or spec.unit != "state":
-                raise EditError(f"{spec.case}: unit {spec.unit!r} does not fit a "
+                raise EditError(f"{spec.op}: unit {spec.unit!r} does not fit a "
                                 f"{self.layout.payload.format} payload (opaque payloads take unit state)")
             before = read_files(self.files())
             out = self._state_edit(spec)

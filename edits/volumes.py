@@ -1,5 +1,5 @@
 """Whole-volume operations on host directories: byte-exact snapshot and restore
-(T9/T10, and the fresh copy each case starts from), and file-level digests for
+(a rollback or an erasure of the whole store, and the fresh copy each edit starts from), and file-level digests for
 the C3 raw diff.
 
 A snapshot is ``cp -a --sparse=always`` (GNU coreutils): contents, numeric

@@ -162,3 +162,18 @@ def test_edits_imports_its_own_modules_at_module_top():
 def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+CASE_WORD = re.compile(r"\bT[0-9]+(\.v[0-9]+)?\b")
+
+
+def test_the_editors_docstrings_and_messages_name_no_case():
+    """An editor's docstrings, comments and messages speak of operations (``replace``, ``forge``, ...), never
+    of a case ("T5", "T3.v1"), and no message of its own names the spec's case (``spec.case``: the lab's
+    id, which an editor only reports back in ``AppliedEdit.case``)."""
+    offenders = []
+    for path in sorted(EDITS.glob("*.py")):
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if CASE_WORD.search(line) or (".case}" in line):
+                offenders.append(f"edits/{path.name}:{n}: {line.strip()}")
+    assert offenders == [], "case ids in edits/:\n" + "\n".join(offenders)
