@@ -4,7 +4,7 @@ Each builder writes a store into a fresh volume directory: contexts A and B,
 five records each, every text carrying a unique marker (``mA2-x7k3q9``), record
 3 of each context carrying the fact token (FA / FB). The two contexts differ in
 every value. ``specs()`` gives one EditSpec per case T1..T8, shaped as the lab
-builds them, and ``check()`` asserts a case changed exactly what it should.
+builds them, and ``check()`` asserts a spec's operation changed exactly what it should.
 """
 
 from __future__ import annotations
@@ -57,6 +57,19 @@ def specs(field: str | None = "role") -> dict[str, EditSpec]:
         "T7": EditSpec("T7", "A", marker("A", 5), donor=marker("A", 1), op="transplant"),
         "T8": EditSpec("T8", "A", marker("A", 3), meta_field=field, op="set_meta"),
     }
+
+
+
+#: The operations of edits.ops by name, each as the spec the lab builds for it (``specs``): a
+#: transplant both from the other context and within the victim's own.
+OPERATIONS = {"replace": "T1", "rollback": "T2", "delete": "T3", "swap": "T4", "forge": "T5",
+              "transplant": "T6", "transplant-within": "T7", "set_meta": "T8"}
+
+
+def by_op(field: str | None = "role") -> dict[str, EditSpec]:
+    """One spec per operation (:data:`OPERATIONS`)."""
+    cases = specs(field)
+    return {name: cases[case] for name, case in OPERATIONS.items()}
 
 
 # -- builders -------------------------------------------------------------
@@ -186,36 +199,40 @@ def kept_fields(layout) -> set[str]:
     return {*layout.identity, layout.context, layout.order}
 
 
-def check(case: str, layout, spec: EditSpec, before: list[Record], after: list[Record]) -> None:
-    """Assert that ``after`` is ``before`` with exactly the edit of ``case`` applied."""
-    a_before, a_after = sequence(before, "A"), sequence(after, "A")
-    b_before, b_after = sequence(before, "B"), sequence(after, "B")
+def expected(spec: EditSpec, seq: list, target: int, second: int | None = None, donor=None) -> list:
+    """A context's sequence (of payloads, or of any per-record items) after ``spec``'s operation, from the
+    one before: ``target`` the target's index in it, ``second`` a swap's other index, ``donor`` the
+    item a transplant puts in the target's place; a forge's new item is ``donor`` too."""
+    out = list(seq)
+    if spec.op in ("rollback", "delete"):
+        del out[target]
+    elif spec.op == "swap":
+        out[target], out[second] = out[second], out[target]
+    elif spec.op == "forge":
+        out.append(donor)
+    elif spec.op in ("replace", "transplant"):
+        out[target] = donor
+    return out
+
+
+def check(layout, spec: EditSpec, before: list[Record], after: list[Record]) -> None:
+    """Assert that ``after`` is ``before`` with exactly ``spec``'s operation applied."""
     target = by_payload(before, spec.target)
-    t = a_before.index(target.payload) if target.context == "A" else b_before.index(target.payload)
-    if case != "T6":
-        assert b_after == b_before, "context B must be untouched"
-    if case == "T1":
-        assert a_after == a_before[:t] + [target.payload.replace(spec.find, spec.replace)] + a_before[t + 1:]
-    elif case in ("T2", "T3"):
-        assert a_after == a_before[:t] + a_before[t + 1:]
-    elif case == "T4":
-        s = a_before.index(by_payload(before, spec.second).payload)
-        expect = list(a_before)
-        expect[t], expect[s] = expect[s], expect[t]
-        assert a_after == expect
-    elif case == "T5":
-        forged = target.payload.replace(spec.find, spec.replace)
-        assert a_after == a_before + [forged]
-        new = by_payload(after, spec.replace)
-        assert new.context == "A" and new.key() not in {r.key() for r in before}
-        assert new.metadata == target.metadata
-    elif case in ("T6", "T7"):
+    seq_before, seq_after = sequence(before, target.context), sequence(after, target.context)
+    other = "B" if target.context == "A" else "A"
+    assert sequence(after, other) == sequence(before, other), f"context {other} must be untouched"
+    t = seq_before.index(target.payload)
+    second = seq_before.index(by_payload(before, spec.second).payload) if spec.op == "swap" else None
+    new = {"replace": target.payload.replace(spec.find or "", spec.replace or ""),
+           "forge": target.payload.replace(spec.find or "", spec.replace or ""),
+           "transplant": spec.donor and by_payload(before, spec.donor).payload}.get(spec.op)
+    assert seq_after == expected(spec, seq_before, t, second, new)
+    if spec.op == "forge":
+        forged = by_payload(after, spec.replace)
+        assert forged.context == target.context and forged.key() not in {r.key() for r in before}
+        assert forged.metadata == target.metadata
+    elif spec.op == "transplant":
         donor = by_payload(before, spec.donor)
-        seq_before = b_before if case == "T6" else a_before
-        seq_after = b_after if case == "T6" else a_after
-        assert seq_after == seq_before[:t] + [donor.payload] + seq_before[t + 1:]
-        if case == "T6":
-            assert a_after == a_before
         victim = [r for r in after if r.context == target.context][t]
         assert victim.identity == target.identity and victim.context == target.context
         assert victim.order == target.order
@@ -223,18 +240,16 @@ def check(case: str, layout, spec: EditSpec, before: list[Record], after: list[R
         for name, value in donor.fields.items():
             if name not in kept_fields(layout) and name != "line":
                 assert victim.fields.get(name) == value, name
-    elif case == "T8":
-        assert a_after == a_before
-        new = by_payload(after, spec.target)
-        field = spec.meta_field
-        assert new.metadata[field] != target.metadata[field]
-        assert {k: v for k, v in new.metadata.items() if k != field} == \
+    elif spec.op == "set_meta":
+        new_rec, field = by_payload(after, spec.target), spec.meta_field
+        assert new_rec.metadata[field] != target.metadata[field]
+        assert {k: v for k, v in new_rec.metadata.items() if k != field} == \
                {k: v for k, v in target.metadata.items() if k != field}
     if layout.identity:
-        _check_keys(case, layout, spec, before, after)
+        _check_keys(layout, spec, before, after)
 
 
-def _check_keys(case: str, layout, spec: EditSpec, before: list[Record], after: list[Record]) -> None:
+def _check_keys(layout, spec: EditSpec, before: list[Record], after: list[Record]) -> None:
     """Stable identities: the right keys added, removed or changed, and no other.
 
     Locators (line numbers) are ignored, and so is the order of a position-ordered
@@ -251,11 +266,10 @@ def _check_keys(case: str, layout, spec: EditSpec, before: list[Record], after: 
     target = by_payload(before, spec.target).key()
     swapped = set() if layout.ordered_by_position else {target, by_payload(before, spec.second or spec.target).key()}
     expect = {
-        "T1": (set(), set(), {target}), "T2": (set(), {target}, set()), "T3": (set(), {target}, set()),
-        "T4": (set(), set(), swapped),
-        "T5": (added if len(added) == 1 else {"one new key"}, set(), set()),
-        "T6": (set(), set(), {target}), "T7": (set(), set(), {target}), "T8": (set(), set(), {target}),
-    }[case]
+        "replace": (set(), set(), {target}), "rollback": (set(), {target}, set()), "delete": (set(), {target}, set()),
+        "swap": (set(), set(), swapped), "forge": (added if len(added) == 1 else {"one new key"}, set(), set()),
+        "transplant": (set(), set(), {target}), "set_meta": (set(), set(), {target}),
+    }[spec.op]
     assert (added, removed, changed) == expect
 
 
@@ -266,7 +280,7 @@ def run_case(layout, vol: Path, case: str, spec: EditSpec | None = None):
     before = editor.records()
     applied = editor.apply(spec)
     after = open_editor(layout, vol).records()
-    check(case, layout, spec, before, after)
+    check(layout, spec, before, after)
     assert applied.case == case and applied.backend == layout.backend
     assert applied.statements and applied.touched and applied.bytes_changed > 0
     return before, after, applied

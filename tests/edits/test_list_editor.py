@@ -90,7 +90,7 @@ def test_every_element_edit_changes_exactly_what_it_should(tmp_path, fmt, case):
     layout, versions = build(tmp_path, fmt)
     spec = specs("role")[case]
     before, after, applied, c3 = run(layout, tmp_path, spec, versions)
-    check(case, layout, spec, before, after)
+    check(layout, spec, before, after)
     assert c3.ok, c3.reasons
     assert applied.statements[0] == "BEGIN IMMEDIATE" and applied.statements[-1] == "COMMIT"
 

@@ -64,7 +64,7 @@ def test_every_edit_lands_in_the_payload_row(postgres, case):
     spec = specs("role")[case]
     applied = editor.apply(spec)
     after = editor_for(LAYOUT, {}, {"db": postgres}, versions=versions).records()
-    check(case, LAYOUT, spec, before, after)
+    check(LAYOUT, spec, before, after)
     assert applied.statements[0] == "BEGIN" and applied.statements[-1] == "COMMIT"
     if case != "T2":
         assert applied.detail["payload_row"]["table"] == "blobs"

@@ -39,7 +39,7 @@ def run(layout, vol, case):
     before, digests = editor.records(), digest_tree(vol)
     applied = editor.apply(spec)
     after = editor_for(layout, {"store": vol}).records()
-    check(case, layout, spec, before, after)
+    check(layout, spec, before, after)
     c3 = check_edit(spec.to_json(), layout.to_json(), [r.to_json() for r in before], [r.to_json() for r in after],
                     diff_digests(digests, digest_tree(vol)))
     assert c3.ok, c3.reasons

@@ -39,7 +39,7 @@ def test_edits_land_on_a_table_ordered_by_a_timestamp(postgres, case, meta):
     assert {r.metadata[meta] for r in before} == ({"alice", "bob"} if meta == "owner" else {"user", "assistant"})
     editor.apply(specs(meta)[case])
     after = editor_for(layout, {}, {"db": postgres}).records()
-    check(case, layout, specs(meta)[case], before, after)
+    check(layout, specs(meta)[case], before, after)
     with psycopg.connect(postgres) as conn:  # every row's json still JSON of the same shape
         for meta, tags in conn.execute("SELECT metadata_, tags FROM blocks"):
             assert set(meta) == {"role", "source"} and tags == ["x", {"n": 1}]

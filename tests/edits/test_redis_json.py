@@ -56,7 +56,7 @@ def test_every_edit_lands_in_the_current_document(redis_stack_url, case):
     spec = specs("role")[case]
     applied = editor.apply(spec)
     after = editor_for(LAYOUT, {}, {"stack": redis_stack_url}, versions=versions).records()
-    check(case, LAYOUT, spec, before, after)
+    check(LAYOUT, spec, before, after)
     assert applied.statements[0] == "MULTI" and applied.statements[-1] == "EXEC"
     if case != "T2":
         current = client.get(f"cp_latest:{spec.context}:ns")

@@ -1,0 +1,66 @@
+"""One conformance suite for the editors, addressed by operation: every operation of the Editor
+protocol (edits.ops, as ``edit_stores.by_op`` shapes them) on every hand-made store of every
+registered backend (conformance_stores.STORES), the service stores on the servers conftest.py
+starts. Each edit is checked twice: on the records the editor reads back (``edit_stores.check``:
+the sequence, identities, metadata) and on the store read by a second reader that is no editor's
+(the store's own library or format), against the same postcondition."""
+
+import pytest
+from conformance_stores import STORES, Store
+from edit_stores import OPERATIONS, by_op, check, expected
+
+from edits import registry
+from edits.ops import OPS
+
+
+def _spec(layout, op):
+    return by_op(next(iter(layout.metadata), None))[op]
+
+
+def _where(store: Store, request, tmp_path):
+    return request.getfixturevalue(store.service) if store.service else tmp_path
+
+
+def _raw_expected(spec, raw):
+    """What the second reader must see after ``spec``: ``raw`` (its reading before) with the operation applied."""
+    ctx, t = next((c, i) for c, seq in raw.items() for i, (p, _) in enumerate(seq) if spec.target in p)
+    seq, (payload, meta) = raw[ctx], raw[ctx][t]
+    second = next((i for i, (p, _) in enumerate(seq) if spec.second and spec.second in p), None)
+    new = {"replace": (payload.replace(spec.find or "", spec.replace or ""), meta),
+           "forge": (payload.replace(spec.find or "", spec.replace or ""), meta),
+           "transplant": spec.donor and next((p, m) for s in raw.values() for p, m in s if spec.donor in p)}
+    return ctx, t, {**raw, ctx: expected(spec, seq, t, second, new.get(spec.op))}
+
+
+@pytest.mark.parametrize("op", list(OPERATIONS))
+@pytest.mark.parametrize("store", STORES, ids=[s.name for s in STORES])
+def test_each_operation_changes_exactly_its_records(store, op, request, tmp_path):
+    where = _where(store, request, tmp_path)
+    layout = store.build(where)
+    assert layout.backend == store.backend
+    assert type(store.editor(layout, where)) is registry.backend(store.backend).editor
+    spec, raw = _spec(layout, op), store.read(where)
+    before = store.editor(layout, where).records()
+    applied = store.editor(layout, where).apply(spec)
+    check(layout, spec, before, store.editor(layout, where).records())
+    ctx, t, want = _raw_expected(spec, raw)
+    got = store.read(where)
+    if spec.op == "set_meta":  # the payloads stay; the target's raw value of the field changes, no other's
+        assert got[ctx][t][1] != raw[ctx][t][1]
+        got = {**got, ctx: [*got[ctx][:t], raw[ctx][t], *got[ctx][t + 1:]]}
+    assert got == want, "the second reader disagrees with the postcondition"
+    assert applied.case == spec.case and applied.backend == layout.backend
+    assert applied.statements and applied.touched
+    assert applied.bytes_changed > 0 or store.service
+    if store.framing:
+        assert (applied.statements[0], applied.statements[-1]) == store.framing
+
+
+def test_the_suite_names_every_operation_of_the_protocol():
+    assert {spec.op for spec in by_op().values()} == set(OPS)
+
+
+def test_every_registered_backend_with_a_record_editor_has_a_store_in_the_suite():
+    """Its list-element and map-entry editors (``records:``, ``map:``) have suites of their own."""
+    record_editors = {b.name for b in registry.backends() if isinstance(b.editor, type)}
+    assert record_editors - {s.backend for s in STORES} == set()
