@@ -153,6 +153,9 @@ class MapRecords:
         return self._write(p.target, entries, operation=f"remove entry {json.dumps(p.target.identity[0])}")
 
     def _swap(self, p: Plan) -> Outcome:
+        if not self._keeps_key_order():  # written in another order, the keys would be read back in the same one
+            raise EditError(f"swap: the {self.backend} map column orders an object's keys itself; two entries' "
+                            "places cannot be exchanged")
         entries, a, b = self._current(p.target), p.target.identity[0], p.other.identity[0]
         keys = list(entries)
         i, j = keys.index(a), keys.index(b)

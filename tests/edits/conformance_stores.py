@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from edit_stores import MD_PATTERN, jsonl_store, markdown_store, sqlite_store
+from edit_stores import MD_PATTERN, OPERATIONS, by_op, jsonl_store, markdown_store, sqlite_store
 from test_jsondoc_editor import json_store
 from test_lancedb_editor import LAYOUT as LANCEDB_LAYOUT
 from test_lancedb_editor import build as lancedb_build
@@ -42,12 +42,25 @@ class Store:
     read: Callable[[Any], Raw]
     service: str | None = None
     framing: tuple[str, str] | None = None  # the first and last statement of every edit (its transaction)
+    contexts: dict[str, str] | None = None  # the store's names of the suite's contexts A and B
+    kind: str = "editor"  # which of the backend's editors it is for: editor, list_editor (records:), map_editor
+    ops: tuple[str, ...] = tuple(OPERATIONS)  # the operations the store has; any other is refused (EditError)
 
-    def editor(self, layout, where):
+    def open(self, where) -> tuple[Any, dict | None]:
+        """Build the store: (layout, the versions the seeding writes reported, for list-element records)."""
+        built = self.build(where)
+        return built if isinstance(built, tuple) else (built, None)
+
+    def editor(self, layout, where, versions=None):
         """The editor the registry gives for ``layout`` on ``where``."""
         if self.service is None:
-            return editor_for(layout, {"store": where})
-        return editor_for(layout, {}, {layout.service: where})
+            return editor_for(layout, {"store": where}, versions=versions)
+        return editor_for(layout, {}, {layout.service: where}, versions=versions)
+
+    def spec(self, layout, op: str):
+        """The spec of operation ``op`` on this store (its first metadata field, its context names)."""
+        spec = by_op(next(iter(layout.metadata), None))[op]
+        return replace(spec, context=self.contexts[spec.context]) if self.contexts else spec
 
 
 def grouped(rows) -> Raw:
@@ -149,7 +162,7 @@ def _blob_text(v):
 
 
 SQLITE = ("BEGIN IMMEDIATE", "COMMIT")
-STORES = [
+RECORD_STORES = [
     Store("sqlite-text", "sqlite", lambda v: sqlite_store(v, "text"),
           sqlite_read("SELECT session, body, role FROM memories ORDER BY session, seq"), framing=SQLITE),
     Store("sqlite-json", "sqlite", lambda v: sqlite_store(v, "json"),

@@ -1,20 +1,21 @@
 """One conformance suite for the editors, addressed by operation: every operation of the Editor
 protocol (edits.ops, as ``edit_stores.by_op`` shapes them) on every hand-made store of every
-registered backend (conformance_stores.STORES), the service stores on the servers conftest.py
+registered backend (conformance_stores, conformance_lists, conformance_maps), the service stores on the servers conftest.py
 starts. Each edit is checked twice: on the records the editor reads back (``edit_stores.check``:
 the sequence, identities, metadata) and on the store read by a second reader that is no editor's
 (the store's own library or format), against the same postcondition."""
 
 import pytest
-from conformance_stores import STORES, Store
+from conformance_lists import LIST_STORES
+from conformance_maps import MAP_STORES
+from conformance_stores import RECORD_STORES, Store
 from edit_stores import OPERATIONS, by_op, check, expected
 
 from edits import registry
+from edits.model import EditError
 from edits.ops import OPS
 
-
-def _spec(layout, op):
-    return by_op(next(iter(layout.metadata), None))[op]
+STORES = [*RECORD_STORES, *LIST_STORES, *MAP_STORES]
 
 
 def _where(store: Store, request, tmp_path):
@@ -36,13 +37,18 @@ def _raw_expected(spec, raw):
 @pytest.mark.parametrize("store", STORES, ids=[s.name for s in STORES])
 def test_each_operation_changes_exactly_its_records(store, op, request, tmp_path):
     where = _where(store, request, tmp_path)
-    layout = store.build(where)
+    layout, versions = store.open(where)
     assert layout.backend == store.backend
-    assert type(store.editor(layout, where)) is registry.backend(store.backend).editor
-    spec, raw = _spec(layout, op), store.read(where)
-    before = store.editor(layout, where).records()
-    applied = store.editor(layout, where).apply(spec)
-    check(layout, spec, before, store.editor(layout, where).records())
+    assert type(store.editor(layout, where, versions)) is getattr(registry.backend(store.backend), store.kind)
+    spec, raw = store.spec(layout, op), store.read(where)
+    before = store.editor(layout, where, versions).records()
+    if op not in store.ops:
+        with pytest.raises(EditError):
+            store.editor(layout, where, versions).apply(spec)
+        assert store.read(where) == raw, "a refused operation changed the store"
+        return
+    applied = store.editor(layout, where, versions).apply(spec)
+    check(layout, spec, before, store.editor(layout, where, versions).records())
     ctx, t, want = _raw_expected(spec, raw)
     got = store.read(where)
     if spec.op == "set_meta":  # the payloads stay; the target's raw value of the field changes, no other's
@@ -60,7 +66,7 @@ def test_the_suite_names_every_operation_of_the_protocol():
     assert {spec.op for spec in by_op().values()} == set(OPS)
 
 
-def test_every_registered_backend_with_a_record_editor_has_a_store_in_the_suite():
-    """Its list-element and map-entry editors (``records:``, ``map:``) have suites of their own."""
-    record_editors = {b.name for b in registry.backends() if isinstance(b.editor, type)}
-    assert record_editors - {s.backend for s in STORES} == set()
+def test_every_editor_of_every_registered_backend_has_a_store_in_the_suite():
+    declared = {(b.name, kind) for b in registry.backends() for kind in ("editor", "list_editor", "map_editor")
+                if isinstance(getattr(b, kind), type)}
+    assert declared - {(s.backend, s.kind) for s in STORES} == set()
