@@ -50,37 +50,42 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 
 from edits import paths
 from edits.model import EditError, EditSpec, Record
 from edits.places import replace_at
-from edits.plan import Outcome, Plan
+from edits.plan import EditorBase, Outcome, Plan
 from edits.records import sort_records
 from edits.sqlnames import quote as _q
 from edits.values import fresh_identity
 
 
-class MapRecords:
-    """Records = entries of the map in each row; a mixin over a SQL dialect editor (:mod:`edits.sql`),
-    whose ``_fetch_table``, ``_run``, ``_where_addr``, ``_param``, ``_context_of`` and ``_scope_of``
-    it uses."""
+class MapEditor(EditorBase):
+    """Records = entries of the map in each row, read and written through ``sql``: the SQL dialect
+    editor (:mod:`edits.sql`) of the same layout, whose ``_fetch_table``, ``_run``, ``_where_addr``,
+    ``_table``, ``_context_of``, ``_scope_of``, ``PARAM`` and ``keeps_key_order`` it uses.
+    ``param(column, value)``: a rewritten map as a statement parameter (default: the dialect's)."""
 
-    def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
-        """None: an entry has one value in one place."""
-        return []
+    def __init__(self, sql: Any, param: Callable[[str, Any], Any] | None = None):
+        self.sql, self.layout, self.backend = sql, sql.layout, sql.backend
+        self._param = param or sql._param
+
+    def files(self) -> list:
+        """The files an edit may write: the dialect's."""
+        return self.sql.files()
 
     def records(self) -> list[Record]:
         """Every entry of every row's map, sorted by (context, place in the object)."""
         lay = self.layout
-        columns, rows = self._fetch_table(lay.table)
+        columns, rows = self.sql._fetch_table(lay.table)
         wanted = [lay.context_ref.field if lay.context_ref else lay.context, *(r.field for r in lay.scope),
                   lay.payload.field]
         missing = [c for c in wanted if c not in columns]
         if missing:
             raise EditError(f"table {lay.table!r} has no column(s) {missing} named by the layout")
         self.rows = {repr(addr): (addr, fields) for addr, fields in rows}
-        placed = self._keeps_key_order()  # asked once a read (on PostgreSQL, of the server)
+        placed = self.sql.keeps_key_order(self.layout.payload.field)  # asked once a read (on PostgreSQL, of the server)
         out = []
         for addr, fields in rows:
             for i, (key, value) in enumerate(self._map(addr, fields).items()):
@@ -108,7 +113,7 @@ class MapRecords:
         spec = self.layout.map
         text = paths.get_path(value, spec.text)
         meta = {n: paths.get_path(value, p) for n, p in spec.metadata.items()}
-        return Record(context=str(self._context_of(fields)), scope=self._scope_of(fields), identity=(key,),
+        return Record(context=str(self.sql._context_of(fields)), scope=self.sql._scope_of(fields), identity=(key,),
                       order=index, payload="" if text in (None, paths.MISSING) else
                       text if isinstance(text, str) else json.dumps(text, ensure_ascii=False),
                       metadata={n: None if v is paths.MISSING else v for n, v in meta.items()},
@@ -129,9 +134,9 @@ class MapRecords:
         if raw is None:
             path = self.layout.payload.path
             raw = paths.write(old, path, new_map) if path else paths.encode_like(old, new_map)
-        where, args = self._where_addr(addr)
-        sql = f"UPDATE {self._table()} SET {_q(column)} = {self.PARAM} WHERE {where}"
-        stmts, _ = self._run([(sql, [self._param(column, raw), *args])])
+        where, args = self.sql._where_addr(addr)
+        sql = f"UPDATE {self.sql._table()} SET {_q(column)} = {self.sql.PARAM} WHERE {where}"
+        stmts, _ = self.sql._run([(sql, [self._param(column, raw), *args])])
         return Outcome(stmts, [rec.key()], {"row": addr, "operation": operation})
 
     def _current(self, rec: Record) -> dict[str, Any]:
@@ -153,7 +158,7 @@ class MapRecords:
         return self._write(p.target, entries, operation=f"remove entry {json.dumps(p.target.identity[0])}")
 
     def _swap(self, p: Plan) -> Outcome:
-        if not self._keeps_key_order():  # written in another order, the keys would be read back in the same one
+        if not self.sql.keeps_key_order(self.layout.payload.field):  # written in another order, the keys would be read back in the same one
             raise EditError(f"swap: the {self.backend} map column orders an object's keys itself; two entries' "
                             "places cannot be exchanged")
         entries, a, b = self._current(p.target), p.target.identity[0], p.other.identity[0]
@@ -163,15 +168,10 @@ class MapRecords:
         return self._write(p.target, {k: entries[k] for k in keys},
                            operation=f"exchange the places of entries {json.dumps(a)} and {json.dumps(b)}")
 
-    def _keeps_key_order(self) -> bool:
-        """Whether the map column keeps an object's keys in the order written (JSON text does; a
-        backend whose column orders them itself says not)."""
-        return True
-
     def _forge(self, p: Plan) -> Outcome:
         entries = self._current(p.target)
         key = fresh_identity(list(entries))
-        if not self._keeps_key_order():
+        if not self.sql.keeps_key_order(self.layout.payload.field):
             key = key_after(list(entries), key)
         value = json.loads(replace_at(json.dumps(p.target.fields["@value"], ensure_ascii=False), (),
                                       p.spec.find, p.spec.replace))

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from edits.layout import StoreLayout
 from edits.lists import ListRecords
-from edits.maps import MapRecords
+from edits.maps import MapEditor
 from edits.model import EditError, Record
 from edits.records import decode_payload, read_metadata, sort_records
 from edits.registry import SERVICE, Backend, Field, register
@@ -113,6 +113,14 @@ class PostgresEditor(SqlEditor):
             return Json(value)
         return value
 
+    def keeps_key_order(self, column: str) -> bool:
+        """False for a jsonb column (it orders an object's keys itself)."""
+        schema, _, name = self.layout.table.rpartition(".")
+        with self._connect() as conn:
+            row = conn.execute("SELECT data_type FROM information_schema.columns WHERE table_schema = %s "
+                               "AND table_name = %s AND column_name = %s", (schema or "public", name, column)).fetchone()
+        return not (row and row[0] == "jsonb")
+
     def _table(self) -> str:
         """``schema.table`` as SQL."""
         return f"{_q(self.schema)}.{_q(self.table)}"
@@ -162,30 +170,23 @@ class PostgresEditor(SqlEditor):
         return statements + ["COMMIT"], None
 
 
-class PostgresMapEditor(MapRecords, PostgresEditor):
+def _json_param(column: str, value: Any) -> Any:
+    """A map read from a json/jsonb column (psycopg gives a dict) goes back as JSON."""
+    if isinstance(value, (dict, list)):
+        from psycopg.types.json import Json
+
+        return Json(value)
+    return value
+
+
+def map_editor(layout: StoreLayout, url: str) -> MapEditor:
     """The entries of a keyed map (``map:``) in a json/jsonb column of a PostgreSQL table: see :mod:`edits.maps`.
 
     A jsonb column keeps no order of an object's keys: it stores them shorter first, then
     bytewise, whatever order they were written in, and reads them back so (a json or text column
     keeps the text). An entry there is read with no order, and a forged entry's fresh key is one jsonb places
     after the last (:func:`edits.maps.key_after`)."""
-
-    def _keeps_key_order(self) -> bool:
-        """False for a jsonb column (it orders an object's keys itself)."""
-        schema, _, name = self.layout.table.rpartition(".")
-        with self._connect() as conn:
-            row = conn.execute("SELECT data_type FROM information_schema.columns WHERE table_schema = %s "
-                               "AND table_name = %s AND column_name = %s",
-                               (schema or "public", name, self.layout.payload.field)).fetchone()
-        return not (row and row[0] == "jsonb")
-
-    def _param(self, column: str, value: Any) -> Any:
-        """A map read from a json/jsonb column (psycopg gives a dict) goes back as JSON."""
-        if isinstance(value, (dict, list)):
-            from psycopg.types.json import Json
-
-            return Json(value)
-        return value
+    return MapEditor(PostgresEditor(layout, url), param=_json_param)
 
 
 class PostgresListEditor(ListRecords, PostgresEditor):
@@ -204,7 +205,7 @@ def _import_client():
 
 
 BACKEND = register(Backend(
-    "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor, map_editor=PostgresMapEditor,
+    "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor, map_editor=map_editor,
     field_paths=True,
     client=_import_client,
     fields=(Field("table", required=True, fix="name the table that holds the records (schema.table allowed)"),)))

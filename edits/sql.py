@@ -117,6 +117,11 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         """A value as a statement parameter for ``column`` (a dialect adapts what its driver cannot)."""
         return value
 
+    def keeps_key_order(self, column: str) -> bool:
+        """Whether ``column`` keeps an object's keys in the order written (JSON text does; a dialect
+        whose column orders them itself says not, :mod:`edits.maps`)."""
+        return True
+
     def _update(self, rec: Record, values: dict[str, Any]) -> tuple[str, list[Any]]:
         where, args = self._where(rec)
         sets = ", ".join(f"{_q(c)} = {self.PARAM}" for c in values)

@@ -33,7 +33,7 @@ Example::
     ['mA1-q first FACT-Z9', 'mA2-q second']
 
 A layout with ``records:`` gets a :class:`SqliteListEditor` (see :mod:`edits.lists`), one with ``map:`` a
-:class:`SqliteMapEditor` (see :mod:`edits.maps`).
+:class:`~edits.maps.MapEditor` over a :class:`SqliteEditor` (see :mod:`edits.maps`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from edits.derived_layout import parse_derived
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
 from edits.lists import ListRecords
-from edits.maps import MapRecords
+from edits.maps import MapEditor
 from edits.model import EditError, Record
 from edits.records import decode_payload, read_metadata, sort_records
 from edits.registry import FILE, Backend, Field, register
@@ -190,8 +190,9 @@ class SqliteListEditor(ListRecords, SqliteEditor):
         SqliteEditor.__init__(self, layout, volume_path)
 
 
-class SqliteMapEditor(MapRecords, SqliteEditor):
+def map_editor(layout: StoreLayout, volume_path: Path) -> MapEditor:
     """The entries of a keyed map (``map:``) in a column of one SQLite table: see :mod:`edits.maps`."""
+    return MapEditor(SqliteEditor(layout, volume_path))
 
 
 def _trigger_mode(value: object, store: dict) -> str:
@@ -202,7 +203,7 @@ def _trigger_mode(value: object, store: dict) -> str:
 
 
 BACKEND = register(Backend(
-    "sqlite", FILE, editor=SqliteEditor, list_editor=SqliteListEditor, map_editor=SqliteMapEditor, field_paths=True,
+    "sqlite", FILE, editor=SqliteEditor, list_editor=SqliteListEditor, map_editor=map_editor, field_paths=True,
     fields=(Field("table", required=True, fix="name the table that holds the records"),
             Field("triggers", default="fire", parse=_trigger_mode),
             Field("derived", parse=parse_derived))))
