@@ -53,7 +53,7 @@ import re
 from typing import Any, Callable
 
 from edits import paths
-from edits.model import EditError, EditSpec, Record
+from edits.model import EditError, Record
 from edits.places import replace_at
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import sort_records
