@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from edits import paths
 from edits.layout_fields import FieldRef
 from edits.model import EditError
 from edits.values import moment_seconds, shift_moment
@@ -65,3 +66,15 @@ def place_value(name: str, ref: FieldRef, here: Any, old: Any, new: Any) -> Any:
 def relabelled(name: str, refs: tuple[FieldRef, ...], held: list[Any], old: Any, new: Any) -> list[Any]:
     """What each place of ``refs`` (holding ``held`` before, in order) stores after the relabel."""
     return [place_value(name, ref, here, old, new) for ref, here in zip(refs, held)]
+
+
+def written(name: str, refs: tuple[FieldRef, ...], fields: dict[str, Any], old: Any, new: Any) -> dict[str, Any]:
+    """The new value of every field that holds a place of ``refs``, from a record's ``fields``: each
+    place in its own encoding, a place at a path written inside its field."""
+    values: dict[str, Any] = {}
+    for ref in refs:
+        current = values.get(ref.field, fields.get(ref.field))
+        here = paths.read(current, ref.path, ref.format)
+        value = place_value(name, ref, None if here is paths.MISSING else here, old, new)
+        values[ref.field] = paths.write(current, ref.path, value, ref.format)
+    return values

@@ -1,7 +1,9 @@
 """The SQL half every SQL editor shares: the record operations' hooks as UPDATE, DELETE
 and INSERT statements on one table, one row per record. A dialect (SQLite,
 PostgreSQL) supplies how to connect, read the table, address a row
-(``ROW_ID`` or the primary key) and run statements in one transaction.
+(``ROW_ID`` or the primary key) and run statements in one transaction; its ``records()`` sets
+``columns`` (in table order), ``pk`` (primary-key columns) and ``readonly`` (generated columns),
+and gives each Record a ``locator`` holding ``ROW_ID`` or ``{"pk": {...}}``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from edits.layout import FieldRef, StoreLayout
 from edits.model import EditError, Record
 from edits.ops import SWAP
 from edits.places import PlaceVariants, meta_refs_of, places_in, replace_at
-from edits.relabel import place_value
+from edits.relabel import written
 from edits.sqlnames import quote as _q
 from edits.plan import SWAP_CONTENTS, EditorBase, Outcome, Plan
 from edits.values import fresh_identity, next_order
@@ -65,6 +67,22 @@ class SlotRefs:
         return values
 
 
+def fresh_slot(fields: dict[str, Any], columns: list[str], refs: tuple[FieldRef, ...],
+               records: list[Record]) -> dict[str, Any]:
+    """A forged row's fields: the template's ``fields`` with a fresh identity in each of ``columns``
+    and at each identity place ``refs``, one fresh value for every place that held the template's one."""
+    new, fresh = dict(fields), {}
+    for col in columns:
+        new[col] = fresh.setdefault(repr(new[col]), fresh_identity(r.fields[col] for r in records))
+    for ref in refs:
+        old = paths.read(new.get(ref.field), ref.path, ref.format)
+        if old is not paths.MISSING:
+            taken = [paths.read(r.fields.get(ref.field), ref.path, ref.format) for r in records]
+            value = fresh.setdefault(repr(old), fresh_identity(v for v in taken if v is not paths.MISSING))
+            new[ref.field] = paths.write(new[ref.field], ref.path, value, ref.format)
+    return new
+
+
 class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     """Edit hooks over one SQL table; subclasses set ``PARAM``, ``ROW_ID`` and implement ``_run``.
 
@@ -75,10 +93,6 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     ``swap=contents``: the two rows' contents (every column but the identity, primary key,
     context and order) exchanged instead, each row keeping its identity and order key; where the
     order is the identity or the position, exchanging the contents is the default.
-
-    A subclass's ``records()`` sets ``columns`` (in table order), ``pk`` (primary-key
-    columns) and ``readonly`` (generated columns), and gives each Record a
-    ``locator`` holding ``ROW_ID`` or ``{"pk": {...}}``.
     """
 
     PARAM = "?"
@@ -96,8 +110,6 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
     def _table(self) -> str:
         """The table's name as SQL."""
         return _q(self.layout.table)
-
-    # -- statements -------------------------------------------------------
 
     def _where(self, rec: Record) -> tuple[str, list[Any]]:
         return self._where_addr(rec.locator)
@@ -147,8 +159,6 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
                             f"{self.layout.payload.field!r} (escaped or encoded?)")
         return out
 
-    # -- hooks ------------------------------------------------------------
-
     def _replace(self, p: Plan) -> Outcome:
         if p.spec.variant is None:
             values = self._rewritten(p.target.fields, p.spec.find, p.spec.replace)
@@ -194,17 +204,10 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         return Outcome(stmts, [a.key(), b.key()], detail)
 
     def _forge(self, p: Plan) -> Outcome:
-        lay, new = self.layout, dict(p.target.fields)
-        fresh: dict[str, Any] = {}  # one fresh value for every place that held the template's one value
+        lay = self.layout
         kept = {lay.context, *self._scope_columns()} | self.readonly  # the template's whole context stays
-        for col in sorted({*self._plain(lay.identity), *self.pk} - kept):
-            new[col] = fresh.setdefault(repr(new[col]), fresh_identity(r.fields[col] for r in p.records))
-        for ref in lay.identity_refs.values():
-            old = paths.read(new.get(ref.field), ref.path, ref.format)
-            if old is not paths.MISSING:
-                taken = [paths.read(r.fields.get(ref.field), ref.path, ref.format) for r in p.records]
-                value = fresh.setdefault(repr(old), fresh_identity(v for v in taken if v is not paths.MISSING))
-                new[ref.field] = paths.write(new[ref.field], ref.path, value, ref.format)
+        new = fresh_slot(p.target.fields, sorted({*self._plain(lay.identity), *self.pk} - kept),
+                         tuple(lay.identity_refs.values()), p.records)
         if not self.position and lay.order not in {*lay.identity, *self.pk}:
             new[lay.order] = next_order(r.order for r in p.beside(p.target))
         new.update(self._rewritten(new, p.spec.find, p.spec.replace))
@@ -222,15 +225,9 @@ class SqlEditor(SlotRefs, PlaceVariants, EditorBase):
         return Outcome(stmts, [p.target.key()], {"donor": p.other.key(), "copied": cols})
 
     def _set_meta(self, p: Plan) -> Outcome:
-        name = p.spec.meta_field
+        name, old = p.spec.meta_field, p.target.metadata.get(p.spec.meta_field)
         refs = meta_refs_of(self._meta_places(name), p.spec.variant)
-        values: dict[str, Any] = {}
-        old = p.target.metadata.get(name)
-        for ref in refs:  # every place that holds the value, in its own encoding; a path writes inside its field
-            current = values.get(ref.field, p.target.fields.get(ref.field))
-            here = paths.read(current, ref.path, ref.format)
-            value = place_value(name, ref, None if here is paths.MISSING else here, old, p.meta_value)
-            values[ref.field] = paths.write(current, ref.path, value, ref.format)
+        values = written(name, refs, p.target.fields, old, p.meta_value)  # every place that holds the value
         stmts, _ = self._run([self._update(p.target, values)])
         cols = sorted(values)
         return Outcome(stmts, [p.target.key()], {"column": cols[0] if len(cols) == 1 else cols,
