@@ -158,7 +158,7 @@ class MapEditor(EditorBase):
         return self._write(p.target, entries, operation=f"remove entry {json.dumps(p.target.identity[0])}")
 
     def _swap(self, p: Plan) -> Outcome:
-        if not self.sql.keeps_key_order(self.layout.payload.field):  # written in another order, the keys would be read back in the same one
+        if not self.sql.keeps_key_order(self.layout.payload.field):  # the keys would be read back as before
             raise EditError(f"swap: the {self.backend} map column orders an object's keys itself; two entries' "
                             "places cannot be exchanged")
         entries, a, b = self._current(p.target), p.target.identity[0], p.other.identity[0]

@@ -118,7 +118,8 @@ class PostgresEditor(SqlEditor):
         schema, _, name = self.layout.table.rpartition(".")
         with self._connect() as conn:
             row = conn.execute("SELECT data_type FROM information_schema.columns WHERE table_schema = %s "
-                               "AND table_name = %s AND column_name = %s", (schema or "public", name, column)).fetchone()
+                               "AND table_name = %s AND column_name = %s",
+                               (schema or "public", name, column)).fetchone()
         return not (row and row[0] == "jsonb")
 
     def _table(self) -> str:

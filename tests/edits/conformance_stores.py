@@ -96,8 +96,9 @@ def jsonl_read(ctx: str, payload, meta: str, order: str | None):
 def lines_read(text_of: Callable[[Any, str], str]):
     """Records of a Markdown text per context (``text_of(where, ctx)``), by :data:`MD_PATTERN`."""
     def read(where):
-        return {ctx: [(m["text"], m["role"]) for m in map(re.compile(MD_PATTERN).match, text_of(where, ctx).splitlines())
-                      if m] for ctx in "AB"}
+        pattern = re.compile(MD_PATTERN)
+        return {ctx: [(m["text"], m["role"]) for m in map(pattern.match, text_of(where, ctx).splitlines()) if m]
+                for ctx in "AB"}
     return read
 
 
@@ -126,7 +127,8 @@ def lancedb_read(vol):
     import lancedb
 
     rows = lancedb.connect(str(vol / "memory")).open_table("memories").to_arrow().to_pylist()
-    return grouped((r["scope"].lstrip("/"), r["content"], r["role"]) for r in sorted(rows, key=lambda r: r["created_at"]))
+    rows.sort(key=lambda r: r["created_at"])
+    return grouped((r["scope"].lstrip("/"), r["content"], r["role"]) for r in rows)
 
 
 def postgres_read(url):
@@ -174,9 +176,12 @@ RECORD_STORES = [
           sqlite_read("SELECT session, body, role FROM notes ORDER BY session, seq"), framing=SQLITE),
     Store("jsonl-position", "jsonl", lambda v: jsonl_store(v, "position"),
           jsonl_read("thread", lambda r: r["msg"]["content"], "role", None)),
-    Store("jsonl-field", "jsonl", lambda v: jsonl_store(v, "field"), jsonl_read("ctx", lambda r: r["text"], "source", "seq")),
-    Store("jsonl-idorder", "jsonl", lambda v: jsonl_store(v, "idorder"), jsonl_read("ctx", lambda r: r["text"], "owner", "n")),
-    Store("markdown", "markdown", markdown_store, lines_read(lambda vol, ctx: (vol / "memory" / f"{ctx}.md").read_text())),
+    Store("jsonl-field", "jsonl", lambda v: jsonl_store(v, "field"),
+          jsonl_read("ctx", lambda r: r["text"], "source", "seq")),
+    Store("jsonl-idorder", "jsonl", lambda v: jsonl_store(v, "idorder"),
+          jsonl_read("ctx", lambda r: r["text"], "owner", "n")),
+    Store("markdown", "markdown", markdown_store,
+          lines_read(lambda vol, ctx: (vol / "memory" / f"{ctx}.md").read_text())),
     Store("sqlite-lines", "sqlite-lines", _sqlite_lines_build, lines_read(_cell)),
     *(Store(f"json-{kind}", "json", lambda v, k=kind: json_store(v, k), json_read(kind))
       for kind in ("keyed", "keyed-position", "list")),

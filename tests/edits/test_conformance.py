@@ -1,9 +1,10 @@
 """One conformance suite for the editors, addressed by operation: every operation of the Editor
 protocol (edits.ops, as ``edit_stores.by_op`` shapes them) on every hand-made store of every
-registered backend (conformance_stores, conformance_lists, conformance_maps), the service stores on the servers conftest.py
-starts. Each edit is checked twice: on the records the editor reads back (``edit_stores.check``:
-the sequence, identities, metadata) and on the store read by a second reader that is no editor's
-(the store's own library or format), against the same postcondition."""
+registered backend (conformance_stores, conformance_lists, conformance_maps), the service stores
+on the servers conftest.py starts. Each edit is checked twice: on the records the editor reads back
+(``edit_stores.check``: the sequence, identities, metadata) and on the store read by a second reader
+that is no editor's (the store's own library or format), against the same postcondition. A store
+declares the operations it has; any other must be refused, the store untouched."""
 
 import pytest
 from conformance_lists import LIST_STORES
