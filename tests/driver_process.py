@@ -21,8 +21,9 @@ class DriverProcess:
 
     def __init__(self, script: Path, tmp: Path, python: str = sys.executable):
         self.log = (tmp / f"stderr-{time.monotonic_ns()}.log").open("wb")
+        env = {**os.environ, "PYTHONPATH": str(KIT)}  # the kit reaches a driver as the lab hands it: on PYTHONPATH
         self.proc = subprocess.Popen([python, "-u", str(script)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.log, bufsize=0)
+                                     stdout=subprocess.PIPE, stderr=self.log, bufsize=0, env=env)
         self.buffer = b""
         self.next_id = 0
 

@@ -44,17 +44,13 @@ import io
 import json
 import os
 import secrets
-import sys
 from datetime import datetime, timezone
-from pathlib import Path
 from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-import acrf_memory_guard  # noqa: E402
-from acrf_memory_guard import read_safe, sign_entry  # noqa: E402
-from acrf_memory_guard import cli as acrf_cli  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+import acrf_memory_guard
+from acrf_memory_guard import read_safe, sign_entry
+from acrf_memory_guard import cli as acrf_cli
 
 ENTRIES = ("bound", "readme")  # what a signed entry holds besides the content: see the docstring
 

@@ -59,19 +59,15 @@ read there); the same file or schema again, unchanged, after a restart; and a
 import asyncio
 import platform
 import sqlite3
-import sys
 import uuid
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-
-from google.adk.events import Event, EventActions  # noqa: E402
-from google.adk.flows.llm_flows.context._contents import _get_contents  # noqa: E402
-from google.adk.flows.llm_flows.context._fencing import OTHER_AGENT_CONTEXT_PREAMBLE  # noqa: E402
-from google.adk.sessions import DatabaseSessionService  # noqa: E402
-from google.genai import types  # noqa: E402
+from google.adk.events import Event, EventActions
+from google.adk.flows.llm_flows.context._contents import _get_contents
+from google.adk.flows.llm_flows.context._fencing import OTHER_AGENT_CONTEXT_PREAMBLE
+from google.adk.sessions import DatabaseSessionService
+from google.genai import types
 
 PARTS = ("events", "session_state", "user_state", "app_state")
 PREFIX = {"session_state": "", "user_state": "user:", "app_state": "app:"}

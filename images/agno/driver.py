@@ -57,27 +57,23 @@ Front door (``frontdoor_*``): each case its own ``SqliteDb`` at ``store/frontdoo
 import json
 import platform
 import sqlite3
-import sys
 import time
 import uuid
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-
-from agno.agent import Agent  # noqa: E402
-from agno.agent._session import initialize_session, save_run, save_session  # noqa: E402
-from agno.agent._storage import read_or_create_session  # noqa: E402
-from agno.db.base import SessionType  # noqa: E402
-from agno.db.schemas.memory import UserMemory  # noqa: E402
-from agno.db.sqlite import SqliteDb  # noqa: E402
-from agno.memory import MemoryManager  # noqa: E402
-from agno.models.message import Message  # noqa: E402
-from agno.run.agent import RunOutput  # noqa: E402
-from agno.run.base import RunStatus  # noqa: E402
-from agno.session import AgentSession  # noqa: E402
-from agno.session._utils import resolve_run_index  # noqa: E402
+from agno.agent import Agent
+from agno.agent._session import initialize_session, save_run, save_session
+from agno.agent._storage import read_or_create_session
+from agno.db.base import SessionType
+from agno.db.schemas.memory import UserMemory
+from agno.db.sqlite import SqliteDb
+from agno.memory import MemoryManager
+from agno.models.message import Message
+from agno.run.agent import RunOutput
+from agno.run.base import RunStatus
+from agno.session import AgentSession
+from agno.session._utils import resolve_run_index
 
 PARTS = ("memories", "sessions")
 AGENT = "memlab_agent"  # the agent id a session's runs carry

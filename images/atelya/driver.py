@@ -50,19 +50,16 @@ import io
 import logging
 import re
 import secrets
-import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-import amem_anchor  # noqa: E402
-import amem_attest  # noqa: E402
-import amem_governance  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+import amem_anchor
+import amem_attest
+import amem_governance
 
 log = logging.getLogger("atelya-driver")
 LABEL = "memlab-oplog"

@@ -33,15 +33,10 @@ otherwise. With ``checkpoint: external`` the case's chain head is anchored after
 other measurements, in ``<checkpoint>/frontdoor/<case>/checkpoints.jsonl``.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-import atmem  # noqa: E402
-from atmem.core.policy import TRUST_TIER_UNTRUSTED  # noqa: E402
-from atmem.memory import Memory  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+import atmem
+from atmem.core.policy import TRUST_TIER_UNTRUSTED
+from atmem.memory import Memory
 
 STOP = "."
 #: The lab's two labels in atmem's own source vocabulary (atmem.core.policy: TRUSTED_SOURCE_TYPES, and

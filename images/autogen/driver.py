@@ -54,19 +54,15 @@ again, unchanged, after a restart), and in it one saved state file per scope, as
 import asyncio
 import json
 import platform
-import sys
-from pathlib import Path
 from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-
-from autogen_agentchat.agents import AssistantAgent  # noqa: E402
-from autogen_agentchat.messages import TextMessage  # noqa: E402
-from autogen_core import CancellationToken  # noqa: E402
-from autogen_core.models import AssistantMessage, SystemMessage, UserMessage  # noqa: E402
-from autogen_ext.models.replay import ReplayChatCompletionClient  # noqa: E402
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.messages import TextMessage
+from autogen_core import CancellationToken
+from autogen_core.models import AssistantMessage, SystemMessage, UserMessage
+from autogen_ext.models.replay import ReplayChatCompletionClient
 
 AGENT = "assistant_agent"  # the agent's name, as in the tutorial
 ROLES = {UserMessage: "user", AssistantMessage: "assistant", SystemMessage: "system"}

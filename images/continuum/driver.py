@@ -43,18 +43,14 @@ Tags have no place in a finding. A read is the documented recovery read,
 import argparse
 import io
 import json
-import sys
 import uuid
-from pathlib import Path
 from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-import continuum  # noqa: E402
-from continuum import EventType, Run, SQLiteStorage  # noqa: E402
-from continuum.checkpoint.manager import CheckpointManager  # noqa: E402
-import importlib  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+import continuum
+from continuum import EventType, Run, SQLiteStorage
+from continuum.checkpoint.manager import CheckpointManager
+import importlib
 cli = importlib.import_module("continuum.cli.main")  # the module (continuum.cli exports a function named main)
 from continuum.storage.base import RunNotFound  # noqa: E402
 from continuum.models import Origin  # noqa: E402

@@ -63,14 +63,11 @@ import math
 import os
 import platform
 import re
-import sys
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from memlab_driver import fork_placeholder  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+from memlab_driver import fork_placeholder
 
 os.environ["CREWAI_TRACING_ENABLED"] = "false"
 os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # else every exit waits ~10 s on an OTLP export

@@ -1,6 +1,7 @@
 """Probe three behaviours of CrewAI's memory on LanceDB that the ten cases do not express (written in
 the row's notes). Run in the driver's environment with a scratch folder; writes one JSON object
-to the file named second (the driver kit sends anything printed to stderr).
+to the file named second (the driver kit sends anything printed to stderr). The kit is found on
+``PYTHONPATH``, as the lab hands it to every driver.
 
 - ``prefix_leak``: ``list_records(scope="/alice")`` also serves the records of scope ``/alice2``
   (the scope filter is ``scope LIKE '/alice%'``, no path separator);
@@ -9,16 +10,14 @@ to the file named second (the driver kit sends anything printed to stderr).
 - ``erased_text_on_disk``: after ``forget(record_ids=[id])`` the erased text is still in a file of
   the LanceDB folder (Lance keeps older table versions).
 
-    python images/crewai/probe_scopes.py /tmp/scratch /tmp/probe.json
+    PYTHONPATH=images/driverkit python images/crewai/probe_scopes.py /tmp/scratch /tmp/probe.json
 """
 
 import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from driver import CrewAIDriver  # noqa: E402  (imports the driver kit first)
+from driver import CrewAIDriver  # imports the driver kit first
 
 
 def main(root: Path) -> dict:

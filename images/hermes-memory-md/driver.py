@@ -48,9 +48,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
 
 def import_hermes(root: Path) -> SimpleNamespace:

@@ -49,10 +49,7 @@ the opt-in trusted read: the store's ``trust_seeds`` are set and every read pass
 import os
 import platform
 import sqlite3
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
 os.environ.setdefault("INSPEXIMUS_NO_UPDATE_CHECK", "1")
 
 import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)

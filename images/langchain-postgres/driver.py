@@ -51,18 +51,14 @@ when the case opens fresh, found again as it is after a restart, kept after the 
 
 import json
 import platform
-import sys
 import uuid
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-
-import psycopg  # noqa: E402
-from langchain_core.messages import (  # noqa: E402
+import psycopg
+from langchain_core.messages import (
     AIMessage, HumanMessage, SystemMessage, add_notification_metadata, message_to_dict)
-from langchain_postgres import PostgresChatMessageHistory  # noqa: E402
+from langchain_postgres import PostgresChatMessageHistory
 
 TABLE = "chat_history"  # the table name of the class's docstring example
 NAMESPACE = uuid.UUID("6f1b0c52-5d1e-4c7a-9a43-1d3c0b7e2a10")  # the driver's namespace for uuid5(context)

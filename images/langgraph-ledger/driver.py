@@ -32,15 +32,11 @@ by ``verify_thread``, the audit), served with no marker.
 
 import platform
 import sqlite3
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
-from langgraph_ledger import TracingCheckpointSaver, verify_thread  # noqa: E402
-from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph_ledger import TracingCheckpointSaver, verify_thread
+from memlab_driver.langgraph_thread import MessageThread, compile_graph
 
 
 class LedgerDriver(MessageThread, kit.Driver):

@@ -46,14 +46,10 @@ is new for every checkpoint, so no case reaches another's.
 """
 
 import platform
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from langchain_core.messages import BaseMessage  # noqa: E402
-from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+from langchain_core.messages import BaseMessage
+from memlab_driver.langgraph_thread import MessageThread, compile_graph
 
 SUT = "langgraph-checkpoint-redis"
 

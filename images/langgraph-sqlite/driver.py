@@ -53,13 +53,9 @@ when fresh, found again after a restart) -- and the same one-node graph over it.
 import os
 import platform
 import sqlite3
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from memlab_driver.langgraph_thread import MessageThread, compile_graph  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+from memlab_driver.langgraph_thread import MessageThread, compile_graph
 
 SAVERS = {"sqlite": "langgraph-checkpoint-sqlite", "postgres": "langgraph-checkpoint-postgres"}
 

@@ -37,14 +37,10 @@ answered with the key, as an application calling the store would see it.
 
 import platform
 import sqlite3
-import sys
 import uuid
 from contextlib import ExitStack
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
 #: config.store -> the distribution that ships the store class (what describe names as the SUT).
 STORES = {"memory": "langgraph-checkpoint", "sqlite": "langgraph-checkpoint-sqlite",

@@ -19,13 +19,9 @@ Every mutation answers ok. The state is one JSON file (``lifecycle.json`` in vol
 import json
 import os
 import platform
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
 VERSION = "0.1.0"
 MODES = ("strict", "naive", "leaky")

@@ -38,15 +38,11 @@ scope over it.
 import asyncio
 import platform
 import sqlite3
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-from llama_index.core.llms import ChatMessage  # noqa: E402
-from llama_index.core.memory import Memory  # noqa: E402
-from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+from llama_index.core.llms import ChatMessage
+from llama_index.core.memory import Memory
+from sqlalchemy.ext.asyncio import create_async_engine
 
 ROLES = ("user", "assistant", "system")
 

@@ -34,12 +34,8 @@ similarities are noise.
 
 import os
 import platform
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
 os.environ["MEM0_TELEMETRY"] = "False"
 os.environ["OPENAI_API_KEY"] = "sk-memlab-dummy-never-used"  # add() builds the LLM client even with infer off

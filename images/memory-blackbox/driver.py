@@ -51,14 +51,10 @@ by nothing.
 
 import hashlib
 import re
-import sys
 from urllib.parse import quote, unquote
 from datetime import datetime, timezone
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
 
 def _import_sut(anchor_kind):

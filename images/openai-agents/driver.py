@@ -40,12 +40,8 @@ import json
 import os
 import platform
 import sqlite3
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 from agents.memory import SQLiteSession  # noqa: E402

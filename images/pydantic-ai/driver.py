@@ -58,20 +58,16 @@ import json
 import platform
 import re
 import sqlite3
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "driverkit"))
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
 
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.capabilities import LocalWorkspace  # noqa: E402
-from pydantic_ai.messages import (ModelResponse, RetryPromptPart, TextContent, TextPart, ToolCallPart,  # noqa: E402
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import LocalWorkspace
+from pydantic_ai.messages import (ModelResponse, RetryPromptPart, TextContent, TextPart, ToolCallPart,
                                   ToolReturnPart, UserPromptPart)
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
-from pydantic_ai_harness import Memory  # noqa: E402
-from pydantic_ai_harness.memory import FileStore, SqliteMemoryStore  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai_harness import Memory
+from pydantic_ai_harness.memory import FileStore, SqliteMemoryStore
 
 STORES = ("sqlite", "file")
 DATABASE = ".agent-memory.db"   # SqliteMemoryStore(database=...) as the README gives it

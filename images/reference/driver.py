@@ -9,14 +9,9 @@ in-store (beside the records, in volume ``store``) or none (unsealed). The key l
 
 import platform
 import sqlite3
-import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent / "driverkit"), str(HERE)]
-
-import memlab_driver as kit  # noqa: E402  (first: guards stdout, captures import-time signals)
-import refmem  # noqa: E402
+import memlab_driver as kit  # first: guards stdout, captures import-time signals
+import refmem
 
 
 class ReferenceDriver(kit.Driver):

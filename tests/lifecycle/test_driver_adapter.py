@@ -2,6 +2,7 @@
 the local runtime, broken drivers for the harness faults, and lifecycle-strict in a container."""
 
 import dataclasses
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -230,10 +231,8 @@ def test_a_read_past_the_profiles_timeout_is_an_adapter_error(broken, registry):
 
 def test_a_capability_the_driver_does_not_offer_is_refused_at_start(registry, tmp_path):
     folder = tmp_path / "plain"
-    folder.mkdir()
+    shutil.copytree(ROOT / "images" / "reference", folder, ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "driver.py").write_text((ROOT / "images" / "reference" / "driver.py").read_text().replace(
-        'HERE.parent / "driverkit"', f'Path("{ROOT}/images/driverkit")').replace(
-        "str(HERE)]", f'"{ROOT}/images/reference"]').replace(
         '"snapshot": True}', '"snapshot": True, "lifecycle": []}'))
     prof = lifecycle_profile("lifecycle-strict", driver="./plain", path=tmp_path / "plain.yaml", row="plain",
                              configuration={})

@@ -11,7 +11,7 @@ import pytest
 
 from integrity_rows import check_row
 from lab.profile import load_profiles, select
-from lab.runtime.local import LocalRuntime
+from lab.runtime.local import KIT_DIR, LocalRuntime
 
 pytestmark = pytest.mark.rows
 
@@ -24,7 +24,7 @@ def test_the_findings_in_the_rows_notes_hold(tmp_path):
     profile = select(load_profiles(), ["crewai-ltm-lancedb"])[0]
     python = LocalRuntime().prepare(profile).detail["interpreter"]
     (tmp_path / "store").mkdir()
-    env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(tmp_path)}
+    env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(tmp_path), "PYTHONPATH": str(KIT_DIR)}
     proc = subprocess.run([python, str(profile.driver_dir / "probe_scopes.py"), str(tmp_path / "store"),
                            str(tmp_path / "probe.json")], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from driver_process import KIT, DriverProcess
+from driver_process import DriverProcess
 
 DRIVER = """
 import atexit, logging, os, sys, threading, time
-sys.path.insert(0, {kit!r})
 import memlab_driver as kit
 
 OUT = {out!r}
@@ -67,7 +66,7 @@ def opened(tmp_path: Path) -> tuple[DriverProcess, Path]:
     out = tmp_path / "out"
     out.mkdir()
     script = tmp_path / "driver.py"
-    script.write_text(DRIVER.format(kit=str(KIT), out=str(out)))
+    script.write_text(DRIVER.format(out=str(out)))
     drv = DriverProcess(script, tmp_path)
     assert drv("open", volumes={}, config={})["ok"]
     return drv, out

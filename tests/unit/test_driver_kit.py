@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from driver_process import KIT, REFERENCE, DriverProcess, seed, start
+from driver_process import REFERENCE, DriverProcess, seed, start
 
 NOISY = """
 import os, sys, warnings, importlib.util
-sys.path.insert(0, {kit!r})
 import memlab_driver as kit
+sys.path.insert(0, {here!r})  # the reference driver's folder, as ``python driver.py`` has it first
 print("import-time print")
 warnings.warn("startup warning")
 spec = importlib.util.spec_from_file_location("reference_driver", {ref!r})
@@ -35,7 +35,7 @@ kit.serve(Noisy)
 
 def test_stdout_noise_does_not_corrupt_the_protocol(tmp_path, volumes):
     script = tmp_path / "noisy.py"
-    script.write_text(NOISY.format(kit=str(KIT), ref=str(REFERENCE)))
+    script.write_text(NOISY.format(here=str(REFERENCE.parent), ref=str(REFERENCE)))
     drv = DriverProcess(script, tmp_path)
     opened = drv("open", volumes={"store": str(volumes["store"])}, config={"storage": "jsonl"})
     assert opened["ok"]
@@ -51,7 +51,6 @@ def test_stdout_noise_does_not_corrupt_the_protocol(tmp_path, volumes):
 
 TOY = """
 import logging, sys
-sys.path.insert(0, {kit!r})
 import memlab_driver as kit
 
 class Toy(kit.Driver):
@@ -63,11 +62,11 @@ class Toy(kit.Driver):
         if text == "boom":
             raise RuntimeError("disk says no")
         self.rows.append(text)
-        return {{"id": len(self.rows) - 1}}
+        return {"id": len(self.rows) - 1}
     def read(self, context):
         logging.getLogger("toy").warning("integrity flag raised")
         self.signal("status", "verified=false", field="verified")
-        return [{{"id": i, "text": t}} for i, t in enumerate(self.rows)]
+        return [{"id": i, "text": t} for i, t in enumerate(self.rows)]
 
 kit.serve(Toy)
 """
@@ -77,7 +76,7 @@ kit.serve(Toy)
 def toy(tmp_path):
     """A minimal driver built with the kit, to drive its error paths."""
     script = tmp_path / "toy.py"
-    script.write_text(TOY.format(kit=str(KIT)))
+    script.write_text(TOY)
     return script
 
 

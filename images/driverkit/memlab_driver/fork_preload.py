@@ -46,7 +46,7 @@ def _preload(driver: str, modules: list[str], optional: list[str], per_start: li
     except BaseException as exc:  # noqa: BLE001  (a driver that exits at import is a refusal too)
         return {"refused": f"the driver's top level failed: {type(exc).__name__}: {exc}"}
     finally:
-        sys.path[:] = path  # the driver's sys.path.insert runs again in every child
+        sys.path[:] = path  # a driver's top level that changes sys.path runs again in every child
     for name in modules:
         try:
             __import__(name)
