@@ -30,7 +30,8 @@ from lab.cli import configure_logging  # noqa: E402
 from lab.lifecycle.adapters.driver import DriverAdapter  # noqa: E402
 from lab.lifecycle.derive import derive_row  # noqa: E402
 from lab.lifecycle.runner import run_pack  # noqa: E402
-from lab.lifecycle.scenario import BUNDLED_PACK, load_pack  # noqa: E402
+from lab.lifecycle.scenario import BUNDLED_PACK  # noqa: E402
+from lab.lifecycle.scenario_pack import load_pack  # noqa: E402
 from lab.profile import load_profile  # noqa: E402
 from lab.runtime import get_runtime  # noqa: E402
 from lab.runtime.housekeeping import RunRegistry, new_run_id  # noqa: E402

@@ -33,7 +33,7 @@ from lab.cli.lifecycle_run import (adapter_as_target, adapter_spec_target, finis
 from lab.cli.options import (EVIDENCE_BUDGET, Seconds, default_out, evidence_budget_option, no_fork_server_option,
                              profiles_option, sign_key_option)
 from lab.cli.results import err, fail
-from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
+from lab.lifecycle.scenario import BUNDLED_PACK
 
 
 @click.group("lifecycle")
@@ -60,6 +60,8 @@ def _pack_exists(where: Path | None, profiles_dir: Path | None = None) -> None:
 def _pack(where: Path):
     """The scenarios of a pack (a folder or one file); every error printed with its file, line and fix,
     then exit 2; warnings printed."""
+    from lab.lifecycle.scenario_pack import load_pack  # the YAML reader: not for --help
+
     _pack_exists(where)
     pack = load_pack(where)
     for warning in pack.warnings:
@@ -76,6 +78,8 @@ def _pack(where: Path):
 def validate_cmd(pack: Path) -> None:
     """Check a scenario pack (a folder of *.yaml/*.yml, or one file; memlab's shape or memorycheck's):
     exit 0 valid (warnings printed), 2 invalid (file, line, fix for each)."""
+    from lab.lifecycle.scenario_pack import load_pack
+
     scenarios = _pack(pack)
     shapes = load_pack(pack).peer
     shown = f" ({len(shapes)} in memorycheck's shape)" if shapes else ""
@@ -123,7 +127,7 @@ def doctor_cmd(config: Path | None, adapter_spec: str | None, base_url: str | No
     """Check a team's HTTP shim against its contract (it resets the store: use a test instance)."""
     from dataclasses import replace
 
-    from lab.lifecycle.adapters.http_config import load_http_config
+    from lab.lifecycle.adapters.http_config_checks import load_http_config
     from lab.lifecycle.doctor import doctor
     from lab.profile import ProfileError
 
@@ -233,7 +237,7 @@ def run_cmd(pack: Path | None, patterns: tuple[str, ...], http_config: Path | No
     targets, runtime = [], None
     if http_config is not None:  # the shim's config reader only when a shim is gated
         err.print("runtime: none for the shim (a team's HTTP shim runs where the team runs it)", highlight=False)
-        from lab.lifecycle.adapters.http_config import load_http_config
+        from lab.lifecycle.adapters.http_config_checks import load_http_config
         from lab.profile import ProfileError
 
         try:

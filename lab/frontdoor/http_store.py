@@ -30,7 +30,8 @@ from urllib.parse import urlsplit
 
 from lab.frontdoor.observations import Served
 from lab.frontdoor.scope import Scope
-from lab.lifecycle.adapters.http_config import HttpConfig, load_http_config
+from lab.lifecycle.adapters.http_config import HttpConfig
+from lab.lifecycle.adapters.http_config_checks import load_http_config
 from lab.lifecycle.adapters.http_json import excerpt
 from lab.lifecycle.adapters.http_reach import loopback
 from lab.lifecycle.adapters.http_transport import HttpError, Transport

@@ -58,7 +58,7 @@ def resume_targets(root: Path, no_fork_server: bool = False) -> tuple[dict[str, 
 def _target(meta: dict[str, Any], root: Path, run: dict[str, Any], no_fork_server: bool) -> Target:
     position = meta.get("position", "live")
     if meta.get("adapter") == "http":
-        from lab.lifecycle.adapters.http_config import load_http_config
+        from lab.lifecycle.adapters.http_config_checks import load_http_config
 
         path = meta.get("config_path")
         if not path:

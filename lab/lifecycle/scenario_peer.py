@@ -35,7 +35,7 @@ from typing import Any
 
 from lab.lifecycle.scenario import OPS, Scope, Step
 from lab.lifecycle.scenario_read import Where
-from lab.lifecycle.scenario_yaml import Parser, kind
+from lab.lifecycle.scenario_parser import Parser, kind
 
 #: op -> {field: required}: the peer's fields of each op, all written beside ``op``.
 PEER_FIELDS: dict[str, dict[str, bool]] = {

@@ -19,7 +19,8 @@ from lab.lifecycle.folds import normalise
 from lab.lifecycle.ledger import Label, Ledger
 from lab.lifecycle.matching import same_after_folding, served_uses
 from lab.lifecycle.scenario import Scenario, ScenarioError, ScenarioWarning, Scope, Step
-from lab.lifecycle.scenario_yaml import Where, field_name
+from lab.lifecycle.scenario_parser import field_name
+from lab.lifecycle.scenario_read import Where
 
 DISTINCT_FIX = ('make every value a distinctive token that contains no other value of the scenario, '
                 'e.g. "teal-falcon-7Q" or "Lisbon office on Rua Augusta"')

@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from lab.cli import main
-from lab.lifecycle.adapters.http_config import HttpConfigError, load_http_config
+from lab.lifecycle.adapters.http_config import HttpConfigError
+from lab.lifecycle.adapters.http_config_checks import load_http_config
 from lab.lifecycle.results import LifecycleSet
 from lab import testing
 from lab.testing import Matrix

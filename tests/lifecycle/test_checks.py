@@ -9,7 +9,8 @@ from lab.lifecycle.checks import (FAIL, INCONCLUSIVE, JUDGE_LIMITS, NOT_TESTED, 
 from lab.lifecycle.judge import judge_query
 from lab.lifecycle.judgement import CHECKS, CheckResult, QueryJudgement
 from lab.lifecycle.ledger import Known, Label, Ledger
-from lab.lifecycle.scenario import Scope, load_pack
+from lab.lifecycle.scenario import Scope
+from lab.lifecycle.scenario_pack import load_pack
 
 ALICE = Scope("acme", "alice")
 

@@ -16,7 +16,8 @@ from lab.lifecycle.adapters import Adapter, AdapterError
 from lab.lifecycle.adapters.http import HttpAdapter, HttpConfigError, HttpError, load_http_config
 from lab.lifecycle.adapters.http_json import MAX_ANSWER_DEPTH
 from lab.lifecycle.runner import run_scenario
-from lab.lifecycle.scenario import Scope, load_scenario
+from lab.lifecycle.scenario import Scope
+from lab.lifecycle.scenario_pack import load_scenario
 from lab.resultset.files import write_json
 from lab.resultset.loading import read_strict
 

@@ -16,7 +16,8 @@ from lab.lifecycle.adapters.driver import DriverAdapter
 from lab.lifecycle.derive import derive_row
 from lab.lifecycle.residue import needles
 from lab.lifecycle.runner import run_pack, run_scenario
-from lab.lifecycle.scenario import BUNDLED_PACK, load_pack
+from lab.lifecycle.scenario import BUNDLED_PACK
+from lab.lifecycle.scenario_pack import load_pack
 from lab.profile import ProfileError, load_profile
 from lab.runtime import get_runtime
 from lab.runtime.housekeeping import RunRegistry, new_run_id

@@ -9,7 +9,8 @@ from lab.lifecycle.adapters import Ack, AdapterError, Served
 from lab.lifecycle.adapters.driver import DriverAdapter
 from lab.lifecycle.ledger import Label, Ledger
 from lab.lifecycle.runner import run_pack, run_scenario
-from lab.lifecycle.scenario import BUNDLED_PACK, Scenario, Scope, Step, load_pack
+from lab.lifecycle.scenario import BUNDLED_PACK, Scenario, Scope, Step
+from lab.lifecycle.scenario_pack import load_pack
 from lab.runtime import get_runtime
 from lab.runtime.housekeeping import RunRegistry, new_run_id
 from test_driver_adapter import lifecycle_profile

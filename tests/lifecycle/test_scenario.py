@@ -7,8 +7,8 @@ import pytest
 
 from lab.lifecycle import scenario_read, scenario_yaml
 from lab.lifecycle.ledger import Label, Ledger
-from lab.lifecycle.scenario import (BUNDLED_PACK, Scenario, ScenarioError, Scope, load_pack,
-                                    load_scenario, scan_scenario)
+from lab.lifecycle.scenario import BUNDLED_PACK, Scenario, ScenarioError, Scope
+from lab.lifecycle.scenario_pack import load_pack, load_scenario, scan_scenario
 
 HEAD = "id: s1\ntitle: T\nsubject: {tenant_id: acme, user_id: alice}\nsteps:\n"  # steps start at line 5
 W = '  - write: {key: office, value: "Lisbon office"}\n'

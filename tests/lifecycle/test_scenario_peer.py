@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 from test_lifecycle_gate import gate_run, memlab
 
-from lab.lifecycle.scenario import BUNDLED_PACK, Scope, load_pack, scan_scenario
+from lab.lifecycle.scenario import BUNDLED_PACK, Scope
+from lab.lifecycle.scenario_pack import load_pack, scan_scenario
 from lab.lifecycle.scenario_export import to_yaml
 
 HEAD = 'id: "001-demo"\ntitle: T\ntags: [x]\nsubject:\n  tenant_id: acme\n  user_id: alice\nsteps:\n'  # steps at line 8

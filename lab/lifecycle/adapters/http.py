@@ -36,7 +36,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from lab.lifecycle.adapters import Ack, AdapterError, Served
-from lab.lifecycle.adapters.http_config import HttpConfig, HttpConfigError, load_http_config
+from lab.lifecycle.adapters.http_config import HttpConfig, HttpConfigError
+from lab.lifecycle.adapters.http_config_checks import load_http_config
 from lab.lifecycle.adapters.http_contract import mutation_shape, read_answer, scope_fields
 from lab.lifecycle.adapters.http_json import excerpt
 from lab.lifecycle.adapters.http_reach import loopback

@@ -32,8 +32,8 @@ bad profile). A header's ``${VAR}`` must name a variable the config lists (``env
 never its value). Numbers must be finite and positive; a URL holds no whitespace or control
 characters.
 
-May import: the standard library, yaml and ``lab.profile`` (the error and the YAML-with-lines reader); its
-field-by-field checks are ``http_config_checks``'s.
+May import: the standard library and ``lab.profile`` (the error and the YAML limits); a config is loaded and
+checked field by field by ``http_config_checks`` (``load_http_config``).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.profile import ProfileError
-from lab.profile.yamlfile import Limits, load_yaml
+from lab.profile.yamlfile import Limits
 
 CONTRACTS = ("memlab", "memorycheck")
 ENDPOINTS = ("reset", "write", "delete", "query", "advance_time")
@@ -131,12 +131,3 @@ class HttpConfig:
         return {"name": self.name, "contract": self.contract, "base_url": self.base_url, "paths": dict(self.paths),
                 "headers": sorted(self.headers), "timeouts": dict(self.timeouts),
                 "convergence": dict(self.convergence), "capabilities": dict(self.capabilities)}
-
-
-def load_http_config(path: Path | str, *, base_url: str | None = None) -> HttpConfig:
-    """Load and validate a shim config; ``base_url`` (e.g. a CLI ``--base-url``) overrides the file's."""
-    path = Path(path)
-    from lab.lifecycle.adapters.http_config_checks import Checker  # it reads this module's names
-
-    data, lines, _texts = load_yaml(path, SHIM_CONFIG, HttpConfigError)
-    return Checker(path, data, lines).config(base_url)

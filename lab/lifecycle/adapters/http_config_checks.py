@@ -1,8 +1,9 @@
-"""Checking a shim config field by field (lab.lifecycle.adapters.http_config says what a config holds):
-the contract it speaks, its URL, paths, headers and the variables they may name, timeouts and
-capabilities (``Checker``), and each contract's config built from the checked fields (``memlab_config``,
-``peer_config``); each error names the file, the line, the field and the fix. Imports the standard
-library, ``lab.profile.names`` and the config's own module."""
+"""Loading a shim config (``load_http_config``) and checking it field by field
+(lab.lifecycle.adapters.http_config says what a config holds): the contract it speaks, its URL, paths,
+headers and the variables they may name, timeouts and capabilities (``Checker``), and each contract's
+config built from the checked fields (``memlab_config``, ``peer_config``); each error names the file, the
+line, the field and the fix. Imports the standard library, ``lab.profile`` (names, the YAML-with-lines
+reader) and the config's own module."""
 
 from __future__ import annotations
 
@@ -13,8 +14,17 @@ from urllib.parse import urlsplit
 
 from lab.lifecycle.adapters.http_config import (_BAD_URL, _CONTROL, _NAME, _VAR, CONTRACTS, DEFAULT_CAPABILITIES,
                                                  DEFAULT_PATHS, DEFAULT_TIMEOUTS, ENDPOINTS, MAX_SECONDS, MEMLAB_KEYS,
-                                                 PEER_INTERVAL, PEER_KEYS, HttpConfig, HttpConfigError, is_seconds)
+                                                 PEER_INTERVAL, PEER_KEYS, SHIM_CONFIG, HttpConfig, HttpConfigError,
+                                                 is_seconds)
 from lab.profile.names import bad_name
+from lab.profile.yamlfile import load_yaml
+
+
+def load_http_config(path: Path | str, *, base_url: str | None = None) -> HttpConfig:
+    """Load and validate a shim config; ``base_url`` (e.g. a CLI ``--base-url``) overrides the file's."""
+    path = Path(path)
+    data, lines, _texts = load_yaml(path, SHIM_CONFIG, HttpConfigError)
+    return Checker(path, data, lines).config(base_url)
 
 
 class Checker:
