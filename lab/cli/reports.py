@@ -75,7 +75,8 @@ def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
 def _comparable_kinds(a: Path, b: Path) -> None:
     """Exit 2 with what each set is unless both are at-rest sets (lab.resultset.kinds), the only kind
     compared cell for cell; a folder that is no set is left to the reader, which says why."""
-    from lab.resultset.kinds import AT_REST, LIFECYCLE, described, set_kind
+    from lab.resultset.kinds import AT_REST, LIFECYCLE, described
+    from lab.resultset.loading import set_kind
 
     kinds = {a: set_kind(a), b: set_kind(b)}
     other = [k for k in kinds.values() if k not in (None, AT_REST)]

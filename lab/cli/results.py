@@ -123,7 +123,7 @@ def _below(result_dir: Path, pubkey: Any, as_json: bool) -> None:
     (lab.cli.verify_below), or the error that nothing below is a set either; of a set that holds sets
     below it (a published row's lifecycle/), a note naming them. Returns for a set."""
     from lab.cli.verify_below import note_sets_below, nothing_below, sets_below, verify_below
-    from lab.resultset.kinds import holds_set
+    from lab.resultset.loading import holds_set
     from lab.resultset.loading import Unreadable
 
     if not result_dir.is_dir():

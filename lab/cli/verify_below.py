@@ -6,7 +6,7 @@ The search is bounded: folders at most :data:`MAX_DEPTH` levels below DIR, in na
 nested sets follow it: ``row/`` then ``row/lifecycle/``), hidden folders skipped, and no symbolic
 link followed (a link could lead out of DIR, or round in a loop): each one passed over is counted in the
 total. A set is a folder holding ``manifest.json``, or the ``run.json`` of a run that wrote no manifest yet
-(lab.resultset.kinds.holds_set). Each set is verified as ``memlab verify SET`` verifies it alone:
+(lab.resultset.loading.holds_set). Each set is verified as ``memlab verify SET`` verifies it alone:
 a partial set is PARTIAL (or REJECTED when what its manifest pins fails), one that cannot be read
 UNREADABLE. More than :data:`MANY` sets: a progress bar on standard error while they are verified
 (lab.cli.progress; none with ``-q``), the lines after it.
@@ -72,7 +72,7 @@ def _text(value: Any) -> str:
 
 def sets_below(root: Path, max_depth: int = MAX_DEPTH) -> Found:
     """Every result-set folder below ``root`` (not ``root`` itself), at most ``max_depth`` levels down."""
-    from lab.resultset.kinds import holds_set
+    from lab.resultset.loading import holds_set
 
     found = Found()
 
@@ -106,7 +106,7 @@ def verdict_of(root: Path, pubkey: Any = None) -> SetVerdict:
     from lab.cli.verification import PARTIAL_EXIT, _partial_gap, verify_any
     from lab.lifecycle.partial import lifecycle_partial
     from lab.lifecycle.verify import is_lifecycle, verify_lifecycle
-    from lab.resultset.kinds import set_kind
+    from lab.resultset.loading import set_kind
     from lab.resultset.loading import Unreadable
     from lab.resultset.partial import partial
     from lab.resultset.verify import verify

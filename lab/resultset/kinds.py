@@ -1,5 +1,6 @@
-"""Which kind of result set a folder holds, read before anything else of it, so that a command given a
-set of another kind says so instead of calling its files malformed.
+"""The kinds of result set and their names, so that a command given a set of another kind says so instead
+of calling its files malformed (``lab.resultset.loading.set_kind`` reads which kind a folder holds, before
+anything else of it).
 
 The kind is the manifest's schema: ``memlab.manifest/1`` an at-rest set (``memlab run``),
 ``memlab.lifecycle-manifest/1`` a lifecycle set (``memlab lifecycle run``), ``memlab.<kind>-manifest/N``
@@ -17,7 +18,6 @@ run's says ``lifecycle``), else at rest when it lists its rows. A folder holding
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 AT_REST = "at-rest"
@@ -37,34 +37,6 @@ def kind_of_schema(schema: Any) -> str | None:
         return SCHEMAS[schema]
     match = _OTHER.fullmatch(schema)
     return match.group(1) if match else None
-
-
-def set_kind(root: Path) -> str | None:
-    """The kind of the result set at ``root`` (see the module), or None: no set, or one that cannot be read."""
-    from lab.resultset.loading import read_strict
-
-    root = Path(root)
-    try:
-        if (root / "manifest.json").is_file():
-            manifest = read_strict(root / "manifest.json")
-            return kind_of_schema(manifest.get("schema")) if isinstance(manifest, dict) else None
-        if not (root / "run.json").is_file():
-            return None
-        run = read_strict(root / "run.json")
-    except (OSError, ValueError):  # JSONProblem is a ValueError
-        return None
-    if not isinstance(run, dict):
-        return None
-    if isinstance(run.get("kind"), str):
-        return run["kind"]
-    return AT_REST if isinstance(run.get("rows"), list) else None
-
-
-def holds_set(root: Path) -> bool:
-    """Whether ``root`` is a result set's folder (its manifest, or the run.json of a run that wrote none
-    yet), readable or not."""
-    root = Path(root)
-    return (root / "manifest.json").is_file() or (root / "run.json").is_file()
 
 
 def described(kind: str | None) -> str:

@@ -19,6 +19,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from lab.resultset.kinds import AT_REST, LIFECYCLE, described, kind_of_schema
 from lab.resultset.surrogates import ESCAPED, has_lone
 
 #: The largest JSON file of a set read. Published files are below 1 MiB; a case's observation at
@@ -123,6 +124,32 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def set_kind(root: Path) -> str | None:
+    """The kind of the result set at ``root`` (lab.resultset.kinds), or None: no set, or one that cannot be read."""
+    root = Path(root)
+    try:
+        if (root / "manifest.json").is_file():
+            manifest = read_strict(root / "manifest.json")
+            return kind_of_schema(manifest.get("schema")) if isinstance(manifest, dict) else None
+        if not (root / "run.json").is_file():
+            return None
+        run = read_strict(root / "run.json")
+    except (OSError, ValueError):  # JSONProblem is a ValueError
+        return None
+    if not isinstance(run, dict):
+        return None
+    if isinstance(run.get("kind"), str):
+        return run["kind"]
+    return AT_REST if isinstance(run.get("rows"), list) else None
+
+
+def holds_set(root: Path) -> bool:
+    """Whether ``root`` is a result set's folder (its manifest, or the run.json of a run that wrote none
+    yet), readable or not."""
+    root = Path(root)
+    return (root / "manifest.json").is_file() or (root / "run.json").is_file()
+
+
 def load_manifest(root: Path) -> dict[str, Any]:
     """The manifest of a result set; ``Unreadable`` with what is wrong and how to fix it."""
     # the typed manifest (pydantic) only where one is read: a lifecycle run reads none
@@ -174,8 +201,6 @@ def load_rows(root: Path) -> list[dict[str, Any]]:
 def _other_kind(root: Path) -> Unreadable | None:
     """Why a set of another kind (lab.resultset.kinds: a lifecycle set, ...) is not read as an at-rest
     one, or None when it is (or says to be) an at-rest set: then a row that is not a row was changed."""
-    from lab.resultset.kinds import AT_REST, LIFECYCLE, described, set_kind
-
     kind = set_kind(root)
     if kind in (None, AT_REST):
         return None

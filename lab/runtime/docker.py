@@ -37,7 +37,7 @@ from lab.runtime import images, own_image
 from lab.driver import DriverClient
 from lab.runtime.housekeeping import cache_key
 from lab.profile import Profile
-from lab.runtime import LIST_PACKAGES, Prepared
+from lab.runtime.prepared import LIST_PACKAGES, Prepared
 from lab.runtime.services import RunningService, ServiceSpec
 from lab.runtime.docker_services import start_container
 from lab.runtime.docker_forkserver import CONTAINER_PYTHON, ContainerForkServers

@@ -30,7 +30,7 @@ from lab import safewrite
 from lab.driver import DriverClient
 from lab.logs import get_logger
 from lab.profile import Profile
-from lab.runtime import Prepared
+from lab.runtime.prepared import Prepared
 from lab.runtime.dockercli import RUN_LABEL, DockerError, docker, remove
 from lab.runtime.forkserver import IDLE_SECONDS, KIT, MAX_SOCKET_PATH, ForkServer, ForkServers, _per_start, _preload, \
     _recorded, _recorded_path, _setting, refusal

@@ -32,7 +32,7 @@ from lab.logs import get_logger
 from lab.runtime.forkserver import ForkServers
 from lab.runtime.housekeeping import cache_dir
 from lab.profile import IMAGES_DIR, Profile
-from lab.runtime import LIST_PACKAGES, Prepared
+from lab.runtime.prepared import LIST_PACKAGES, Prepared
 from lab.runtime.services import RunningService, ServiceSpec, Spawned, start_local
 
 log = get_logger(__name__)

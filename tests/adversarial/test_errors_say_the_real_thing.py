@@ -48,9 +48,9 @@ def tamper(root: Path) -> None:
 
 def test_kinds_match_the_writers():
     assert kinds.SCHEMAS == {manifest.MANIFEST_SCHEMA: kinds.AT_REST, lifecycle_results.MANIFEST_SCHEMA: kinds.LIFECYCLE}
-    assert kinds.set_kind(AT_REST_AND_LIFECYCLE) == "at-rest"
-    assert kinds.set_kind(AT_REST_AND_LIFECYCLE / "lifecycle") == "lifecycle"
-    assert kinds.set_kind(ONLY_LIFECYCLE) is None
+    assert loading.set_kind(AT_REST_AND_LIFECYCLE) == "at-rest"
+    assert loading.set_kind(AT_REST_AND_LIFECYCLE / "lifecycle") == "lifecycle"
+    assert loading.set_kind(ONLY_LIFECYCLE) is None
     assert kinds.kind_of_schema("memlab.frontdoor-manifest/1") == "frontdoor"
     assert kinds.kind_of_schema("other/1") is None
 
@@ -58,11 +58,11 @@ def test_kinds_match_the_writers():
 def test_kind_of_a_partial_set_is_read_from_its_run(tmp_path):
     part = copy(AT_REST_AND_LIFECYCLE / "lifecycle", tmp_path / "lc")
     (part / "manifest.json").unlink()
-    assert kinds.set_kind(part) == "lifecycle"
+    assert loading.set_kind(part) == "lifecycle"
     rest = tmp_path / "rest"
     rest.mkdir()
     (rest / "run.json").write_text(json.dumps({"rows": ["x"], "status": "running"}))
-    assert kinds.set_kind(rest) == "at-rest"
+    assert loading.set_kind(rest) == "at-rest"
 
 
 @pytest.mark.parametrize("order", [(0, 1), (1, 0)])

@@ -19,7 +19,7 @@ from resultsets import ROOT, cache, copy_set, edit_row, memlab  # noqa: F401 (ca
 from lab.resultset.closure import dependency_closure
 from lab.resultset.compare import compare
 from lab.resultset.loading import load_rows
-from lab.runtime import LIST_PACKAGES
+from lab.runtime.prepared import LIST_PACKAGES
 
 PUBLISHED = ROOT / "results" / "published" / "langgraph-sqlite"
 ROW = "rows/langgraph-sqlite@read.json"
