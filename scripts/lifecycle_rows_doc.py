@@ -4,9 +4,9 @@ Every figure in the document -- check statuses and counts, accuracy, utility del
 at rest per delete (file and byte offset), restarts and wall times, the differences between the
 live and the restarted position with the served answers that show them -- is read from
 results/published/<row>/lifecycle/ (nothing typed by hand). How a row corrects, erases and folds
-scope is the "Lifecycle gate:" part of the row's profile notes. What is written by hand is one line
-per row saying what the measured result means for a user (scripts/lifecycle_rows_for_users.py), and
-the rows' order. Run after re-publishing a row:
+scope is the "Lifecycle gate:" part of the row's profile notes, and what the measured result means for a
+user is the profile's ``for_users.lifecycle``. What is written here by hand is the rows' order. Run after
+re-publishing a row:
 
     python scripts/lifecycle_rows_doc.py
 """
@@ -16,7 +16,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lifecycle_rows_for_users import ROWS
+#: The rows of the page, in its order.
+ROWS = (
+    "mem0-qdrant-local", "crewai-ltm-lancedb", "inspeximus-default", "inspeximus-rcpt+dir", "atmem-chain",
+    "atmem-chain+checkpoint", "atelya-attest-chain", "atelya-attest-chain+anchor", "memory-blackbox-md",
+    "langgraph-sqlite", "langgraph-sqlite+aes", "langgraph-postgres", "langgraph-redis", "langgraph-ledger",
+    "langgraph-store", "langgraph-store-sqlite", "openai-agents-sqlite-session", "llamaindex-memory-sqlite",
+    "hermes-memory-md", "openclaw-memory-md", "letta-block-history", "adk-sessions-sqlite", "adk-sessions-postgres",
+    "adk-sessions-sqlite-session-state", "adk-sessions-sqlite-user-state", "adk-sessions-sqlite-app-state",
+    "adk-sessions-postgres-session-state", "adk-sessions-postgres-user-state", "adk-sessions-postgres-app-state",
+    "langgraph-store-postgres", "langmem-sqlite", "langchain-postgres-history", "agno-sqlite", "agno-sqlite-sessions",
+    "autogen-state", "pydantic-ai-memory", "pydantic-ai-memory-file",
+)
 
 #: Who keeps contexts apart (the row's lifecycle.isolation; a set before the judge's revision 3 counted
 #: scope leakage as the SUT's, which the rows so measured are).
@@ -176,8 +187,9 @@ def section(row: str) -> list[str]:
             f"capabilities {caps}; scope {r0['scope']}; contexts kept apart by {KEPT_APART.get(r0.get('isolation', 'sut'))}; correct: {correct}; delete: {delete}; run "
             f"{first['run_id']} on {first['started']}, {r0['scenarios']} scenarios, {len(r0['seeds'])} seed.", "",
             *table(records, meta), ""]
-    if row in ROWS:
-        out += [f"**For a user:** {ROWS[row]}", ""]
+    for_user = load_profile(ROOT / "sut_profiles" / f"{row}.yaml").for_users.lifecycle
+    if for_user:
+        out += [f"**For a user:** {for_user}", ""]
     out += ["How: " + lifecycle_note(row), "", "**Violations.**", "", *findings(records), "",
             "**Live and restarted.**", "", *differences(records), "",
             "**Erasure at rest** (raw byte scan of the volumes after each delete; live: right after the "

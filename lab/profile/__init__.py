@@ -28,6 +28,9 @@ schema (:mod:`lab.profile.schema`), the rules across sections by :mod:`lab.profi
     timeouts: {start: 60, op: 60}         # seconds, 0.5 to 3600
     limits: {line_bytes: 16777216, answer_bytes: 16777216}   # driver boundary, 4096 to 268435456 bytes
     notes: free text
+    for_users: {at_rest: ..., lifecycle: ...}   # optional: what the published results mean for a user of
+                                          # the SUT, a line per measurement the row takes (docs/rows.md,
+                                          # docs/rows-lifecycle.md; never part of a result set)
     position: stopped                     # stopped (the metric) | alive: the SUT process runs across
                                           # the edit and is read without a restart (its own row)
     measurements: [at_rest, lifecycle]    # which measurements the row takes (default [at_rest];

@@ -24,7 +24,7 @@ TOP_FIELDS = {
     "row", "title", "status", "unavailable_reason", "sut", "driver", "volumes", "store",
     "capabilities", "configuration", "detection_points", "signals", "dut_boundary",
     "timeouts", "limits", "notes", "observation_class", "position", "services", "measurements", "lifecycle",
-    "fork_server", "image", "side_by_side", "trials_in_place", "frontdoor",
+    "fork_server", "image", "side_by_side", "trials_in_place", "frontdoor", "for_users",
 }
 POSITIONS = ("stopped", "alive")
 #: The measurements of the lab: at rest (docs/method.md), the lifecycle gate (docs/lifecycle.md) and the
@@ -119,6 +119,17 @@ class LifecycleSpec:
 
 
 @dataclass(frozen=True)
+class ForUsers:
+    """What a row's published results mean for a user of its SUT, one line per measurement (``for_users:``):
+    the "For a user" line of docs/rows.md (``at_rest``) and of docs/rows-lifecycle.md (``lifecycle``), read
+    by the scripts that write them. An interpretation written after the measurement, so no part of the
+    profile a result set records (``Profile.to_json`` leaves it out)."""
+
+    at_rest: str | None = None
+    lifecycle: str | None = None
+
+
+@dataclass(frozen=True)
 class FrontdoorSpec:
     """Where the SUT keeps a write's provenance and who keeps its contexts apart, for the front door.
 
@@ -208,6 +219,7 @@ class Profile:
     #: The sidecar folders inside held volumes, as ``<volume>/<folder>`` (``sidecars:``): the sidecar
     #: variants empty or remove their files (lab.method.sidecar_step).
     sidecars: tuple[str, ...] = ()
+    for_users: ForUsers = ForUsers()
 
     @property
     def driver_dir(self) -> Path:
@@ -221,7 +233,7 @@ class Profile:
         return [name for name, held in self.volumes.items() if held]
 
     def to_json(self) -> dict[str, Any]:
-        """The profile as plain data, for result rows."""
+        """The profile as plain data, for result rows (``for_users`` left out: see ForUsers)."""
         return {
             "row": self.row, "title": self.title, "status": self.status,
             "unavailable_reason": self.unavailable_reason, "sut": dict(self.sut),

@@ -141,6 +141,13 @@ class FrontdoorDoc(Strict):
     stored: dict[str, Any] | None = None  # lab.profile.stored: each case's store, read back (C3)
 
 
+class ForUsersDoc(Strict):
+    """What the row's results mean for a user, per measurement (lab.profile.model.ForUsers)."""
+
+    at_rest: Text | None = None
+    lifecycle: Text | None = None
+
+
 class ImageDoc(Strict):
     """The row's own SUT image: a Dockerfile in the driver folder, or an image already on the engine."""
 
@@ -190,6 +197,7 @@ class Document(Strict):
     measurements: Annotated[list[_literal(MEASUREMENTS)], Field(min_length=1), AfterValidator(_unique)] = ["at_rest"]
     lifecycle: LifecycleDoc | None = None
     frontdoor: FrontdoorDoc | None = None
+    for_users: ForUsersDoc | None = None
     fork_server: ForkServerDoc = ForkServerDoc()
     side_by_side: bool = True
     trials_in_place: bool = False

@@ -19,7 +19,7 @@ from lab.profile.model import (SERVICE_EDITORS, Capabilities, ForkServer, Profil
 from lab.profile.schema import Document
 from lab.profile.schema_errors import line_of, to_profile_error
 from lab.profile.validate_driver import own_image
-from lab.profile.validate_measurements import frontdoor_spec, lifecycle_spec
+from lab.profile.validate_measurements import for_users, frontdoor_spec, lifecycle_spec
 
 
 class Validator:
@@ -43,7 +43,8 @@ class Validator:
         except ValidationError as exc:
             raise to_profile_error(exc, self.path, self.lines, self.texts) from None
         common = dict(row=doc.row, title=doc.title or doc.row, path=self.path, status=doc.status,
-                      sut=dict(self.data.get("sut") or {}), notes=doc.notes, dut_boundary=doc.dut_boundary)
+                      sut=dict(self.data.get("sut") or {}), notes=doc.notes, dut_boundary=doc.dut_boundary,
+                      for_users=for_users(doc, tuple(doc.measurements), self.fail))
         if doc.status == "unavailable":
             if not doc.unavailable_reason:
                 raise self.fail("unavailable_reason", "required when status is unavailable",

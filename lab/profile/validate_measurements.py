@@ -1,7 +1,8 @@
 """The blocks of a profile that belong to one measurement, checked: ``lifecycle`` (what the gate may
-ask of the SUT, its scope) and ``frontdoor`` (who keeps contexts apart, the SUT's label and signature,
-and where each case's store is read back with the SUT stopped, on a volume the adversary holds). A
-block on a row its measurement does not take is an error. Each error is the validator's ``fail``: its
+ask of the SUT, its scope), ``frontdoor`` (who keeps contexts apart, the SUT's label and signature,
+and where each case's store is read back with the SUT stopped, on a volume the adversary holds) and
+``for_users`` (a line per measurement). A block, or a line, on a row its measurement does not take
+is an error. Each error is the validator's ``fail``: its
 line and the fix."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 
 from edits.layout import LayoutError
 from lab.profile import names
-from lab.profile.model import Fail, FrontdoorSpec, LifecycleSpec
+from lab.profile.model import Fail, ForUsers, FrontdoorSpec, LifecycleSpec
 from lab.profile.schema import Document
 from lab.profile.stored import StoredSpec, parse_stored
 
@@ -101,3 +102,13 @@ def _adversary_volume(doc: Document, field: str, volume: str, what: str, fail: F
 def _checked(where: str, problem: names.Problem, fail: Fail) -> None:
     if problem:
         raise fail(where, *problem)
+
+
+def for_users(doc: Document, measurements: tuple[str, ...], fail: Fail) -> ForUsers:
+    """What the row's results mean for a user, a line for each measurement the row takes."""
+    given = doc.for_users.model_dump(exclude_none=True) if doc.for_users else {}
+    for measurement in given:
+        if measurement not in measurements:
+            raise fail(f"for_users.{measurement}", f"a line for users of the {measurement} measurement, which "
+                       "this row does not take", f"add {measurement} to measurements, or remove the line")
+    return ForUsers(**given)
