@@ -14,7 +14,7 @@ May import: ``lab.profile``, ``lab.driver`` and ``lab.moments`` (the named momen
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from lab import RUNTIME_NAMES
 from lab.driver import DriverClient
