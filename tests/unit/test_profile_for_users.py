@@ -11,7 +11,7 @@ from profile_text import sqlite_profile
 from lab.profile import ProfileError, load_profile, load_profiles
 from lab.profile.model import ForUsers
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOOD = sqlite_profile("demo", "{package: memlab-reference, version: 0.1.0}", """\
     file: memory.db
     table: records
