@@ -71,8 +71,10 @@ def network_attempts(port: int) -> dict:
     return {"connect 127.0.0.1": _attempt(connect), "interfaces": sorted(os.listdir("/sys/class/net"))}
 
 
-def fork_bomb(seconds: float = 3.0) -> dict:
-    """Fork children that fork for ever, until the kernel refuses; they are left running."""
+def fork_bomb(seconds: float = 20.0) -> dict:
+    """Fork children that fork for ever, until the kernel refuses (or ``seconds`` pass: on a loaded machine
+    the children can fill the container's pids while the driver's own loop is between forks, so it keeps
+    forking until its own fork is refused); they are left running."""
     spawned, refused = 0, None
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
