@@ -5,7 +5,7 @@ group of its own, on no level) and a new method revision named; a check added to
 every published set it is given with that lab and prints one JSON line per set: for an at-rest set
 whether it loads and verifies, the verdict its reports give the new case, its JUnit counts and its
 gate outcome; for a lifecycle set whether it verifies, its rows' checks and statuses and its report
-(tests/unit/test_added_case.py compares them with this lab's).
+(tests/system/test_added_case.py compares them with this lab's).
 
     python tests/added_case.py results/published/langgraph-sqlite results/published/mem0-qdrant-local/lifecycle
 """

@@ -26,6 +26,8 @@ from lab.compose.results import OUTCOMES, Single, read_row
 from lab.report.site_compose import SAID
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
 
+pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
+
 ROWS = ("reference-audit", "reference-naive", "reference-sealed")
 
 

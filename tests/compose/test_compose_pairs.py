@@ -22,6 +22,8 @@ from lab.compose.pairs import choose
 from lab.compose.results import OUTCOMES, SCHEMA, SCHEMA_PAIRS, Single, read_row
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
 
+pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
+
 PROFILES = Path(__file__).parents[1] / "fixtures" / "counted"
 ROW = "counted"
 

@@ -9,12 +9,16 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from lab.resultset.composition import load_rows, pending
 from lab.resultset.verify import verify
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from kills import kill9, memlab, observation_digests, start_paused  # noqa: E402
+
+pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
 
 ROW = "counted"
 PROFILES = ROOT / "tests" / "fixtures" / "counted"

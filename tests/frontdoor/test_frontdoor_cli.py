@@ -25,6 +25,8 @@ from lab.frontdoor.writer import write_manifest
 from lab.resultset import signing
 from lab.resultset.files import digest, read_json, write_json
 
+pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
+
 LEVEL = {"naive": "P0", "label": "P1", "signed": "P2", "signed-content": "P3"}
 #: What each calibration store serves outside the beyond-reach cells (its findings).
 SERVED = {

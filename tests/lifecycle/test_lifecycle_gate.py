@@ -11,6 +11,8 @@ import pytest
 import shims
 from shims.noop_delete import Store as NoopDeleteStore
 
+pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ("scope_leakage", "deletion_residue", "stale_reuse", "expiry_leak", "missing_current_fact")
 

@@ -16,6 +16,8 @@ import pytest
 from shims import peer as shims
 from test_lifecycle_gate import ROOT, memlab
 
+pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
+
 SCENARIOS = ("correction-basic", "deletion-basic", "delete-then-readd")
 
 

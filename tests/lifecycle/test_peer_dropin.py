@@ -20,6 +20,8 @@ from test_lifecycle_gate import memlab
 
 from lab.lifecycle.scenario import BUNDLED_PACK
 
+pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
+
 LOCAL = ("--runtime", "local")
 
 

@@ -22,6 +22,8 @@ from lab.profile import ProfileError, load_profile
 from lab.runtime import get_runtime
 from lab.runtime.housekeeping import RunRegistry, new_run_id
 
+pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
+
 ROOT = Path(__file__).resolve().parents[2]
 MUTATIONS = ("write", "correct", "delete", "rescope", "advance_time")
 SMALL = ("deletion-basic", "rescope-user", "correction-basic")
