@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from rows_doc_common import CASE_IDS, ROOT, installed_version, matrix, published_rows
+from rows_doc_common import CASE_IDS, ROOT, installed_version, matrix, published_rows, write_page
 
 from lab.profile import load_profile  # noqa: E402  (rows_doc_common put the repository on the path)
 
@@ -56,12 +56,26 @@ def for_user(name: str) -> str:
     return load_profile(ROOT / "sut_profiles" / f"{name}.yaml").for_users.at_rest
 
 
+#: Profile fields the at-rest measurement does not read (the fork server changes how fast, never what is
+#: measured): a set measured before one was added or changed is still measured with the profile of today;
+#: so are the configuration's lines about the front door.
+NOT_AT_REST = {"notes", "lifecycle", "frontdoor", "measurements", "fork_server"}
+
+
+def at_rest_part(profile: dict) -> dict:
+    """What of a profile (its JSON) the at-rest measurement reads."""
+    out = {k: v for k, v in profile.items() if k not in NOT_AT_REST}
+    out["configuration"] = {k: v for k, v in (out.get("configuration") or {}).items() if not k.startswith("frontdoor_")}
+    return out
+
+
 def notes(name: str, saved: dict, row: dict) -> str:
     """The row's notes: those of its profile in sut_profiles/ where the profile is still the one the set
-    was measured with in all but its notes (reworded since: a document of the project named instead of
-    one outside it), else those the set was measured with (``saved``: its profile.json)."""
+    was measured with in all the at-rest measurement reads (its notes reworded since, a document of the
+    project named instead of one outside it; blocks of the other measurements added), else those the set
+    was measured with (``saved``: its profile.json)."""
     current = load_profile(ROOT / "sut_profiles" / f"{name}.yaml").to_json()
-    same = {k: v for k, v in current.items() if k != "notes"} == {k: v for k, v in saved.items() if k != "notes"}
+    same = at_rest_part(current) == at_rest_part(saved)
     return current.get("notes") if same else row.get("notes")
 
 
@@ -104,7 +118,7 @@ def main() -> None:
         if na:
             out += ["n/a: " + "; ".join(na) + ".", ""]
         out += [f"Notes: {notes(name, saved, r0)}", ""]
-    (ROOT / "docs" / "rows.md").write_text("\n".join(out), encoding="utf-8")
+    write_page(ROOT / "docs" / "rows.md", "\n".join(out))
 
 
 if __name__ == "__main__":

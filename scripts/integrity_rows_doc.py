@@ -8,7 +8,7 @@ by hand); the sentence for users is the row's profile notes. Run after re-publis
 
 from __future__ import annotations
 
-from rows_doc_common import ROOT, installed_version, matrix, published_rows
+from rows_doc_common import ROOT, installed_version, matrix, published_rows, write_page
 
 from lab.profile import load_profiles  # after rows_doc_common: it puts the repository on sys.path
 
@@ -67,7 +67,7 @@ def main() -> None:
         prof = profiles.get(name)
         out.append(f"- **{name}** ({prof.sut.get('package')} {prof.sut.get('version')}): {prof.unavailable_reason}"
                    if prof else f"- **{name}**: no profile")
-    (ROOT / "docs" / "rows-integrity.md").write_text("\n".join(out) + "\n", encoding="utf-8")
+    write_page(ROOT / "docs" / "rows-integrity.md", "\n".join(out) + "\n")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ ROWS = (
 KEPT_APART = {"sut": "the SUT", "driver": "memlab's driver (scope leakage not the SUT's: n/t)",
               "separate-store": "one store per context (scope leakage not the SUT's: n/t)",
               None: "nobody said (scope leakage n/t)"}
-from rows_doc_common import ROOT
+from rows_doc_common import ROOT, write_page
 
 from lab.lifecycle.results import rederive  # noqa: E402  (rows_doc_common put the repository on the path)
 from lab.profile import load_profile  # noqa: E402
@@ -220,7 +220,7 @@ def main() -> None:
            "the volumes.", ""]
     for row in ROWS:
         out += section(row)
-    (ROOT / "docs" / "rows-lifecycle.md").write_text("\n".join(out), encoding="utf-8")
+    write_page(ROOT / "docs" / "rows-lifecycle.md", "\n".join(out))
 
 
 if __name__ == "__main__":

@@ -48,3 +48,16 @@ def matrix(rows: list[dict]) -> list[str]:
                    f" | {'ok' if r['controls']['C1']['ok'] else 'FAIL'} | "
                    f"{'ok' if r['controls']['C2']['ok'] else 'FAIL'} | {metric} | {r.get('level') or '—'} |")
     return out
+
+
+def write_page(path: Path, text: str) -> None:
+    """Write the generated page at ``path``; with ``--check``, write nothing and exit 1 when the committed
+    page is not ``text`` (``tests/unit/test_rows_docs.py`` holds every page to its script this way)."""
+    if "--check" not in sys.argv[1:]:
+        path.write_text(text, encoding="utf-8")
+        return
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        print(f"{path.relative_to(ROOT)} is not what {Path(sys.argv[0]).name} writes from the published sets and "
+              f"the profiles: run it (python3 scripts/{Path(sys.argv[0]).name})", file=sys.stderr)
+        sys.exit(1)
+
