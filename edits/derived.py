@@ -190,9 +190,11 @@ def attach(editor, records: list[Record]) -> list[Record]:
     return [dataclasses.replace(r, derived=status.get(r.context, {})) for r in records]
 
 
-def apply(editor, spec: EditSpec) -> AppliedEdit:
-    """The spec's default edit, then every declared derived value it made wrong recomputed."""
-    wrong = problems(editor)
+def apply(editor, spec: EditSpec, sql: Any = None) -> AppliedEdit:
+    """The spec's default edit, then every declared derived value it made wrong recomputed; the rows
+    read and written through ``sql``, the SQL dialect editor (default: ``editor`` itself)."""
+    sql = editor if sql is None else sql
+    wrong = problems(sql)
     if wrong:
         raise EditError(f"the untouched store's derived values do not match their declaration "
                         f"(store.derived describes another computation): {wrong[:3]}")
@@ -200,13 +202,13 @@ def apply(editor, spec: EditSpec) -> AppliedEdit:
     done = editor.apply(dataclasses.replace(spec, variant=None))
     statements, recomputed = list(done.statements), []
     for decl in declared(editor.layout):
-        _, fixes, _ = plan(editor, decl)
-        steps = [_step(editor, decl, f) for f in fixes]
+        _, fixes, _ = plan(sql, decl)
+        steps = [_step(sql, decl, f) for f in fixes]
         if steps:
-            statements += editor._run(steps)[0]
+            statements += sql._run(steps)[0]
             recomputed.append({"value": name_of(decl), "rows": len(fixes),
                                "deleted": sum(f.values is None for f in fixes)})
-    left = problems(editor)
+    left = problems(sql)
     if left:
         raise EditError(f"recomputing the derived values left them inconsistent: {left[:3]}")
     before.update({f: None for f in editor.files() if f not in before})

@@ -175,8 +175,8 @@ def genuine_view(layout: dict[str, Any], form_name: str, context: str, seeded: l
 
 
 class FormRows:
-    """The forms of an opaque payload, over :class:`edits.version_rows.VersionRows` (reading a row in
-    a form as its records, the ``form=<name>`` variants and their edit)."""
+    """The forms of an opaque payload, a mixin of :class:`edits.lists.ListEditor` (reading a row in
+    a form as its records, the ``form=<name>`` variants and their edit; its ``store`` a SQL table's)."""
 
     def form_variants(self, spec: EditSpec) -> list[str]:
         """``form=<name>`` for each declared form (but the one ``spec`` is already written in), for a
@@ -189,10 +189,6 @@ class FormRows:
         """True when ``spec`` names a ``form=<name>`` variant (offered or not: :meth:`apply_form` checks)."""
         return (spec.variant or "").startswith(PREFIX)
 
-    def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
-        """The other expressions of ``spec``: the backend's, then one per form the reader accepts."""
-        return [*super().variants(spec, records), *self.form_variants(spec)]
-
     def form_of(self, row: dict[str, Any]) -> PayloadForm | None:
         """The form a version row is in (every ``set`` column holds the form's value), or None."""
         held = row["payload"]["fields"] if row.get("payload") else {}
@@ -203,7 +199,7 @@ class FormRows:
         if not self.layout.payload.forms:
             return self.row_records()
         out = []
-        for row, rec in zip(self.rows(), self.row_records()):
+        for row, rec in zip(self.store.rows(), self.row_records()):
             form = self.form_of(row)
             if form is None:
                 out.append(rec)
@@ -228,7 +224,7 @@ class FormRows:
         form = next(f for f in self.layout.payload.forms if PREFIX + f.name == spec.variant)
         holder = find_one(self.records(), spec.target, "target")
         context = spec.context or holder.context
-        row = self.current_rows()[context]
+        row = self.store.current_rows()[context]
         missing = [c for c, _ in form.set if c not in row["fields"]]
         if missing:
             raise EditError(f"{spec.op}: table {self.layout.table!r} has no column(s) {missing} that form "
@@ -238,12 +234,13 @@ class FormRows:
         authored = [element_record(self.spec, context, i, e, {}) for i, e in enumerate(items)]
         p = plan(replace(spec, unit="record", variant=None), authored, self.layout.metadata)
         operation = _edit_list(p, items, self.spec)
-        where, args = self._where_addr(row["addr"])
+        dialect = self.store.sql  # the SQL dialect editor
+        where, args = dialect._where_addr(row["addr"])
         values = [(self.layout.payload.field, encode(form, template, row["version"], items)), *form.set]
         sql = (f"UPDATE {'.'.join(_q(t) for t in self.layout.table.split('.'))} SET "
-               f"{', '.join(f'{_q(c)} = {self.PARAM}' for c, _ in values)} WHERE {where}")
+               f"{', '.join(f'{_q(c)} = {dialect.PARAM}' for c, _ in values)} WHERE {where}")
         before = read_files(self.files())
-        statements = self._run_steps([(sql, [v for _, v in values] + args, True)])
+        statements = self.store.run_steps([(sql, [v for _, v in values] + args, True)])
         return AppliedEdit(case=spec.case, backend=self.backend, statements=statements,
                            touched=[str(row["version"])], bytes_changed=changed_bytes_in(before),
                            detail={"row": {**row["addr"], "version": row["version"]}, "form": form.name,

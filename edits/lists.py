@@ -4,11 +4,13 @@ The layout's ``records:`` block (see :mod:`edits.layout_records`) says: each row
 table is one *version* of a context's state (the rows: :mod:`edits.version_rows`); the
 newest version row of a context is current; every element of the list at
 ``payload.path`` inside its payload (JSON or MessagePack) is one record, with its
-text, identity and metadata at paths inside the element. The element edits
-(:class:`edits.elements.ElementEdits`, also under :mod:`edits.jsonfiles`) and the version rows
-(:class:`ListRecords`) are shared by both SQL dialects:
-:class:`edits.sqlite.SqliteListEditor` and :class:`edits.postgres.PostgresListEditor`, and by
-RedisJSON documents: :class:`edits.redis_json.RedisJsonListEditor`.
+text, identity and metadata at paths inside the element. One editor, :class:`ListEditor`, serves
+every store of them: it holds the store of its version rows -- a SQL table read and written through
+its dialect editor (:class:`edits.version_rows.SqlVersions`, built by :func:`edits.sqlite.list_editor`
+and :func:`edits.postgres.list_editor`) or RedisJSON documents
+(:class:`edits.redis_json.JsonVersions`) -- and takes the element edits
+(:class:`edits.elements.ElementEdits`, also under :mod:`edits.jsonfiles`), the whole-row edits
+(:mod:`edits.row_edits`) and the other forms of a sealed payload (:mod:`edits.forms`) as its own.
 LangGraph's checkpointers keep memory this way (a message = an element of
 ``channel_values.messages`` in the newest checkpoint).
 
@@ -74,30 +76,44 @@ from typing import Any
 
 from edits import msgpack, paths
 from edits.elements import ElementEdits, element_record
-from edits.model import EditError, EditSpec, Record
+from edits.forms import FormRows  # forms: the other forms an opaque payload's reader accepts
+from edits.model import AppliedEdit, EditError, EditSpec, Record
 from edits.ops import DELETE, FORGE, ROLLBACK, SET_META, SWAP
 from edits.places import meta_variants
-from edits.plan import SWAP_CONTENTS, Outcome, Plan  # SWAP_CONTENTS: the texts, each element's identity kept
-from edits.records import sort_records
-from edits.version_rows import VersionRows, _at
+from edits.plan import SWAP_CONTENTS, EditorBase, Outcome, Plan  # SWAP_CONTENTS: the texts, each element's identity kept
+from edits.records import changed_bytes_in, read_files, sort_records
+from edits.row_edits import RowEdits, _at
 
 
 LAST_ELEMENT = "element"  # rollback: the newest element removed inside the newest version row
 NEW_VERSION = "version=new"  # delete, forge: the edit in a new newest version row, the genuine ones untouched
 
 
-class ListRecords(ElementEdits, VersionRows):
-    """Records = elements of a list inside the current version row of each context.
+class ListEditor(ElementEdits, RowEdits, FormRows, EditorBase):
+    """Records = elements of a list inside the current version row of each context, the rows read and
+    written through ``store`` (see the module), whose ``layout``, ``backend``, ``files``, ``rows``,
+    ``current_rows``, ``run_steps``, ``payload_step``, ``insert_version``, ``drop_versions``,
+    ``variants`` and ``apply_variant`` it uses. ``versions``: version value -> marker of the seeding
+    write that made it current (:mod:`edits.version_rows`)."""
 
-    A mixin over a SQL dialect editor (see :class:`edits.version_rows.VersionRows`).
-    """
+    def __init__(self, store: Any, versions: dict[str, str] | None = None):
+        if store.layout.records is None:
+            raise ValueError(f"the {store.backend} list editor needs a layout with records:")
+        self.store, self.layout, self.backend = store, store.layout, store.backend
+        self.spec = store.layout.records
+        self.versions: dict[str, str] = {str(k): v for k, v in (versions or {}).items()}
+        self.opaque = store.layout.payload.format == "opaque"
+
+    def files(self) -> list:
+        """The files an edit may write: the store's."""
+        return self.store.files()
 
     def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
         """The other expressions of an operation on a readable payload (see the module): rollback
         ``element``, delete and forge ``version=new`` (where a version row can be added), swap
         ``swap=contents``, set_meta one ``place=`` per place of a field kept at several."""
-        if self.opaque or spec.unit == "state":
-            return super().variants(spec, records)  # a sealed payload's: the forms its reader accepts
+        if self.opaque or spec.unit == "state":  # a sealed payload's: the store's, the forms its reader accepts
+            return [*self.store.variants(spec, records), *self.form_variants(spec)]
         if spec.op == SET_META:
             return meta_variants(self.spec.places_of(spec.meta_field)) if spec.meta_field in self.spec.metadata else []
         new = [NEW_VERSION] if self.adds_versions() else []
@@ -108,7 +124,7 @@ class ListRecords(ElementEdits, VersionRows):
         if self.opaque:
             return self.sealed_records()  # forms: a row in a form the reader accepts reads as its records
         out = []
-        for row in self.current_rows().values():
+        for row in self.store.current_rows().values():
             for i, element in enumerate(self._elements(row)):
                 out.append(self._element_record(row, i, element))
         return sort_records(out)
@@ -139,6 +155,24 @@ class ListRecords(ElementEdits, VersionRows):
 
     # -- applying ---------------------------------------------------------
 
+    def apply(self, spec: EditSpec) -> AppliedEdit:
+        """Apply one edit: element edits on a readable payload, version-row edits on an opaque one."""
+        if self.opaque and self.is_form_variant(spec):  # forms: a form the reader accepts (edits.forms)
+            return self.apply_form(spec)
+        if self.opaque or spec.unit == "state":
+            if not self.opaque or spec.unit != "state":
+                raise EditError(f"{spec.op}: unit {spec.unit!r} does not fit a "
+                                f"{self.layout.payload.format} payload (opaque payloads take unit state)")
+            before = read_files(self.files())
+            out = self._state_edit(spec)
+            return AppliedEdit(case=spec.case, backend=self.backend, statements=out.statements,
+                               touched=out.touched, bytes_changed=changed_bytes_in(before), detail=out.detail)
+        return super().apply(spec)
+
+    def _apply_variant(self, spec: EditSpec) -> AppliedEdit | None:
+        """The store's variant applied as a whole edit (a SQL table's ``derived=recomputed``), or None."""
+        return self.store.apply_variant(self, spec)
+
     def _rewrite(self, row: dict[str, Any], change, variant: str | None = None) -> tuple[list[str], dict[str, Any]]:
         """Decode the row's payload, let ``change(list)`` edit its list, re-encode and store it (variant
         ``version=new``: in a new newest version row instead, the genuine row untouched)."""
@@ -154,7 +188,7 @@ class ListRecords(ElementEdits, VersionRows):
         if variant == NEW_VERSION:
             return self._add_version(row, paths.set_path(tree, path, items), operation)
         new = paths.write(raw, path, items, fmt) if path else paths.encode_like(raw, items, fmt)
-        statements = self._run_steps([self._set_payload(row, new)])
+        statements = self.store.run_steps([self._set_payload(row, new)])
         held = {"payload_row": {"table": row["payload"]["table"], **row["payload"]["addr"]}} if self.spec.payload_row else {}
         return statements, {"row": {**row["addr"], "version": row["version"]}, **held, "operation": operation}
 
@@ -168,7 +202,7 @@ class ListRecords(ElementEdits, VersionRows):
         return self._elements(self._row_of(record))[record.order]
 
     def _all_elements(self) -> list[Any]:
-        return [e for r in self.current_rows().values() for e in self._elements(r)]
+        return [e for r in self.store.current_rows().values() for e in self._elements(r)]
 
     def _where(self, record: Record) -> str:
         return _at(self._row_of(record))

@@ -8,7 +8,7 @@ addressed by primary key (``ctid`` when the table has none). The SQL of the
 edits themselves is shared with SQLite (:mod:`edits.sql`), the ``place=`` variants of
 ``replace`` and ``set_meta`` included (a json/jsonb column, read as an object, holds the token in its
 strings), and so are records that are elements of a list inside a stored value
-(``records:``, :class:`PostgresListEditor`, the logic in :mod:`edits.lists`).
+(``records:``, :func:`list_editor`, the logic in :mod:`edits.lists`).
 
 Example (``postgres_url``: a running server -- the lab starts one on the SUT's data volume;
 ``tests/edits/test_doctests.py`` gives one)::
@@ -38,13 +38,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from edits.layout import StoreLayout
-from edits.lists import ListRecords
+from edits.lists import ListEditor
 from edits.maps import MapEditor
 from edits.model import EditError, Record
 from edits.records import decode_payload, read_metadata, sort_records
 from edits.registry import SERVICE, Backend, Field, register
 from edits.sql import SqlEditor
 from edits.sqlnames import quote as _q
+from edits.version_rows import SqlVersions
 
 if TYPE_CHECKING:
     import psycopg
@@ -190,12 +191,9 @@ def map_editor(layout: StoreLayout, url: str) -> MapEditor:
     return MapEditor(PostgresEditor(layout, url), param=_json_param)
 
 
-class PostgresListEditor(ListRecords, PostgresEditor):
+def list_editor(layout: StoreLayout, url: str, versions: dict[str, str] | None = None) -> ListEditor:
     """List-element records (``records:``) in PostgreSQL tables: see :mod:`edits.lists`."""
-
-    def __init__(self, layout: StoreLayout, url: str, versions: dict[str, str] | None = None):
-        self._init_list(layout, versions)
-        PostgresEditor.__init__(self, layout, url)
+    return ListEditor(SqlVersions(PostgresEditor(layout, url)), versions)
 
 
 def _import_client():
@@ -206,7 +204,7 @@ def _import_client():
 
 
 BACKEND = register(Backend(
-    "postgres", SERVICE, editor=PostgresEditor, list_editor=PostgresListEditor, map_editor=map_editor,
+    "postgres", SERVICE, editor=PostgresEditor, list_editor=list_editor, map_editor=map_editor,
     field_paths=True,
     client=_import_client,
     fields=(Field("table", required=True, fix="name the table that holds the records (schema.table allowed)"),)))

@@ -39,7 +39,7 @@ from edits.model import EditError, Record
 from edits.places import PlaceVariants
 from edits.plan import EditorBase, Outcome, Plan
 from edits.records import contains, decode_payload, replace_same_length, sort_records
-from edits.redis_json import RedisJsonListEditor, cascade_patterns, key_regex, latest_pattern, send
+from edits.redis_json import cascade_patterns, key_regex, latest_pattern, list_editor, send
 from edits.registry import SERVICE, Backend, Field, register
 from edits.values import fresh_identity, next_order
 
@@ -163,7 +163,7 @@ def _import_client():
 
 
 BACKEND = register(Backend(
-    "redis", SERVICE, editor=RedisEditor, list_editor=RedisJsonListEditor, context_field=False,
+    "redis", SERVICE, editor=RedisEditor, list_editor=list_editor, context_field=False,
     client=_import_client,
     fields=(Field("key", required=True, parse=_key_pattern, fix='a pattern with {context} and {id}, e.g. '
                                                                 '"mem:{context}:rec:{id}"'),

@@ -3,8 +3,8 @@
 Each JSON document whose key matches the layout's ``key`` (``{context}`` and ``{id}`` in it) is
 one *version* of a context's state, ordered by the document's ``records.version`` member; every
 element of the list at ``payload.path`` inside the member ``payload.field`` of the current
-version is one record (:mod:`edits.lists` does the elements, :mod:`edits.version_rows` the
-whole versions). Two optional Redis fields say how a store keeps its index keys:
+version is one record (:class:`JsonVersions` reads and writes the documents; the
+:class:`edits.lists.ListEditor` that holds it does the elements and the whole versions). Two optional Redis fields say how a store keeps its index keys:
 
 - ``latest``: a string key per context (``{context}`` in it) naming the current document's
   key. When declared, that pointer decides which version is current (not the greatest
@@ -54,22 +54,26 @@ from typing import Any
 
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
-from edits.lists import ListRecords
-from edits.model import EditError
-from edits.plan import EditorBase
-from edits.version_rows import _rank
+from edits.lists import ListEditor
+from edits.model import EditError, EditSpec, Record
+from edits.row_edits import _rank
 
 
-class RedisJsonListEditor(ListRecords, EditorBase):
+def list_editor(layout: StoreLayout, url: str, versions: dict[str, str] | None = None) -> ListEditor:
     """List-element records in RedisJSON version documents on one Redis server (see the module)."""
+    return ListEditor(JsonVersions(layout, url), versions)
+
+
+class JsonVersions:
+    """The version documents of a list editor (:class:`edits.lists.ListEditor`) on one Redis server."""
 
     backend = "redis"
+    sql = None  # no SQL table: no form of a sealed payload is written here (edits.forms)
 
-    def __init__(self, layout: StoreLayout, url: str, versions: dict[str, str] | None = None):
+    def __init__(self, layout: StoreLayout, url: str):
         import redis  # here, not above: finding the backends imports this module, not the client
 
-        self._init_list(layout, versions)
-        self.layout, self.url = layout, url
+        self.layout, self.url, self.spec = layout, url, layout.records
         self.client = redis.Redis.from_url(url, decode_responses=True)
         self.key_re = key_regex(layout.key)
         self.latest = layout.options.get("latest")
@@ -78,6 +82,14 @@ class RedisJsonListEditor(ListRecords, EditorBase):
     def files(self) -> list[Path]:
         """None: the server owns the files; C3 diffs the volume after the server stops."""
         return []
+
+    def variants(self, spec: EditSpec, records: list[Record]) -> list[str]:
+        """None of a sealed payload's edit."""
+        return []
+
+    def apply_variant(self, editor, spec: EditSpec) -> None:
+        """None applied as a whole edit."""
+        return None
 
     def rows(self) -> list[dict[str, Any]]:
         """Every version document: {"addr": {"key"}, "context", "version", "fields", "payload"}."""
@@ -109,12 +121,11 @@ class RedisJsonListEditor(ListRecords, EditorBase):
         named = {ctx: self.client.get(self.latest.replace("{context}", ctx)) for ctx in {r["context"] for r in rows}}
         return {ctx: by_key[key] for ctx, key in sorted(named.items()) if key in by_key}
 
-    def _set_payload(self, row: dict[str, Any], value: Any) -> tuple[str, ...]:
+    def payload_step(self, row: dict[str, Any], value: Any) -> tuple[str, ...]:
         """The JSON.SET that stores ``value`` (JSON text) as the payload member of a version document."""
-        self._raw(row)
         return ("JSON.SET", row["addr"]["key"], f"$[{json.dumps(self.layout.payload.field)}]", value)
 
-    def _insert_version(self, row: dict[str, Any], fields: dict[str, Any]) -> list[tuple[str, ...]]:
+    def insert_version(self, row: dict[str, Any], fields: dict[str, Any]) -> list[tuple[str, ...]]:
         """The JSON.SET of a new version document (the current one's key with the new version as its
         ``{id}``, members in the current one's order) and, with ``latest``, the pointer set to it."""
         old_key, field = row["addr"]["key"], self.layout.payload.field
@@ -130,11 +141,11 @@ class RedisJsonListEditor(ListRecords, EditorBase):
             steps.append(("SET", self.latest.replace("{context}", row["context"]), key))
         return steps
 
-    def _run_steps(self, steps: list[tuple[str, ...]]) -> list[str]:
+    def run_steps(self, steps: list[tuple[str, ...]]) -> list[str]:
         """Send the commands in one MULTI/EXEC; return them as redis-cli would show them."""
         return send(self.client, steps)
 
-    def _drop_versions(self, doomed: list[dict[str, Any]], keep: dict[str, Any]) -> tuple[list[str], list[str]]:
+    def drop_versions(self, doomed: list[dict[str, Any]], keep: dict[str, Any]) -> tuple[list[str], list[str]]:
         """Delete the doomed documents and their cascade keys; point ``latest`` at the kept one."""
         steps: list[tuple[str, ...]] = []
         for row in doomed:
@@ -144,7 +155,7 @@ class RedisJsonListEditor(ListRecords, EditorBase):
                 steps += [("DEL", key) for key in sorted(self.client.scan_iter(match=glob, count=500))]
         if self.latest:
             steps.append(("SET", self.latest.replace("{context}", keep["context"]), keep["addr"]["key"]))
-        return self._run_steps(steps), list(self.cascade)
+        return self.run_steps(steps), list(self.cascade)
 
 
 def send(client: Any, commands: list[tuple[str, ...]]) -> list[str]:

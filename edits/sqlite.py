@@ -32,7 +32,7 @@ Example::
     >>> [r.payload for r in editor.records()]
     ['mA1-q first FACT-Z9', 'mA2-q second']
 
-A layout with ``records:`` gets a :class:`SqliteListEditor` (see :mod:`edits.lists`), one with ``map:`` a
+A layout with ``records:`` gets a :class:`~edits.lists.ListEditor` over its rows (:func:`list_editor`), one with ``map:`` a
 :class:`~edits.maps.MapEditor` over a :class:`SqliteEditor` (see :mod:`edits.maps`).
 """
 
@@ -49,13 +49,14 @@ from edits import derived
 from edits.derived_layout import parse_derived
 from edits.layout import StoreLayout
 from edits.layout_fields import LayoutError
-from edits.lists import ListRecords
+from edits.lists import ListEditor
 from edits.maps import MapEditor
 from edits.model import EditError, Record
 from edits.records import decode_payload, read_metadata, sort_records
 from edits.registry import FILE, Backend, Field, register
 from edits.sql import SqlEditor
 from edits.sqlnames import quote as _q
+from edits.version_rows import SqlVersions
 
 
 class SqliteEditor(SqlEditor):
@@ -182,12 +183,9 @@ class SqliteEditor(SqlEditor):
         return [sql for _, sql in rows]
 
 
-class SqliteListEditor(ListRecords, SqliteEditor):
+def list_editor(layout: StoreLayout, volume_path: Path, versions: dict[str, str] | None = None) -> ListEditor:
     """List-element records (``records:``) in one SQLite file of a volume: see :mod:`edits.lists`."""
-
-    def __init__(self, layout: StoreLayout, volume_path: Path, versions: dict[str, str] | None = None):
-        self._init_list(layout, versions)
-        SqliteEditor.__init__(self, layout, volume_path)
+    return ListEditor(SqlVersions(SqliteEditor(layout, volume_path)), versions)
 
 
 def map_editor(layout: StoreLayout, volume_path: Path) -> MapEditor:
@@ -203,7 +201,7 @@ def _trigger_mode(value: object, store: dict) -> str:
 
 
 BACKEND = register(Backend(
-    "sqlite", FILE, editor=SqliteEditor, list_editor=SqliteListEditor, map_editor=map_editor, field_paths=True,
+    "sqlite", FILE, editor=SqliteEditor, list_editor=list_editor, map_editor=map_editor, field_paths=True,
     fields=(Field("table", required=True, fix="name the table that holds the records"),
             Field("triggers", default="fire", parse=_trigger_mode),
             Field("derived", parse=parse_derived))))

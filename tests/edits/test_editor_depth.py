@@ -1,8 +1,8 @@
 """How deep the editors' class hierarchy is (``len(cls.__mro__)``, the class and ``object`` counted):
 an editor is composed of what it uses -- a keyed map's entries (edits.maps.MapEditor) hold the SQL
-dialect editor they read and write through -- rather than inheriting a stack of mixins. The editors of
-list-element records (edits.lists) are still such a stack, and bounded where they stand, so that none
-grows deeper while they wait to be composed."""
+dialect editor they read and write through, list elements (edits.lists.ListEditor) the store of their
+version rows (a SQL table through its dialect editor, or RedisJSON documents) -- rather than inheriting
+a stack of mixins."""
 
 import importlib
 import inspect
@@ -13,8 +13,6 @@ import edits
 from edits.plan import EditorBase
 
 DEPTH = 6  # e.g. SqliteEditor: SqliteEditor, SqlEditor, SlotRefs, PlaceVariants, EditorBase, object
-#: The list-element editors, not yet composed: their depth today.
-STACKED = {"SqliteListEditor": 12, "PostgresListEditor": 12, "RedisJsonListEditor": 8}
 
 
 def editor_classes() -> list[type]:
@@ -29,7 +27,7 @@ def editor_classes() -> list[type]:
 
 def too_deep(classes) -> dict[str, int]:
     """The classes deeper than their bound, with their depth."""
-    return {c.__name__: len(c.__mro__) for c in classes if len(c.__mro__) > STACKED.get(c.__name__, DEPTH)}
+    return {c.__name__: len(c.__mro__) for c in classes if len(c.__mro__) > DEPTH}
 
 
 def test_no_editor_is_deeper_than_its_bound():
@@ -41,6 +39,17 @@ def test_a_map_editor_holds_its_dialect_instead_of_inheriting_it():
 
     assert len(MapEditor.__mro__) == 3  # MapEditor, EditorBase, object
     assert "SqlEditor" not in {c.__name__ for c in MapEditor.__mro__}
+
+
+def test_a_list_editor_holds_its_rows_store_instead_of_inheriting_a_dialect():
+    from edits import postgres, redis_json, registry, sqlite
+    from edits.lists import ListEditor
+
+    names = {c.__name__ for c in ListEditor.__mro__}
+    assert len(ListEditor.__mro__) <= DEPTH and not names & {"SqlEditor", "SqliteEditor", "PostgresEditor"}
+    built = {b.name: b.list_editor for b in registry.backends() if b.name in ("sqlite", "postgres", "redis")}
+    # each backend builds the one ListEditor over its store
+    assert built == {"sqlite": sqlite.list_editor, "postgres": postgres.list_editor, "redis": redis_json.list_editor}
 
 
 def test_the_bound_catches_a_deeper_editor():
