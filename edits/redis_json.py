@@ -4,7 +4,8 @@ Each JSON document whose key matches the layout's ``key`` (``{context}`` and ``{
 one *version* of a context's state, ordered by the document's ``records.version`` member; every
 element of the list at ``payload.path`` inside the member ``payload.field`` of the current
 version is one record (:class:`JsonVersions` reads and writes the documents; the
-:class:`edits.lists.ListEditor` that holds it does the elements and the whole versions). Two optional Redis fields say how a store keeps its index keys:
+:class:`edits.lists.ListEditor` that holds it does the elements and the whole versions). Two
+optional Redis fields say how a store keeps its index keys:
 
 - ``latest``: a string key per context (``{context}`` in it) naming the current document's
   key. When declared, that pointer decides which version is current (not the greatest

@@ -66,7 +66,7 @@ from edits import derived, paths
 from edits.derived_layout import RECOMPUTED
 from edits.layout_records import PayloadRow
 from edits.model import EditError, EditSpec, Record
-from edits.row_edits import _at, _rank, _sql_name  # noqa: F401  (edits.redis_json imports _rank from here)
+from edits.row_edits import _rank, _sql_name
 from edits.sqlnames import quote as _q
 
 

@@ -1,7 +1,8 @@
-"""SqliteListEditor: records that are elements of a list inside a version row's MessagePack (or JSON)
-payload, the newest version row of a context current; opaque payloads edited as whole version
-rows addressed through the versions the SUT reported. Every case changes exactly what it should
-and C3 agrees; what cannot be expressed raises EditError."""
+"""The SQLite list editor (edits.lists.ListEditor over edits.version_rows.SqlVersions): records that
+are elements of a list inside a version row's MessagePack (or JSON) payload, the newest version row
+of a context current; opaque payloads edited as whole version rows addressed through the versions
+the SUT reported. Every case changes exactly what it should and C3 agrees; what cannot be expressed
+raises EditError."""
 
 import json
 import os
