@@ -20,3 +20,17 @@ def sqlite_profile(row: str, sut: str, store: str, capabilities: str) -> str:
           volume: store
         """)
     return head + textwrap.indent(textwrap.dedent(store), "  ") + f"capabilities: {capabilities}\n"
+
+
+#: The keys of the reference driver's SQLite store, after ``backend`` and ``volume``, one a line.
+REFERENCE_STORE = """\
+file: memory.db
+table: records
+context: ctx
+identity: [id]
+order: seq
+payload: body
+"""
+
+#: A valid profile, row ``demo``, the store the reference one, erasure by record.
+DEMO = sqlite_profile("demo", "{package: memlab-reference, version: 0.1.0}", REFERENCE_STORE, "{erasure: record}")

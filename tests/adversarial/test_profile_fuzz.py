@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from profile_text import REFERENCE_STORE
 
 from lab.cli import main
 from lab.profile import ProfileError, load_profile
@@ -29,12 +30,7 @@ BASE = textwrap.dedent("""\
     store:
       backend: sqlite
       volume: store
-      file: memory.db
-      table: records
-      context: ctx
-      identity: [id]
-      order: seq
-      payload: body
+    """) + textwrap.indent(REFERENCE_STORE, "  ") + textwrap.dedent("""\
       metadata: {role: role, source: source, timestamp: created_at}
     capabilities: {erasure: record, order: true, metadata: true, snapshot: true}
     configuration:

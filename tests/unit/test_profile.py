@@ -1,18 +1,9 @@
 """Profile validation: every error names the file, the line, the field and the fix."""
 
 import pytest
-from profile_text import sqlite_profile
+from profile_text import DEMO as GOOD
 
 from lab.profile import ProfileError, load_profile, load_profiles, select
-
-GOOD = sqlite_profile("demo", "{package: memlab-reference, version: 0.1.0}", """\
-    file: memory.db
-    table: records
-    context: ctx
-    identity: [id]
-    order: seq
-    payload: body
-    """, "{erasure: record}")
 
 
 def write(tmp_path, text, name="demo.yaml"):

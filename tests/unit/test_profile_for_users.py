@@ -6,20 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from profile_text import sqlite_profile
+from profile_text import DEMO as GOOD
 
 from lab.profile import ProfileError, load_profile, load_profiles
 from lab.profile.model import ForUsers
 
 ROOT = Path(__file__).resolve().parents[2]
-GOOD = sqlite_profile("demo", "{package: memlab-reference, version: 0.1.0}", """\
-    file: memory.db
-    table: records
-    context: ctx
-    identity: [id]
-    order: seq
-    payload: body
-    """, "{erasure: record}")
 
 
 def load(tmp_path, extra: str):
