@@ -12,11 +12,11 @@ from typing import Any, Callable
 
 import pytest
 
-from lab.resultset.pins import file_digest
-from lab.resultset.results import digest
 from lab.judge.scoring import score
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.append(str(ROOT / "bench"))
+from tamper_ops import repin_file, repin_row  # noqa: E402  (the tamper table's re-pinning of a manifest)
 
 
 def memlab(*args: str, cache: Path, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -78,17 +78,9 @@ def edit_row(root: Path, file: str, change: Callable[[dict], None], rescore: boo
     if rescore:
         row.update(score(row["cells"], row["evaluable"]))
     save(root / file, row)
-    manifest = load(root / "manifest.json")
-    for entry in manifest["rows"]:
-        if entry["file"] == file:
-            entry["digest"] = digest(row)
-    save(root / "manifest.json", manifest)
+    repin_row(root, file)
 
 
 def fix_evidence_digest(root: Path, file: str) -> None:
     """Re-pin one evidence file's digest in the manifest after it was changed."""
-    manifest = load(root / "manifest.json")
-    for entry in manifest["evidence"]:
-        if entry["file"] == file:
-            entry["digest"] = file_digest(root / file)
-    save(root / "manifest.json", manifest)
+    repin_file(root, file)
