@@ -144,7 +144,7 @@ def test_resume_refuses_a_set_that_is_not_a_composition(tmp_path, cache):  # noq
     assert proc.returncode == 2 and "not a composition" in proc.stderr, proc.stderr
 
 
-SINGLE = st.builds(Single, move=st.sampled_from(["T3", "write", "restart"]), trial=st.just("t"),
+SINGLE = st.builds(Single, move=st.sampled_from(["T3", "T5", "write", "restart"]), trial=st.just("t"),
                    landed=st.sampled_from([True, False, None]), reason=st.just(""))
 
 

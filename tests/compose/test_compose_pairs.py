@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from lab.compose.judge import decide
 from lab.compose.moves import MAX_LENGTH, Move, edits_of, sequences
 from lab.compose.pairs import choose
-from lab.compose.results import OUTCOMES, SCHEMA, SCHEMA_PAIRS, Single, read_row
+from lab.compose.results import OUTCOMES, SCHEMA, SCHEMA_PAIRS, read_row
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
 
 pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
@@ -183,16 +182,6 @@ def _left_out_with_why(a: Move, b: Move, skipped: list[dict]) -> bool:
             if {a.name, b.name} <= named:
                 return True
     return False
-
-
-SINGLE = st.builds(Single, move=st.sampled_from(["T3", "T5", "write"]), trial=st.just("t"),
-                   landed=st.sampled_from([True, False, None]), reason=st.just(""))
-
-
-@given(landed=st.sampled_from([True, False, None]), singles=st.lists(SINGLE, min_size=2, max_size=MAX_LENGTH))
-def test_a_pair_is_a_finding_iff_it_lands_and_every_single_is_known_not_to(landed, singles):
-    verdict, _ = decide(landed, "why", singles)
-    assert (verdict == "finding") == (landed is True and all(s.landed is False for s in singles))
 
 
 def test_a_pair_with_a_sut_move_is_a_finding_only_where_no_shorter_sequence_of_its_moves_lands():
