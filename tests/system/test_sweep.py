@@ -32,43 +32,20 @@ from lab.sweep.registry import SelectionError, select
 ROOT = Path(__file__).resolve().parents[2]
 ROW = "sweeptoy"
 
-SUT = '''"""sweeptoy {version}: notes of many threads as JSON lines{doc}."""
-import hashlib, json, time, uuid
-from pathlib import Path
+#: The toy's module: the tutorial's toynotes (tests/fixtures/own-sut), then SUT: its Notes with the
+#: checksums on where ``checked``.
+TOYNOTES = ROOT / "tests" / "fixtures" / "own-sut" / "toynotes-driver" / "toynotes.py"
+SUT = '''
 
-CHECKED = {checked}
+__version__ = "{version}"
+_Notes = Notes
 
 
-class Notes:
+class Notes(_Notes):
+    """sweeptoy {version}: notes of many threads as JSON lines{doc}."""
+
     def __init__(self, folder):
-        self.path = Path(folder) / "notes.jsonl"
-        self.path.touch()
-
-    def add(self, thread, text, role="user", source=None):
-        note = {{"id": uuid.uuid4().hex[:12], "thread": thread, "role": role, "source": source,
-                "at": round(time.time(), 3), "text": text}}
-        if CHECKED:
-            note["sum"] = hashlib.sha256(text.encode()).hexdigest()
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(note) + "\\n")
-        return note
-
-    def list(self, thread):
-        notes = [n for n in self._all() if n["thread"] == thread]
-        for note in notes:
-            if CHECKED and note.get("sum") != hashlib.sha256(note["text"].encode()).hexdigest():
-                raise ValueError("note " + note["id"] + ": checksum mismatch")
-        return notes
-
-    def forget(self, thread, note_id=None):
-        keep, gone = [], []
-        for note in self._all():
-            (gone if note["thread"] == thread and note_id in (None, note["id"]) else keep).append(note)
-        self.path.write_text("".join(json.dumps(n) + "\\n" for n in keep), encoding="utf-8")
-        return [n["id"] for n in gone]
-
-    def _all(self):
-        return [json.loads(x) for x in self.path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        super().__init__(folder, checksums={checked})
 '''
 
 DRIVER = '''import memlab_driver as kit
@@ -142,7 +119,8 @@ def wheel(folder: Path, name: str, version: str, files: dict[str, str], requires
 def toy_wheel(folder: Path, version: str) -> Path:
     checked = version != "1.0.0"
     requires = {"1.0.0": (), "1.1.0": ("memlab-sweepdep==2.0",), "1.2.0": ("memlab-sweeptoy-absent>=1",)}[version]
-    source = SUT.format(version=version, checked=checked, doc=", a checksum per note" if checked else "")
+    source = TOYNOTES.read_text(encoding="utf-8") + SUT.format(
+        version=version, checked=checked, doc=", a checksum per note" if checked else "")
     return wheel(folder, "memlab-sweeptoy", version, {"sweeptoy.py": source}, requires)
 
 
