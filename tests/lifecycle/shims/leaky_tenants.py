@@ -5,7 +5,10 @@ BROKEN = "no isolation across tenants sharing a user id"
 
 
 class Store(example.Store):
+    #: The one part of an entry's (tenant, user, key) that /query matches against the caller's scope.
+    MATCHED = 1
+
     def query(self, scope, prompt):
         with self.lock:
             return [{"text": e.value, "key": k[2]} for k, e in sorted(self.entries.items())
-                    if k[1] == scope[1] and (e.expires_at is None or self.now < e.expires_at)]
+                    if k[self.MATCHED] == scope[self.MATCHED] and (e.expires_at is None or self.now < e.expires_at)]

@@ -1,11 +1,8 @@
 """Broken: /query filters by tenant only, so users of one tenant see each other's memories."""
-from shims import example
+from shims import leaky_tenants
 
 BROKEN = "no isolation across users of a tenant"
 
 
-class Store(example.Store):
-    def query(self, scope, prompt):
-        with self.lock:
-            return [{"text": e.value, "key": k[2]} for k, e in sorted(self.entries.items())
-                    if k[0] == scope[0] and (e.expires_at is None or self.now < e.expires_at)]
+class Store(leaky_tenants.Store):
+    MATCHED = 0  # the tenant
