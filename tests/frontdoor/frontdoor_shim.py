@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from lab.frontdoor.scope import Scope
+from threaded_http import in_thread
 
 
 class Service:
@@ -73,14 +73,8 @@ def serve(make: Callable[[bytes], Any], restarts: str | None = None) -> Iterator
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", service
-    finally:
-        server.shutdown()
-        server.server_close()
+    with in_thread(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        yield url, service
 
 
 def config(folder: Path, url: str, name: str) -> Path:

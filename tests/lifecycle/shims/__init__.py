@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from threaded_http import in_thread
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE_DIR = ROOT / "examples" / "lifecycle-shim"
@@ -35,11 +36,5 @@ example = _load_example()
 def serve(store=None, handler=None) -> Iterator:
     """A shim server (the example's, or one with a broken Store/Handler) on 127.0.0.1:0."""
     server = example.ShimServer(0, store, handler or example.Handler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), name="lifecycle-shim", daemon=True)
-    thread.start()
-    try:
+    with in_thread(server, 0.02):
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from threaded_http import in_thread
+
 DELAY = 0.5
 MODES = ("correct", "leaky", "eventual", "paraphrase", "naive", "disguise")
 
@@ -178,15 +180,8 @@ def serve(mode: str = "correct", frontend: str = "stdlib", store: Store | None =
     caller's, e.g. a subclass; else a new one in ``mode``); stopped afterwards."""
     store = store if store is not None else Store(mode)
     if frontend == "stdlib":
-        server = ThreadingHTTPServer(("127.0.0.1", 0), type("H", (_Handler,), {"store": store}))
-        thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_address[1]}", store
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join(timeout=5)
+        with in_thread(ThreadingHTTPServer(("127.0.0.1", 0), type("H", (_Handler,), {"store": store})), 0.02) as url:
+            yield url, store
         return
     import socket
 
