@@ -101,32 +101,25 @@ def test_a_forged_row_carries_the_victims_app_and_user(tmp_path):
     assert forged[1:] == template[1:] and forged[0] != template[0]  # a fresh id, the template's whole scope
 
 
-def test_c3_refuses_a_forgery_that_landed_in_another_app_and_user(tmp_path):
-    layout = store(tmp_path)
-
-    def elsewhere():  # what the editor did before the fix: fresh values in the other key columns
-        db = sqlite3.connect(tmp_path / "adk.db")
-        db.execute("UPDATE events SET app_name = 'app-x', user_id = 'mallory' WHERE event_data LIKE ?",
-                   (f"%{specs()['T5'].replace}%",))
-        db.commit()
-        db.close()
-
-    result = measure(layout, tmp_path, specs()["T5"], elsewhere)
-    assert not result.ok and any("not in the target context" in r for r in result.reasons), result.reasons
-
-
-def test_c3_refuses_a_replay_that_moved_the_victim_to_the_donors_user(tmp_path):
+@pytest.mark.parametrize("case, update, text, reason", [
+    # a forgery as the editor wrote it before the fix: fresh values in the other key columns
+    ("T5", "UPDATE events SET app_name = 'app-x', user_id = 'mallory' WHERE event_data LIKE ?",
+     specs()["T5"].replace, "not in the target context"),
+    # a replay whose victim slot (B's, now holding A's text) moved to A's user
+    ("T6", "UPDATE events SET user_id = 'alice' WHERE user_id = 'bob' AND event_data LIKE ?",
+     marker("A", 3), "victim slot is gone"),
+], ids=["forgery-in-another-app-and-user", "replay-moved-to-the-donors-user"])
+def test_c3_refuses_an_edit_that_left_the_victims_scope(tmp_path, case, update, text, reason):
     layout = store(tmp_path)
 
     def moved():
         db = sqlite3.connect(tmp_path / "adk.db")
-        db.execute("UPDATE events SET user_id = 'alice' WHERE user_id = 'bob' AND event_data LIKE ?",
-                   (f"%{marker('A', 3)}%",))  # B's slot, now holding A's text, moved to A's user
+        db.execute(update, (f"%{text}%",))
         db.commit()
         db.close()
 
-    result = measure(layout, tmp_path, specs()["T6"], moved)
-    assert not result.ok and any("victim slot is gone" in r for r in result.reasons), result.reasons
+    result = measure(layout, tmp_path, specs()[case], moved)
+    assert not result.ok and any(reason in r for r in result.reasons), result.reasons
 
 
 def test_swapped_contents_keep_each_rows_scope(tmp_path):
