@@ -163,14 +163,19 @@ class BlackboxDriver(kit.Driver):
         self._save(context, lines + [line])
         return {"id": _line_id(line), "text": text}
 
+    def _signal_scan(self, adapter):
+        """scan() the file, and signal each write it records: a change the agent did not make."""
+        for rec in adapter.scan():
+            self.signal("status", f"memory-blackbox recorded an out-of-band write to {rec.memory_id} "
+                                  f"(ledger record {rec.record_id}, source {rec.source.source_type})",
+                        record_id=rec.record_id)
+
     def read(self, context):
         """The file (with read_scan: before_read, scan() first: a recorded write = a change the agent did not make)."""
         if not self._file(context).exists():
             return []
-        for rec in self._adapter(context).scan() if self.read_scan == "before_read" else []:
-            self.signal("status", f"memory-blackbox recorded an out-of-band write to {rec.memory_id} "
-                                  f"(ledger record {rec.record_id}, source {rec.source.source_type})",
-                        record_id=rec.record_id)
+        if self.read_scan == "before_read":
+            self._signal_scan(self._adapter(context))
         out = []
         for line in self._lines(context):
             if line.startswith("- [") and "] " in line:
@@ -257,10 +262,8 @@ class BlackboxDriver(kit.Driver):
         path = self._fd_file(scope)
         if not path.exists():  # nothing written in this scope: no memory file
             return []
-        for rec in self._fd_adapter(path).scan() if self.read_scan == "before_read" else []:
-            self.signal("status", f"memory-blackbox recorded an out-of-band write to {rec.memory_id} "
-                                  f"(ledger record {rec.record_id}, source {rec.source.source_type})",
-                        record_id=rec.record_id)
+        if self.read_scan == "before_read":
+            self._signal_scan(self._fd_adapter(path))
         texts = []
         for line in path.read_text(encoding="utf-8").splitlines():
             m = RECORD.match(line)
