@@ -4,6 +4,8 @@ print how long each re-measured row took (its environment build and its whole ru
 A module of one row (its ``ROW``) gets it re-measured once through the fixtures ``at_rest`` and
 ``lifecycle``; a module of several rows uses ``at_rest_of`` and ``lifecycle_of``."""
 
+import functools
+
 import pytest
 from background import AHEAD as BACKGROUND
 from integrity_rows import TIMINGS, at_rest_once, lifecycle_once
@@ -12,14 +14,7 @@ from integrity_rows import TIMINGS, at_rest_once, lifecycle_once
 @pytest.fixture(scope="module")
 def at_rest_of(tmp_path_factory):
     """``run(row)``: a row re-measured at rest, once per row: (the comparison's failure or None, rows by point)."""
-    done: dict[str, tuple] = {}
-
-    def run(row: str) -> tuple:
-        if row not in done:
-            done[row] = at_rest_once(row, tmp_path_factory.mktemp(row) / "set")
-        return done[row]
-
-    return run
+    return functools.cache(lambda row: at_rest_once(row, tmp_path_factory.mktemp(row) / "set"))
 
 
 @pytest.fixture(scope="module")
@@ -32,14 +27,7 @@ def at_rest(request, at_rest_of):
 def lifecycle_of(tmp_path_factory):
     """``run(row)``: a row's lifecycle records by position, from one run of both positions per row
     (``--fail-on p1``, as published)."""
-    done: dict[str, dict] = {}
-
-    def run(row: str) -> dict:
-        if row not in done:
-            done[row] = lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set")
-        return done[row]
-
-    return run
+    return functools.cache(lambda row: lifecycle_once(row, tmp_path_factory.mktemp(f"{row}-lifecycle") / "set"))
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,12 @@ order and C3 checks no place; their published cells and lifecycle figures are th
 
 from __future__ import annotations
 
+import functools
 import json
-import subprocess
-import sys
 
 import pytest
 
-from integrity_rows import ROOT, published as published_at_rest, remeasure, summary as at_rest
+from integrity_rows import ROOT, lifecycle_once, published as published_at_rest, remeasure, summary as at_rest
 from test_lifecycle_rows import assert_matches_published, published, summary
 
 pytestmark = pytest.mark.rows
@@ -36,32 +35,14 @@ POSTGRES_STATE = ("adk-sessions-postgres-session-state", "adk-sessions-postgres-
 @pytest.fixture(scope="module")
 def at_rest_run(tmp_path_factory):
     """``run(row)``: the row re-measured at rest, by detection point (each row once)."""
-    done: dict[str, dict] = {}
-
-    def run(row: str) -> dict:
-        if row not in done:
-            done[row] = remeasure(row, tmp_path_factory.mktemp(row) / "set")
-        return done[row]
-
-    return run
+    return functools.cache(lambda row: remeasure(row, tmp_path_factory.mktemp(row) / "set"))
 
 
 @pytest.fixture(scope="module")
 def lifecycle(tmp_path_factory):
-    """``run(row, position)``: the lifecycle row record (each run made once)."""
-    done: dict[tuple, dict] = {}
-
-    def run(row: str, position: str) -> dict:
-        if (row, position) not in done:
-            out = tmp_path_factory.mktemp(f"{row}-{position}") / "set"
-            cmd = [sys.executable, "-m", "lab.cli", "lifecycle", "run", "--sut", row, "--runtime", "local",
-                   "--position", position, "--fail-on", "p1", "--out", str(out)]
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
-            assert proc.returncode in (0, 1), f"exit {proc.returncode}:\n{proc.stderr[-3000:]}"
-            done[row, position] = json.loads((out / "rows" / f"{row}@{position}.json").read_text())
-        return done[row, position]
-
-    return run
+    """``run(row, position)``: the lifecycle row record (each run made once, ``--fail-on p1``)."""
+    return functools.cache(lambda row, position: lifecycle_once(
+        row, tmp_path_factory.mktemp(f"{row}-{position}") / "set", position)[position])
 
 
 @pytest.mark.parametrize("row", [*ROWS, *POSTGRES_STATE])
