@@ -71,4 +71,4 @@ def compose(patterns: tuple[str, ...], length: int, edits: int, runtime_name: st
         run, patterns=patterns, runtime_name=runtime_name, out=out, jobs=jobs, nonce=nonce, records=5,
         profiles_dir=profiles_dir, allow_errors=allow_errors, sign_key=sign_key, reports=reports, fail_on=None,
         min_level=None, no_fork_server=no_fork_server, resume=resume,
-        compose={"length": length, **({"edits": edits} if edits != 1 else {})}, evidence_budget=evidence_budget)
+        compose={"length": length, **({"edits": edits} if edits != 1 else {}), "restores": True}, evidence_budget=evidence_budget)

@@ -1,5 +1,6 @@
 """What composition judges of one trial at one detection point: the edit alone (its at-rest trial), a SUT
-move alone (the edit's own effect check on what the read after it served), what the SUT moves of a
+move alone (the edit's own effect check on what the read after it served; against a restore move it never
+lands when served, its effect being over what the restore's own op changed), what the SUT moves of a
 trial already stopped, and each edit of a trial seen as its own at-rest trial would be (a pair's
 trial holds two, each with its own C3: :func:`edit_views`).
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from lab.cases import BY_ID
 from lab.cases.seedplan import markers_in
 from lab.judge.effects import effect
 from lab.judge.observation import NO_ANSWER, Answer, Json, Observation, Verdict
@@ -88,6 +90,10 @@ def sut_alone(obs: Observation | None, edits: list[tuple[str, str, Json]], at: P
     baseline = (c1.reads or {}).get(obs.read_label) or NO_ANSWER
     seen_any, said = False, []
     for move, case, intended in edits:
+        if BY_ID[case].restores:  # its effect is over the record its own op changed, which no SUT move alone does
+            said.append(f"served unrefused, but a SUT move alone makes no copy, no {case} op and no return: "
+                        f"the {move} effect has nothing to show on")
+            continue
         eff = effect(case, intended, read.records or [], baseline.records or [], at.ordered)
         seen_any = seen_any or bool(eff["visible"])
         whose = "the edit's" if len(edits) == 1 else f"{move}'s"

@@ -29,12 +29,13 @@ __all__ = ["as_seeded", "decide", "derive_compose"]
 
 
 def derive_compose(saved: SavedRow, composed: Mapping[str, Observation | None], run: Json,
-                   length: int, edits: int = 1) -> list[ComposeRow]:
+                   length: int, edits: int = 1, restores: bool = False) -> list[ComposeRow]:
     """The compose rows (one per detection point) of a row: ``saved`` its at-rest trials, ``composed``
     its composition trials by name (``T3+write``, ``write``, ``erase@<marker>``; None where absent);
-    ``edits``: how many edits a sequence may hold (2: pairs too, :mod:`lab.compose.pairs`)."""
+    ``edits``: how many edits a sequence may hold (2: pairs too, :mod:`lab.compose.pairs`); ``restores``:
+    the restore cases offered as moves (:func:`~lab.compose.search.edit_moves`)."""
     profile = saved.profile
-    moves, left_edits = edit_moves(saved.trials, saved.revision.cases)
+    moves, left_edits = edit_moves(saved.trials, saved.revision.cases, restores)
     suts, left_suts = mv.sut_moves((profile.get("capabilities") or {}).get("erasure", "none"),
                                    profile.get("detection_points", ["read"]))
     pairs, left_pairs = edit_pairs(saved.trials, profile, moves) if edits == 2 else ([], [])
@@ -47,7 +48,7 @@ def derive_compose(saved: SavedRow, composed: Mapping[str, Observation | None], 
         results = [_minimal(seq, result, judged) for seq, result in judged.items()]
         rows.append(ComposeRow(
             row=profile["row"], detection_point=point, length=length, method_revision=saved.revision.name,
-            lab=run.get("lab"), run_id=run.get("run_id"), date=run.get("started"), edits=edits,
+            lab=run.get("lab"), run_id=run.get("run_id"), date=run.get("started"), edits=edits, restores=restores,
             offered=[m.name for m in [*moves, *suts]],
             skipped=[Skipped(**s) for s in left_edits + left_suts + left_pairs], sequences=results))
     return rows

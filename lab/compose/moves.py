@@ -36,8 +36,8 @@ WRITE_OFFSET = 2
 
 @dataclass(frozen=True)
 class Move:
-    """One move: its name in a sequence, its kind (``edit`` or a SUT kind) and, for an edit, the case and
-    the at-rest trial whose edit it makes."""
+    """One move: its name in a sequence, its kind (``edit``, ``restore`` or a SUT kind) and, for an edit or
+    a restore, the case and the at-rest trial whose fault step it makes."""
 
     name: str
     kind: str
@@ -46,8 +46,8 @@ class Move:
 
     @property
     def edits(self) -> bool:
-        """Whether this move is an at-rest edit."""
-        return self.kind == "edit"
+        """Whether this move is an at-rest fault step: an edit, or a restore case's copy, own op and return."""
+        return self.kind in ("edit", "restore")
 
 
 WRITE, RESTART, ERASE, AUDIT = (Move(kind, kind) for kind in SUT_KINDS)

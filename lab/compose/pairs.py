@@ -32,8 +32,17 @@ def held_alone(trials: Mapping[str, Observation | None], profile: Json, edit: Mo
 def edit_pairs(trials: Mapping[str, Observation | None], profile: Json,
                edits: list[Move]) -> tuple[list[tuple[Move, Move]], list[dict[str, str]]]:
     """The ordered pairs of ``edits`` worth running and what is left out (``{"move", "reason"}``), from
-    the row's saved at-rest trials (:func:`choose`)."""
-    return choose(edits, {e: held_alone(trials, profile, e) for e in edits})
+    the row's saved at-rest trials (:func:`choose`). A restore move is paired with nothing (:data:`NO_RESTORE`)."""
+    restores = [e for e in edits if e.kind == "restore"]
+    edits = [e for e in edits if e.kind != "restore"]
+    pairs, skipped = choose(edits, {e: held_alone(trials, profile, e) for e in edits})
+    return pairs, skipped + [{"move": f"{e.name} in a pair", "reason": NO_RESTORE} for e in restores]
+
+
+#: Why a restore move is never paired with an edit.
+NO_RESTORE = ("a restore move: it puts back a copy of the whole store, so an edit before it is copied and "
+              "returned with it, and an edit after it edits the restored store; neither its C3 (the restored "
+              "copy equals the pre-op store) nor the edit's is defined over the other yet")
 
 
 def choose(edits: list[Move], held: Mapping[Move, list[str]]) -> tuple[list[tuple[Move, Move]], list[dict[str, str]]]:

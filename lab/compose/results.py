@@ -4,7 +4,9 @@ Typed and versioned, strict and closed, frozen; ``to_json`` gives the row as it 
 ``read_row`` reads it back by the schema it names, so a later schema never orphans a published set.
 ``memlab.compose-row/1`` is a row of sequences holding one edit each (every set written before pairs
 were searched); ``memlab.compose-row/2`` adds ``edits``, how many edits a sequence may hold (2: pairs).
-A row of one edit per sequence is written as ``/1``, exactly as before.
+A row of one edit per sequence is written as ``/1``, exactly as before. ``memlab.compose-row/3`` states
+``edits`` and ``restores``: true when the restore cases (T9, T10) were offered as moves (every
+composition since restore moves; the rows before, ``/1`` and ``/2``, left them out).
 
     >>> row = ComposeRow(row="r", detection_point="read", length=2, method_revision="x", lab=None,
     ...                  run_id="id", date=None, offered=["T3", "write"], skipped=[], sequences=[])
@@ -24,7 +26,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError, computed_field
 SCHEMA = "memlab.compose-row/1"
 #: The schema of a row whose sequences may hold a pair of edits (it states ``edits``).
 SCHEMA_PAIRS = "memlab.compose-row/2"
-SCHEMAS = (SCHEMA, SCHEMA_PAIRS)
+#: The schema of a row whose search offered the restore cases as moves (it states ``edits`` and ``restores``).
+SCHEMA_RESTORES = "memlab.compose-row/3"
+SCHEMAS = (SCHEMA, SCHEMA_PAIRS, SCHEMA_RESTORES)
 #: What a sequence gave: a finding (it lands, none of its moves lands alone, no shorter sequence of its
 #: moves lands), it did not land (held), a move of it already lands alone or a shorter sequence of its
 #: moves does (not a finding: its harm is there), or it cannot be decided (a harness error, an edit
@@ -80,6 +84,7 @@ class ComposeRow(_Model):
     skipped: list[Skipped]
     sequences: list[SequenceResult]
     edits: Literal[1, 2] = 1
+    restores: bool = False
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -96,8 +101,12 @@ class ComposeRow(_Model):
         return [s for s in self.sequences if s.verdict == "finding"]
 
     def to_json(self) -> dict[str, Any]:
-        """The row as written: ``/1`` without ``edits`` for one edit per sequence, as every row before pairs."""
+        """The row as written: ``/3`` with restore moves; else ``/1`` without ``edits`` for one edit per
+        sequence, as every row before pairs, ``/2`` with it; ``restores`` only in ``/3``."""
         data = self.model_dump(mode="json")
+        if self.restores:
+            return {"schema": SCHEMA_RESTORES, **data}
+        del data["restores"]
         if self.edits == 1:
             del data["edits"]
         return {"schema": SCHEMA if self.edits == 1 else SCHEMA_PAIRS, **data}
@@ -109,9 +118,10 @@ def read_row(data: Any, where: str = "<row>") -> ComposeRow:
     if not isinstance(data, dict) or data.get("schema") not in SCHEMAS:
         got = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"{where}: schema {got!r}; this lab reads {' or '.join(map(repr, SCHEMAS))}")
-    if (data["schema"] == SCHEMA_PAIRS) != ("edits" in data):
-        raise ValueError(f"{where}: field edits: {data['schema']} " + ("states it" if data["schema"] == SCHEMA_PAIRS
-                                                                       else "does not state it"))
+    for field, stating in (("edits", (SCHEMA_PAIRS, SCHEMA_RESTORES)), ("restores", (SCHEMA_RESTORES,))):
+        if (data["schema"] in stating) != (field in data):
+            raise ValueError(f"{where}: field {field}: {data['schema']} " + ("states it" if field in data
+                                                                              else "does not state it"))
     body = {k: v for k, v in data.items() if k not in ("schema", "counts", "findings")}
     try:
         row = ComposeRow.model_validate(body)

@@ -19,12 +19,13 @@ from lab.compose.moves import Move
 from lab.judge.observation import Observation
 
 
-def edit_moves(trials: Mapping[str, Observation | None],
-               cases: tuple[str, ...] = CURRENT.cases) -> tuple[list[Move], list[dict[str, str]]]:
+def edit_moves(trials: Mapping[str, Observation | None], cases: tuple[str, ...] = CURRENT.cases,
+               restores: bool = False) -> tuple[list[Move], list[dict[str, str]]]:
     """The edit moves of ``cases`` (the set's method revision's: a case's base trial, then its variants,
     in the method's order) and those left out (``{"move", "reason"}``): a case the row cannot express, a
-    restore case, a trial whose edit did not land or that hit a harness error (no single to compare
-    with, so no sequence of it can be a finding)."""
+    trial whose edit did not land or that hit a harness error (no single to compare with, so no sequence
+    of it can be a finding). A restore case is a ``restore`` move under the same rule with ``restores``
+    (every composition since restore moves), and left out without it (every set written before)."""
     moves, skipped = [], []
     for cid in cases:
         base = trials.get(cid)
@@ -34,7 +35,7 @@ def edit_moves(trials: Mapping[str, Observation | None],
         if base.status == "n/a":
             skipped.append({"move": cid, "reason": f"n/a at rest: {base.na_reason}"})
             continue
-        if BY_ID[cid].restores:
+        if BY_ID[cid].restores and not restores:
             skipped.append({"move": cid, "reason": "a restore case: its fault is already the SUT's own operation "
                                                    "between a copy and its return, not an edit to compose"})
             continue
@@ -44,7 +45,7 @@ def edit_moves(trials: Mapping[str, Observation | None],
             if why:
                 skipped.append({"move": trial, "reason": why})
             else:
-                moves.append(Move(trial, "edit", case=cid, trial=trial))
+                moves.append(Move(trial, "restore" if BY_ID[cid].restores else "edit", case=cid, trial=trial))
     return moves, skipped
 
 
@@ -91,13 +92,13 @@ def pair_targets(trials: Mapping[str, Observation | None], edits: list[Move], mo
 
 
 def expected(trials: Mapping[str, Observation | None], profile: Mapping[str, Any], length: int,
-             edits_held: int = 1) -> list[str]:
+             edits_held: int = 1, restores: bool = False) -> list[str]:
     """Every composition trial a row holds once complete, from its saved at-rest trials: each sequence
     (``edits_held`` 2: the pairs' too), and each SUT move alone where :func:`single_targets` runs it."""
     from lab.compose.moves import name_of, sequences, single_name, sut_moves
     from lab.compose.pairs import edit_pairs
 
-    edits, _ = edit_moves(trials)
+    edits, _ = edit_moves(trials, restores=restores)
     suts, _ = sut_moves((profile.get("capabilities") or {}).get("erasure", "none"),
                         profile.get("detection_points", ["read"]))
     pairs = edit_pairs(trials, profile, edits)[0] if edits_held == 2 else []

@@ -34,6 +34,7 @@ from lab.compose.pairs import edit_pairs
 from lab.compose.search import edit_moves, erase_victim, pair_targets, single_targets
 from lab.method.edit_step import EditStep
 from lab.method.procedure import RowProcedure
+from lab.method.restore_step import RestoreStep
 from lab.method.sessions import Session, StageError
 from lab.resultset.saved import SavedTrials
 
@@ -42,16 +43,17 @@ class ComposeProcedure(RowProcedure):
     """The method for one row (:class:`RowProcedure`) plus its sequences of ``length`` moves; the
     row's saved observations are read from ``obs_dir``."""
 
-    def __init__(self, *args: Any, obs_dir: Path, length: int = 2, edits: int = 1, **kwargs: Any):
+    def __init__(self, *args: Any, obs_dir: Path, length: int = 2, edits: int = 1, restores: bool = False,
+                 **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.obs_dir, self.length, self.edits = Path(obs_dir), length, edits
+        self.obs_dir, self.length, self.edits, self.restores = Path(obs_dir), length, edits, restores
         self.suts, _ = mv.sut_moves(self.profile.capabilities.erasure, self.profile.detection_points)
         self._cases_left, self._lock = 0, threading.Lock()
 
     def complete(self) -> bool:
         """Every at-rest trial and every composition trial saved before this (resumed) run."""
         from lab.resultset.composition import pending
-        return super().complete() and not pending(self.obs_dir, self.length, self.edits)
+        return super().complete() and not pending(self.obs_dir, self.length, self.edits, self.restores)
 
     def trials(self, failed: str = "") -> list[tuple[str, Callable[[], None]]]:
         """The at-rest units, each case's followed by its sequences (and, ending the last of them, the
@@ -78,7 +80,7 @@ class ComposeProcedure(RowProcedure):
         """Every sequence of the pairs of edits worth running, then each SUT move alone where only a pair's
         erase acts (those saved before a resume skipped)."""
         trials = SavedTrials(self.obs_dir)
-        edits, _ = edit_moves(trials)
+        edits, _ = edit_moves(trials, restores=self.restores)
         pairs, _ = edit_pairs(trials, self.profile.to_json(), edits)
         for seq in mv.sequences([], self.suts, self.length, pairs):
             name, made = mv.name_of(seq), mv.edits_of(seq)
@@ -97,9 +99,11 @@ class ComposeProcedure(RowProcedure):
     def _compose_case(self, cid: str) -> None:
         """Every sequence of the case's edit moves (those saved before a resume skipped)."""
         trials = SavedTrials(self.obs_dir)
-        edits, _ = edit_moves({t: trials.get(t) for t in [cid, *_variant_names(trials.get(cid))]})
+        edits, _ = edit_moves({t: trials.get(t) for t in [cid, *_variant_names(trials.get(cid))]},
+                              restores=self.restores)
         for edit in (m for m in edits if m.case == cid):
-            spec = {edit: spec_from_json(trials[edit.trial].intended)}
+            intended = trials[edit.trial].intended  # a restore's: its SUT op, made again in each sequence
+            spec = {edit: intended if edit.kind == "restore" else spec_from_json(intended)}
             for seq in mv.sequences([edit], self.suts, self.length):
                 name = mv.name_of(seq)
                 if not self._saved(name):
@@ -110,7 +114,7 @@ class ComposeProcedure(RowProcedure):
         """A SUT move alone on a fresh copy, on each context the edits read (an ``erase`` once per record
         the sequences erase there)."""
         trials = SavedTrials(self.obs_dir)
-        edits, _ = edit_moves(trials)
+        edits, _ = edit_moves(trials, restores=self.restores)
         for label, victim in single_targets(trials, edits, move, self.row.plan.to_json()):
             self._alone_once(move, label, victim)
 
@@ -128,20 +132,23 @@ class ComposeProcedure(RowProcedure):
             obs["moves"] = [self._sut_move(move, obs, trial, vols, label, victim, 0, hold)]
             self._final(obs, trial, vols, label, hold)
 
-    def _sequence(self, seq: tuple[mv.Move, ...], specs: dict[mv.Move, EditSpec], obs: dict[str, Any]) -> None:
+    def _sequence(self, seq: tuple[mv.Move, ...], specs: dict[mv.Move, Any], obs: dict[str, Any]) -> None:
         """Fresh copy -> the moves in order -> restart (none for a held SUT) -> read (and audit) the edits'
-        context. A pair's edits each save their edit and C3 in their move (:data:`EDIT_KEYS`)."""
+        context. A pair's edits each save their edit and C3 in their move (:data:`EDIT_KEYS`). A restore
+        move (its spec: its at-rest intent) is its at-rest fault step: copy, its SUT op, the copy put back."""
         label, trial = BY_ID[next(iter(specs)).case].read_label, mv.name_of(seq)
         obs["read_label"] = label
         vols = self.row.bed.fresh(obs, trial)
-        intents = [spec_json(spec) for spec in specs.values()]
+        intents = [spec_json(spec) if isinstance(spec, EditSpec) else spec for spec in specs.values()]
         victim = erase_victim(self.row.plan.to_json(), label, intents[0] if len(intents) == 1 else intents)
         obs["moves"], writes = [], 0
         with Hold(self, obs, trial, vols) as hold:
             for move in seq:
                 if move.edits:
                     started = time.monotonic()
-                    EditStep(BY_ID[move.case], specs[move], trial).apply(self.row, obs, vols, hold.session)
+                    step = RestoreStep(BY_ID[move.case], trial) if move.kind == "restore" else \
+                        EditStep(BY_ID[move.case], specs[move], trial)
+                    step.apply(self.row, obs, vols, hold.session)
                     obs["timings"]["edit_c3"] = round(obs["timings"].get("edit_c3", 0) + time.monotonic() - started, 6)
                     obs["moves"].append({"move": move.name, **({k: obs.pop(k) for k in EDIT_KEYS[1:]}
                                                                | {"case": move.case} if len(specs) > 1 else {})})

@@ -17,25 +17,25 @@ from lab.method.sessions import Session, StageError
 class RestoreStep:
     """Applies one restore case around the SUT's own operation, and its C3."""
 
-    def __init__(self, case: Case):
-        self.case = case
+    def __init__(self, case: Case, trial: str | None = None):
+        self.case, self.trial = case, trial or case.id  # the trial it runs in (a composition's sequence)
 
     def apply(self, row: Row, obs: dict[str, Any], vols: dict[str, Path], held: Session | None = None) -> None:
         """Copy, operate, put back, C3. The operation runs in a SUT started for it, or in the
         ``held`` one (process-alive position)."""
         case, bed, sessions = self.case, row.bed, row.sessions
         digests_before = bed.digests(vols, True)
-        copies = bed.copy_aside(vols, case.id)
-        before = sessions.store_records(obs, case.id, vols, held)
-        with sessions.held_or_new(obs, f"{case.id}-op", vols, held) as session:
+        copies = bed.copy_aside(vols, self.trial)
+        before = sessions.store_records(obs, self.trial, vols, held)
+        with sessions.held_or_new(obs, f"{self.trial}-op", vols, held) as session:
             answer, named = self._operate(row, obs, session)
         if not answer["ok"]:
             raise session.stage_error("sut-op", f"{case.id}: the SUT refused its own {obs['intended']['op']}: "
                                                 f"{answer.get('error')}")
-        mid = sessions.store_records(obs, case.id, vols, held, before)
+        mid = sessions.store_records(obs, self.trial, vols, held, before)
         bed.put_back(copies, vols)
         digests_after = bed.digests(vols, True)
-        after = sessions.store_records(obs, case.id, vols, held, before)
+        after = sessions.store_records(obs, self.trial, vols, held, before)
         obs["applied"] = {"case": case.id, "backend": "volumes",
                           "statements": [f"copy volume {n} before the SUT op; put it back whole after"
                                          for n in copies], "touched": sorted(copies)}

@@ -165,10 +165,10 @@ class RowWork:
                 self.results.root / "logs" / profile.row, self._step, self.saved, self.kept)
         if self.run.get("compose"):  # memlab compose: the method's trials, then the sequences around each edit
             from lab.method.composition import ComposeProcedure
-            from lab.resultset.composition import searched
+            from lab.resultset.composition import restores, searched
             length, edits = searched(self.run)
             return ComposeProcedure(*args, obs_dir=self.results.observation_dir(profile.row), length=length,
-                                    edits=edits)
+                                    edits=edits, restores=restores(self.run))
         return RowProcedure(*args)
 
     def _unless_cut(self, save: Callable[[str, dict[str, Any]], Any]) -> Callable[[str, dict[str, Any]], Any]:

@@ -3,7 +3,8 @@
 Its trials are saved in ``observations/<row>/compose/<trial>.json`` (store dumps shared with the
 row's at-rest trials), its rows in ``composition/<row>@<point>.json``; run.json says ``compose`` (the
 length searched, and ``edits``: 2 when sequences may hold a pair of edits; a set without it, written
-before pairs, holds one edit per sequence and is read exactly as it was). The manifest pins both as
+before pairs, holds one edit per sequence and is read exactly as it was; ``restores``: true when the
+restore cases were offered as moves, and a set without it is read as one that left them out). The manifest pins both as
 evidence, byte for byte, and ``memlab verify`` derives every compose row again from the saved trials
 (:func:`problems`: every row derived again and equal to its file, none missing or extra, C3 re-run on
 every sequence's saved edit evidence, each edit of a pair on its own).
@@ -50,11 +51,17 @@ def searched(run: dict[str, Any]) -> tuple[int, int]:
     return int(stated.get("length", 2)), int(stated.get("edits", 1))
 
 
-def pending(obs_dir: Path, length: int, edits: int = 1) -> list[str]:
+def restores(run: dict[str, Any]) -> bool:
+    """Whether the composition run.json names offered the restore cases as moves (not where it does not
+    say so: every set written before restore moves)."""
+    return bool((run.get("compose") or {}).get("restores"))
+
+
+def pending(obs_dir: Path, length: int, edits: int = 1, with_restores: bool = False) -> list[str]:
     """The composition trials of a row not saved yet (all of them until its at-rest trials are)."""
     saved = load_saved(obs_dir)
     done = {p.stem for p in (Path(obs_dir) / FOLDER).glob("*.json")}
-    return [name for name in expected(saved.trials, saved.profile, length, edits) if name not in done]
+    return [name for name in expected(saved.trials, saved.profile, length, edits, with_restores) if name not in done]
 
 
 def derive_saved(obs_dir: Path, run: dict[str, Any], trials: dict[str, Observation | None] | None = None
@@ -64,7 +71,7 @@ def derive_saved(obs_dir: Path, run: dict[str, Any], trials: dict[str, Observati
     length, edits = searched(run)
     revision = revision_stated(run.get("method_revision"))  # the set's cases, not this lab's
     return derive_compose(load_saved(obs_dir, revision), composed(obs_dir) if trials is None else trials, run,
-                          length, edits)
+                          length, edits, restores(run))
 
 
 def write_rows(root: Path, obs_dir: Path, run: dict[str, Any]) -> list[ComposeRow]:
