@@ -30,6 +30,9 @@ from lab.compose.moves import MAX_LENGTH
 @click.option("--edits", type=click.IntRange(1, 2), default=2, show_default=True,
               help="Edits a sequence may hold: 2 also searches pairs of edits (those where neither lands alone at "
                    "some detection point), 1 one edit per sequence.")
+@click.option("--restores/--no-restores", default=True, show_default=True,
+              help="Offer the restore cases (T9 rollback, T10 resurrection) as moves; --no-restores leaves them "
+                   "out, as every composition before them did.")
 @click.option("--runtime", "runtime_name", type=click.Choice(RUNTIME_NAMES), default="auto", show_default=True,
               help="Where SUTs run, as for `memlab run` (the first line says which and why).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -46,11 +49,11 @@ from lab.compose.moves import MAX_LENGTH
 @evidence_budget_option
 @sign_key_option
 @reports_option
-def compose(patterns: tuple[str, ...], length: int, edits: int, runtime_name: str, out: Path | None, jobs: int,
+def compose(patterns: tuple[str, ...], length: int, edits: int, restores: bool, runtime_name: str, out: Path | None, jobs: int,
             nonce: str | None, profiles_dir: Path, allow_errors: bool, no_fork_server: bool, resume: Path | None,
             sign_key, reports: bool, evidence_budget: int) -> None:
-    """Sequences of moves that land where no single move does: an edit, or a pair of edits, with the SUT's own
-    activity around it.
+    """Sequences of moves that land where no single move does: an edit, a pair of edits, or a restore case's
+    rollback or resurrection, with the SUT's own activity around it.
 
     Exit 0 no finding; 1 a finding; 2 bad input, a harness failure, a row not evaluable or a trial with a
     harness error (--allow-errors: 0 or 1 by the findings), or the --evidence-budget passed; 130 interrupted
@@ -71,4 +74,5 @@ def compose(patterns: tuple[str, ...], length: int, edits: int, runtime_name: st
         run, patterns=patterns, runtime_name=runtime_name, out=out, jobs=jobs, nonce=nonce, records=5,
         profiles_dir=profiles_dir, allow_errors=allow_errors, sign_key=sign_key, reports=reports, fail_on=None,
         min_level=None, no_fork_server=no_fork_server, resume=resume,
-        compose={"length": length, **({"edits": edits} if edits != 1 else {}), "restores": True}, evidence_budget=evidence_budget)
+        compose={"length": length, **({"edits": edits} if edits != 1 else {}), **({"restores": True} if restores else {})},
+        evidence_budget=evidence_budget)

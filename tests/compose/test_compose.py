@@ -4,9 +4,9 @@ first, so a truncation followed by either passes the audit), sequences whose edi
 (the naive store: never a finding), and a store that refuses every move (the sealed store: held). The
 set verifies, and every way of tampering with what a finding rests on is rejected.
 
-These rows are composed with one edit per sequence (``--edits 1``, as every published set was): their
-pairs double the sealed store's composition, and pairs are tested on the counted store
-(test_compose_pairs.py). It also keeps the rows of one edit each, ``memlab.compose-row/1``, written
+These rows are composed with one edit per sequence and no restore moves (``--edits 1 --no-restores``, as
+every published set was): their pairs double the sealed store's composition, and pairs are tested on the
+counted store (test_compose_pairs.py), restore moves on the high-water store (test_compose_restores.py). It also keeps the rows of one edit each, ``memlab.compose-row/1``, written
 and verified by this lab.
 """
 
@@ -37,7 +37,7 @@ def composed(tmp_path_factory, cache) -> dict[str, tuple[Path, object]]:  # noqa
     out = {}
     for row in ROWS:
         folder = tmp_path_factory.mktemp(f"compose-{row}") / "set"
-        proc = memlab("compose", "--sut", row, "--edits", "1", "--runtime", "local", "--nonce", "tests",
+        proc = memlab("compose", "--sut", row, "--edits", "1", "--no-restores", "--runtime", "local", "--nonce", "tests",
                       "--out", folder, cache=cache, timeout=600)
         out[row] = (folder, proc)
     return out
@@ -260,7 +260,8 @@ def test_a_process_alive_watcher_is_laundered_by_any_sut_move_after_the_edit(cac
     it, and by none before it; its stopped twin never sees an edit, so its edits land alone."""
     folder = tmp_path / "set"
     proc = memlab("compose", "--sut", "watcher-*", "--profiles", Path(__file__).parents[1] / "fixtures" / "alive",
-                  "--edits", "1", "--runtime", "local", "--nonce", "tests", "--out", folder, cache=cache, timeout=600)
+                  "--edits", "1", "--no-restores", "--runtime", "local", "--nonce", "tests", "--out", folder, cache=cache,
+                  timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     seqs = _by_name(_row(folder, "watcher-alive", "read"))
     for name in ("T3+write", "T3+restart", "T3+erase", "T1+restart"):

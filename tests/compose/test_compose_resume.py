@@ -31,14 +31,14 @@ def test_a_composition_killed_mid_way_resumes_to_the_same_findings(tmp_path):
                         command="compose")
     kill9(proc)
     before = observation_digests(out)
-    left = pending(out / "observations" / ROW, 2, 2)
+    left = pending(out / "observations" / ROW, 2, 2, True)
     assert "T5+T3" in left and "T3+T5" not in left  # cut mid-way through the pairs: one saved, one not
     assert (out / "seeded" / ROW).is_dir()  # the seeded volumes kept for the resume
 
     done = memlab("compose", "--resume", out, "--profiles", str(PROFILES), "--no-reports", env=env)
     assert done.returncode == 1, done.stdout + done.stderr  # the finding, as a whole run gives it
     assert verify(out).ok
-    assert pending(out / "observations" / ROW, 2, 2) == []
+    assert pending(out / "observations" / ROW, 2, 2, True) == []
     saves = [line.split()[2] for line in events.read_text().splitlines()
              if line.startswith("saved ") and line.split()[2] not in ("profile", "environment")]
     assert len(saves) == len(set(saves)), "a trial was measured twice"
@@ -46,4 +46,4 @@ def test_a_composition_killed_mid_way_resumes_to_the_same_findings(tmp_path):
     assert [f for f, d in before.items() if after.get(f) != d] == []
     read = next(row for row in load_rows(out) if row.detection_point == "read")
     assert {"+".join(s.sequence) for s in read.findings} == {"T3+T5", "T5+T3"}
-    assert json.loads((out / "run.json").read_text())["compose"] == {"length": 2, "edits": 2}
+    assert json.loads((out / "run.json").read_text())["compose"] == {"length": 2, "edits": 2, "restores": True}
