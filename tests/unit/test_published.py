@@ -98,6 +98,20 @@ def test_published_composition_verifies(path):
     assert read_json(path / "run.json")["compose"] == {"length": 2}
 
 
+@pytest.mark.parametrize("path", COMPOSE_SETS, ids=[p.parent.name for p in COMPOSE_SETS])
+def test_published_compositions_keep_the_restore_cases_left_out_as_written(path):
+    """Composed before restore moves: their rows stay /1, and T9 and T10 keep the reason they were written with."""
+    from lab.resultset.composition import load_rows
+
+    for row in load_rows(path):
+        assert row.to_json()["schema"] == "memlab.compose-row/1" and not row.restores
+        left = {s.move: s.reason for s in row.skipped}
+        for case in ("T9", "T10"):
+            assert case not in row.offered
+            assert left[case].startswith("a restore case: its fault is already the SUT's own operation") or \
+                left[case].startswith("n/a at rest"), (case, left[case])
+
+
 def test_every_published_row_at_rest_has_its_composition_or_a_reason():
     composed = {p.parent.name for p in COMPOSE_SETS}
     at_rest = {p.name for p in SETS}
