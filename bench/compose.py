@@ -12,7 +12,10 @@ trials are those of the last composition.
     python3 bench/compose.py --row reference-audit --edits 1 --edits 2 --no-agmi   # what pairs of edits add
 
 ``--edits`` (repeatable) composes with sequences of one edit (1) or pairs too (2, the default), each in
-turn, and prints the sequences tried, trials and seconds of each.
+turn, and prints the sequences tried, trials and seconds of each. ``--restores`` composes each of those
+both without and with the restore moves (``--no-restores``, then the default): what T9 and T10 as moves add.
+
+    python3 bench/compose.py --row reference-sealed --edits 1 --restores --no-agmi
 """
 
 from __future__ import annotations
@@ -62,11 +65,15 @@ def main() -> int:
     parser.add_argument("--edits", type=int, choices=(1, 2), action="append",
                         help="edits a sequence may hold, as memlab compose --edits (repeatable). Default: 2")
     parser.add_argument("--profiles", help="the profiles folder, as memlab compose --profiles (a fixture's)")
+    parser.add_argument("--restores", action="store_true",
+                        help="compose without and with the restore moves (--no-restores, then the default)")
     parser.add_argument("--no-agmi", action="store_true", help="leave agmi's engine out")
     opts = parser.parse_args()
     rows = opts.row or REFERENCE + list(TARGET_OF)
-    if len(opts.edits or [2]) > 1 or opts.no_agmi:
-        return pairs_beside(rows, opts.runs, opts.edits or [2], ["--profiles", opts.profiles] if opts.profiles else [])
+    if len(opts.edits or [2]) > 1 or opts.no_agmi or opts.restores:
+        variants = {f"--edits {e}{' ' + r if r else ''}": ["--edits", str(e), *([r] if r else [])]
+                    for e in opts.edits or [2] for r in (["--no-restores", ""] if opts.restores else [""])}
+        return pairs_beside(rows, opts.runs, variants, ["--profiles", opts.profiles] if opts.profiles else [])
     agmi = agmi_path() if any(r in TARGET_OF for r in rows) else None
     pythons = {row: interpreter(row) for row in rows if row in TARGET_OF}
     print(f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}; {opts.runs} rounds, "
@@ -104,22 +111,23 @@ def main() -> int:
     return 0
 
 
-def pairs_beside(rows: list[str], runs: int, edits: list[int], extra: list[str]) -> int:
-    """Per row, interleaved: ``memlab compose --edits E`` for each E; median seconds, sequences and trials."""
+def pairs_beside(rows: list[str], runs: int, variants: dict[str, list[str]], extra: list[str]) -> int:
+    """Per row, interleaved: ``memlab compose`` with each variant's options (by its name); median seconds,
+    sequences and trials."""
     print(f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}; {runs} rounds, interleaved; "
           "local runtime, fork server on")
-    seconds = {(row, e): [] for row in rows for e in edits}
-    facts: dict[tuple[str, int], dict] = {}
+    seconds: dict[tuple[str, str], list[float]] = {(row, v): [] for row in rows for v in variants}
+    facts: dict[tuple[str, str], dict] = {}
     for number in range(runs):
         for row in rows:
-            for e in edits:
-                took, facts[row, e] = memlab("compose", row, "--edits", str(e), *extra)
-                seconds[row, e].append(took)
-                print(f"  round {number + 1}: {row:30} --edits {e}: {took:6.1f} s", flush=True)
-    print(f"\n{'row':30} {'edits':>5} {'sequences':>9} {'trials':>7} {'seconds':>8} {'s/trial':>8} {'findings':>8}")
-    for (row, e), values in seconds.items():
-        med, fact = statistics.median(values), facts[row, e]
-        print(f"{row:30} {e:5} {fact['sequences']:9} {fact['trials']:7} {med:8.1f} {med / fact['trials']:8.2f} "
+            for v, options in variants.items():
+                took, facts[row, v] = memlab("compose", row, *options, *extra)
+                seconds[row, v].append(took)
+                print(f"  round {number + 1}: {row:30} {v}: {took:6.1f} s", flush=True)
+    print(f"\n{'row':30} {'options':>25} {'sequences':>9} {'trials':>7} {'seconds':>8} {'s/trial':>8} {'findings':>8}")
+    for (row, v), values in seconds.items():
+        med, fact = statistics.median(values), facts[row, v]
+        print(f"{row:30} {v:>25} {fact['sequences']:9} {fact['trials']:7} {med:8.1f} {med / fact['trials']:8.2f} "
               f"{fact['findings']:8}")
     return 0
 

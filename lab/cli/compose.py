@@ -74,5 +74,6 @@ def compose(patterns: tuple[str, ...], length: int, edits: int, restores: bool, 
         run, patterns=patterns, runtime_name=runtime_name, out=out, jobs=jobs, nonce=nonce, records=5,
         profiles_dir=profiles_dir, allow_errors=allow_errors, sign_key=sign_key, reports=reports, fail_on=None,
         min_level=None, no_fork_server=no_fork_server, resume=resume,
-        compose={"length": length, **({"edits": edits} if edits != 1 else {}), **({"restores": True} if restores else {})},
+        compose={"length": length, **({"edits": edits} if edits != 1 else {}),
+                 **({"restores": True} if restores else {})},
         evidence_budget=evidence_budget)

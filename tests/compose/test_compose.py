@@ -37,8 +37,8 @@ def composed(tmp_path_factory, cache) -> dict[str, tuple[Path, object]]:  # noqa
     out = {}
     for row in ROWS:
         folder = tmp_path_factory.mktemp(f"compose-{row}") / "set"
-        proc = memlab("compose", "--sut", row, "--edits", "1", "--no-restores", "--runtime", "local", "--nonce", "tests",
-                      "--out", folder, cache=cache, timeout=600)
+        proc = memlab("compose", "--sut", row, "--edits", "1", "--no-restores", "--runtime", "local",
+                      "--nonce", "tests", "--out", folder, cache=cache, timeout=600)
         out[row] = (folder, proc)
     return out
 

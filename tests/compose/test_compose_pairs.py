@@ -31,8 +31,8 @@ ROW = "counted"
 def composed(tmp_path_factory, cache) -> tuple[Path, object]:  # noqa: F811
     """The counted row composed once, pairs searched by default: its set and the finished command."""
     folder = tmp_path_factory.mktemp("compose-counted") / "set"
-    proc = memlab("compose", "--sut", ROW, "--no-restores", "--profiles", PROFILES, "--runtime", "local", "--nonce", "tests",
-                  "--out", folder, cache=cache, timeout=600)
+    proc = memlab("compose", "--sut", ROW, "--no-restores", "--profiles", PROFILES, "--runtime", "local",
+                  "--nonce", "tests", "--out", folder, cache=cache, timeout=600)
     return folder, proc
 
 
