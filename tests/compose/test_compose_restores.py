@@ -140,3 +140,19 @@ def test_every_sequence_holds_exactly_one_edit_or_restore_and_restores_are_never
 def test_edit_pairs_leaves_every_restore_out_with_why():
     pairs, skipped = edit_pairs({}, {"detection_points": ["read"]}, MOVES[3:])
     assert pairs == [] and skipped == [{"move": f"{m} in a pair", "reason": NO_RESTORE} for m in ("T9", "T10")]
+
+
+def test_a_restore_on_a_process_alive_row_is_made_while_the_sut_runs(cache, tmp_path):  # noqa: F811
+    """The digest watcher (tests/fixtures/alive) runs the restore's own write or erasure in its held process,
+    which re-takes its digest, so the copy put back is reported alone; any SUT move after it re-takes the
+    digest again and launders it (a finding), a move before it does not (held)."""
+    folder = tmp_path / "set"
+    proc = memlab("compose", "--sut", "watcher-alive", "--profiles", Path(__file__).parents[1] / "fixtures" / "alive",
+                  "--edits", "1", "--runtime", "local", "--nonce", "tests", "--out", folder, cache=cache, timeout=600)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    seqs = _by_name(_row(folder, "watcher-alive"))
+    for restore in ("T9", "T10"):
+        assert seqs[f"{restore}+write"]["verdict"] == seqs[f"{restore}+restart"]["verdict"] == "finding"
+        assert seqs[f"{restore}+write"]["singles"][0]["reason"].startswith("REPORTED at rest")
+        assert seqs[f"write+{restore}"]["verdict"] == "held", seqs[f"write+{restore}"]
+    assert memlab("verify", folder, cache=cache).returncode == 0
