@@ -23,9 +23,11 @@ def fit(text: str, width: int, indent: int = 0) -> list[str]:
 
 
 def moves_of(row: ComposeRow) -> str:
-    """``2 moves``, or ``2 to 3 moves``; ``, pairs of edits too`` where sequences may hold two edits."""
+    """``2 moves``, or ``2 to 3 moves``; ``, pairs of edits too`` where sequences may hold two edits;
+    ``, restore moves too`` where the restore cases were offered as moves."""
     moves = f"{row.length} moves" if row.length == 2 else f"2 to {row.length} moves"
-    return moves if row.edits == 1 else f"{moves}, pairs of edits too"
+    moves = moves if row.edits == 1 else f"{moves}, pairs of edits too"
+    return f"{moves}, restore moves too" if row.restores else moves
 
 
 def _alone(seq) -> str:

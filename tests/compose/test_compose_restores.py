@@ -80,6 +80,7 @@ def test_the_set_verifies_and_a_tampered_restore_is_rejected(composed, cache, tm
     folder, _ = composed
     proc = memlab("verify", folder, cache=cache)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "restore moves too" in (folder / "compose.md").read_text()
     for tamper, ground in (("restored-copy", "c3-not-derivable"), ("finding-turned-held", "compose-not-derivable")):
         work = shutil.copytree(folder, tmp_path / tamper)
         if tamper == "restored-copy":  # the copy put back is no longer the pre-op store: C3 says no
