@@ -49,8 +49,8 @@ from lab.compose.moves import MAX_LENGTH
 @evidence_budget_option
 @sign_key_option
 @reports_option
-def compose(patterns: tuple[str, ...], length: int, edits: int, restores: bool, runtime_name: str, out: Path | None, jobs: int,
-            nonce: str | None, profiles_dir: Path, allow_errors: bool, no_fork_server: bool, resume: Path | None,
+def compose(patterns: tuple[str, ...], length: int, edits: int, restores: bool, runtime_name: str, out: Path | None,
+            jobs: int, nonce: str | None, profiles_dir: Path, allow_errors: bool, no_fork_server: bool, resume: Path | None,
             sign_key, reports: bool, evidence_budget: int) -> None:
     """Sequences of moves that land where no single move does: an edit, a pair of edits, or a restore case's
     rollback or resurrection, with the SUT's own activity around it.
