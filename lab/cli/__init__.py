@@ -29,8 +29,8 @@ COMMANDS = {
     "compare": ("lab.cli.reports:compare_cmd",
                 'Cell for cell, where the conditions of docs/method.md "Reporting" match; other rows side by side.'),
     "compose": ("lab.cli.compose:compose",
-                "Sequences of moves that land where no single move does: an edit, or a pair of edits, with the SUT's "
-                "own activity around it."),
+                "Sequences of moves that land where no single move does: an edit, a pair of edits, or a restore case's "
+                "rollback or resurrection, with the SUT's own activity around it."),
     "frontdoor": ("lab.cli.frontdoor:frontdoor",
                   "The front door: what an attacker plants through a store's write API, and what another context "
                   "reads."),
