@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from lab.judge.observation import ShapeError
-from lab.judge.open_record import Bool, Boolean, Lst, Num, Obj, OpenRecord, Str, String, said
+from lab.open_record import Bool, Boolean, Lst, Num, Obj, OpenRecord, Str, String, said
 
 ROW_SCHEMA = "memlab.row/1"
 

@@ -2,7 +2,7 @@
 
 :func:`read_manifest` dispatches on the manifest's ``schema`` (:data:`READERS`: ``memlab.manifest/1``)
 and refuses one of another shape naming the field; ``memlab run`` writes its manifest through
-:class:`Manifest` too. Open like every result record (:mod:`lab.judge.open_record`): a key the lab does
+:class:`Manifest` too. Open like every result record (:mod:`lab.open_record`): a key the lab does
 not know is kept, and ``to_json`` gives back exactly what was read. The entries of ``rows`` and
 ``evidence`` are checked one by one by ``memlab verify``, which names each wrong entry as a finding.
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
-from lab.judge.open_record import List, Obj, Object, OpenRecord, Str, String, said
+from lab.open_record import List, Obj, Object, OpenRecord, Str, String, said
 
 MANIFEST_SCHEMA = "memlab.manifest/1"
 

@@ -10,13 +10,14 @@ from pathlib import Path
 
 LAB = Path(__file__).resolve().parents[2] / "lab"
 
-#: Roles every role may import: the one way memlab writes a file (lab.safewrite) and its log (lab.logs),
-#: bottom roles.
-ALWAYS = {"safewrite", "logs"}
+#: Roles every role may import: the one way memlab writes a file (lab.safewrite), its log (lab.logs) and
+#: the base of its typed result files (lab.open_record), bottom roles.
+ALWAYS = {"safewrite", "logs", "open_record"}
 #: role -> the lab roles it may import (``edits``, the top-level ``lab`` constants and ALWAYS always).
 ALLOWED = {
     "safewrite": set(),
     "logs": set(),
+    "open_record": set(),
     "moments": set(),
     "profile": set(),
     "driver": set(),
