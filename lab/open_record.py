@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 _TYPES = {"string": (str,), "number": (int, float), "bool": (bool,), "object": (dict,), "list": (list,),
@@ -51,6 +51,19 @@ class OpenRecord(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data: the keys that were set (or read), and only those."""
         return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+def read_by_schema(data: Any, readers: dict[str, type[OpenRecord]], error: type[Exception], implied: str) -> Any:
+    """``data`` (parsed JSON) read by the model its ``schema`` names in ``readers`` (``implied`` when it names
+    none); ``error`` with what is wrong, naming the field."""
+    schema = data.get("schema", implied) if isinstance(data, dict) else implied
+    model = readers.get(schema) if isinstance(schema, str) else None
+    if model is None:
+        raise error(f"schema {schema!r} is not one this lab reads ({', '.join(readers)})")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise error(said(exc.errors()[0])) from None
 
 
 def said(error: Any) -> str:

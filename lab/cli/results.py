@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
@@ -25,6 +25,9 @@ from lab.frontdoor.grounds import FRONTDOOR_GROUNDS
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
 from lab.report.inert import inert
 from lab.resultset.grounds import GROUNDS
+
+if TYPE_CHECKING:
+    from lab.resultset.run_record import RunRecord
 
 err = Console(stderr=True, soft_wrap=True, emoji=False)
 SIGNATURE_GROUNDS = ("bad-signature", "signature-key-mismatch", "signature-missing")
@@ -42,7 +45,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def load_set(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def load_set(root: Path) -> tuple[list[dict[str, Any]], RunRecord]:
     """The rows and run.json of an at-rest set, read strictly and shape-checked (else exit 2 with why)."""
     from lab.resultset.loading import Unreadable, load_rows, load_run
     try:

@@ -72,6 +72,7 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
     """The SUTs of the sets, by row name, in the order their rows come; a row in two sets is an error."""
     from lab.report.site import SutResults
     from lab.resultset.loading import Unreadable, load_rows, load_run
+    from lab.resultset.run_record import RunRecord
 
     suts: dict[str, SutResults] = {}
     seen: dict[tuple[str, str], Path] = {}
@@ -79,7 +80,7 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
         if kind == "compose":  # a composition: its compose rows (its at-rest trials are the row's again)
             from lab.resultset.composition import load_rows as compose_rows
             for row in compose_rows(folder):
-                suts.setdefault(row.row, SutResults(name=row.row, rows=[], run={})).compose.append(row)
+                suts.setdefault(row.row, SutResults(name=row.row, rows=[])).compose.append(row)
             continue
         if kind == "frontdoor":
             results, fd_run = _frontdoor_rows(folder)
@@ -89,10 +90,11 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
                 if where in seen:
                     fail(f"row {where[1]} is in two front-door sets: {seen[where]} and {folder}; give one of them")
                 seen[where] = folder
-                suts.setdefault(name, SutResults(name=name, rows=[], run={})).frontdoor.append((result, fd_run))
+                suts.setdefault(name, SutResults(name=name, rows=[])).frontdoor.append((result, fd_run))
             continue
         try:
-            rows, run = (load_lifecycle(folder)[0], {}) if kind == "lifecycle" else (load_rows(folder), load_run(folder))
+            rows, run = ((load_lifecycle(folder)[0], RunRecord()) if kind == "lifecycle"
+                         else (load_rows(folder), load_run(folder)))
         except Unreadable as exc:
             fail(str(exc))
         for row in rows:
@@ -206,7 +208,7 @@ def attach_history(suts: list[SutResults], folders: list[Path], verify: bool,
             fail(str(exc))
         sut = by_name.get(doc["row"])
         if sut is None:
-            sut = by_name[doc["row"]] = SutResults(name=doc["row"], rows=[], run={})
+            sut = by_name[doc["row"]] = SutResults(name=doc["row"], rows=[])
             suts.append(sut)
         sut.history = doc
         if bar is not None:

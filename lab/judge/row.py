@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from lab.judge.observation import ShapeError
-from lab.open_record import Bool, Boolean, Lst, Num, Obj, OpenRecord, Str, String, said
+from lab.open_record import Bool, Boolean, Lst, Num, Obj, OpenRecord, Str, String, read_by_schema
 
 ROW_SCHEMA = "memlab.row/1"
 
@@ -146,14 +146,7 @@ class RowShapeError(ShapeError):
 
 def read_row(data: Any) -> AtRestRow:
     """The row ``data`` (parsed JSON), read by the model of its schema; ``RowShapeError`` names what is wrong."""
-    schema = data.get("schema", ROW_SCHEMA) if isinstance(data, dict) else ROW_SCHEMA
-    model = READERS.get(schema) if isinstance(schema, str) else None
-    if model is None:
-        raise RowShapeError(f"schema {schema!r} is not one this lab reads ({', '.join(READERS)})")
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise RowShapeError(said(exc.errors()[0])) from None
+    return read_by_schema(data, READERS, RowShapeError, ROW_SCHEMA)
 
 
 def problem_of(data: Any) -> str | None:

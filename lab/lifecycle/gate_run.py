@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from lab.lifecycle.adapters import AdapterError
 from lab.lifecycle.adapters.driver import DriverAdapter
 from lab.lifecycle.results import LifecycleSet, row_key, run_status
+from lab.lifecycle.run_record import lifecycle_run_json
 from lab.lifecycle.runner import NO_RESTART, POSITIONS, run_pack
 from lab.lifecycle.scenario import Scenario
 from lab.logs import get_logger
@@ -135,7 +136,7 @@ def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_
         run["resumed"] = [*run.get("resumed", []), {"at": _now(), "lab": lab_revision(), "registry": registry.run_id}]
         run["status"], run["finished"] = "running", None
         run.pop("stopped", None)
-    write_json(out / "run.json", run)
+    write_json(out / "run.json", lifecycle_run_json(run))
     outcome = GateRun(out, run)
     try:
         for target in targets:
@@ -152,10 +153,10 @@ def run_gate(targets: list[Target], scenarios: list[Scenario], seeds: int, fail_
         outcome.interrupted, outcome.over_budget = True, exc
     finally:
         run["finished"] = _now()
-        write_json(out / "run.json", run)
+        write_json(out / "run.json", lifecycle_run_json(run))
         outcome.rows = [results.write_row(t.meta, fail_on) for t in targets]
         run["verdict"] = run_status(outcome.rows)
-        write_json(out / "run.json", run)
+        write_json(out / "run.json", lifecycle_run_json(run))
         results.write_manifest(run)
         registry.close()
     return outcome
@@ -179,7 +180,7 @@ def _measure(target: Target, scenarios: list[Scenario], seeds: int, results: Lif
         if target.meta.get("erasure") is None:
             target.meta["erasure"] = target.meta["describe"].get("erasure")
         target.meta["open_seconds"] = round(time.monotonic() - started, 3)
-        write_json(results.root / "run.json", run)
+        write_json(results.root / "run.json", lifecycle_run_json(run))
         try:
             run_pack(adapter, scenarios, range(seeds), save=save, progress=lambda step: progress(target.key, step),
                      position=target.position, only=target.todo)

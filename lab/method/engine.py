@@ -28,6 +28,7 @@ from lab.method.schedule import Workers
 from lab.profile import Profile, ProfileError, file_row
 from lab.resultset.evidence_budget import DEFAULT_LIMIT, EvidenceBudget, EvidenceOverBudget
 from lab.resultset.results import ResultSet, lab_revision, write_json
+from lab.resultset.run_record import run_json
 from lab.runtime import Runtime
 from lab.cases.seedplan import RECORDS_PER_CONTEXT, make_plan
 
@@ -159,7 +160,7 @@ def _end(pool: Workers, works: list[RowWork], registry: RunRegistry, results: Re
     run["finished"] = _now()
     if run["status"] == "completed" and failures:  # a row not derived: the set is not whole
         run["status"] = "failed"
-    if step("run.json", lambda: write_json(results.root / "run.json", run)):
+    if step("run.json", lambda: write_json(results.root / "run.json", run_json(run))):
         step("manifest", lambda: results.write_manifest(run))  # never a manifest beside a stale run.json
     step("registry", registry.close)
     log.info("run.end", run_id=run["run_id"], status=run["status"], out=str(results.root))
@@ -194,7 +195,7 @@ def _begin(results: ResultSet, profiles: list[Profile], invalid: list[ProfileErr
                **({"shard": shard} if shard is not None else {}),
                **({"compose": dict(compose)} if compose else {}),
                "rows": [p.row for p in profiles] + [file_row(e.path) for e in invalid], **ident}
-    write_json(results.root / "run.json", run)
+    write_json(results.root / "run.json", run_json(run))
     return run
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from lab.cases import BY_ID, CASE_IDS, CONTROLS, GROUPS
 from lab.cases.registry import MODULES
 from lab.judge.scoring import LADDER
+from lab.resultset.run_record import RunRecord
 from lab.report.terminal import cell_text
 
 LEGEND = ("REJ refused (pass) · REP reported at read (pass) · REP·a reported at audit only (half credit) · "
@@ -123,17 +124,17 @@ def metric_text(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
-def run_facts(rows: list[dict[str, Any]], run: dict[str, Any]) -> list[tuple[str, str]]:
+def run_facts(rows: list[dict[str, Any]], run: RunRecord) -> list[tuple[str, str]]:
     """``(label, value)`` facts a report heads with: run, date, lab, method revision, runtime."""
     first = rows[0] if rows else {}
-    lab = run.get("lab") or first.get("lab") or {}
+    lab = run.lab or first.get("lab") or {}
     commit = lab.get("commit") or "unknown"
-    facts = [("run", str(run.get("run_id") or first.get("run_id"))),
-             ("date", str(run.get("started") or first.get("date"))),
+    facts = [("run", str(run.run_id or first.get("run_id"))),
+             ("date", str(run.started or first.get("date"))),
              ("lab", f"memlab {lab.get('version')} commit {commit}{' (dirty)' if lab.get('dirty') else ''}"),
-             ("method revision", str(first.get("method_revision") or run.get("method_revision"))),
-             ("runtime", str(run.get("runtime") or (first.get("runtime") or {}).get("runtime")))]
-    source = run.get("analyzed_from")
+             ("method revision", str(first.get("method_revision") or run.method_revision)),
+             ("runtime", str(run.runtime or (first.get("runtime") or {}).get("runtime")))]
+    source = run.analyzed_from
     if source:
         facts.append(("analyzed from", f"{source.get('path')} (run {source.get('run_id')})"))
     return facts

@@ -29,6 +29,7 @@ from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, c
 from lab.report.html_filters import filter_bar, filter_css, row_classes
 from lab.report.html_evidence import (COLOURS, c3_block, chip, code, flat, kv, none, observation, served_block,
                                      signals_block, text, timings_text, variants_block)
+from lab.resultset.run_record import RunRecord
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
@@ -226,7 +227,7 @@ def cell_panel(anchor: str, title: str, case_text: str, row: dict[str, Any], cid
             f'<p class="muted">{escape(foot)}</p></section>')
 
 
-def render(rows: list[dict[str, Any]], run: dict[str, Any], root: Path | None = None,
+def render(rows: list[dict[str, Any]], run: RunRecord, root: Path | None = None,
            compose: Sequence[Any] = ()) -> str:
     """The whole page as HTML text; ``root`` (the result set's folder) adds the records before and after,
     ``compose`` (the set's compose rows) a composition section beside the matrix (lab.report.site_compose).

@@ -15,6 +15,7 @@ from lab.cases import CASE_IDS
 from lab.cases.revisions import NOT_MEASURED, cell_of
 from lab.report.common import case_title, control_title, metric_text, row_key, run_facts
 from lab.report.inert import inert
+from lab.resultset.run_record import RunRecord
 
 
 def _clean(text: Any, lines: bool = False) -> str:
@@ -48,7 +49,7 @@ def _cell_case(suite: ET.Element, key: str, cid: str, cell: dict[str, Any]) -> s
     return "passed"
 
 
-def render(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
+def render(rows: list[dict[str, Any]], run: RunRecord) -> str:
     """The JUnit XML document as text."""
     root = ET.Element("testsuites", name="memlab")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}

@@ -10,6 +10,7 @@ from lab.cases import CASE_IDS, GROUPS
 from lab.cases.revisions import cell_of
 from lab.report.common import LEGEND, case_title, cell_label, metric_text, row_key, run_facts
 from lab.report.markdown_text import esc
+from lab.resultset.run_record import RunRecord
 
 def _table(header: list[str], lines: list[list[Any]]) -> list[str]:
     out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
@@ -49,7 +50,7 @@ def _variants(cell: dict[str, Any]) -> str:
     return f"{len(listing)}: " + "; ".join(f"{v.get('variant')} {v.get('verdict')}" for v in ordered)
 
 
-def render(rows: list[dict[str, Any]], run: dict[str, Any], compose: Sequence[Any] = ()) -> str:
+def render(rows: list[dict[str, Any]], run: RunRecord, compose: Sequence[Any] = ()) -> str:
     """The whole report as Markdown text; ``compose`` (the set's compose rows) adds its composition."""
     out = ["# memlab result set", ""]
     out += [f"- {label}: {esc(value)}" for label, value in run_facts(rows, run)]

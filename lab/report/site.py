@@ -32,6 +32,7 @@ from lab.report.inert import inert
 from lab.report.common import case_edit, case_title, cell_label, row_key
 from lab.report.lifecycle import check_names, rate_text
 from lab.report.lifecycle_positions import POSITIONS, differences
+from lab.resultset.run_record import RunRecord
 
 #: What the lifecycle column says of a SUT without a lifecycle result set.
 NOT_MEASURED = "not measured"
@@ -46,7 +47,7 @@ class SutResults:
 
     name: str
     rows: list[dict[str, Any]]
-    run: dict[str, Any]
+    run: RunRecord = field(default_factory=RunRecord)
     root: Path | None = None
     lifecycle: list[dict[str, Any]] = field(default_factory=list)
     #: The row's history across releases of its SUT package: a sweep's record (lab.report.history), if any.

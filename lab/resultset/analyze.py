@@ -23,6 +23,7 @@ from lab.resultset.dumps import dump_disagreements
 from lab.resultset.loading import Unreadable, load_manifest, load_run
 from lab.resultset.pins import DERIVED_DIRS, EVIDENCE_DIRS
 from lab.resultset.results import ResultSet, lab_revision, load_saved, write_json
+from lab.resultset.run_record import run_json
 from lab.resultset.verify import Verification, check_evidence, check_files
 
 
@@ -68,14 +69,14 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
     for folder in (f for f in EVIDENCE_DIRS if f not in DERIVED_DIRS):  # a composition's rows are derived again
         if (source / folder).is_dir():
             safewrite.copy_tree(source / folder, out / folder)
-    run = {"run_id": old.get("run_id") or manifest.get("run_id"), "started": old.get("started"),
-           "finished": old.get("finished"), "status": old.get("status"), "runtime": old.get("runtime"),
+    run = {"run_id": old.run_id or manifest.get("run_id"), "started": old.started, "finished": old.finished,
+           "status": old.status, "runtime": old.runtime,
            "method_revision": METHOD_REVISION, "lab": lab_revision(), "rows": [p.name for p in rows_obs],
-           **({"compose": old["compose"]} if old.get("compose") else {}),
+           **({"compose": old.compose} if old.compose else {}),
            "analyzed": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "analyzed_from": {"path": str(source), "run_id": old.get("run_id"), "lab": manifest.get("lab"),
+           "analyzed_from": {"path": str(source), "run_id": old.run_id, "lab": manifest.get("lab"),
                              "manifest_digest": "sha256:" + hashlib.sha256(rfc8785.dumps(manifest)).hexdigest()}}
-    write_json(out / "run.json", run)
+    write_json(out / "run.json", run_json(run))
     rows = [r for p in rows_obs for r in results.write_rows(p.name, run)]
     results.write_manifest(run)
     return run, rows

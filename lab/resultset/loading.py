@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.resultset.kinds import AT_REST, LIFECYCLE, described, kind_of_schema
+from lab.resultset.run_record import RunRecord, RunShapeError, read_run
 from lab.resultset.surrogates import ESCAPED, has_lone
 
 #: The largest JSON file of a set read. Published files are below 1 MiB; a case's observation at
@@ -209,15 +210,16 @@ def _other_kind(root: Path) -> Unreadable | None:
                       f"sets only{show}")
 
 
-def load_run(root: Path) -> dict[str, Any]:
-    """The run record (run.json) of a result set; empty when there is none."""
+def load_run(root: Path) -> RunRecord:
+    """The run record (run.json) of an at-rest set, read by its record (lab.resultset.run_record); an empty
+    one when there is none."""
     path = Path(root) / "run.json"
     if not path.exists():
-        return {}
-    run = _read(path)
-    if not isinstance(run, dict):
-        raise Unreadable(f"{path} is not a JSON object")
-    return run
+        return RunRecord()
+    try:
+        return read_run(_read(path))
+    except RunShapeError as exc:
+        raise Unreadable(f"{path}: {exc}; `memlab verify` names what changed") from None
 
 
 def _read(path: Path) -> Any:

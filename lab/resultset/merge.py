@@ -25,6 +25,7 @@ from lab import safewrite
 from lab.resultset.loading import Unreadable, load_manifest, load_run
 from lab.resultset.pins import EVIDENCE_DIRS
 from lab.resultset.results import ResultSet, write_json
+from lab.resultset.run_record import RunRecord, run_json
 from lab.resultset.shards import partition
 from lab.resultset.verify import verify
 
@@ -51,12 +52,12 @@ def merge(sources: list[Path], out: Path) -> tuple[dict[str, Any], list[dict[str
                 if (shard.root / folder / row).is_dir():
                     safewrite.copy_tree(shard.root / folder / row, out / folder / row)
     first = ordered[0].run
-    run = {**{k: first[k] for k in SAME_RUN if k in first},
-           "started": min(s.run.get("started") or "" for s in ordered),
-           "finished": max(s.run.get("finished") or "" for s in ordered), "status": "completed",
-           "rows": [name for name in first["shard"]["selection"] if any(name in s.rows for s in ordered)],
+    run = {**{k: getattr(first, k) for k in SAME_RUN if k in first.model_fields_set},
+           "started": min(s.run.started or "" for s in ordered),
+           "finished": max(s.run.finished or "" for s in ordered), "status": "completed",
+           "rows": [name for name in ordered[0].info["selection"] if any(name in s.rows for s in ordered)],
            "merged": {"shards": len(ordered), "from": [s.summary() for s in ordered]}}
-    write_json(out / "run.json", run)
+    write_json(out / "run.json", run_json(run))
     rows = [r for name in run["rows"] for r in results.write_rows(name, run)]
     results.write_manifest(run)
     return run, rows
@@ -65,9 +66,9 @@ def merge(sources: list[Path], out: Path) -> tuple[dict[str, Any], list[dict[str
 class _Shard:
     """One shard's set as read for the merge: where it is, its run.json and the rows it holds."""
 
-    def __init__(self, root: Path, run: dict[str, Any], manifest: dict[str, Any]):
+    def __init__(self, root: Path, run: RunRecord, manifest: dict[str, Any]):
         self.root, self.run, self.manifest = root, run, manifest
-        self.info: dict[str, Any] = run["shard"]
+        self.info: dict[str, Any] = run.shard or {}
         self.rows = sorted({e["row"] for e in manifest["rows"] if isinstance(e, dict)})
 
     @property
@@ -77,8 +78,8 @@ class _Shard:
 
     def summary(self) -> dict[str, Any]:
         """What the merged run.json says of this shard set."""
-        return {"index": self.info["index"], "path": str(self.root), "started": self.run.get("started"),
-                "finished": self.run.get("finished"),
+        return {"index": self.info["index"], "path": str(self.root), "started": self.run.started,
+                "finished": self.run.finished,
                 "manifest_digest": "sha256:" + hashlib.sha256(rfc8785.dumps(self.manifest)).hexdigest()}
 
 
@@ -90,7 +91,7 @@ def _shard(root: Path) -> _Shard:
         raise MergeRefused(f"{root}: does not verify ({len(result.findings)} finding(s): {lines}); only verified "
                            "shard sets are merged: `memlab verify` lists every finding, run the shard again")
     run = load_run(root)
-    info = run.get("shard")
+    info = run.shard
     if not isinstance(info, dict) or not isinstance(info.get("index"), int) or not isinstance(info.get("count"), int) \
             or not isinstance(info.get("selection"), list) or not isinstance(info.get("assigned"), list):
         raise MergeRefused(f"{root}/run.json: not a shard of a sharded run (no shard block); measure each shard "
@@ -101,15 +102,16 @@ def _shard(root: Path) -> _Shard:
 def _same_run(shards: list[_Shard]) -> None:
     """Every shard states the run's fields alike, else refuse naming the first that differs."""
     first = shards[0]
-    checks = ((SAME_RUN, lambda s: s.run, "", "the shards are not of one run; merge the shards measured with the "
-                                              "same --run-id, lab commit, runtime and options"),
-              (SAME_SHARD, lambda s: s.info, "shard ", "the shards were not cut from one selection with the same "
-                                                       "options; run every shard with the same --sut, --shard K/N "
-                                                       "count, --nonce, --records and fork server"))
+    checks = ((SAME_RUN, lambda s, key: getattr(s.run, key), "",
+               "the shards are not of one run; merge the shards measured with the same --run-id, lab commit, runtime "
+               "and options"),
+              (SAME_SHARD, lambda s, key: s.info.get(key), "shard ",
+               "the shards were not cut from one selection with the same options; run every shard with the same "
+               "--sut, --shard K/N count, --nonce, --records and fork server"))
     for shard in shards[1:]:
         for keys, part, prefix, fix in checks:
             for key in keys:
-                mine, theirs = part(shard).get(key), part(first).get(key)
+                mine, theirs = part(shard, key), part(first, key)
                 if mine != theirs:
                     raise MergeRefused(f"{shard.root}/run.json: {prefix}{key} {mine!r}, but {first.root}/run.json "
                                        f"says {theirs!r}: {fix}")
@@ -133,7 +135,7 @@ def _complete(shards: list[_Shard]) -> dict[int, _Shard]:
     if missing:
         raise MergeRefused(f"shard(s) {', '.join(f'{k}/{count}' for k in missing)} missing (given: "
                            f"{', '.join(s.name for s in shards)}): pass every shard's set, or measure the missing "
-                           f"ones with `memlab run --shard K/{count} --run-id {shards[0].run.get('run_id')}`")
+                           f"ones with `memlab run --shard K/{count} --run-id {shards[0].run.run_id}`")
     for index, shard in by_index.items():
         due = partition(selection, index, count)
         if shard.info["assigned"] != due:

@@ -13,7 +13,7 @@ from lab.cli.signals import Terminated
 from lab.report import site
 
 ROOT = Path(__file__).resolve().parents[2]
-SUTS = [site.SutResults(name=f"sut-{i}", rows=[], run={}) for i in range(4)]
+SUTS = [site.SutResults(name=f"sut-{i}", rows=[]) for i in range(4)]
 
 
 def test_an_interrupted_site_leaves_the_folder_as_it_was(tmp_path, monkeypatch):

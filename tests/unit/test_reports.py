@@ -15,6 +15,7 @@ from html import escape
 
 from lab.cases import BY_ID, CASE_IDS, GROUPS
 from lab.resultset.loading import load_rows, load_run
+from lab.resultset.run_record import RunRecord
 from lab.report import html, junit, markdown
 from lab.report.common import CASE_SHORT, rate_groups
 from lab.report.html_evidence import flat
@@ -78,7 +79,7 @@ def test_junit_error_is_error_and_na_is_skipped(rows):
     row["cells"]["T2"].update(verdict="n/a", reason="unordered memory")
     row["cells"]["T3"].update(verdict="error", reason="C3: the edit did not land \x00")
     row["controls"]["C2"] = {"ok": False, "reason": "the genuine write was refused"}
-    suite = ET.fromstring(junit.render([row], {}))[0]
+    suite = ET.fromstring(junit.render([row], RunRecord()))[0]
     assert suite.find("testcase[@name='T2 tail truncation']/skipped") is not None
     assert suite.find("testcase[@name='T3 middle deletion']/error").get("message").startswith("C3")
     assert suite.find("testcase[@name='C2 genuine write after restart']/error") is not None
@@ -99,7 +100,7 @@ def test_html_escapes_what_a_sut_wrote(rows):
     row["cells"]["T2"]["evidence"]["statements"] = ["</code><script>alert(1)</script>"]
     row["cells"]["T3"]["evidence"]["signals"] = [{"level": "WARNING", "message": "<b>x</b>", "extra": "<u>"}]
     row["notes"] = "<iframe>"
-    page = html.render([row], {})
+    page = html.render([row], RunRecord())
     assert not re.search(r"<img|<script|<iframe|<b>x|<u>", page) and "&lt;img src=x" in page
     assert "&lt;/code&gt;&lt;script&gt;" in page and "&lt;iframe&gt;" in page
 
@@ -152,7 +153,7 @@ def test_html_has_a_section_per_row_with_configuration_and_notes(rs, rows):
 
 
 def test_html_without_the_folder_keeps_to_the_row(rows):
-    page = html.render(rows, {})
+    page = html.render(rows, RunRecord())
     assert "before the edit" not in page and "the edit landed" in page
 
 
