@@ -29,6 +29,8 @@ from lab.lifecycle.derive import DECISION_RULES_3 as DECISION_RULES
 from lab.lifecycle.derive import combine, combine_retrieval, derive_row, sum_accuracy
 from lab.lifecycle.judgement import CHECKS
 from lab.lifecycle.matching import JUDGE_REVISION
+from lab.lifecycle.row_record import READERS as ROW_READERS
+from lab.lifecycle.row_record import read_lifecycle_row
 from lab.lifecycle.scenario import Scenario
 from lab.resultset.evidence_budget import EvidenceBudget
 from lab.resultset.lock import claim
@@ -40,7 +42,7 @@ MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
 #: A lifecycle row's schema names the judge's revision it was derived by: ``memlab verify``
 #: re-derives a set by the revision its rows say, so a set made before a change of the judge
 #: still verifies (``scripts/rederive_lifecycle.py`` moves published sets to the current one).
-ROW_SCHEMAS = {"memlab.lifecycle-row/1": 1, "memlab.lifecycle-row/2": 2, "memlab.lifecycle-row/3": 3}
+ROW_SCHEMAS = {schema: record.revision for schema, record in ROW_READERS.items()}
 ROW_SCHEMA = next(name for name, revision in ROW_SCHEMAS.items() if revision == JUDGE_REVISION)
 EVIDENCE_DIRS = ("scenarios", "observations", "logs")
 SUMMARY_FIELDS = ("status", "severity", "violations", "opportunities", "rate", "not_tested", "unjudged")
@@ -175,7 +177,9 @@ def rederive(root: Path, meta: dict[str, Any], fail_on: str,
     observations (pure), by the judge's revision its ``schema`` names (``ROW_SCHEMAS``)."""
     scenarios = load_scenarios(root) if scenarios is None else scenarios
     row = derive_row(meta, scenarios, load_observations(root, row_key(meta)), fail_on, ROW_SCHEMAS[schema])
-    return {"schema": schema, **row, "describe": meta.get("describe", {})}
+    row = {"schema": schema, **row, "describe": meta.get("describe", {})}
+    read_lifecycle_row(row)  # the shape of its schema (lab.lifecycle.row_record), else LifecycleRowShapeError
+    return row
 
 
 def row_meta(row: dict[str, Any]) -> dict[str, Any]:

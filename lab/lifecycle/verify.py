@@ -15,6 +15,7 @@ from typing import Any
 
 from lab.lifecycle.checks import FAIL_ON
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
+from lab.lifecycle.row_record import LifecycleRowShapeError, read_lifecycle_row
 from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, ROW_SCHEMAS, load_scenarios, rederive, row_key
 from lab.resultset import signing
 from lab.resultset.loading import JSONProblem, Unreadable
@@ -109,7 +110,15 @@ def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, 
         result.add("row-malformed", file, f"schema {schema!r} is not one this memlab reads ({', '.join(ROW_SCHEMAS)}); "
                                           "a newer memlab wrote it: verify it with that one")
         return
-    again = rederive(result.root, meta, fail_on, scenarios, schema)
+    try:
+        read_lifecycle_row(row)
+    except LifecycleRowShapeError as exc:  # named, and still re-derived: what differs is named too
+        result.add("row-malformed", file, f"not a row of its schema {schema}: {exc}")
+    try:
+        again = rederive(result.root, meta, fail_on, scenarios, schema)
+    except LifecycleRowShapeError as exc:  # run.json's facts of the row (its ``describe``) were changed
+        result.add("row-not-derivable", file, f"re-derived from the saved answers, it is no row: {exc}")
+        return
     if digest(again) != digest(row):
         differ = sorted(k for k in set(again) | set(row) if again.get(k) != row.get(k))
         result.add("row-not-derivable", file, f"re-derived from the saved answers, it differs in {', '.join(differ)}")

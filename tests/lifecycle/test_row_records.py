@@ -1,0 +1,80 @@
+"""The lifecycle row as typed records, one per schema version (lab/lifecycle/row_record.py). Every
+lifecycle row the repository holds (published sets and sweeps: /1, /2 and /3) reads and writes back byte
+for byte through the record of its schema, a row whose checks are not its revision's or lacking /3's
+isolation is refused, a key the lab does not know is kept, and a field of another JSON kind is refused
+naming that field, for any value (Hypothesis)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lab.lifecycle.judgement import checks_of
+from lab.lifecycle.results import ROW_SCHEMA, ROW_SCHEMAS
+from lab.lifecycle.row_record import READERS, LifecycleRowShapeError, read_lifecycle_row
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+ROWS = sorted(RESULTS.glob("**/lifecycle/rows/*.json"))
+SAMPLE = json.loads(next(p for p in ROWS if ROW_SCHEMA in p.read_text()).read_text())
+#: A field (a path into the row) -> the JSON kinds it takes.
+FIELDS = {("status",): (str,), ("memory_utility_delta",): (int, float, type(None)), ("seeds",): (list, type(None)),
+          ("describe",): (dict, type(None)), ("gate", "status"): (str,), ("restarts", "median_seconds"):
+          (int, float, type(None)), ("baseline", "rate"): (int, float, type(None)), ("isolation",): (str, type(None)),
+          ("checks", next(iter(SAMPLE["checks"]))): (dict,)}
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(max_size=5), lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=6)
+
+
+def test_every_schema_the_lab_reads_has_its_record_and_rows():
+    assert ROW_SCHEMAS == {schema: record.revision for schema, record in READERS.items()} and len(READERS) == 3
+    assert {json.loads(p.read_text())["schema"] for p in ROWS} == set(READERS) and len(ROWS) >= 50
+
+
+@pytest.mark.parametrize("path", ROWS, ids=[str(p.relative_to(RESULTS)) for p in ROWS])
+def test_a_lifecycle_row_reads_and_writes_back_byte_for_byte(path):
+    text = path.read_text()
+    row = read_lifecycle_row(json.loads(text))
+    assert json.dumps(row.to_json(), indent=2, sort_keys=True) + "\n" == text
+    assert type(row) is READERS[row.schema_] and set(row.checks) == set(checks_of(row.revision))
+
+
+def test_a_row_lacking_a_check_of_its_revision_or_lacking_isolation_is_refused():
+    first, *rest = SAMPLE["checks"]
+    for checks in ({k: SAMPLE["checks"][k] for k in rest}, {**SAMPLE["checks"], "made_up": {}}):
+        with pytest.raises(LifecycleRowShapeError, match=f"checks names .*: a row of revision 3 holds {first}, "):
+            read_lifecycle_row({**SAMPLE, "checks": checks})
+    without = {k: v for k, v in SAMPLE.items() if k != "isolation"}
+    with pytest.raises(LifecycleRowShapeError, match="field 'isolation' is missing"):
+        read_lifecycle_row(without)
+    with pytest.raises(LifecycleRowShapeError, match="schema 'memlab.lifecycle-row/99' is not one this lab reads"):
+        read_lifecycle_row({**SAMPLE, "schema": "memlab.lifecycle-row/99"})
+
+
+def test_a_key_the_lab_does_not_know_is_kept():
+    row = {**SAMPLE, "from_a_newer_lab": {"x": [1]}}
+    assert read_lifecycle_row(row).to_json() == row
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(FIELDS)), JSON)
+def test_a_lifecycle_row_field_of_another_kind_is_refused_naming_it(field, value):
+    row = json.loads(json.dumps(SAMPLE))
+    *parents, last = field
+    holder = row
+    for key in parents:
+        holder = holder[key]
+    holder[last] = value
+    kinds = FIELDS[field]
+    fits = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+    if fits:
+        assert read_lifecycle_row(row).to_json() == row
+    else:
+        with pytest.raises(LifecycleRowShapeError,
+                           match=f"field '{re.escape('.'.join(field))}' is a {type(value).__name__}, not "):
+            read_lifecycle_row(row)
