@@ -12,7 +12,8 @@ Installed with the lab (entry point ``pytest11``), it gives the fixture ``memlab
 ``memlab.run(*rows, profiles=None, args=())`` runs ``memlab run --runtime docker`` for
 those rows (names or globs) in ``memlab/lab:latest`` (built on first use, from the
 base image ``memlab images build`` makes) through testcontainers, and returns a
-:class:`Matrix` of the result set. Needs a Docker engine; no registry.
+:class:`Matrix` of the result set, its rows read by the lab's row record (lab.judge.row.AtRestRow:
+``result.row("our-memory").cells["T1"].verdict``). Needs a Docker engine; no registry.
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # read at a run's end only: loading the plugin imports none of the lab
+    from lab.judge.row import AtRestRow
 
 
 #: The levels a row can reach, lowest first (lab.resultset.gate_choices.LEVELS).
@@ -88,28 +92,28 @@ class Matrix:
     exit_code: int
     output: str
     out: Path
-    rows: list[dict[str, Any]]
+    rows: list[AtRestRow]
 
-    def row(self, name: str, point: str = "read") -> dict[str, Any]:
+    def row(self, name: str, point: str = "read") -> AtRestRow:
         """The row ``name`` at detection point ``point``."""
         for row in self.rows:
-            if row["row"] == name and row["detection_point"] == point:
+            if row.row == name and row.detection_point == point:
                 return row
-        raise KeyError(f"no row {name}@{point} in {self.out} (rows: {[r['row'] for r in self.rows]})")
+        raise KeyError(f"no row {name}@{point} in {self.out} (rows: {[r.row for r in self.rows]})")
 
     def level(self, name: str, point: str = "read") -> Level:
         """The row's :class:`Level`, ``L0``..``L4``, compared by rank (``level >= "L3"``); ``Level("none")``
         when the row could not be evaluated, which reaches no level (``>=``/``>`` any level is False)."""
-        return Level(self.row(name, point).get("level"))
+        return Level(self.row(name, point).level)
 
     def verdicts(self, name: str, point: str = "read") -> dict[str, str]:
         """Case id -> verdict of one row."""
-        return {cid: cell["verdict"] for cid, cell in self.row(name, point)["cells"].items()}
+        return {cid: cell.verdict for cid, cell in self.row(name, point).cells.items()}
 
     def accepted(self) -> list[str]:
         """Every ACCEPTED cell as ``row@point:case``."""
-        return [f"{r['row']}@{r['detection_point']}:{cid}" for r in self.rows
-                for cid, cell in r["cells"].items() if cell["verdict"] == "ACCEPTED"]
+        return [f"{r.row}@{r.detection_point}:{cid}" for r in self.rows
+                for cid, cell in r.cells.items() if cell.verdict == "ACCEPTED"]
 
 
 class LabRunner:
@@ -121,6 +125,7 @@ class LabRunner:
     def run(self, *rows: str, profiles: str | Path | None = None, args: tuple[str, ...] = (),
             timeout: float = 1800) -> Matrix:
         """``memlab run --runtime docker --sut ROW ...`` in the lab's container."""
+        from lab.judge.row import read_row
         from lab.runtime.images import ensure_lab
         from lab.runtime.labcontainer import LabContainer
 
@@ -135,7 +140,7 @@ class LabRunner:
             code = lab.wait_for_exit(timeout)
             output = lab.output()
         out = self.root / name
-        found = [json.loads(p.read_text()) for p in sorted((out / "rows").glob("*.json"))]
+        found = [read_row(json.loads(p.read_text())) for p in sorted((out / "rows").glob("*.json"))]
         return Matrix(code, output, out, found)
 
 

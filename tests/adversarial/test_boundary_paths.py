@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from lab.cases import CASE_IDS
 from lab.cli import main
+from lab.judge.row import read_row
 from lab.lifecycle.adapters.http_config import HttpConfigError
 from lab.lifecycle.adapters.http_config_checks import load_http_config
 from lab.lifecycle.results import LifecycleSet
@@ -153,7 +155,9 @@ def test_the_timeout_bound_is_one_bound():
 # 4. levels compare as levels ------------------------------------------------------------------------
 
 def _matrix(level):
-    return Matrix(0, "", Path("."), [{"row": "r", "detection_point": "read", "level": level, "cells": {}}])
+    row = {"row": "r", "detection_point": "read", "level": level, "controls": {"C1": {"ok": True}, "C2": {"ok": True}},
+           "cells": {cid: {"verdict": "REJECTED"} for cid in CASE_IDS}}
+    return Matrix(0, "", Path("."), [read_row(row)])
 
 
 def test_a_row_never_evaluated_does_not_reach_any_level():
@@ -169,6 +173,13 @@ def test_levels_compare_by_their_rank(got, other, ge):
     assert (level >= other) is ge and (level < other) is (not ge)
     assert level == got and str(level) == got and f"{level}" == got and level.evaluable
     assert level >= testing.Level(other) if ge else level < testing.Level(other)
+
+
+def test_the_matrix_reads_its_rows_by_the_row_record():
+    matrix = _matrix("L4")
+    assert matrix.verdicts("r") == dict.fromkeys(CASE_IDS, "REJECTED") and matrix.accepted() == []
+    with pytest.raises(KeyError, match=r"no row r@audit .*\['r'\]"):
+        matrix.row("r", "audit")
 
 
 def test_comparing_with_no_level_is_a_clear_error():

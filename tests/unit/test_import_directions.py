@@ -30,7 +30,7 @@ ALLOWED = {
     "report": {"cases", "judge", "resultset", "lifecycle", "frontdoor", "compose"},
     "lifecycle": {"profile", "driver", "runtime", "resultset"},
     "frontdoor": {"lifecycle", "resultset", "profile", "runtime"},
-    "testing": {"runtime"},
+    "testing": {"runtime", "judge"},
     "sweep": {"profile", "runtime", "resultset", "lifecycle"},
     "cli": {"moments", "profile", "driver", "runtime", "cases", "judge", "resultset", "method", "report", "lifecycle",
             "frontdoor", "sweep", "compose"},
