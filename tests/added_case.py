@@ -81,6 +81,7 @@ def read(root: Path) -> dict:
     from lab.cases.revisions import CURRENT, cell_of
     from lab.report import html, junit, markdown
     from lab.report.terminal import compact_matrix, matrix
+    from lab.judge.row import read_row
     from lab.resultset.gate import evaluate
     from lab.resultset.loading import load_rows, load_run
     from lab.resultset.verify import verify
@@ -94,7 +95,7 @@ def read(root: Path) -> dict:
     html.render(rows, run)
     xml = junit.render(rows, run)
     result = verify(root)
-    outcome = evaluate(rows, "accepted", "L1")
+    outcome = evaluate([read_row(r) for r in rows], "accepted", "L1")
     return {"set": root.name, "verified": result.ok, "findings": [f"{f.ground} {f.file}" for f in result.findings][:3],
             "added": sorted({cell_of(r, ADDED)["verdict"] for r in rows}),
             "columns": ADDED in console.export_text(), "junit": xml.count("<skipped"),

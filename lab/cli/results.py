@@ -55,11 +55,13 @@ def load_set(root: Path) -> tuple[list[dict[str, Any]], RunRecord]:
 
 
 def run_gate(rows: list[dict[str, Any]], fail_on: str | None, min_level: str | None) -> int:
-    """Judge rows against the gate, print why it failed, return the exit code."""
+    """Judge rows (as loaded, read here by their record) against the gate, print why it failed, return the
+    exit code."""
     if not (fail_on or min_level):
         return 0
+    from lab.judge.row import read_row
     from lab.resultset.gate import evaluate
-    result = evaluate(rows, fail_on, min_level)
+    result = evaluate([read_row(row) for row in rows], fail_on, min_level)
     for line in result.failures:
         err.print(f"[bold red]gate failed[/] {inert(line)}", highlight=False)
     for line in result.undecided:

@@ -10,11 +10,12 @@ to look at leaves the gate undecided (exit 2) when nothing else failed it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from lab.cases.revisions import revision_stated
 from lab.judge.observation import Verdict
+from lab.judge.row import AtRestRow, RowCell
 from lab.resultset.gate_choices import FAIL_ON, LEVELS
 
 
@@ -31,8 +32,9 @@ class GateResult:
         return 1 if self.failures else 2 if self.undecided else 0
 
 
-def evaluate(rows: list[dict[str, Any]], fail_on: str | None = None, min_level: str | None = None) -> GateResult:
-    """Judge rows against the gate; with neither option the gate passes anything that was measured."""
+def evaluate(rows: Sequence[AtRestRow], fail_on: str | None = None, min_level: str | None = None) -> GateResult:
+    """Judge rows (as read: lab.judge.row) against the gate; with neither option the gate passes anything
+    that was measured."""
     if fail_on not in (None, *FAIL_ON):
         raise ValueError(f"--fail-on {fail_on!r}: choose one of {', '.join(FAIL_ON)}")
     if min_level not in (None, *LEVELS):
@@ -45,51 +47,50 @@ def evaluate(rows: list[dict[str, Any]], fail_on: str | None = None, min_level: 
     return result
 
 
-def _judge(row: dict[str, Any], fail_on: str | None, min_level: str | None, result: GateResult) -> None:
-    name = f"{row['row']}@{row['detection_point']}"
-    if not row.get("evaluable"):
-        reason = row.get("not_evaluable_reason") or "C1 or C2 failed"
-        harness = all(str(row["controls"][c].get("reason", "")).startswith("harness error")
-                      for c in ("C1", "C2") if not row["controls"][c].get("ok"))
+def _judge(row: AtRestRow, fail_on: str | None, min_level: str | None, result: GateResult) -> None:
+    name = f"{row.row}@{row.detection_point}"
+    if not row.evaluable:
+        reason = row.not_evaluable_reason or "C1 or C2 failed"
+        harness = all(str(row.controls[c].reason or "").startswith("harness error")
+                      for c in ("C1", "C2") if not row.controls[c].ok)
         (result.undecided if harness else result.failures).append(f"{name}: not evaluable: {reason}")
         return
-    cells, cases = row["cells"], revision_stated(row.get("method_revision")).cases  # the cases its set measured
+    cells, cases = row.cells, revision_stated(row.method_revision).cases  # the cases its set measured
     if fail_on:
         bad = [cid for cid in cases if _fails(cells[cid], fail_on)]
         if bad:
             result.failures.append(f"{name}: {', '.join(f'{c} {_label(cells[c])}' for c in bad)} "
                                    f"(--fail-on {fail_on})")
-        errors = [cid for cid in cases if cells[cid].get("verdict") == Verdict.ERROR]
+        errors = [cid for cid in cases if cells[cid].verdict == Verdict.ERROR]
         if errors:
-            result.undecided.append(f"{name}: {', '.join(errors)} error (not measured): "
-                                    f"{cells[errors[0]].get('reason')}")
+            result.undecided.append(f"{name}: {', '.join(errors)} error (not measured): {cells[errors[0]].reason}")
     if min_level:
         _judge_level(name, row, min_level, result)
 
 
-def _judge_level(name: str, row: dict[str, Any], min_level: str, result: GateResult) -> None:
-    if LEVELS.index(row.get("level") or "L0") >= LEVELS.index(min_level):
+def _judge_level(name: str, row: AtRestRow, min_level: str, result: GateResult) -> None:
+    if LEVELS.index(row.level or "L0") >= LEVELS.index(min_level):
         return
-    cells = row["cells"]
-    needed = [cid for lvl, ids in revision_stated(row.get("method_revision")).ladder[:LEVELS.index(min_level)]
+    cells = row.cells
+    needed = [cid for lvl, ids in revision_stated(row.method_revision).ladder[:LEVELS.index(min_level)]
               for cid in ids]
-    stop = next((cid for cid in needed if not (cells[cid].get("verdict") == Verdict.REJECTED
-                                               and cells[cid].get("detection_point") == "read")), None)
-    line = f"{name}: level {row.get('level')} < {min_level}"
+    stop = next((cid for cid in needed if not (cells[cid].verdict == Verdict.REJECTED
+                                               and cells[cid].detection_point == "read")), None)
+    line = f"{name}: level {row.level} < {min_level}"
     if stop is None:  # the stated level disagrees with the cells: trust neither, fail
         result.failures.append(f"{line}, though the cells reach it; `memlab verify` the result set")
         return
     line += f"; the climb stops at {stop} ({_label(cells[stop])})"
-    (result.undecided if cells[stop].get("verdict") == Verdict.ERROR else result.failures).append(line)
+    (result.undecided if cells[stop].verdict == Verdict.ERROR else result.failures).append(line)
 
 
-def _fails(cell: dict[str, Any], fail_on: str) -> bool:
-    if cell.get("verdict") == Verdict.ACCEPTED:
+def _fails(cell: RowCell, fail_on: str) -> bool:
+    if cell.verdict == Verdict.ACCEPTED:
         return True
-    return fail_on == "partial" and cell.get("verdict") == Verdict.REPORTED and cell.get("detection_point") == "audit"
+    return fail_on == "partial" and cell.verdict == Verdict.REPORTED and cell.detection_point == "audit"
 
 
-def _label(cell: dict[str, Any]) -> str:
-    if cell.get("verdict") == Verdict.REPORTED:
-        return f"REPORTED at {cell.get('detection_point')}"
-    return str(cell.get("verdict"))
+def _label(cell: RowCell) -> str:
+    if cell.verdict == Verdict.REPORTED:
+        return f"REPORTED at {cell.detection_point}"
+    return str(cell.verdict)

@@ -1,11 +1,10 @@
 """The CI gate: exit codes of ``memlab run``/``memlab gate`` with --fail-on and --min-level."""
 
-import copy
-
 import pytest
 from resultsets import ROOT, copy_set, edit_row, load, make_result_set, memlab, shared_cache
 
 from lab.cases import CASE_IDS
+from lab.judge.row import read_row
 from lab.resultset.gate import evaluate
 
 
@@ -71,9 +70,9 @@ def test_a_harness_failure_leaves_the_gate_undecided(tmp_path, cache):
 
 def _row(verdicts, point="read", evaluable=True, level="L4", c1_reason="ok"):
     cells = {cid: {"verdict": v, "detection_point": point} for cid, v in zip(CASE_IDS, verdicts)}
-    return {"row": "r", "detection_point": point, "cells": cells, "evaluable": evaluable, "level": level,
-            "not_evaluable_reason": None if evaluable else c1_reason,
-            "controls": {"C1": {"ok": evaluable, "reason": c1_reason}, "C2": {"ok": True}}}
+    return read_row({"row": "r", "detection_point": point, "cells": cells, "evaluable": evaluable, "level": level,
+                     "not_evaluable_reason": None if evaluable else c1_reason,
+                     "controls": {"C1": {"ok": evaluable, "reason": c1_reason}, "C2": {"ok": True}}})
 
 
 def test_audit_only_detection_fails_partial_but_not_accepted():
@@ -85,8 +84,7 @@ def test_audit_only_detection_fails_partial_but_not_accepted():
 def test_error_cells_leave_the_gate_undecided_unless_it_failed_anyway():
     errors = _row(["REJECTED"] * 9 + ["error"])
     assert evaluate([errors], "accepted").exit_code == 2
-    failing = copy.deepcopy(errors)
-    failing["cells"]["T1"]["verdict"] = "ACCEPTED"
+    failing = _row(["ACCEPTED"] + ["REJECTED"] * 8 + ["error"])
     assert evaluate([failing], "accepted").exit_code == 1
 
 
