@@ -65,5 +65,10 @@ def cell_of(row: dict, case: str) -> dict:
     cell = (row.get("cells") or {}).get(case)
     if isinstance(cell, dict):
         return cell
-    return {"verdict": NOT_MEASURED, "reason": f"not measured: method revision {row.get('method_revision')!r} "
-                                               f"has no case {case}", "detection_point": None}
+    return not_measured(row.get("method_revision"), case)
+
+
+def not_measured(stated: object, case: str) -> dict:
+    """The "not measured" cell of ``case`` in a row of method revision ``stated``, which has no such case."""
+    return {"verdict": NOT_MEASURED, "reason": f"not measured: method revision {stated!r} has no case {case}",
+            "detection_point": None}

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from lab.cli.console import fail, reader_may_leave
 from lab.cli.options import reports_option, sign_key_option
-from lab.cli.results import err, finish, load_lifecycle, load_set
+from lab.cli.results import err, finish, load_lifecycle, load_records, load_set
 from lab.report.formats import DEFAULT_FILES
 from lab.report.inert import inert
 
@@ -44,8 +44,9 @@ def analyze_cmd(result_dir: Path, out: Path | None, sign_key: Any, reports: bool
         _, rows = analyze_set(result_dir, out)
     except Unreadable as exc:
         fail(str(exc))
-    before, _ = load_set(result_dir)
-    changed = [(p.key, c, a, b) for p in compare_rows(before, rows).pairs for c, a, b in p.changed]
+    from lab.judge.row import read_row
+    changed = [(p.key, c, a, b) for p in compare_rows(load_records(result_dir), [read_row(r) for r in rows]).pairs
+               for c, a, b in p.changed]
     print_matrix(load_set(out)[0], stdout_console())
     for key, cid, a, b in changed:
         err.print(inert(f"changed {key} {cid}: {a} -> {b}"), highlight=False)
@@ -65,7 +66,7 @@ def compare_cmd(a: Path, b: Path, as_json: bool) -> None:
     from lab.resultset.compare import compare as compare_rows
 
     _comparable_kinds(a, b)
-    result = compare_rows(load_set(a)[0], load_set(b)[0])
+    result = compare_rows(load_records(a), load_records(b))
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:

@@ -27,6 +27,7 @@ from lab.report.inert import inert
 from lab.resultset.grounds import GROUNDS
 
 if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow
     from lab.resultset.run_record import RunRecord
 
 err = Console(stderr=True, soft_wrap=True, emoji=False)
@@ -50,6 +51,15 @@ def load_set(root: Path) -> tuple[list[dict[str, Any]], RunRecord]:
     from lab.resultset.loading import Unreadable, load_rows, load_run
     try:
         return load_rows(root), load_run(root)
+    except Unreadable as exc:
+        fail_text(str(exc))
+
+
+def load_records(root: Path) -> list[AtRestRow]:
+    """The rows of an at-rest set read by their record (lab.judge.row), strictly (else exit 2 with why)."""
+    from lab.resultset.loading import Unreadable, load_row_records
+    try:
+        return load_row_records(root)
     except Unreadable as exc:
         fail_text(str(exc))
 

@@ -135,6 +135,13 @@ class AtRestRow(OpenRecord):
             raise PydanticCustomError("controls", "'controls' needs C1 and C2", {})
         return self
 
+    def cell(self, case: str) -> RowCell:
+        """The cell of ``case`` as a reader shows it: the row's own, or "not measured" where its method
+        revision has no such case (lab.cases.revisions.cell_of, for a row read as JSON)."""
+        from lab.cases.revisions import not_measured
+
+        return self.cells.get(case) or RowCell.model_validate(not_measured(self.method_revision, case))
+
 
 #: Row schema -> the model that reads it.
 READERS: dict[str, type[AtRestRow]] = {ROW_SCHEMA: AtRestRow}

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from lab.cases import CASE_IDS
-from lab.cases.revisions import cell_of
+from lab.judge.row import AtRestRow
 from lab.resultset.compare import Comparison, Pair
 from lab.report.inert import inert
 from lab.report.terminal import cell_text
@@ -29,10 +29,10 @@ def _short(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _verdict_line(row: dict[str, Any]) -> list[str]:
+def _verdict_line(row: AtRestRow) -> list[str]:
     out = []
     for cid in CASE_IDS:
-        text, style = cell_text(cell_of(row, cid))
+        text, style = cell_text(row.cell(cid).to_json())  # the terminal's cell reader reads JSON
         out.append(f"[{style}]{text}[/]")
     return out
 
@@ -45,9 +45,9 @@ def _side_by_side(pair: Pair, labels: tuple[str, str], console: Console) -> None
     table.add_column("metric")
     table.add_column("level")
     for label, row in zip(labels, (pair.a, pair.b)):
-        value = row.get("metric")
+        value = row.metric
         metric = "—" if value is None else f"{value:.2f}" if isinstance(value, (int, float)) else inert(value)
-        table.add_row(inert(label), *_verdict_line(row), metric, inert(row.get("level") or "—"))
+        table.add_row(inert(label), *_verdict_line(row), metric, inert(row.level or "—"))
     console.print(table)
     for name, (a, b) in pair.differing.items():
         for path, x, y in leaf_differences(a, b, name):

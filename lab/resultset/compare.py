@@ -15,36 +15,42 @@ package is in neither environment, the whole environment is compared, and the pa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.utils import canonicalize_name
 
 from lab.cases import CASE_IDS
-from lab.cases.revisions import cell_of
+from lab.judge.row import AtRestRow
 from lab.resultset.closure import dependency_closure, versions_of
 
 
-def conditions(row: dict[str, Any], closure: set[str] | None = None) -> dict[str, Any]:
+def conditions(row: AtRestRow, closure: set[str] | None = None) -> dict[str, Any]:
     """The comparability conditions of a row, by name (cell observation classes are checked per cell);
     its packages are those of ``closure`` (canonical names) when given, else all of them."""
-    sut = row.get("sut") or {}
+    sut = row.sut or {}
     reported = sut.get("reported") or {}
-    runtime = row.get("runtime") or {}
+    runtime = _environment(row)
     return {
         "SUT version": {**{k: v for k, v in sut.items() if k != "reported"}, "reported": reported.get("version")},
-        "libraries": {"sut": _reported(reported.get("libraries"), runtime, closure), "python": runtime.get("python"),
-                      "packages": _packages(runtime, closure)},
-        "runtime": runtime.get("runtime"),
-        "store": row.get("store"),
-        "configuration": {"profile": row.get("configuration"), "reported": reported.get("configuration"),
-                          "volumes": row.get("volumes")},
-        "DUT boundary": row.get("dut_boundary"),
-        "position": row.get("position"),
-        "SUT stopped during edits": row.get("sut_stopped_during_edits"),
-        "detection point": row.get("detection_point"),
-        "method revision": row.get("method_revision"),
+        "libraries": {"sut": _reported(reported.get("libraries"), runtime, closure),
+                      "python": row.runtime.python if row.runtime else None, "packages": _packages(runtime, closure)},
+        "runtime": row.runtime.runtime if row.runtime else None,
+        "store": row.store,
+        "configuration": {"profile": row.configuration, "reported": reported.get("configuration"),
+                          "volumes": row.volumes},
+        "DUT boundary": row.dut_boundary,
+        "position": row.position,
+        "SUT stopped during edits": row.sut_stopped_during_edits,
+        "detection point": row.detection_point,
+        "method revision": row.method_revision,
     }
+
+
+def _environment(row: AtRestRow) -> dict[str, Any]:
+    """The row's environment as lab.resultset.closure reads it (its packages, Python and requirements)."""
+    return row.runtime.to_json() if row.runtime else {}
 
 
 @dataclass
@@ -52,8 +58,8 @@ class Pair:
     """One row of A set against its row in B."""
 
     key: str
-    a: dict[str, Any]
-    b: dict[str, Any]
+    a: AtRestRow
+    b: AtRestRow
     differing: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     changed: list[tuple[str, str, str]] = field(default_factory=list)
     beside: list[tuple[str, str, str, str]] = field(default_factory=list)
@@ -90,20 +96,21 @@ class Comparison:
                 "only_a": self.only_a, "only_b": self.only_b}
 
 
-def verdicts(row: dict[str, Any]) -> list[str]:
-    """The row's ten verdicts in case order."""
-    return [str(cell_of(row, cid).get("verdict")) for cid in CASE_IDS]
+def verdicts(row: AtRestRow) -> list[str]:
+    """The row's verdicts in case order."""
+    return [str(row.cell(cid).verdict) for cid in CASE_IDS]
 
 
-def compare(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -> Comparison:
-    """Pair rows by name and detection point (falling back to name alone) and compare each pair."""
+def compare(rows_a: Sequence[AtRestRow], rows_b: Sequence[AtRestRow]) -> Comparison:
+    """Pair rows (as read: lab.judge.row) by name and detection point (falling back to name alone) and
+    compare each pair."""
     a = {_key(r): r for r in rows_a}
     b = {_key(r): r for r in rows_b}
     keys = [k for k in a if k in b]
     left = [k for k in a if k not in b]
     right = [k for k in b if k not in a]
     for k in list(left):  # the same row measured at another detection point: side by side, named
-        match = next((m for m in right if b[m]["row"] == a[k]["row"]), None)
+        match = next((m for m in right if b[m].row == a[k].row), None)
         if match:
             keys.append((k, match))
             left.remove(k)
@@ -112,30 +119,29 @@ def compare(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -> Compa
     return Comparison(pairs=sorted(pairs, key=lambda p: p.key), only_a=sorted(left), only_b=sorted(right))
 
 
-def _key(row: dict[str, Any]) -> str:
-    return f"{row['row']}@{row.get('detection_point')}"
+def _key(row: AtRestRow) -> str:
+    return f"{row.row}@{row.detection_point}"
 
 
-def _pair(a: dict[str, Any], b: dict[str, Any]) -> Pair:
+def _pair(a: AtRestRow, b: AtRestRow) -> Pair:
     key = _key(a) if _key(a) == _key(b) else f"{_key(a)} | {_key(b)}"
     pair = Pair(key=key, a=a, b=b)
     closure, pair.basis = _closure(a, b)
     ca, cb = conditions(a, closure), conditions(b, closure)
     if closure is not None:
-        pa, pb = _packages(a.get("runtime") or {}, None), _packages(b.get("runtime") or {}, None)
+        pa, pb = _packages(_environment(a), None), _packages(_environment(b), None)
         pair.not_judged = {n: (pa.get(n), pb.get(n)) for n in sorted(set(pa) | set(pb))
                            if n not in closure and pa.get(n) != pb.get(n)}
     pair.differing = {name: (ca[name], cb[name]) for name in ca if ca[name] != cb[name]}
     if not pair.comparable:
         return pair
     for cid in CASE_IDS:
-        x, y = cell_of(a, cid), cell_of(b, cid)
-        kx, ky = x.get("observation_class"), y.get("observation_class")
+        x, y = a.cell(cid), b.cell(cid)
+        kx, ky = x.observation_class, y.observation_class
         if kx and ky and kx != ky:
-            pair.beside.append((cid, "observation class", f"{x.get('verdict')} (class {kx})",
-                                f"{y.get('verdict')} (class {ky})"))
-        elif x.get("verdict") != y.get("verdict"):
-            pair.changed.append((cid, str(x.get("verdict")), str(y.get("verdict"))))
+            pair.beside.append((cid, "observation class", f"{x.verdict} (class {kx})", f"{y.verdict} (class {ky})"))
+        elif x.verdict != y.verdict:
+            pair.changed.append((cid, str(x.verdict), str(y.verdict)))
         else:
             pair.unchanged += 1
     return pair
@@ -157,10 +163,10 @@ def _reported(libraries: Any, runtime: dict[str, Any], closure: set[str] | None)
             if canonicalize_name(str(name)) not in packages or canonicalize_name(str(name)) in closure}
 
 
-def _closure(a: dict[str, Any], b: dict[str, Any]) -> tuple[set[str] | None, str]:
+def _closure(a: AtRestRow, b: AtRestRow) -> tuple[set[str] | None, str]:
     """The SUT's dependency closure over both rows' environments, and the basis stated in words."""
-    package = str((a.get("sut") or {}).get("package") or "")
-    runtimes = [a.get("runtime") or {}, b.get("runtime") or {}]
+    package = str((a.sut or {}).get("package") or "")
+    runtimes = [_environment(a), _environment(b)]
     closure = dependency_closure(package, runtimes) if package else None
     if closure is not None:
         return closure, f"the dependency closure of {package} ({len(closure)} package(s))"

@@ -15,13 +15,17 @@ import math
 import os
 import re
 import stat
+from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab.resultset.kinds import AT_REST, LIFECYCLE, described, kind_of_schema
 from lab.resultset.run_record import RunRecord, RunShapeError, read_run
 from lab.resultset.surrogates import ESCAPED, has_lone
+
+if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow
 
 #: The largest JSON file of a set read. Published files are below 1 MiB; a case's observation at
 #: 10,000 records per context (``memlab run --records``) keeps its C3 dumps of the store: over
@@ -179,24 +183,33 @@ def load_manifest(root: Path) -> dict[str, Any]:
 
 
 def load_rows(root: Path) -> list[dict[str, Any]]:
-    """Every row of a result set, sorted by row and detection point."""
+    """Every row of a result set as its JSON (each read by its record first), sorted by row and detection
+    point."""
+    return sorted((row for row, _ in _read_rows(root)), key=lambda r: (r["row"], r["detection_point"]))
+
+
+def load_row_records(root: Path) -> list[AtRestRow]:
+    """Every row of a result set read by its record (lab.judge.row), sorted by row and detection point."""
+    return sorted((record for _, record in _read_rows(root)), key=lambda r: (r.row, r.detection_point))
+
+
+def _read_rows(root: Path) -> Iterator[tuple[dict[str, Any], AtRestRow]]:
+    """Each row file of a set: its JSON and its record; ``Unreadable`` naming the first that is no row."""
     root = Path(root)
     if not root.is_dir():
         raise Unreadable(f"{root} is not a folder; pass a result-set folder (the --out of `memlab run`)")
     paths = sorted((root / "rows").glob("*.json"))
     if not paths:
         raise Unreadable(f"{root}/rows holds no row files; is this a memlab result set?")
-    from lab.judge.row import problem_of
+    from lab.judge.row import RowShapeError, read_row  # here: the lifecycle gate reads sets through this module
 
-    rows = []
     for path in paths:
         row = _read(path)
-        problem = problem_of(row)  # here: the lifecycle gate reads sets through this module, and needs no case
-        if problem:
+        try:
+            yield row, read_row(row)
+        except RowShapeError as exc:
             raise _other_kind(root) or Unreadable(
-                f"{path} is not a memlab row: {problem}; `memlab verify` names what changed")
-        rows.append(row)
-    return sorted(rows, key=lambda r: (r["row"], r["detection_point"]))
+                f"{path} is not a memlab row: {exc}; `memlab verify` names what changed") from None
 
 
 def _other_kind(root: Path) -> Unreadable | None:

@@ -8,7 +8,14 @@ import pytest
 from resultsets import ROOT, cache, copy_set, load, make_result_set, memlab, save  # noqa: F401 (cache: a fixture)
 
 from lab.resultset.compare import compare
-from lab.resultset.loading import load_rows
+from lab.judge.row import read_row
+from lab.resultset.loading import load_row_records, load_rows
+
+
+def records(rows):
+    """Rows edited as JSON, read by their record as compare reads them."""
+    return [read_row(r) for r in rows]
+
 
 NAIVE_PROFILE = "reference-naive.yaml"
 
@@ -29,7 +36,7 @@ def sets(tmp_path_factory):
 
 def test_a_configuration_difference_is_side_by_side_not_a_changed_cell(sets):
     a, b = sets
-    result = compare(load_rows(a), load_rows(b))
+    result = compare(load_row_records(a), load_row_records(b))
     pairs = {p.key: p for p in result.pairs}
     naive = pairs["reference-naive@read"]
     assert not naive.comparable and list(naive.differing) == ["configuration"]
@@ -55,7 +62,7 @@ def test_a_changed_verdict_in_a_comparable_row_is_a_changed_cell(sets, tmp_path)
     row = load(b / "rows/reference-sealed@read.json")
     row["cells"]["T9"]["verdict"] = "ACCEPTED"
     save(b / "rows/reference-sealed@read.json", row)
-    pairs = {p.key: p for p in compare(load_rows(a), load_rows(b)).pairs}
+    pairs = {p.key: p for p in compare(load_row_records(a), load_row_records(b)).pairs}
     assert pairs["reference-sealed@read"].changed == [("T9", "REJECTED", "ACCEPTED")]
     assert pairs["reference-naive@read"].comparable and pairs["reference-naive@read"].changed == []
 
@@ -66,7 +73,7 @@ def test_a_cell_whose_observation_class_differs_is_set_beside(sets):
     rows_b = copy.deepcopy(rows_a)
     cell = next(r for r in rows_b if r["row"] == "reference-sealed")["cells"]["T2"]
     cell.update(observation_class="c", verdict="ACCEPTED")
-    pair = next(p for p in compare(rows_a, rows_b).pairs if p.key == "reference-sealed@read")
+    pair = next(p for p in compare(records(rows_a), records(rows_b)).pairs if p.key == "reference-sealed@read")
     assert pair.changed == [] and [c for c, *_ in pair.beside] == ["T2"]
 
 
@@ -78,7 +85,7 @@ def test_version_runtime_and_point_differences_are_named(sets):
     naive["sut"]["version"] = "0.2.0"
     naive["runtime"]["runtime"] = "docker"
     sealed["detection_point"] = "audit"
-    result = compare(rows_a, rows_b)
+    result = compare(records(rows_a), records(rows_b))
     pairs = {p.key: p for p in result.pairs}
     assert set(pairs["reference-naive@read"].differing) == {"SUT version", "runtime"}
     assert set(pairs["reference-sealed@read | reference-sealed@audit"].differing) == {"detection point"}

@@ -18,8 +18,15 @@ from resultsets import ROOT, cache, copy_set, edit_row, memlab  # noqa: F401 (ca
 
 from lab.resultset.closure import dependency_closure
 from lab.resultset.compare import compare
-from lab.resultset.loading import load_rows
+from lab.judge.row import read_row
+from lab.resultset.loading import load_row_records, load_rows
 from lab.runtime.prepared import LIST_PACKAGES
+
+
+def records(rows):
+    """Rows edited as JSON, read by their record as compare reads them."""
+    return [read_row(r) for r in rows]
+
 
 PUBLISHED = ROOT / "results" / "published" / "langgraph-sqlite"
 ROW = "rows/langgraph-sqlite@read.json"
@@ -61,7 +68,7 @@ def fresh(tmp_path):
 
 
 def test_packages_beside_the_sut_are_named_but_not_judged(fresh):
-    [pair] = compare(load_rows(PUBLISHED), load_rows(fresh)).pairs
+    [pair] = compare(load_row_records(PUBLISHED), load_row_records(fresh)).pairs
     assert pair.comparable, pair.differing
     assert pair.basis.startswith("the dependency closure of langgraph-checkpoint-sqlite")
     assert pair.not_judged == {"sqlalchemy": (None, "2.0.40"), "greenlet": (None, "3.2.0")}
@@ -72,7 +79,7 @@ def test_a_version_inside_the_closure_makes_the_rows_incomparable(fresh):
     def bump(row):
         row["runtime"]["packages"]["jsonpointer"] = "3.13"  # langchain-core -> jsonpatch -> jsonpointer
     edit_row(fresh, ROW, bump)
-    [pair] = compare(load_rows(PUBLISHED), load_rows(fresh)).pairs
+    [pair] = compare(load_row_records(PUBLISHED), load_row_records(fresh)).pairs
     assert not pair.comparable and list(pair.differing) == ["libraries"]
     a, b = pair.differing["libraries"]
     assert (a["packages"]["jsonpointer"], b["packages"]["jsonpointer"]) == ("3.12", "3.13")
@@ -81,7 +88,7 @@ def test_a_version_inside_the_closure_makes_the_rows_incomparable(fresh):
 
 def test_a_reported_library_that_is_no_package_is_still_judged(fresh):
     edit_row(fresh, ROW, lambda row: row["sut"]["reported"]["libraries"].update(sqlite="3.46.0"))
-    [pair] = compare(load_rows(PUBLISHED), load_rows(fresh)).pairs
+    [pair] = compare(load_row_records(PUBLISHED), load_row_records(fresh)).pairs
     a, b = pair.differing["libraries"]
     assert (a["sut"]["sqlite"], b["sut"]["sqlite"]) == ("3.40.1", "3.46.0") and "sqlalchemy" not in b["sut"]
 
@@ -96,7 +103,7 @@ def test_without_recorded_requirements_the_whole_environment_is_judged_and_said(
     edit_row(a, ROW, _unrecorded)
     b = copy_set(a, tmp_path / "b")
     edit_row(b, ROW, lambda row: row["runtime"]["packages"].update({"sqlalchemy": "2.0.40"}))
-    [pair] = compare(load_rows(a), load_rows(b)).pairs
+    [pair] = compare(load_row_records(a), load_row_records(b)).pairs
     assert not pair.comparable and pair.basis.startswith("the whole environment: neither row records")
     assert pair.differing["libraries"][1]["packages"]["sqlalchemy"] == "2.0.40"
 
@@ -105,7 +112,7 @@ def test_stopped_during_edits_is_a_condition(tmp_path):
     rows_a = load_rows(PUBLISHED)
     rows_b = copy.deepcopy(rows_a)
     rows_b[0]["sut_stopped_during_edits"] = False
-    [pair] = compare(rows_a, rows_b).pairs
+    [pair] = compare(records(rows_a), records(rows_b)).pairs
     assert list(pair.differing) == ["SUT stopped during edits"]
 
 
