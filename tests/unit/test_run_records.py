@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from record_fields import JSON, fits as of_kind, with_field
 
 from lab.frontdoor.saved import RunRecord as FrontdoorRun
 from lab.frontdoor.saved import dumped
@@ -28,9 +29,6 @@ SAMPLE = json.loads(AT_REST[0].read_text())
 FIELDS = {"kind": (str, type(None)), "run_id": (str, type(None)), "status": (str, type(None)), "lab": (dict, type(None)),
           "rows": (list, type(None)), "records_per_context": (int, float, type(None)), "shard": (dict, type(None)),
           "resumed": (list, type(None))}
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-                    | st.text(max_size=5), lambda inner: st.lists(inner, max_size=3)
-                    | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=6)
 
 
 def written(record) -> str:
@@ -80,7 +78,7 @@ def test_load_run_reads_the_record_and_says_what_is_wrong(tmp_path):
 def test_a_run_field_of_another_kind_is_refused_naming_it(field, value):
     run = {**SAMPLE, field: value}
     kinds = FIELDS[field]
-    fits = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+    fits = of_kind(value, kinds)
     if not fits:
         with pytest.raises(RunShapeError, match=f"field '{field}' is a {type(value).__name__}, not "):
             read_run(run)
@@ -124,14 +122,9 @@ def test_a_lifecycle_run_is_version_1_and_an_at_rest_one_is_refused_naming_its_s
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted(LIFECYCLE_FIELDS, key=str)), JSON)
 def test_a_lifecycle_run_field_of_another_kind_is_refused_naming_it(field, value):
-    run = json.loads(json.dumps(LIFECYCLE_SAMPLE))
-    *parents, last = field
-    holder = run
-    for key in parents:
-        holder = holder[key]
-    holder[last] = value
+    run = with_field(LIFECYCLE_SAMPLE, field, value)
     kinds = LIFECYCLE_FIELDS[field]
-    fits = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+    fits = of_kind(value, kinds)
     name = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in field).lstrip(".")
     if field == ("kind",) and value != "lifecycle":  # the kind names the record: another kind's, or at rest
         implied = f"memlab.{value}-run/1" if isinstance(value, str) else "memlab.run/1"
