@@ -12,8 +12,9 @@ Installed with the lab (entry point ``pytest11``), it gives the fixture ``memlab
 ``memlab.run(*rows, profiles=None, args=())`` runs ``memlab run --runtime docker`` for
 those rows (names or globs) in ``memlab/lab:latest`` (built on first use, from the
 base image ``memlab images build`` makes) through testcontainers, and returns a
-:class:`Matrix` of the result set, its rows read by the lab's row record (lab.judge.row.AtRestRow:
-``result.row("our-memory").cells["T1"].verdict``). Needs a Docker engine; no registry.
+:class:`Matrix` of the result set: ``result.row("our-memory")`` is the row's JSON, ``result.record(...)``
+the lab's typed row record (lab.judge.row.AtRestRow: ``.cells["T1"].verdict``). Needs a Docker engine; no
+registry.
 """
 
 from __future__ import annotations
@@ -94,21 +95,26 @@ class Matrix:
     out: Path
     rows: list[AtRestRow]
 
-    def row(self, name: str, point: str = "read") -> AtRestRow:
-        """The row ``name`` at detection point ``point``."""
+    def record(self, name: str, point: str = "read") -> AtRestRow:
+        """The row ``name`` at detection point ``point``, as the lab's typed row record."""
         for row in self.rows:
             if row.row == name and row.detection_point == point:
                 return row
         raise KeyError(f"no row {name}@{point} in {self.out} (rows: {[r.row for r in self.rows]})")
 
+    def row(self, name: str, point: str = "read") -> dict:
+        """The row ``name`` at detection point ``point``, as its JSON (``row(...)["cells"]["T1"]["verdict"]``,
+        as the plugin has always given it; :meth:`record` gives the typed record)."""
+        return self.record(name, point).to_json()
+
     def level(self, name: str, point: str = "read") -> Level:
         """The row's :class:`Level`, ``L0``..``L4``, compared by rank (``level >= "L3"``); ``Level("none")``
         when the row could not be evaluated, which reaches no level (``>=``/``>`` any level is False)."""
-        return Level(self.row(name, point).level)
+        return Level(self.record(name, point).level)
 
     def verdicts(self, name: str, point: str = "read") -> dict[str, str]:
         """Case id -> verdict of one row."""
-        return {cid: cell.verdict for cid, cell in self.row(name, point).cells.items()}
+        return {cid: cell.verdict for cid, cell in self.record(name, point).cells.items()}
 
     def accepted(self) -> list[str]:
         """Every ACCEPTED cell as ``row@point:case``."""

@@ -175,9 +175,10 @@ def test_levels_compare_by_their_rank(got, other, ge):
     assert level >= testing.Level(other) if ge else level < testing.Level(other)
 
 
-def test_the_matrix_reads_its_rows_by_the_row_record():
+def test_the_matrix_reads_its_rows_by_the_row_record_and_gives_a_row_as_its_json():
     matrix = _matrix("L4")
     assert matrix.verdicts("r") == dict.fromkeys(CASE_IDS, "REJECTED") and matrix.accepted() == []
+    assert matrix.row("r") == matrix.record("r").to_json() and matrix.row("r")["cells"]["T1"]["verdict"] == "REJECTED"
     with pytest.raises(KeyError, match=r"no row r@audit .*\['r'\]"):
         matrix.row("r", "audit")
 
