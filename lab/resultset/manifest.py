@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from lab.open_record import List, Obj, Object, OpenRecord, Str, String, said
+from lab.open_record import List, Obj, Object, OpenRecord, Str, String, read_by_schema
 
 MANIFEST_SCHEMA = "memlab.manifest/1"
 
@@ -49,12 +49,5 @@ class ManifestShapeError(ValueError):
 
 
 def read_manifest(data: Any) -> Manifest:
-    """The manifest ``data`` (parsed JSON), read by the record of its schema."""
-    schema = data.get("schema") if isinstance(data, dict) else None
-    model = READERS.get(schema) if isinstance(schema, str) else None
-    if model is None:
-        raise ManifestShapeError(f"schema {schema!r}, expected {MANIFEST_SCHEMA!r}")
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise ManifestShapeError(said(exc.errors()[0])) from None
+    """The manifest ``data`` (parsed JSON), read by the record of its schema (one it must name)."""
+    return read_by_schema(data, READERS, ManifestShapeError, "")
