@@ -66,6 +66,11 @@ def load(path: Path) -> Any:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
+def sequences_by_name(row: dict) -> dict[str, dict]:
+    """A compose row's sequences by their name (``T3+write``)."""
+    return {"+".join(s["sequence"]): s for s in row["sequences"]}
+
+
 def save(path: Path, data: Any) -> None:
     """Write a JSON file the way the lab does."""
     Path(path).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")

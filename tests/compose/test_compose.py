@@ -25,6 +25,7 @@ from lab.compose.moves import MAX_LENGTH, Move, sequences
 from lab.compose.results import OUTCOMES, Single, read_row
 from lab.report.site_compose import SAID
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
+from tests.resultsets import sequences_by_name
 
 pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
 
@@ -47,15 +48,11 @@ def _row(folder: Path, row: str, point: str) -> dict:
     return load(folder / "composition" / f"{row}@{point}.json")
 
 
-def _by_name(row: dict) -> dict[str, dict]:
-    return {"+".join(s["sequence"]): s for s in row["sequences"]}
-
-
 def test_a_truncation_laundered_by_a_genuine_write_is_a_finding(composed):
     folder, proc = composed["reference-audit"]
     assert proc.returncode == 1, proc.stdout + proc.stderr  # a finding is a verdict against the store
     row = _row(folder, "reference-audit", "audit")
-    seqs = _by_name(row)
+    seqs = sequences_by_name(row)
     for name in ("T3+write", "T3+erase"):
         seq = seqs[name]
         assert seq["verdict"] == "finding", seq
@@ -74,7 +71,7 @@ def test_a_sequence_whose_edit_lands_alone_is_never_a_finding(composed):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     row = _row(folder, "reference-naive", "read")
     assert row["findings"] == []
-    seq = _by_name(row)["T1+write"]
+    seq = sequences_by_name(row)["T1+write"]
     assert seq["verdict"] == "single-lands" and seq["singles"][0]["landed"] is True
 
 
@@ -83,7 +80,7 @@ def test_a_store_that_refuses_every_move_holds(composed):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     row = _row(folder, "reference-sealed", "read")
     assert row["findings"] == [] and row["counts"]["held"] > 0
-    refused = _by_name(row)["T3+write"]
+    refused = sequences_by_name(row)["T3+write"]
     assert refused["verdict"] == "held" and "refused" in refused["reason"], refused
 
 
@@ -263,7 +260,7 @@ def test_a_process_alive_watcher_is_laundered_by_any_sut_move_after_the_edit(cac
                   "--edits", "1", "--no-restores", "--runtime", "local", "--nonce", "tests", "--out", folder, cache=cache,
                   timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    seqs = _by_name(_row(folder, "watcher-alive", "read"))
+    seqs = sequences_by_name(_row(folder, "watcher-alive", "read"))
     for name in ("T3+write", "T3+restart", "T3+erase", "T1+restart"):
         assert seqs[name]["verdict"] == "finding", seqs[name]
         assert [s["landed"] for s in seqs[name]["singles"]] == [False, False], seqs[name]["singles"]
@@ -272,7 +269,7 @@ def test_a_process_alive_watcher_is_laundered_by_any_sut_move_after_the_edit(cac
     trial = load(folder / "observations" / "watcher-alive" / "compose" / "T3+restart.json")
     assert trial["position"] == "alive" and trial["timings"]["restart"] == 0.0  # the read in the restarted process
     assert [m["move"] for m in trial["moves"]] == ["T3", "restart"] and trial["moves"][1]["open"]["ok"]
-    stopped = _by_name(_row(folder, "watcher-stopped", "read"))
+    stopped = sequences_by_name(_row(folder, "watcher-stopped", "read"))
     assert {s["verdict"] for s in stopped.values()} <= {"single-lands", "inconclusive"}
     assert stopped["T3+restart"]["verdict"] == "single-lands"
     verified = memlab("verify", folder, cache=cache)

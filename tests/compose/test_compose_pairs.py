@@ -20,6 +20,7 @@ from lab.compose.moves import MAX_LENGTH, Move, edits_of, sequences
 from lab.compose.pairs import choose
 from lab.compose.results import OUTCOMES, SCHEMA, SCHEMA_PAIRS, read_row
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
+from tests.resultsets import sequences_by_name
 
 pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
 
@@ -40,17 +41,13 @@ def _row(folder: Path, point: str) -> dict:
     return load(folder / "composition" / f"{ROW}@{point}.json")
 
 
-def _by_name(row: dict) -> dict[str, dict]:
-    return {"+".join(s["sequence"]): s for s in row["sequences"]}
-
-
 def test_a_deletion_and_a_forgery_that_keep_the_count_are_a_finding(composed):
     folder, proc = composed
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert load(folder / "run.json")["compose"] == {"length": 2, "edits": 2}
     row = _row(folder, "read")
     assert row["schema"] == SCHEMA_PAIRS and row["edits"] == 2
-    seqs = _by_name(row)
+    seqs = sequences_by_name(row)
     at_rest = load(folder / "rows" / f"{ROW}@read.json")["cells"]
     assert at_rest["T3"]["verdict"] == at_rest["T5"]["verdict"] == "REPORTED"  # each edit alone is caught
     for name in ("T3+T5", "T5+T3"):
@@ -75,7 +72,7 @@ def test_a_pair_whose_edit_lands_alone_is_never_a_finding(composed):
     row = _row(folder, "audit")  # the audit checks nothing: every edit lands alone here
     assert row["findings"] == []
     for name in ("T3+T5", "T5+T3"):
-        seq = _by_name(row)[name]
+        seq = sequences_by_name(row)[name]
         assert seq["verdict"] == "single-lands" and [s["landed"] for s in seq["singles"]] == [True, True], seq
     read = _row(folder, "read")
     left = {s["move"]: s["reason"] for s in read["skipped"]}

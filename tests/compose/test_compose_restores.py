@@ -20,6 +20,7 @@ from lab.compose.moves import AUDIT, ERASE, MAX_LENGTH, RESTART, WRITE, Move, ed
 from lab.compose.pairs import NO_RESTORE, choose, edit_pairs
 from lab.compose.results import OUTCOMES, SCHEMA_RESTORES, read_row
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
+from tests.resultsets import sequences_by_name
 
 pytestmark = pytest.mark.system  # composes rows end to end: out of the fast loop
 
@@ -40,10 +41,6 @@ def _row(folder: Path, row: str = ROW, point: str = "read") -> dict:
     return load(folder / "composition" / f"{row}@{point}.json")
 
 
-def _by_name(row: dict) -> dict[str, dict]:
-    return {"+".join(s["sequence"]): s for s in row["sequences"]}
-
-
 def test_a_rollback_followed_by_a_genuine_write_is_a_finding(composed):
     folder, proc = composed
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -52,7 +49,7 @@ def test_a_rollback_followed_by_a_genuine_write_is_a_finding(composed):
     assert row["schema"] == SCHEMA_RESTORES and row["restores"] is True and read_row(row).to_json() == row
     assert "T9" in row["offered"] and not any(s["move"] == "T9" for s in row["skipped"])
     assert load(folder / "rows" / f"{ROW}@read.json")["cells"]["T9"]["verdict"] == "REPORTED"  # alone: caught
-    seqs = _by_name(row)
+    seqs = sequences_by_name(row)
     seq = seqs["T9+write"]
     assert seq["verdict"] == "finding", seq
     assert [(s["move"], s["landed"]) for s in seq["singles"]] == [("T9", False), ("write", False)]
@@ -110,7 +107,7 @@ def test_a_rollback_the_store_does_not_detect_lands_alone(cache, tmp_path):  # n
     proc = memlab("compose", "--sut", "reference-naive", "--edits", "1", "--runtime", "local", "--nonce", "tests",
                   "--out", folder, cache=cache, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr  # no finding
-    seqs = _by_name(_row(folder, "reference-naive"))
+    seqs = sequences_by_name(_row(folder, "reference-naive"))
     for restore in ("T9", "T10"):
         holding = {n: s for n, s in seqs.items() if restore in s["sequence"]}
         assert holding and {s["verdict"] for s in holding.values()} <= {"single-lands", "inconclusive"}, holding
@@ -151,7 +148,7 @@ def test_a_restore_on_a_process_alive_row_is_made_while_the_sut_runs(cache, tmp_
     proc = memlab("compose", "--sut", "watcher-alive", "--profiles", Path(__file__).parents[1] / "fixtures" / "alive",
                   "--edits", "1", "--runtime", "local", "--nonce", "tests", "--out", folder, cache=cache, timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    seqs = _by_name(_row(folder, "watcher-alive"))
+    seqs = sequences_by_name(_row(folder, "watcher-alive"))
     for restore in ("T9", "T10"):
         assert seqs[f"{restore}+write"]["verdict"] == seqs[f"{restore}+restart"]["verdict"] == "finding"
         assert seqs[f"{restore}+write"]["singles"][0]["reason"].startswith("REPORTED at rest")
