@@ -22,15 +22,17 @@ BEGIN, END = "<!-- compose-rows: scripts/compose_rows_table.py -->", "<!-- /comp
 
 
 def table() -> str:
-    """Per published composition and detection point: sequences tried, the count per outcome, and the findings
-    (each sequence once, its edit's variants folded into the case: ``T3(.v1,.v2)+write``)."""
-    lines = ["| row | point | sequences | finding · held · single lands · shorter lands · inconclusive | findings |",
-             "|---|---|---|---|---|"]
+    """Per published composition and detection point: what its search held (one edit per sequence, or pairs of
+    edits and restore moves too), sequences tried, the count per outcome, and the findings (each sequence once,
+    its edit's variants folded into the case: ``T3(.v1,.v2)+write``)."""
+    lines = ["| row | point | search | sequences | finding · held · single lands · shorter lands · inconclusive | findings |",
+             "|---|---|---|---|---|---|"]
     for folder in sorted((ROOT / "results" / "published").glob("*/compose")):
         for row in load_rows(folder):
             c = row.counts
             found = _folded(["+".join(s.sequence) for s in row.findings]) or "none"
-            lines.append(f"| `{row.row}` | {row.detection_point} | {len(row.sequences)} | "
+            search = " + ".join(["pairs" if row.edits == 2 else "one edit"] + ["restores"] * row.restores)
+            lines.append(f"| `{row.row}` | {row.detection_point} | {search} | {len(row.sequences)} | "
                          f"{c['finding']} · {c['held']} · {c['single-lands']} · {c['shorter-lands']} · {c['inconclusive']} | "
                          f"{found} |")
     return "\n".join(lines)

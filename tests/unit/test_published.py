@@ -84,6 +84,15 @@ def test_the_readme_table_of_front_door_rows_is_the_published_sets():
 COMPOSE_SETS = sorted(p for p in PUBLISHED.glob("*/compose") if (p / "manifest.json").is_file())
 #: Published at-rest rows without a composition, each with why (docs/composition.md, "The published compositions").
 NOT_COMPOSED: dict[str, str] = {}
+#: Published compositions made again with the lab's default search (pairs of edits, restore moves), each with
+#: why: the rows whose head or anchor is kept beside or off the store, where a genuine move may launder a
+#: restore. Every other published composition stays as it was composed, one edit per sequence, no restore move.
+STRICT: dict[str, str] = {
+    "atelya-attest-chain+anchor": "its anchor ledger is off the store",
+    "atmem-chain+checkpoint": "its checkpoint file is off the store",
+    "continuum-events+attest": "its signed head is off the store",
+    "memory-blackbox-md": "its file witness is off the store, and its process holds the last digests it saw",
+}
 
 
 @pytest.mark.parametrize("path", COMPOSE_SETS, ids=[p.parent.name for p in COMPOSE_SETS])
@@ -95,10 +104,20 @@ def test_published_composition_verifies(path):
     assert result.ok, [f"{f.ground} {f.file}: {f.detail}" for f in result.findings][:5]
     rows = load_rows(path)
     assert rows and {r.row for r in rows} == {path.parent.name}
-    assert read_json(path / "run.json")["compose"] == {"length": 2}
+    strict = path.parent.name in STRICT
+    assert read_json(path / "run.json")["compose"] == ({"length": 2, "edits": 2, "restores": True} if strict
+                                                       else {"length": 2})
 
 
-@pytest.mark.parametrize("path", COMPOSE_SETS, ids=[p.parent.name for p in COMPOSE_SETS])
+ONE_EDIT_SETS = [p for p in COMPOSE_SETS if p.parent.name not in STRICT]
+STRICT_SETS = [p for p in COMPOSE_SETS if p.parent.name in STRICT]
+
+
+def test_the_strict_compositions_are_published_rows():
+    assert {p.parent.name for p in STRICT_SETS} == set(STRICT)
+
+
+@pytest.mark.parametrize("path", ONE_EDIT_SETS, ids=[p.parent.name for p in ONE_EDIT_SETS])
 def test_published_compositions_keep_the_restore_cases_left_out_as_written(path):
     """Composed before restore moves: their rows stay /1, and T9 and T10 keep the reason they were written with."""
     from lab.resultset.composition import load_rows
@@ -110,6 +129,25 @@ def test_published_compositions_keep_the_restore_cases_left_out_as_written(path)
             assert case not in row.offered
             assert left[case].startswith("a restore case: its fault is already the SUT's own operation") or \
                 left[case].startswith("n/a at rest"), (case, left[case])
+
+
+@pytest.mark.parametrize("path", STRICT_SETS, ids=[p.parent.name for p in STRICT_SETS])
+def test_strict_compositions_offer_the_restore_cases_and_pairs(path):
+    """Composed with the defaults: their rows are /3, pairs of edits searched, and T9 and T10 offered as moves
+    wherever the row expresses them at rest (never paired), each with its sequences tried."""
+    from lab.compose.pairs import NO_RESTORE
+    from lab.resultset.composition import load_rows
+
+    for row in load_rows(path):
+        assert row.to_json()["schema"] == "memlab.compose-row/3" and row.restores and row.edits == 2
+        left = {s.move: s.reason for s in row.skipped}
+        tried = {name for s in row.sequences for name in s.sequence}
+        assert any(sum(m[:1] == "T" for m in s.sequence) == 2 for s in row.sequences), "no pair of edits tried"
+        for case in ("T9", "T10"):
+            if case in left:
+                assert left[case].startswith("n/a at rest"), (case, left[case])
+            else:
+                assert case in row.offered and case in tried and left[f"{case} in a pair"] == NO_RESTORE
 
 
 def test_every_published_row_at_rest_has_its_composition_or_a_reason():
