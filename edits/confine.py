@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 
 from edits.model import EditError
+from edits.volumes import entries
 
 
 class StoreEscape(EditError):
@@ -37,17 +38,13 @@ def confine(volume: Path) -> None:
         raise StoreEscape(f"volume {volume} is itself a symlink (to {os.readlink(volume)}); the generic editor "
                           "edits a volume the lab made, not where a link points")
     top = os.path.realpath(volume)
-    for folder, dirs, files in os.walk(volume):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            rel = os.path.relpath(path, volume)
-            if stat.S_ISLNK(info.st_mode):
-                target = os.path.realpath(path)
-                if os.path.commonpath([top, target]) != top:
-                    raise StoreEscape(f"{rel} in volume {volume} is a symlink to {os.readlink(path)}, outside the "
-                                      "volume; the generic editor never edits through a link out of its volume "
-                                      "(the SUT made it: its store is not confined to its volume)")
-            elif stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
-                raise StoreEscape(f"{rel} in volume {volume} is a fifo or a device, not a file; the generic editor "
-                                  "does not open it (a read of it could block or never end)")
+    for path, rel, info in entries(volume):
+        if stat.S_ISLNK(info.st_mode):
+            target = os.path.realpath(path)
+            if os.path.commonpath([top, target]) != top:
+                raise StoreEscape(f"{rel} in volume {volume} is a symlink to {os.readlink(path)}, outside the "
+                                  "volume; the generic editor never edits through a link out of its volume "
+                                  "(the SUT made it: its store is not confined to its volume)")
+        elif stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+            raise StoreEscape(f"{rel} in volume {volume} is a fifo or a device, not a file; the generic editor "
+                              "does not open it (a read of it could block or never end)")

@@ -36,8 +36,9 @@ import shutil
 import stat
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
-__all__ = ["snapshot", "restore", "digest_tree", "diff_digests", "VolumeError"]
+__all__ = ["snapshot", "restore", "entries", "digest_tree", "diff_digests", "VolumeError"]
 
 
 class VolumeError(RuntimeError):
@@ -96,27 +97,31 @@ def restore(snap: Path, target: Path) -> Path:
     return target
 
 
+def entries(root: Path) -> Iterator[tuple[str, str, os.stat_result]]:
+    """Every entry under ``root`` (``root`` itself not listed, links not followed), walk order: its path,
+    its path relative to ``root`` and its ``lstat``."""
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            full = os.path.join(folder, name)
+            yield full, os.path.relpath(full, root), os.lstat(full)
+
+
 def digest_tree(path: Path) -> dict[str, dict]:
     """Every entry under ``path`` -> {"sha256", "size", "mode"} (mode in octal text).
 
     Files are hashed by content, symlinks by their target text, directories get
     sha256 None; ``path`` itself is not listed.
     """
-    root = Path(path)
     out: dict[str, dict] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            full = os.path.join(dirpath, name)
-            st = os.lstat(full)
-            rel = os.path.relpath(full, root)
-            if stat.S_ISLNK(st.st_mode):
-                digest = hashlib.sha256(os.readlink(full).encode("utf-8", "surrogateescape")).hexdigest()
-            elif stat.S_ISREG(st.st_mode):
-                digest = _sha256(full)
-            else:
-                digest = None
-            out[rel] = {"sha256": digest, "size": st.st_size if not stat.S_ISDIR(st.st_mode) else 0,
-                        "mode": f"{st.st_mode:o}"}
+    for full, rel, st in entries(path):
+        if stat.S_ISLNK(st.st_mode):
+            digest = hashlib.sha256(os.readlink(full).encode("utf-8", "surrogateescape")).hexdigest()
+        elif stat.S_ISREG(st.st_mode):
+            digest = _sha256(full)
+        else:
+            digest = None
+        out[rel] = {"sha256": digest, "size": st.st_size if not stat.S_ISDIR(st.st_mode) else 0,
+                    "mode": f"{st.st_mode:o}"}
     return dict(sorted(out.items()))
 
 
