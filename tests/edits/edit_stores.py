@@ -175,6 +175,15 @@ def qdrant_points(vol: Path, payload_of) -> None:
     client.close()
 
 
+def selected(db_file: Path, sql: str) -> list[tuple]:
+    """The rows a query selects from a SQLite file, the file closed again."""
+    db = sqlite3.connect(db_file)
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()
+
+
 def open_editor(layout, vol: Path):
     """The editor for a fixture layout, through the public registry."""
     return editor_for(layout, {"store": vol})

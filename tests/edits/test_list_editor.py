@@ -9,7 +9,7 @@ import os
 import sqlite3
 
 import pytest
-from edit_stores import CONTEXTS, FACTS, TAMPERED, check, marker, specs
+from edit_stores import CONTEXTS, FACTS, TAMPERED, check, marker, selected, specs
 from list_writes import list_writes
 
 from edits.base import editor_for
@@ -78,11 +78,7 @@ def run(layout, vol, spec, versions):
 
 
 def rows(vol, sql="SELECT thread, v FROM checkpoints ORDER BY thread, v"):
-    db = sqlite3.connect(vol / "cp.db")
-    try:
-        return db.execute(sql).fetchall()
-    finally:
-        db.close()
+    return selected(vol / "cp.db", sql)
 
 
 @pytest.mark.parametrize("fmt", ["msgpack", "json"])

@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 import pytest
-from edit_stores import check, seed, specs
+from edit_stores import check, seed, selected, specs
 
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
@@ -47,11 +47,7 @@ def run(layout, vol, case):
 
 
 def rows(vol):
-    db = sqlite3.connect(vol / "m.db")
-    try:
-        return {r[0]: r[1:] for r in db.execute("SELECT id, role, data FROM mem")}
-    finally:
-        db.close()
+    return {r[0]: r[1:] for r in selected(vol / "m.db", "SELECT id, role, data FROM mem")}
 
 
 @pytest.mark.parametrize("role", [ROLE_IN_DATA, [ROLE_IN_DATA, "role"]], ids=["path", "path+column"])

@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 import pytest
-from edit_stores import run_case, seed, specs
+from edit_stores import run_case, seed, selected, specs
 
 from edits.base import editor_for
 from edits.layout import LayoutError, parse_layout
@@ -34,11 +34,7 @@ def store(vol):
 
 
 def docs(vol):
-    db = sqlite3.connect(vol / "mem.db")
-    try:
-        return {rid: json.loads(doc) for rid, doc in db.execute("SELECT id, doc FROM records")}
-    finally:
-        db.close()
+    return {rid: json.loads(doc) for rid, doc in selected(vol / "mem.db", "SELECT id, doc FROM records")}
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -3,11 +3,10 @@ two rows' contents are exchanged and each keeps its identity and order key; the 
 T4's C3, the default (the order keys exchanged) fails the variant's C3, and a store ordered by its
 identity or key (whose default already exchanges the contents) offers no variant."""
 
-import sqlite3
 from dataclasses import replace
 
 import pytest
-from edit_stores import marker, specs, sqlite_store
+from edit_stores import marker, selected, specs, sqlite_store
 
 from edits.base import editor_for
 from edits.volumes import diff_digests, digest_tree
@@ -27,11 +26,8 @@ def run(vol, layout, spec, judged_as=None):
 
 
 def rows(vol):
-    db = sqlite3.connect(vol / "memory.db")
-    try:
-        return {r[0]: r[1:] for r in db.execute("SELECT id, seq, body, role FROM memories WHERE session = 'A'")}
-    finally:
-        db.close()
+    sql = "SELECT id, seq, body, role FROM memories WHERE session = 'A'"
+    return {r[0]: r[1:] for r in selected(vol / "memory.db", sql)}
 
 
 @pytest.mark.parametrize("kind, offered", [("text", ["swap=contents"]), ("blob", ["swap=contents"]),
