@@ -61,16 +61,23 @@ class RowEntry(_Saved):
     expected_level: str | None = None  # the level a calibration store is built at; None for a SUT
 
 
-class RunRecord(_Saved):
-    """run.json: what was run, by which lab, when, and how it ended."""
+class _RunHead(_Saved):
+    """What run.json and manifest.json both open with: their schema, the kind, the run, the lab that made it,
+    the fixtures and the rows' schema (each file names its own schema)."""
 
-    schema_: Literal["memlab.frontdoor-run/1"] = Field(RUN_SCHEMA, alias="schema")
+    schema_: str = Field(alias="schema")
     kind: Literal["frontdoor"] = KIND
     run_id: str
     memlab: str
     lab: LabRevision
     fixtures_version: int
     row_schema: str
+
+
+class RunRecord(_RunHead):
+    """run.json: what was run, by which lab, when, and how it ended."""
+
+    schema_: Literal["memlab.frontdoor-run/1"] = Field(RUN_SCHEMA, alias="schema")
     runtime: str = RUNTIME
     started: str
     finished: str | None = None
@@ -89,16 +96,10 @@ class PinnedRow(Pinned):
     store: str
 
 
-class Manifest(_Saved):
+class Manifest(_RunHead):
     """manifest.json: the digest of every row (RFC 8785) and of run.json (its bytes)."""
 
     schema_: Literal["memlab.frontdoor-manifest/1"] = Field(MANIFEST_SCHEMA, alias="schema")
-    kind: Literal["frontdoor"] = KIND
-    run_id: str
-    memlab: str
-    lab: LabRevision
-    fixtures_version: int
-    row_schema: str
     canonicalization: str = "RFC 8785 (JCS)"
     digest: str = "SHA-256 over the canonical encoding of each row file"
     rows: tuple[PinnedRow, ...]
