@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import pytest
 
+from lab.compose.results import OUTCOMES
 from lab.judge.scoring import score
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,3 +90,16 @@ def edit_row(root: Path, file: str, change: Callable[[dict], None], rescore: boo
 def fix_evidence_digest(root: Path, file: str) -> None:
     """Re-pin one evidence file's digest in the manifest after it was changed."""
     repin_file(root, file)
+
+
+def findings_turned_held(root: Path, file: str) -> None:
+    """A compose row's findings turned held, its counts recounted and its digest re-pinned: a row only
+    re-derivation can tell from the one composed."""
+    row = load(root / file)
+    for seq in row["sequences"]:
+        if seq["verdict"] == "finding":
+            seq["verdict"] = "held"
+    row["findings"] = []
+    row["counts"] = {o: sum(s["verdict"] == o for s in row["sequences"]) for o in OUTCOMES}
+    save(root / file, row)
+    fix_evidence_digest(root, file)

@@ -18,9 +18,9 @@ from hypothesis import given, strategies as st
 
 from lab.compose.moves import MAX_LENGTH, Move, edits_of, sequences
 from lab.compose.pairs import choose
-from lab.compose.results import OUTCOMES, SCHEMA, SCHEMA_PAIRS, read_row
+from lab.compose.results import SCHEMA, SCHEMA_PAIRS, read_row
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
-from tests.resultsets import sequences_by_name
+from tests.resultsets import findings_turned_held, sequences_by_name
 
 pytestmark = pytest.mark.system  # composes or runs rows end to end: out of the fast loop
 
@@ -102,14 +102,7 @@ def test_tampering_with_a_pair_is_rejected(composed, cache, tmp_path, tamper):  
     folder = shutil.copytree(composed[0], tmp_path / "set")
     row_file, trial = f"composition/{ROW}@read.json", f"observations/{ROW}/compose/T3+T5.json"
     if tamper == "finding-turned-held":  # the row changed and re-pinned: only re-derivation can tell
-        row = load(folder / row_file)
-        for seq in row["sequences"]:
-            if seq["verdict"] == "finding":
-                seq["verdict"] = "held"
-        row["findings"] = []
-        row["counts"] = {o: sum(s["verdict"] == o for s in row["sequences"]) for o in OUTCOMES}
-        save(folder / row_file, row)
-        fix_evidence_digest(folder, row_file)
+        findings_turned_held(folder, row_file)
         grounds = {"compose-not-derivable"}
     else:
         obs = load(folder / trial)

@@ -18,9 +18,9 @@ from hypothesis import given, strategies as st
 
 from lab.compose.moves import AUDIT, ERASE, MAX_LENGTH, RESTART, WRITE, Move, edits_of, name_of, sequences
 from lab.compose.pairs import NO_RESTORE, choose, edit_pairs
-from lab.compose.results import OUTCOMES, SCHEMA_RESTORES, read_row
+from lab.compose.results import SCHEMA_RESTORES, read_row
 from tests.resultsets import cache, fix_evidence_digest, load, memlab, save  # noqa: F401 (cache: fixture)
-from tests.resultsets import sequences_by_name
+from tests.resultsets import findings_turned_held, sequences_by_name
 
 pytestmark = pytest.mark.system  # composes rows end to end: out of the fast loop
 
@@ -87,15 +87,7 @@ def test_the_set_verifies_and_a_tampered_restore_is_rejected(composed, cache, tm
             save(work / trial, obs)
             fix_evidence_digest(work, trial)
         else:
-            row_file = f"composition/{ROW}@read.json"
-            row = load(work / row_file)
-            for seq in row["sequences"]:
-                if seq["verdict"] == "finding":
-                    seq["verdict"] = "held"
-            row["findings"] = []
-            row["counts"] = {o: sum(s["verdict"] == o for s in row["sequences"]) for o in OUTCOMES}
-            save(work / row_file, row)
-            fix_evidence_digest(work, row_file)
+            findings_turned_held(work, f"composition/{ROW}@read.json")
         proc = memlab("verify", "--json", work, cache=cache)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         assert ground in {f["ground"] for f in json.loads(proc.stdout)["findings"]}, tamper
