@@ -36,10 +36,10 @@ import sqlite3
 import memlab_driver as kit  # first: guards stdout, captures import-time signals
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph_ledger import TracingCheckpointSaver, verify_thread
-from memlab_driver.langgraph_thread import MessageThread, compile_graph
+from memlab_driver.langgraph_thread import MessageThread, SaverConnections, compile_graph
 
 
-class LedgerDriver(MessageThread, kit.Driver):
+class LedgerDriver(MessageThread, SaverConnections, kit.Driver):
     """A checkpointed graph (memlab_driver.langgraph_thread) whose saver is wrapped by langgraph-ledger's
     TracingCheckpointSaver."""
 
@@ -87,17 +87,6 @@ class LedgerDriver(MessageThread, kit.Driver):
         inner.setup()  # the file's tables, as the saver makes them on first use (no checkpoint written)
         trace_root = self.trace_volume / "frontdoor" / case / "trace"
         self.frontdoor_graph = compile_graph(TracingCheckpointSaver(inner, trace_root=trace_root))
-
-    def _close_frontdoor(self):
-        if getattr(self, "frontdoor_conn", None) is not None:
-            self.frontdoor_conn.close()
-        self.frontdoor_conn = None
-
-    def close(self):
-        """Close the connections."""
-        self._close_frontdoor()
-        if hasattr(self, "conn"):
-            self.conn.close()
 
 
 if __name__ == "__main__":

@@ -55,12 +55,12 @@ import platform
 import sqlite3
 
 import memlab_driver as kit  # first: guards stdout, captures import-time signals
-from memlab_driver.langgraph_thread import MessageThread, compile_graph
+from memlab_driver.langgraph_thread import MessageThread, SaverConnections, compile_graph
 
 SAVERS = {"sqlite": "langgraph-checkpoint-sqlite", "postgres": "langgraph-checkpoint-postgres"}
 
 
-class LangGraphSqliteDriver(MessageThread, kit.Driver):
+class LangGraphSqliteDriver(MessageThread, SaverConnections, kit.Driver):
     """Maps the protocol onto a checkpointed graph (memlab_driver.langgraph_thread) over volume ``store``."""
 
     def open(self, volumes, config):
@@ -142,17 +142,6 @@ class LangGraphSqliteDriver(MessageThread, kit.Driver):
         saver = PostgresSaver(conn, **self.serde_kwargs)
         saver.setup()
         return saver
-
-    def _close_frontdoor(self):
-        if getattr(self, "frontdoor_conn", None) is not None:
-            self.frontdoor_conn.close()
-        self.frontdoor_conn = None
-
-    def close(self):
-        """Close the connections (SqliteSaver folds its WAL back into the file)."""
-        self._close_frontdoor()
-        if hasattr(self, "conn"):
-            self.conn.close()
 
 
 def _key(path):

@@ -19,6 +19,8 @@ langgraph-ledger share it instead of copying it.
   goes anywhere: a message's ``type`` names the speaker), a read ``get_state`` of the scope's thread,
   every message served (no query, limit or filter, no marker); the thread is :func:`thread_of` the
   scope, the one injective key a checkpointer has.
+- close (``SaverConnections``, for the drivers whose saver holds a connection, ``self.conn``, and the
+  front-door case its own, ``self.frontdoor_conn``): both connections closed.
 """
 
 from __future__ import annotations
@@ -126,3 +128,19 @@ class MessageThread:
     def _served_texts(self, messages):
         """The texts of the messages the graph is handed (a driver whose saver serves others overrides it)."""
         return [m.content if isinstance(m.content, str) else json.dumps(m.content) for m in messages]
+
+
+class SaverConnections:
+    """``close`` for a driver whose saver holds the connection ``self.conn`` and whose front-door case, its
+    own ``self.frontdoor_conn`` (a driver's mixin, before ``kit.Driver``): the SQLite and PostgreSQL savers'."""
+
+    def _close_frontdoor(self):
+        if getattr(self, "frontdoor_conn", None) is not None:
+            self.frontdoor_conn.close()
+        self.frontdoor_conn = None
+
+    def close(self):
+        """Close the connections (closing SqliteSaver's folds its WAL back into the file)."""
+        self._close_frontdoor()
+        if hasattr(self, "conn"):
+            self.conn.close()
