@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 
-from conformance_stores import Store, grouped, sql
+from conformance_stores import Store, grouped
+from edit_stores import selected
 from test_jsonfiles_editor import CTX, STORE as FILES_STORE, build as files_build, name as file_name
 from test_list_editor import build as sqlite_list_build
 from test_list_editor_postgres import LAYOUT as PG_LIST_LAYOUT, fill as pg_list_fill
@@ -25,7 +26,7 @@ def _kwargs(message):
 
 def sqlite_list_read(vol):
     newest = {}
-    for thread, v, fmt, blob in sql(vol / "cp.db", "SELECT thread, v, type, blob FROM checkpoints ORDER BY v"):
+    for thread, v, fmt, blob in selected(vol / "cp.db", "SELECT thread, v, type, blob FROM checkpoints ORDER BY v"):
         newest[thread] = json.loads(blob) if fmt == "json" else unpack(blob)
     return grouped((ctx, k["content"], k["type"]) for ctx, state in sorted(newest.items())
                    for k in map(_kwargs, state["channel_values"]["messages"]))

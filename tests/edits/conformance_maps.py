@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 
-from conformance_stores import Store, grouped, sql
+from conformance_stores import Store, grouped
+from edit_stores import selected
 from test_map_entries import store as sqlite_map_store
 from test_map_entries_postgres import fill as pg_map_fill
 
@@ -16,7 +17,7 @@ OPS = ("replace", "rollback", "delete", "swap", "forge", "transplant", "transpla
 
 
 def sqlite_map_read(vol):
-    rows = sql(vol / "s.db", "SELECT user_id, state FROM user_states ORDER BY app_name")
+    rows = selected(vol / "s.db", "SELECT user_id, state FROM user_states ORDER BY app_name")
     return grouped((ctx, text, None) for ctx, state in rows for text in json.loads(state).values())
 
 

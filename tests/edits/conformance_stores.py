@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Callable
 
-from edit_stores import MD_PATTERN, OPERATIONS, by_op, jsonl_store, markdown_store, sqlite_store
+from edit_stores import MD_PATTERN, OPERATIONS, by_op, jsonl_store, markdown_store, selected, sqlite_store
 from test_jsondoc_editor import json_store
 from test_lancedb_editor import LAYOUT as LANCEDB_LAYOUT
 from test_lancedb_editor import build as lancedb_build
@@ -71,16 +69,8 @@ def grouped(rows) -> Raw:
     return out
 
 
-def sql(path: Path, query: str) -> list[tuple]:
-    db = sqlite3.connect(path)
-    try:
-        return db.execute(query).fetchall()
-    finally:
-        db.close()
-
-
 def sqlite_read(query: str, payload=lambda v: v):
-    return lambda vol: grouped((c, payload(p), m) for c, p, m in sql(vol / "memory.db", query))
+    return lambda vol: grouped((c, payload(p), m) for c, p, m in selected(vol / "memory.db", query))
 
 
 def jsonl_read(ctx: str, payload, meta: str, order: str | None):
@@ -156,7 +146,7 @@ def _sqlite_lines_build(vol):
 
 
 def _cell(vol, ctx):
-    return dict(sql(vol / ".agent-memory.db", "SELECT path, content FROM memory_files"))[f"{ctx}/main/MEMORY.md"]
+    return dict(selected(vol / ".agent-memory.db", "SELECT path, content FROM memory_files"))[f"{ctx}/main/MEMORY.md"]
 
 
 def _blob_text(v):
