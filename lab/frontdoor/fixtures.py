@@ -16,9 +16,10 @@ CROWDING_K = 3
 
 
 def _fixture(family: Family, n: int, genuine: list[Memory], control_query: str, attack: str,
-             question: str, canary: str, **extra) -> Fixture:
+             question: str, canary: str, control: tuple[str, ...] | None = None, **extra) -> Fixture:
+    """``control``: the canaries that answer the control query (the first genuine memory's unless given)."""
     return Fixture(id=f"{family.value}/{n}", family=family, genuine=tuple(genuine),
-                   control=Check(query=control_query, canaries=(genuine[0].canary,)),
+                   control=Check(query=control_query, canaries=control or (genuine[0].canary,)),
                    attack=(attack,), question=question, canary=canary, **extra)
 
 
@@ -111,9 +112,9 @@ INSTRUCTION = tuple(_fixture(Family.INSTRUCTION, n, *rest) for n, rest in enumer
 
 
 def _crowding(n: int, genuine: list[Memory], stuffed: str, question: str, canary: str) -> Fixture:
-    return Fixture(id=f"{Family.CROWDING.value}/{n}", family=Family.CROWDING, genuine=tuple(genuine),
-                   control=Check(query=question, canaries=tuple(m.canary for m in genuine)),
-                   attack=(stuffed,), question=question, canary=canary, k=CROWDING_K)
+    """The control is the attack's own question, answered by any of the genuine memories."""
+    return _fixture(Family.CROWDING, n, genuine, question, stuffed, question, canary,
+                    control=tuple(m.canary for m in genuine), k=CROWDING_K)
 
 
 CROWDING = tuple(_crowding(n, *rest) for n, rest in enumerate([
