@@ -162,7 +162,10 @@ def _kill_tracked(state: Path, run_id: str) -> list[str]:
             removed.append(f"process {pid}")
         pid_file.unlink(missing_ok=True)
     for record in sorted((state / "servers").glob("*")) if (state / "servers").is_dir() else []:
-        identity, *own = record.read_text().splitlines() or [""]
+        try:
+            identity, *own = record.read_text().splitlines() or [""]
+        except FileNotFoundError:  # its start ended, and removed its record, since the listing
+            continue
         if identity == _identity(int(record.name)) and _kill(int(record.name)):  # not a reused pid
             removed.append(f"fork-served process {record.name}")
         for folder in own:
