@@ -4,9 +4,10 @@ a value in the words of JSON (``field 'metric' is a str, not a number or null``)
 
 The base of the lab's typed result files (the at-rest row, :mod:`lab.judge.row`; the manifest,
 :mod:`lab.resultset.manifest`; the run records, :mod:`lab.resultset.run_record` and
-:mod:`lab.lifecycle.run_record`; the lifecycle row, :mod:`lab.lifecycle.row_record`), so that what is
-written and what is read are one definition; :func:`read_by_schema` reads one by the schema it names.
-At the bottom of the lab, so that every role may import it.
+:mod:`lab.lifecycle.run_record`; the lifecycle row, :mod:`lab.lifecycle.row_record`, and manifest,
+:mod:`lab.lifecycle.manifest_record`), so that what is written and what is read are one definition;
+:func:`read_by_schema` reads one by the schema it names. At the bottom of the lab, so that every role
+may import it.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from typing import Any
 from lab.lifecycle.derive import DECISION_RULES_3 as DECISION_RULES
 from lab.lifecycle.derive import combine, combine_retrieval, derive_row, sum_accuracy
 from lab.lifecycle.judgement import CHECKS
+from lab.lifecycle.manifest_record import MANIFEST_SCHEMA, read_lifecycle_manifest
 from lab.lifecycle.matching import JUDGE_REVISION
 from lab.lifecycle.row_record import READERS as ROW_READERS
 from lab.lifecycle.row_record import read_lifecycle_row
@@ -38,7 +39,6 @@ from lab.resultset.pins import evidence
 from lab.resultset.files import digest, read_json, write_json
 from lab.resultset.loading import Unreadable
 
-MANIFEST_SCHEMA = "memlab.lifecycle-manifest/1"
 #: A lifecycle row's schema names the judge's revision it was derived by: ``memlab verify``
 #: re-derives a set by the revision its rows say, so a set made before a change of the judge
 #: still verifies (``scripts/rederive_lifecycle.py`` moves published sets to the current one).
@@ -123,13 +123,12 @@ def write_manifest(root: Path, run: dict[str, Any]) -> dict[str, Any]:
     signature is removed: it no longer signs this manifest)."""
     saved = {p.name: read_json(p) for p in sorted((root / "rows").glob("*.json"))}
     rows = [{"file": f"rows/{name}", "row": row["row"], "digest": digest(row)} for name, row in saved.items()]
-    manifest = {"schema": MANIFEST_SCHEMA, "kind": "lifecycle", "lab": run.get("lab"),
-                "run_id": run.get("run_id"), "canonicalization": "RFC 8785 (JCS)",
-                "digest": "SHA-256 over the canonical encoding of each row file",
-                "decision_rules": DECISION_RULES, "fail_on": run.get("fail_on"), "rows": rows,
-                "evidence_digest": "SHA-256 over the bytes of each evidence file "
-                                   "(run.json, scenarios, observations, logs)",
-                "evidence": evidence(root, EVIDENCE_DIRS)}
+    manifest = read_lifecycle_manifest({
+        "schema": MANIFEST_SCHEMA, "kind": "lifecycle", "lab": run.get("lab"), "run_id": run.get("run_id"),
+        "canonicalization": "RFC 8785 (JCS)", "digest": "SHA-256 over the canonical encoding of each row file",
+        "decision_rules": DECISION_RULES, "fail_on": run.get("fail_on"), "rows": rows,
+        "evidence_digest": "SHA-256 over the bytes of each evidence file (run.json, scenarios, observations, logs)",
+        "evidence": evidence(root, EVIDENCE_DIRS)}).to_json()
     (root / "manifest.sig").unlink(missing_ok=True)
     write_json(root / "manifest.json", manifest)
     return manifest

@@ -15,8 +15,10 @@ not know is kept, and ``to_json`` gives back exactly what was read. The entries 
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+import rfc8785
 from pydantic import Field
 
 from lab.open_record import List, Obj, Object, OpenRecord, Str, String, read_by_schema
@@ -24,13 +26,12 @@ from lab.open_record import List, Obj, Object, OpenRecord, Str, String, read_by_
 MANIFEST_SCHEMA = "memlab.manifest/1"
 
 
-class Manifest(OpenRecord):
-    """What a set pins: its method revision and decision rules, the run, each row file's digest and each
-    evidence file's."""
+class Pins(OpenRecord):
+    """What every set's manifest pins (at rest, lifecycle, front door): each row file's digest and each
+    evidence file's, the run and the lab that wrote it, and how the digests were taken. Verify's shared
+    checks (digests, signature, unpinned files) read a manifest through it."""
 
     schema_: String = Field(alias="schema")
-    method_revision: String
-    decision_rules: Object
     rows: List
     evidence: List
     lab: Obj = None
@@ -38,6 +39,18 @@ class Manifest(OpenRecord):
     canonicalization: Str = None
     digest: Str = None
     evidence_digest: Str = None
+
+    def sha256(self) -> str:
+        """``sha256:`` and the hex digest of the manifest's canonical encoding (RFC 8785): how a merged or
+        analyzed run.json names the manifest it came from."""
+        return "sha256:" + hashlib.sha256(rfc8785.dumps(self.to_json())).hexdigest()
+
+
+class Manifest(Pins):
+    """What an at-rest set pins: its method revision and decision rules besides the rows and evidence."""
+
+    method_revision: String
+    decision_rules: Object
 
 
 #: Manifest schema -> the record that reads it.
