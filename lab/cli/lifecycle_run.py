@@ -93,9 +93,9 @@ def resume(root: Path, json_file: Path | None, report_json: Path | None, report_
               "left to measure", highlight=False)
     try:
         with RunProgress(err, total=left) as bar:
-            outcome = run_gate(targets, scenarios, int(run["seeds"]), run["fail_on"], root, run.get("runtime", "?"),
+            outcome = run_gate(targets, scenarios, int(run.seeds or 0), run.fail_on, root, run.runtime or "?",
                                progress=lambda row, step: bar.step(row, step, advance=0 if "failed" in step else 1),
-                               resume=run, evidence_budget=evidence_budget)
+                               resume=run.to_json(), evidence_budget=evidence_budget)
     except OutRefused as exc:
         fail(shown(str(exc)))
     finish(outcome, json_file, sign_key, report_json, report_md, ", ".join(t.key for t in targets))

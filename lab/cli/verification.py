@@ -56,7 +56,7 @@ def print_verification(result: Verification) -> None:
     for f in result.findings:  # file and detail quote the set's own text: shown, never interpreted
         click.echo(f"  {f.ground:<24} {_text(f.file)}: {_text(f.detail)}")
     if any(f.ground == "verdict-not-derivable" for f in result.findings):
-        lab = (result.manifest.get("lab") or {}).get("commit")
+        lab = (result.manifest.lab or {}).get("commit")
         click.echo(f"hint: these verdicts were derived by lab commit {_text(lab)}; if the classifier changed since, "
                    f"`memlab analyze {_text(result.root)}` derives a new result set from the same observations")
     print_unpinned(result.unpinned)

@@ -22,6 +22,7 @@ from lab.frontdoor.saved import EVIDENCE, MANIFEST_SCHEMA, Manifest, PinnedRow, 
 from lab.resultset import signing
 from lab.resultset.files import digest, read_json
 from lab.resultset.loading import JSONProblem, Unreadable
+from lab.resultset.manifest import Pins
 from lab.resultset.verify import Finding, Verification, check_evidence, check_files
 
 #: What run.json and the manifest must both say of the run.
@@ -60,7 +61,7 @@ def verify_frontdoor(root: Path, pubkey: Any = None) -> FrontdoorVerification:
     """Verify the front-door set at ``root``; ``pubkey`` pins the signer."""
     root = Path(root)
     data, manifest = _manifest(root)
-    result = FrontdoorVerification(root, data)
+    result = FrontdoorVerification(root, Pins.model_validate(data))  # its own Manifest read it first
     problems, result.signed_by = signing.check_file(root, data, pubkey)
     for ground, detail in problems:
         result.add(ground, signing.SIGNATURE_FILE, detail)

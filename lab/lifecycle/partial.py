@@ -11,21 +11,20 @@ set. The expected runs are every scenario saved in the set, once per seed of run
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
 from lab.lifecycle.results import MANIFEST_SCHEMA, observation_name, row_key
+from lab.lifecycle.run_record import LifecycleRun, LifecycleRunShapeError, read_lifecycle_run
 from lab.resultset.loading import JSONProblem, read_strict
 from lab.resultset.partial import Partial
 
 
-def missing(root: Path, run: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
+def missing(root: Path, run: LifecycleRun) -> dict[str, list[tuple[str, int]]]:
     """(row, position) key -> the (scenario, seed) runs without an observation in the set at ``root``."""
     root = Path(root)
     scenarios = sorted(p.stem for p in (root / "scenarios").glob("*.json"))
     seeds = range(_seeds(run))
     out = {}
-    for meta in _metas(run):
-        key = row_key(meta)
+    for meta in run.rows or []:
+        key = row_key(meta.to_json())
         folder = root / "observations" / key
         out[key] = [(sid, seed) for seed in seeds for sid in scenarios
                     if not (folder / observation_name({"scenario": sid, "seed": seed})).is_file()]
@@ -37,35 +36,28 @@ def lifecycle_partial(root: Path) -> Partial | None:
     its manifest written (or the folder holds no lifecycle run)."""
     root = Path(root)
     try:
-        run = read_strict(root / "run.json")
-    except (OSError, JSONProblem):
+        run = read_lifecycle_run(read_strict(root / "run.json"))
+    except (OSError, JSONProblem, LifecycleRunShapeError):  # one of another shape: verify names it
         return None
-    if not isinstance(run, dict) or run.get("kind") != "lifecycle" or not isinstance(run.get("rows"), list):
+    if run.kind != "lifecycle" or run.rows is None:
         return None
     if _other_manifest(root):  # run.json says lifecycle, the manifest another kind: verify says which differs
         return None
     gaps = missing(root, run)
     pinned = (root / "manifest.json").is_file()
-    if run.get("status") == "completed" and pinned and not any(gaps.values()):
+    if run.status == "completed" and pinned and not any(gaps.values()):
         return None
-    keys = [row_key(m) for m in _metas(run)]
+    keys = [row_key(m.to_json()) for m in run.rows]
     have = {p.stem for p in (root / "rows").glob("*.json")} if (root / "rows").is_dir() else set()
     expected = len(keys) * len(list((root / "scenarios").glob("*.json"))) * _seeds(run)
     holes = [f"{key}:{sid}@s{seed}" for key, runs in gaps.items() for sid, seed in runs]
-    return Partial(root, str(run.get("status")), keys, sorted(set(keys) - have), holes, expected - len(holes),
+    return Partial(root, str(run.status), keys, sorted(set(keys) - have), holes, expected - len(holes),
                    pinned, expected, resume=f"memlab lifecycle run --resume {root}")
 
 
-def _metas(run: dict[str, Any]) -> list[dict[str, Any]]:
-    """run.json's (row, position) entries that name a row (an edited one that does not is left out: the
-    verifier names it, ``run-malformed``)."""
-    rows = run.get("rows")
-    return [m for m in rows if isinstance(m, dict) and isinstance(m.get("row"), str)] if isinstance(rows, list) else []
-
-
-def _seeds(run: dict[str, Any]) -> int:
+def _seeds(run: LifecycleRun) -> int:
     """run.json's seeds, 0 when it states none (or no count)."""
-    seeds = run.get("seeds")
+    seeds = run.seeds
     return seeds if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds > 0 else 0
 
 

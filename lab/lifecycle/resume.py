@@ -21,6 +21,7 @@ from typing import Any
 from lab.lifecycle.gate_run import Target, http_target, sut_target
 from lab.lifecycle.partial import lifecycle_partial, missing
 from lab.lifecycle.results import row_key
+from lab.lifecycle.run_record import LifecycleRun, LifecycleRunShapeError, read_lifecycle_run
 from lab.profile import PROFILES_DIR, ProfileError, load_profile
 from lab.resultset.loading import JSONProblem, read_strict
 from lab.resultset.files import lab_revision
@@ -30,32 +31,37 @@ class ResumeRefused(Exception):
     """The folder cannot be resumed; the message says why and the fix."""
 
 
-def resume_targets(root: Path, no_fork_server: bool = False) -> tuple[dict[str, Any], list[Target]]:
-    """(the run's run.json, its targets, each with the runs it still has to measure)."""
+def resume_targets(root: Path, no_fork_server: bool = False) -> tuple[LifecycleRun, list[Target]]:
+    """(the run's run.json record, its targets, each with the runs it still has to measure)."""
     root = Path(root)
     try:
-        run = read_strict(root / "run.json")
+        data = read_strict(root / "run.json")
     except (OSError, JSONProblem) as exc:
         raise ResumeRefused(f"{root}: no lifecycle run to resume ({exc})\n  fix: point --resume at the --out folder "
                             "of the run that did not finish") from None
-    if not isinstance(run, dict) or run.get("kind") != "lifecycle":
+    if not isinstance(data, dict) or data.get("kind") != "lifecycle":
         raise ResumeRefused(f"{root} holds no lifecycle run\n  fix: an at-rest run resumes with memlab run --resume")
+    try:
+        run = read_lifecycle_run(data)
+    except LifecycleRunShapeError as exc:
+        raise ResumeRefused(f"{root}/run.json is no lifecycle run record: {exc}\n  fix: memlab verify {root} names "
+                            "what changed; run the pack again into a new --out") from None
     if lifecycle_partial(root) is None:
         raise ResumeRefused(f"{root}: the run completed; there is nothing to resume\n  fix: memlab verify {root}")
-    now, then = lab_revision(), run.get("lab") or {}
+    now, then = lab_revision(), run.lab or {}
     if any(now.get(k) != then.get(k) for k in ("commit", "dirty", "code")):  # code: known without git too
         raise ResumeRefused(f"{root}: the lab changed since the run (commit {then.get('commit')}, dirty "
                             f"{then.get('dirty')}, code {then.get('code')}; now {now.get('commit')}, dirty "
                             f"{now.get('dirty')}, code {now.get('code')}): a resumed set would splice two labs' "
                             "measurements\n  fix: run the pack again into a new --out")
     todo = missing(root, run)
-    targets = [_target(meta, root, run, no_fork_server) for meta in run["rows"]]
+    targets = [_target(meta.to_json(), root, run, no_fork_server) for meta in run.rows or []]
     for target in targets:
         target.todo = set(todo.get(row_key(target.meta), []))
     return run, targets
 
 
-def _target(meta: dict[str, Any], root: Path, run: dict[str, Any], no_fork_server: bool) -> Target:
+def _target(meta: dict[str, Any], root: Path, run: LifecycleRun, no_fork_server: bool) -> Target:
     position = meta.get("position", "live")
     if meta.get("adapter") == "http":
         from lab.lifecycle.adapters.http_config_checks import load_http_config
@@ -68,7 +74,7 @@ def _target(meta: dict[str, Any], root: Path, run: dict[str, Any], no_fork_serve
             return http_target(load_http_config(path), position, meta=meta)
         except ProfileError as exc:
             raise ResumeRefused(f"{root}: {row_key(meta)}'s shim config: {exc}") from None
-    profiles = Path((run.get("options") or {}).get("profiles") or PROFILES_DIR)
+    profiles = Path((run.options or {}).get("profiles") or PROFILES_DIR)
     try:
         profile = load_profile(profiles / f"{meta['row']}.yaml")
     except ProfileError as exc:
@@ -76,7 +82,7 @@ def _target(meta: dict[str, Any], root: Path, run: dict[str, Any], no_fork_serve
     from lab.runtime import RuntimeUnavailable, get_runtime
 
     try:
-        runtime = get_runtime(meta.get("runtime") or run.get("runtime"))
+        runtime = get_runtime(meta.get("runtime") or run.runtime)
     except RuntimeUnavailable as exc:
         raise ResumeRefused(f"{root}: {row_key(meta)}'s runtime: {exc}") from None
     if hasattr(runtime, "use_fork_server"):

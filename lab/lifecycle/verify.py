@@ -15,7 +15,9 @@ from typing import Any
 
 from lab.lifecycle.checks import FAIL_ON
 from lab.lifecycle.grounds import LIFECYCLE_GROUNDS
+from lab.lifecycle.manifest_record import LifecycleManifestShapeError, read_lifecycle_manifest
 from lab.lifecycle.row_record import LifecycleRowShapeError, read_lifecycle_row
+from lab.lifecycle.run_record import LifecycleRun, LifecycleRunShapeError, read_lifecycle_run
 from lab.lifecycle.results import EVIDENCE_DIRS, MANIFEST_SCHEMA, ROW_SCHEMAS, load_scenarios, rederive, row_key
 from lab.resultset import signing
 from lab.resultset.loading import JSONProblem, Unreadable
@@ -44,43 +46,53 @@ def verify_lifecycle(root: Path, pubkey: Any = None) -> LifecycleVerification:
     """Verify the lifecycle set at ``root``; ``pubkey`` pins the signer."""
     root = Path(root)
     try:
-        manifest = read_json(root / "manifest.json")
+        data = read_json(root / "manifest.json")
         run = read_json(root / "run.json")
     except (OSError, ValueError) as exc:
         raise Unreadable(f"{root}: manifest.json or run.json cannot be read: {exc}") from None
-    if not isinstance(manifest, dict) or not all(isinstance(manifest.get(k), list) for k in ("rows", "evidence")):
-        raise Unreadable(f"{root}/manifest.json: 'rows' or 'evidence' missing or not a list; it was edited or "
-                         "written by another tool, so the set cannot be verified")
+    try:
+        manifest = read_lifecycle_manifest(data)
+    except LifecycleManifestShapeError as exc:
+        raise Unreadable(f"{root}/manifest.json: {exc}; it was edited or written by another tool, so the set "
+                         "cannot be verified") from None
     result = LifecycleVerification(root, manifest)
-    if not isinstance(run, dict):  # named below (run-malformed), never a traceback
-        run = {}
     _signature(result, pubkey)
     check_files(result)
     check_evidence(result, EVIDENCE_DIRS)
-    metas = ({row_key(m): m for m in run.get("rows", []) if isinstance(m, dict) and m.get("row")}
-             if run.get("kind") == "lifecycle" else {})
-    if not metas:
+    record = _run(result, run)
+    metas = {row_key(m.to_json()): m.to_json() for m in record.rows or []} if record and record.kind == "lifecycle" \
+        else {}
+    if record and not metas:
         result.add("run-malformed", "run.json", "no kind: lifecycle with a list of rows and their SUT facts")
-    for key in ("run_id", "lab", "fail_on"):  # run.json is pinned evidence; the manifest must name its run
-        if manifest.get(key) != run.get(key):
-            result.add("run-malformed", "manifest.json", f"{key} {manifest.get(key)!r} differs from run.json's "
-                                                         f"{run.get(key)!r}")
+    for key in ("run_id", "lab", "fail_on") if record else ():  # run.json is pinned evidence; the manifest
+        if getattr(manifest, key) != getattr(record, key):  # must name its run
+            result.add("run-malformed", "manifest.json", f"{key} {getattr(manifest, key)!r} differs from run.json's "
+                                                         f"{getattr(record, key)!r}")
     unread: list[tuple[str, str]] = []
     listed, scenarios = set(), load_scenarios(root, unread)
     for file, detail in unread:  # no traceback, and no row derived from it
         result.add("row-not-derivable", file, f"{detail}: no row is derived from it")
-    fail_on = run.get("fail_on", "p1")
-    if not isinstance(fail_on, str) or fail_on not in FAIL_ON:
+    fail_on = record.fail_on if record and "fail_on" in record.model_fields_set else "p1"
+    if fail_on not in FAIL_ON:
         result.add("run-malformed", "run.json", f"fail_on {fail_on!r} is none of {', '.join(sorted(FAIL_ON))}: "
                                                 "no row is re-derived")
         metas = {}  # each row then named row-malformed, never a traceback
-    for entry in manifest.get("rows", []):
+    for entry in manifest.rows:
         listed.add(entry.get("file"))
         _row(result, entry, metas, fail_on, scenarios)
     for path in sorted((root / "rows").iterdir()) if (root / "rows").is_dir() else []:
         if f"rows/{path.name}" not in listed:  # a stray *.tmp too
             result.add("row-extra", f"rows/{path.name}", "a row file the manifest does not list")
     return result
+
+
+def _run(result: LifecycleVerification, run: Any) -> LifecycleRun | None:
+    """run.json (parsed) read by its record; None, named ``run-malformed``, when it is none."""
+    try:
+        return read_lifecycle_run(run)
+    except LifecycleRunShapeError as exc:
+        result.add("run-malformed", "run.json", f"not a lifecycle run record: {exc}")
+        return None
 
 
 def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, Any], fail_on: str,
@@ -125,6 +137,6 @@ def _row(result: LifecycleVerification, entry: dict[str, Any], metas: dict[str, 
 
 
 def _signature(result: LifecycleVerification, pubkey: Any) -> None:
-    problems, result.signed_by = signing.check_file(result.root, result.manifest, pubkey)
+    problems, result.signed_by = signing.check_file(result.root, result.manifest.to_json(), pubkey)
     for ground, detail in problems:
         result.add(ground, signing.SIGNATURE_FILE, detail)

@@ -9,12 +9,9 @@ hold no symlink): a new set is derived only from observations that are what the 
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
-
-import rfc8785
 
 from lab import METHOD_REVISION, safewrite
 from lab.judge.derive import c3_disagreements, derive_rows
@@ -37,8 +34,8 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
     """Write a new result set at ``out`` from ``source``'s observations; returns its run record and rows."""
     source, out = Path(source), Path(out)
     manifest = load_manifest(source)
-    if manifest["method_revision"] != METHOD_REVISION:  # derived again, its rows would lack this lab's new cases
-        raise Unreadable(f"{source} was measured under method revision {manifest['method_revision']!r}, "
+    if manifest.method_revision != METHOD_REVISION:  # derived again, its rows would lack this lab's new cases
+        raise Unreadable(f"{source} was measured under method revision {manifest.method_revision!r}, "
                          f"this lab's is {METHOD_REVISION!r}: analyze derives a set of this lab's cases only; "
                          "`memlab run` measures it again")
     pinned = Verification(source, manifest)
@@ -69,13 +66,13 @@ def analyze(source: Path, out: Path) -> tuple[dict[str, Any], list[dict[str, Any
     for folder in (f for f in EVIDENCE_DIRS if f not in DERIVED_DIRS):  # a composition's rows are derived again
         if (source / folder).is_dir():
             safewrite.copy_tree(source / folder, out / folder)
-    run = {"run_id": old.run_id or manifest.get("run_id"), "started": old.started, "finished": old.finished,
+    run = {"run_id": old.run_id or manifest.run_id, "started": old.started, "finished": old.finished,
            "status": old.status, "runtime": old.runtime,
            "method_revision": METHOD_REVISION, "lab": lab_revision(), "rows": [p.name for p in rows_obs],
            **({"compose": old.compose} if old.compose else {}),
            "analyzed": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "analyzed_from": {"path": str(source), "run_id": old.run_id, "lab": manifest.get("lab"),
-                             "manifest_digest": "sha256:" + hashlib.sha256(rfc8785.dumps(manifest)).hexdigest()}}
+           "analyzed_from": {"path": str(source), "run_id": old.run_id, "lab": manifest.lab,
+                             "manifest_digest": manifest.sha256()}}
     write_json(out / "run.json", run_json(run))
     rows = [r for p in rows_obs for r in results.write_rows(p.name, run)]
     results.write_manifest(run)

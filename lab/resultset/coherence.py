@@ -12,28 +12,33 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab.cases.revisions import CURRENT, Revision
 from lab.judge.derive import trials_for, trials_of
 from lab.resultset.loading import JSONProblem, read_strict
 
+if TYPE_CHECKING:
+    from lab.resultset.manifest import Manifest
+    from lab.resultset.run_record import RunRecord
 
-def run_findings(manifest: dict[str, Any], run: Any, row_names: set[str]) -> list[tuple[str, str, str]]:
-    """``(ground, file, detail)`` for each way the manifest, run.json and the rows disagree on the run."""
-    if not isinstance(run, dict) or not run:
-        return [("run-disagrees", "run.json", "absent or not a JSON object: the run the rows came from is unknown")]
+
+def run_findings(manifest: Manifest, run: RunRecord | None, row_names: set[str]) -> list[tuple[str, str, str]]:
+    """``(ground, file, detail)`` for each way the manifest, run.json (its record; None when absent) and the
+    rows disagree on the run."""
+    if run is None or not run.to_json():
+        return [("run-disagrees", "run.json", "absent or an empty object: the run the rows came from is unknown")]
     out = []
     for key in ("run_id", "lab"):
-        if manifest.get(key) != run.get(key):
+        if getattr(manifest, key) != getattr(run, key):
             out.append(("run-disagrees", "manifest.json",
-                        f"{key} {_short(manifest.get(key))} differs from run.json's {_short(run.get(key))}"))
-    if run.get("status") != "completed":
-        out.append(("run-incomplete", "run.json", f"status {run.get('status')!r}: the run did not complete, so "
+                        f"{key} {_short(getattr(manifest, key))} differs from run.json's {_short(getattr(run, key))}"))
+    if run.status != "completed":
+        out.append(("run-incomplete", "run.json", f"status {run.status!r}: the run did not complete, so "
                                                   "the set holds only what it measured (a partial set)"))
-    listed = run.get("rows")
-    if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
-        return out + [("run-disagrees", "run.json", "'rows' missing or not a list of row names")]
+    listed = run.rows
+    if listed is None:
+        return out + [("run-disagrees", "run.json", "'rows' missing: the rows the run measured are unknown")]
     for name in sorted(set(listed) - row_names):
         out.append(("row-missing", "run.json", f"lists row {name!r}, but the set holds no row file of it "
                                                "(removed together with its manifest entry?)"))

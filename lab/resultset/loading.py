@@ -26,6 +26,7 @@ from lab.resultset.surrogates import ESCAPED, has_lone
 
 if TYPE_CHECKING:
     from lab.judge.row import AtRestRow
+    from lab.resultset.manifest import Manifest
 
 #: The largest JSON file of a set read. Published files are below 1 MiB; a case's observation at
 #: 10,000 records per context (``memlab run --records``) keeps its C3 dumps of the store: over
@@ -155,8 +156,9 @@ def holds_set(root: Path) -> bool:
     return (root / "manifest.json").is_file() or (root / "run.json").is_file()
 
 
-def load_manifest(root: Path) -> dict[str, Any]:
-    """The manifest of a result set; ``Unreadable`` with what is wrong and how to fix it."""
+def load_manifest(root: Path) -> Manifest:
+    """The manifest of an at-rest set, read by its record (lab.resultset.manifest); ``Unreadable`` with what
+    is wrong and how to fix it."""
     # the typed manifest (pydantic) only where one is read: a lifecycle run reads none
     from lab.resultset.manifest import MANIFEST_SCHEMA, ManifestShapeError, read_manifest
 
@@ -176,7 +178,7 @@ def load_manifest(root: Path) -> dict[str, Any]:
                 raise other
         raise Unreadable(f"{path}: schema {got!r}, expected {MANIFEST_SCHEMA!r}")
     try:
-        return read_manifest(manifest).to_json()
+        return read_manifest(manifest)
     except ManifestShapeError as exc:
         raise Unreadable(f"{path}: {exc}; it was edited or written by another tool, so the set cannot be "
                          "verified") from None

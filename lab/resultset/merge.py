@@ -15,14 +15,12 @@ shard's file and the fix.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
-import rfc8785
-
 from lab import safewrite
 from lab.resultset.loading import Unreadable, load_manifest, load_run
+from lab.resultset.manifest import Manifest
 from lab.resultset.pins import EVIDENCE_DIRS
 from lab.resultset.results import ResultSet, write_json
 from lab.resultset.run_record import RunRecord, run_json
@@ -66,10 +64,10 @@ def merge(sources: list[Path], out: Path) -> tuple[dict[str, Any], list[dict[str
 class _Shard:
     """One shard's set as read for the merge: where it is, its run.json and the rows it holds."""
 
-    def __init__(self, root: Path, run: RunRecord, manifest: dict[str, Any]):
+    def __init__(self, root: Path, run: RunRecord, manifest: Manifest):
         self.root, self.run, self.manifest = root, run, manifest
         self.info: dict[str, Any] = run.shard or {}
-        self.rows = sorted({e["row"] for e in manifest["rows"] if isinstance(e, dict)})
+        self.rows = sorted({e["row"] for e in manifest.rows if isinstance(e, dict)})
 
     @property
     def name(self) -> str:
@@ -80,7 +78,7 @@ class _Shard:
         """What the merged run.json says of this shard set."""
         return {"index": self.info["index"], "path": str(self.root), "started": self.run.started,
                 "finished": self.run.finished,
-                "manifest_digest": "sha256:" + hashlib.sha256(rfc8785.dumps(self.manifest)).hexdigest()}
+                "manifest_digest": self.manifest.sha256()}
 
 
 def _shard(root: Path) -> _Shard:

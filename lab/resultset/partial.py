@@ -14,6 +14,7 @@ from typing import Any
 from lab.cases.revisions import revision_stated
 from lab.resultset.coherence import expected_trials, missing_trials
 from lab.resultset.loading import JSONProblem, read_strict
+from lab.resultset.run_record import RunShapeError, read_run
 
 
 @dataclass
@@ -53,22 +54,20 @@ class Partial:
 
 def partial(root: Path) -> Partial | None:
     """The partial set at ``root``, or None when its run completed and its manifest was written (or it
-    holds no at-rest run record)."""
+    holds no at-rest run record: none, another kind's, or one of another shape, which verify names)."""
     root = Path(root)
     try:
-        run = read_strict(root / "run.json")
-    except (OSError, JSONProblem):
+        run = read_run(read_strict(root / "run.json"))
+    except (OSError, JSONProblem, RunShapeError):
         return None
-    if not isinstance(run, dict) or run.get("kind") == "lifecycle":
-        return None
-    if run.get("status") == "completed" and (root / "manifest.json").is_file():
+    if run.status == "completed" and (root / "manifest.json").is_file():
         return None  # killed after run.json said completed but before the manifest: still partial
-    rows = run.get("rows")
-    if not isinstance(rows, list) or not all(isinstance(name, str) and "/" not in name for name in rows):
+    rows = run.rows
+    if rows is None or any("/" in name for name in rows):
         return None
-    revision = revision_stated(run.get("method_revision"))
+    revision = revision_stated(run.method_revision)
     missing = missing_trials(root, set(rows), revision)
     expected = sum(len(expected_trials(root, name, revision)) for name in set(rows))
     have = {f.name.split("@", 1)[0] for f in (root / "rows").glob("*.json")} if (root / "rows").is_dir() else set()
-    return Partial(root, str(run.get("status")), sorted(rows), sorted(set(rows) - have), missing,
+    return Partial(root, str(run.status), sorted(rows), sorted(set(rows) - have), missing,
                    expected - len(missing), (root / "manifest.json").is_file(), expected)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lab.resultset.manifest import Pins
 
 #: Folders of a result set whose every file is pinned byte for byte; plus run.json at the top. ``composition``
 #: holds a composition's rows (lab.resultset.composition), derived like rows and pinned as they are written.
@@ -51,16 +54,14 @@ def evidence(root: Path, folders: tuple[str, ...] = EVIDENCE_DIRS) -> list[dict[
 MANIFEST_FILES = ("manifest.json", "manifest.sig")
 
 
-def unpinned(root: Path, manifest: dict[str, Any]) -> list[str]:
+def unpinned(root: Path, manifest: Pins) -> list[str]:
     """Every file of the set at ``root`` that its manifest pins neither as a row nor as evidence (reports,
     ``summary.json``, ``junit.xml``, anything added), as sorted POSIX paths; a folder holding a set of its
     own (``manifest.json``) is that set's, not this one's."""
     root = Path(root)
     pinned = set(MANIFEST_FILES)
-    for part in ("rows", "evidence"):
-        entries = manifest.get(part)
-        pinned |= {e["file"] for e in entries if isinstance(e, dict) and isinstance(e.get("file"), str)} \
-            if isinstance(entries, list) else set()
+    for entries in (manifest.rows, manifest.evidence):
+        pinned |= {e["file"] for e in entries if isinstance(e, dict) and isinstance(e.get("file"), str)}
     out, folders = [], [root]
     while folders:
         for path in sorted(folders.pop().iterdir()):

@@ -1,16 +1,15 @@
 """``memlab verify``: recompute a result set from its pinned bytes and name every rejection ground.
 
-Checks, in order: the manifest's method revision and decision rules; the signature
-(``manifest.sig``, and the key ``--pubkey`` pins); every row file against its digest;
-rows missing or extra; every evidence file (run.json, observations, logs) against
-its digest; an independent recount of each row's score (lab.resultset.recount, not
-lab.judge.scoring); the re-derivation of each row (cells, controls, profile facts) from its
-saved observations with the lab's classifier (lab.judge.derive over
-lab.resultset.results.load_saved), with the run's id, lab and date taken from run.json (evidence),
-never from the row; the manifest and run.json agreeing on the run and its rows; C3 re-run on each
-observation's saved evidence (lab.judge.derive.c3_disagreements), every case's store dump taken
-from one seeded store (lab.resultset.dumps); no symlink in the set. Every JSON file is read
-strictly (lab.resultset.loading.read_strict). A set that cannot be read at all raises
+Checks, in order: the manifest's method revision and decision rules; the signature (``manifest.sig``,
+and the key ``--pubkey`` pins); every row file against its digest; rows missing or extra; every evidence
+file (run.json, observations, logs) against its digest; an independent recount of each row's score
+(lab.resultset.recount, not lab.judge.scoring); the re-derivation of each row (cells, controls, profile
+facts) from its saved observations with the lab's classifier (lab.judge.derive over
+lab.resultset.results.load_saved), with the run's id, lab and date taken from run.json's record
+(evidence), never from the row; the manifest and run.json agreeing on the run and its rows; C3 re-run
+on each observation's saved evidence (lab.judge.derive.c3_disagreements), every case's store dump taken
+from one seeded store (lab.resultset.dumps); no symlink in the set. Every JSON file is read strictly
+(lab.resultset.loading.read_strict). A set that cannot be read at all raises
 ``lab.resultset.loading.Unreadable``.
 """
 
@@ -31,8 +30,10 @@ from lab.resultset.differences import row_differences
 from lab.resultset.dumps import dump_disagreements
 from lab.resultset.grounds import GROUNDS
 from lab.resultset.loading import JSONProblem, load_manifest, read_strict
+from lab.resultset.manifest import Pins
 from lab.resultset.pins import EVIDENCE_DIRS, EVIDENCE_TOP, evidence_files, file_digest, unpinned
 from lab.resultset.results import digest, load_saved
+from lab.resultset.run_record import RunRecord, RunShapeError, read_run
 from lab.judge.row import problem_of
 
 #: Method revisions this verifier knows the rules of: every revision a set may have been written under.
@@ -53,7 +54,7 @@ class Verification:
     """The outcome of verifying one result set."""
 
     root: Path
-    manifest: dict[str, Any]
+    manifest: Pins  # an at-rest set's Manifest; a lifecycle or front-door set's manifest read by its pins
     findings: list[Finding] = field(default_factory=list)
     rows: int = 0
     evidence: int = 0
@@ -71,9 +72,8 @@ class Verification:
 
     @property
     def revision(self) -> Revision:
-        """The method revision the set was written under (its cases); this lab's where it names none known
-        (a finding of its own)."""
-        return revision_stated(self.manifest.get("method_revision"))
+        """The set's method revision (its cases); this lab's where it names none known (a finding of its own)."""
+        return revision_stated(getattr(self.manifest, "method_revision", None))  # only an at-rest set names one
 
     @property
     def unpinned(self) -> list[str]:
@@ -103,17 +103,17 @@ def verify(root: Path, pubkey: Any = None) -> Verification:
     for name in sorted(names):
         _check_c3(result, name)
     from lab.resultset.composition import problems as compose_problems
-    for ground, file, detail in compose_problems(root, run, names):
+    for ground, file, detail in compose_problems(root, run.to_json(), names):
         result.add(ground, file, detail)
     return result
 
 
 def _check_header(result: Verification) -> None:
-    revision = result.manifest["method_revision"]
+    revision = result.manifest.method_revision
     if revision not in KNOWN_METHOD_REVISIONS:
         result.add("unknown-method-revision", "manifest.json",
                    f"method revision {revision!r}; this verifier knows {', '.join(KNOWN_METHOD_REVISIONS)}")
-    differ = recounting.rules_differ(result.manifest["decision_rules"])
+    differ = recounting.rules_differ(result.manifest.decision_rules)
     if differ:
         result.add("unknown-decision-rules", "manifest.json",
                    f"rule(s) {', '.join(differ)} differ from the rules the recount implements "
@@ -121,7 +121,7 @@ def _check_header(result: Verification) -> None:
 
 
 def _check_signature(result: Verification, pubkey: Any) -> None:
-    problems, result.signed_by = signing.check_file(result.root, result.manifest, pubkey)
+    problems, result.signed_by = signing.check_file(result.root, result.manifest.to_json(), pubkey)
     for ground, detail in problems:
         result.add(ground, signing.SIGNATURE_FILE, detail)
 
@@ -142,7 +142,7 @@ def _safe(root: Path, name: Any, folder: str | None = None) -> Path | None:
 def _check_row_files(result: Verification) -> list[tuple[str, dict[str, Any]]]:
     """Digest every listed row file; returns the parsed rows that match their digest's file."""
     root, seen, rows = result.root, set(), []
-    for entry in result.manifest["rows"]:
+    for entry in result.manifest.rows:
         file = entry.get("file") if isinstance(entry, dict) else None
         path = _safe(root, file, "rows")
         if path is None or not isinstance(entry.get("digest"), str) or file in seen:
@@ -167,7 +167,7 @@ def _check_row_files(result: Verification) -> list[tuple[str, dict[str, Any]]]:
         if _row_shape(result, file, entry, row):
             rows.append((file, row))
     result.rows = len(rows)
-    listed = {e.get("file") for e in result.manifest["rows"] if isinstance(e, dict)}
+    listed = {e.get("file") for e in result.manifest.rows if isinstance(e, dict)}
     folder = root / "rows"
     for path in sorted(folder.iterdir()) if folder.is_dir() else []:
         name = f"rows/{path.name}"
@@ -180,9 +180,9 @@ def _check_row_files(result: Verification) -> list[tuple[str, dict[str, Any]]]:
 
 def _row_shape(result: Verification, file: str, entry: dict[str, Any], row: Any) -> bool:
     stated = row.get("method_revision") if isinstance(row, dict) else None
-    if stated is not None and stated != result.manifest["method_revision"]:
+    if stated is not None and stated != result.manifest.method_revision:
         result.add("unknown-method-revision", file, f"row states method revision {stated!r}, "
-                                                    f"the manifest {result.manifest['method_revision']!r}")
+                                                    f"the manifest {result.manifest.method_revision!r}")
         if revision_of(stated) is None:  # its cases are unknown: the row cannot be read further
             return False
     problem = problem_of(row)
@@ -198,7 +198,7 @@ def _row_shape(result: Verification, file: str, entry: dict[str, Any], row: Any)
                    f"entry for {file} names {entry.get('row')}@{entry.get('detection_point')}, the file {name}@{point}")
     if stated is None:
         result.add("unknown-method-revision", file, f"row states no method revision, "
-                                                    f"the manifest {result.manifest['method_revision']!r}")
+                                                    f"the manifest {result.manifest.method_revision!r}")
     return True
 
 
@@ -206,7 +206,7 @@ def check_evidence(result: Verification, folders: tuple[str, ...] = EVIDENCE_DIR
     """Digest every evidence file the manifest lists; note missing and unlisted ones (evidence is
     run.json and every file under ``folders``)."""
     root, listed = result.root, set()
-    for entry in result.manifest["evidence"]:
+    for entry in result.manifest.evidence:
         file = entry.get("file") if isinstance(entry, dict) else None
         path = _safe(root, file)
         evidence_place = path is not None and (file in EVIDENCE_TOP or file.split("/", 1)[0] in folders)
@@ -233,15 +233,16 @@ def check_files(result: Verification) -> None:
         result.add("unsafe-file", file, detail)
 
 
-def _check_run(result: Verification, rows: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """The manifest, run.json and the rows agree on the run; returns run.json (empty when unreadable)."""
+def _check_run(result: Verification, rows: list[tuple[str, dict[str, Any]]]) -> RunRecord:
+    """The manifest, run.json and the rows agree on the run; returns run.json's record (empty: none read)."""
     path = result.root / "run.json"
     try:
-        run = read_strict(path) if path.is_file() and not path.is_symlink() else {}
-    except JSONProblem as exc:
-        result.add("run-disagrees", "run.json", f"cannot be read: {exc}")
-        return {}
-    names = {row["row"] for _, row in rows} | {e.get("row") for e in result.manifest["rows"]
+        run = read_run(read_strict(path)) if path.is_file() and not path.is_symlink() else None
+    except (JSONProblem, RunShapeError) as exc:
+        said = "cannot be read" if isinstance(exc, JSONProblem) else "not an at-rest run record"
+        result.add("run-disagrees", "run.json", f"{said}: {exc}")
+        return RunRecord()
+    names = {row["row"] for _, row in rows} | {e.get("row") for e in result.manifest.rows
                                                if isinstance(e, dict) and isinstance(e.get("row"), str)}
     for ground, file, detail in run_findings(result.manifest, run, names):
         if ground == "run-incomplete":
@@ -249,10 +250,10 @@ def _check_run(result: Verification, rows: list[tuple[str, dict[str, Any]]]) -> 
             detail += f"; trials without an observation: {', '.join(missing[:20]) or 'none'}"
             detail += f" (+{len(missing) - 20} more)" if len(missing) > 20 else ""
         result.add(ground, file, detail)
-    return run if isinstance(run, dict) else {}
+    return run or RunRecord()
 
 
-def _check_row(result: Verification, file: str, row: dict[str, Any], run: dict[str, Any]) -> None:
+def _check_row(result: Verification, file: str, row: dict[str, Any], run: RunRecord) -> None:
     try:
         for line in recounting.differences(row):
             result.add("recount-differs", file, line)
@@ -261,14 +262,14 @@ def _check_row(result: Verification, file: str, row: dict[str, Any], run: dict[s
     _check_derivation(result, file, row, run)
 
 
-def _check_derivation(result: Verification, file: str, row: dict[str, Any], run: dict[str, Any]) -> None:
+def _check_derivation(result: Verification, file: str, row: dict[str, Any], run: RunRecord) -> None:
     obs_dir = result.root / "observations" / row["row"]
     if not obs_dir.is_dir():
         result.add("verdict-not-derivable", file, f"observations/{row['row']} is missing: no cell can be re-derived")
         return
-    run = {"lab": run.get("lab"), "run_id": run.get("run_id"), "started": run.get("started")}  # run.json's, not the row's
+    facts = {"lab": run.lab, "run_id": run.run_id, "started": run.started}  # run.json's, not the row's
     try:
-        derived = derive_rows(load_saved(obs_dir, result.revision), run)
+        derived = derive_rows(load_saved(obs_dir, result.revision), facts)
     except JSONProblem as exc:
         result.add("verdict-not-derivable", file, f"an observation is refused by the strict reader: {exc}")
         return

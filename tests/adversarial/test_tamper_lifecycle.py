@@ -65,3 +65,14 @@ def test_a_manifest_naming_another_run_than_run_json(rs, key, value):
     (rs / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     assert ("run-malformed", "manifest.json") in {(f.ground, f.file) for f in verify_lifecycle(rs).findings}
 
+
+
+@pytest.mark.parametrize("field,value,said", [("seeds", "two", "field 'seeds' is a str"),
+                                              ("rows", [{"row": 5}], "field 'rows[0].row' is a int"),
+                                              ("fail_on", 42, "field 'fail_on' is a int")])
+def test_a_run_json_of_another_shape_is_run_malformed_naming_its_field(rs, field, value, said):
+    run = json.loads((rs / "run.json").read_text())
+    run[field] = value
+    (rs / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n")
+    found = [f for f in verify_lifecycle(rs).findings if f.file == "run.json" and f.ground == "run-malformed"]
+    assert len(found) == 1 and said in found[0].detail, found

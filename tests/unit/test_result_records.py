@@ -5,16 +5,19 @@ value (Hypothesis)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
+import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from record_fields import JSON, fits as of_kind, with_field
 
 from lab.judge.row import READERS, ROW_SCHEMA, AtRestRow, RowShapeError, problem_of, read_row
-from lab.resultset.manifest import ManifestShapeError, read_manifest
+from lab.resultset.loading import load_manifest
+from lab.resultset.manifest import Manifest, ManifestShapeError, read_manifest
 
 PUBLISHED = Path(__file__).resolve().parents[2] / "results" / "published"
 ROWS = sorted(PUBLISHED.glob("*/rows/*.json"))
@@ -64,6 +67,13 @@ def test_an_unknown_schema_is_refused_by_name():
 def test_a_published_manifest_reads_and_writes_back_byte_for_byte(path):
     text = path.read_text()
     assert json.dumps(read_manifest(json.loads(text)).to_json(), indent=2, sort_keys=True) + "\n" == text
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=[str(p.parent.relative_to(PUBLISHED)) for p in MANIFESTS])
+def test_a_set_s_manifest_loads_as_its_record_and_digests_as_its_file(path):
+    manifest, data = load_manifest(path.parent), json.loads(path.read_text())
+    assert isinstance(manifest, Manifest) and manifest.method_revision == data["method_revision"]
+    assert manifest.sha256() == "sha256:" + hashlib.sha256(rfc8785.dumps(data)).hexdigest()
 
 
 @settings(max_examples=200, deadline=None)

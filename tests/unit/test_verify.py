@@ -145,6 +145,18 @@ def test_missing_and_unlisted_evidence(rs):
                            ("evidence-extra", "observations/reference-sealed/T11.json")}
 
 
+@pytest.mark.parametrize("field,value,said", [("rows", ["reference-sealed", 7], "field 'rows[1]' is a int"),
+                                              ("status", 1, "field 'status' is a int"),
+                                              ("kind", "lifecycle", "schema 'memlab.lifecycle-run/1'")])
+def test_a_re_pinned_run_json_of_another_shape_is_named_by_its_record(rs, field, value, said):
+    run = load(rs / "run.json")
+    run[field] = value
+    save(rs / "run.json", run)
+    fix_evidence_digest(rs, "run.json")
+    found = [f for f in verify(rs).findings if f.file == "run.json"]
+    assert [f.ground for f in found] == ["run-disagrees"] and said in found[0].detail, found
+
+
 def test_unknown_method_revision(rs):
     manifest = load(rs / "manifest.json")
     manifest["method_revision"] = "bpm-agent-memory-integrity-99"
