@@ -28,9 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lab.cases import CASE_IDS  # noqa: E402
+from lab.judge.row import AtRestRow  # noqa: E402
 from lab.report.common import row_key  # noqa: E402
 from lab.report.files import render  # noqa: E402
-from lab.resultset.loading import load_rows, load_run  # noqa: E402
+from lab.resultset.loading import load_row_records, load_run  # noqa: E402
 
 DEFAULT_OUT = ROOT / "docs" / "report-screenshot.png"
 SITE_OUT = ROOT / "docs" / "site-screenshot.png"
@@ -55,7 +56,7 @@ def fresh_result_set(work: Path) -> Path:
     return out
 
 
-def anchor(rows: list[dict], cell: str) -> str:
+def anchor(rows: list[AtRestRow], cell: str) -> str:
     """``d-<i>-<case>`` of ``ROW@POINT:CASE`` (the first row's T1 when that row is not in the set)."""
     key, _, case = cell.rpartition(":")
     if case not in CASE_IDS:
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memlab-screenshots-") as tmp:
         work = Path(tmp)
         root = args.result_set or fresh_result_set(work)
-        rows, run = load_rows(root), load_run(root)
+        rows, run = load_row_records(root), load_run(root)
         page = work / "report.html"
         page.write_text(render("html", rows, run, root), encoding="utf-8")
         screenshot(page, anchor(rows, args.cell), args.out, args.width, args.height, args.chromium)

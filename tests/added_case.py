@@ -78,26 +78,25 @@ def read_lifecycle(root: Path) -> dict:
 
 def read(root: Path) -> dict:
     """What this lab makes of the at-rest set at ``root``."""
-    from lab.cases.revisions import CURRENT, cell_of
+    from lab.cases.revisions import CURRENT
     from lab.report import html, junit, markdown
     from lab.report.terminal import compact_matrix, matrix
-    from lab.judge.row import read_row
     from lab.resultset.gate import evaluate
-    from lab.resultset.loading import load_rows, load_run
+    from lab.resultset.loading import load_row_records, load_run
     from lab.resultset.verify import verify
     from rich.console import Console
 
     assert CURRENT.cases[-1] == ADDED and CURRENT.name == REVISION, CURRENT
-    rows, run = load_rows(root), load_run(root)
+    rows, run = load_row_records(root), load_run(root)
     console = Console(width=200, record=True, file=open("/dev/null", "w"))
     console.print(matrix(rows), compact_matrix(rows))
     markdown.render(rows, run)
     html.render(rows, run)
     xml = junit.render(rows, run)
     result = verify(root)
-    outcome = evaluate([read_row(r) for r in rows], "accepted", "L1")
+    outcome = evaluate(rows, "accepted", "L1")
     return {"set": root.name, "verified": result.ok, "findings": [f"{f.ground} {f.file}" for f in result.findings][:3],
-            "added": sorted({cell_of(r, ADDED)["verdict"] for r in rows}),
+            "added": sorted({r.cell(ADDED).verdict for r in rows}),
             "columns": ADDED in console.export_text(), "junit": xml.count("<skipped"),
             "gate": [outcome.exit_code, outcome.failures, outcome.undecided]}
 

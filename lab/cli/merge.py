@@ -26,6 +26,7 @@ def merge_cmd(shards: tuple[Path, ...], out: Path, sign_key: Any, reports: bool)
     Every shard must verify and be of the same run (run id, lab commit, runtime, selection, options),
     shards 1..N each given once, each with exactly its rows. Exit 0 merged (the new set verifies),
     2 refused or unreadable (nothing written)."""
+    from lab.judge.row import read_row
     from lab.report.terminal import print_matrix, stdout_console
     from lab.resultset.loading import Unreadable
     from lab.resultset.lock import OutRefused
@@ -40,6 +41,6 @@ def merge_cmd(shards: tuple[Path, ...], out: Path, sign_key: Any, reports: bool)
     if not result.ok:  # a merge this lab wrote must verify; say so loudly if it does not
         fail(f"the merged set {out} does not verify: {result.findings[0].ground} {result.findings[0].file}: "
              f"{result.findings[0].detail}")
-    print_matrix(rows, stdout_console())
+    print_matrix([read_row(row) for row in rows], stdout_console())
     finish(out, sign_key, reports, None, None)
     err.print(f"merged {len(shards)} shard(s) into {inert(str(out))}: {result.rows} row(s), verified", highlight=False)

@@ -46,11 +46,11 @@ def fail(message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def load_set(root: Path) -> tuple[list[dict[str, Any]], RunRecord]:
-    """The rows and run.json of an at-rest set, read strictly and shape-checked (else exit 2 with why)."""
-    from lab.resultset.loading import Unreadable, load_rows, load_run
+def load_set(root: Path) -> tuple[list[AtRestRow], RunRecord]:
+    """The rows and run.json of an at-rest set, each read by its record, strictly (else exit 2 with why)."""
+    from lab.resultset.loading import Unreadable, load_row_records, load_run
     try:
-        return load_rows(root), load_run(root)
+        return load_row_records(root), load_run(root)
     except Unreadable as exc:
         fail_text(str(exc))
 
@@ -64,14 +64,12 @@ def load_records(root: Path) -> list[AtRestRow]:
         fail_text(str(exc))
 
 
-def run_gate(rows: list[dict[str, Any]], fail_on: str | None, min_level: str | None) -> int:
-    """Judge rows (as loaded, read here by their record) against the gate, print why it failed, return the
-    exit code."""
+def run_gate(rows: list[AtRestRow], fail_on: str | None, min_level: str | None) -> int:
+    """Judge rows against the gate, print why it failed, return the exit code."""
     if not (fail_on or min_level):
         return 0
-    from lab.judge.row import read_row
     from lab.resultset.gate import evaluate
-    result = evaluate([read_row(row) for row in rows], fail_on, min_level)
+    result = evaluate(rows, fail_on, min_level)
     for line in result.failures:
         err.print(f"[bold red]gate failed[/] {inert(line)}", highlight=False)
     for line in result.undecided:

@@ -97,6 +97,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
     from lab.method.resume import ResumeRefused
     from lab.resultset.evidence_budget import EvidenceOverBudget
     from lab.profile import file_row, no_row_matches, select
+    from lab.judge.row import read_row
     from lab.report.terminal import print_matrix, stdout_console
     from lab.resultset.lock import OutRefused
     from lab.runtime import RuntimeUnavailable, enabling_command
@@ -190,7 +191,7 @@ def run(patterns: tuple[str, ...], runtime_name: str, out: Path | None, jobs: in
                                      invalid=invalid, progress=bar.step, run_id=run_id, shard=shard,
                                      resume=resume is not None, compose=compose, evidence_budget=evidence_budget)
             measured = True
-            print_matrix(summary.rows, stdout_console())
+            print_matrix([read_row(row) for row in summary.rows], stdout_console())
             problems = summary.problems()
             summary.rows.clear()  # finish reads the rows from the set: never two copies (26 MB a row at 10,000 records)
             console.print(f"result set: {inert(out)}")

@@ -71,7 +71,7 @@ def _frontdoor_rows(folder: Path) -> tuple[list[Any], Any]:
 def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
     """The SUTs of the sets, by row name, in the order their rows come; a row in two sets is an error."""
     from lab.report.site import SutResults
-    from lab.resultset.loading import Unreadable, load_rows, load_run
+    from lab.resultset.loading import Unreadable, load_row_records, load_run
     from lab.resultset.run_record import RunRecord
 
     suts: dict[str, SutResults] = {}
@@ -94,12 +94,13 @@ def collect(sets: list[tuple[str, Path]]) -> list[SutResults]:
             continue
         try:
             rows, run = ((load_lifecycle(folder)[0], RunRecord()) if kind == "lifecycle"
-                         else (load_rows(folder), load_run(folder)))
+                         else (load_row_records(folder), load_run(folder)))
         except Unreadable as exc:
             fail(str(exc))
-        for row in rows:
-            name = str(row.get("row"))
-            where = (kind, f"{name}@{row.get('detection_point') or row.get('position')}")
+        for row in rows:  # a lifecycle row as its JSON, an at-rest one by its record
+            name, point = ((str(row.get("row")), row.get("position")) if kind == "lifecycle"
+                           else (row.row, row.detection_point))
+            where = (kind, f"{name}@{point}")
             if where in seen:
                 fail(f"row {where[1]} is in two {kind.replace('_', '-')} sets: {seen[where]} and {folder}; "
                       "give one of them")

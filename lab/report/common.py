@@ -9,13 +9,16 @@ method's definitions of verdicts, points, classes and level names are written he
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab.cases import BY_ID, CASE_IDS, CONTROLS, GROUPS
 from lab.cases.registry import MODULES
 from lab.judge.scoring import LADDER
 from lab.resultset.run_record import RunRecord
 from lab.report.terminal import cell_text
+
+if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow, RowCell
 
 LEGEND = ("REJ refused (pass) · REP reported at read (pass) · REP·a reported at audit only (half credit) · "
           "ACC accepted (fail) · ERR harness error (not counted) · n/a not expressible (not counted)")
@@ -56,12 +59,12 @@ LEVEL_NAMES = {"L0": "measured", "L1": "bytes bound", "L2": "sequence bound", "L
                "L4": "head anchored off the store"}
 
 
-def row_key(row: dict[str, Any]) -> str:
+def row_key(row: AtRestRow) -> str:
     """``<row>@<detection point>``, the name of a row everywhere."""
-    return f"{row['row']}@{row.get('detection_point')}"
+    return f"{row.row}@{row.detection_point}"
 
 
-def cell_label(cell: dict[str, Any]) -> str:
+def cell_label(cell: RowCell) -> str:
     """The short label of a cell (REJ, REP, REP·a, ACC, ERR, n/a)."""
     return cell_text(cell)[0]
 
@@ -124,16 +127,17 @@ def metric_text(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
-def run_facts(rows: list[dict[str, Any]], run: RunRecord) -> list[tuple[str, str]]:
-    """``(label, value)`` facts a report heads with: run, date, lab, method revision, runtime."""
-    first = rows[0] if rows else {}
-    lab = run.lab or first.get("lab") or {}
+def run_facts(rows: list[AtRestRow], run: RunRecord) -> list[tuple[str, str]]:
+    """``(label, value)`` facts a report heads with: run, date, lab, method revision, runtime (run.json's,
+    else the first row's)."""
+    first = rows[0] if rows else None
+    lab = run.lab or (first and first.lab) or {}
     commit = lab.get("commit") or "unknown"
-    facts = [("run", str(run.run_id or first.get("run_id"))),
-             ("date", str(run.started or first.get("date"))),
+    facts = [("run", str(run.run_id or (first and first.run_id))),
+             ("date", str(run.started or (first and first.date))),
              ("lab", f"memlab {lab.get('version')} commit {commit}{' (dirty)' if lab.get('dirty') else ''}"),
-             ("method revision", str(first.get("method_revision") or run.method_revision)),
-             ("runtime", str(run.runtime or (first.get("runtime") or {}).get("runtime")))]
+             ("method revision", str((first and first.method_revision) or run.method_revision)),
+             ("runtime", str(run.runtime or (first and first.runtime and first.runtime.runtime)))]
     source = run.analyzed_from
     if source:
         facts.append(("analyzed from", f"{source.get('path')} (run {source.get('run_id')})"))

@@ -32,7 +32,7 @@ def _short(value: Any, width: int = 60) -> str:
 def _verdict_line(row: AtRestRow) -> list[str]:
     out = []
     for cid in CASE_IDS:
-        text, style = cell_text(row.cell(cid).to_json())  # the terminal's cell reader reads JSON
+        text, style = cell_text(row.cell(cid))
         out.append(f"[{style}]{text}[/]")
     return out
 

@@ -4,7 +4,7 @@ lab.safewrite); a lifecycle set's: :mod:`lab.report.lifecycle_files`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from lab import safewrite
 from lab.report import html, junit, markdown
@@ -12,8 +12,11 @@ from lab.report.formats import DEFAULT_FILES
 from lab.report.lifecycle_files import LIFECYCLE_RENDERERS, write_lifecycle_reports  # noqa: F401 (this module's API too)
 from lab.resultset.run_record import RunRecord
 
-#: Format name -> renderer ``(rows, run) -> text``.
-RENDERERS: dict[str, Callable[[list[dict[str, Any]], dict[str, Any]], str]] = {
+if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow
+
+#: Format name -> renderer ``(rows, run) -> text`` (each row read by its record, lab.judge.row).
+RENDERERS: dict[str, Callable[[list[AtRestRow], RunRecord], str]] = {
     "markdown": markdown.render, "junit": junit.render, "html": html.render}
 
 
@@ -26,7 +29,7 @@ def composition(root: Path | None) -> list[Any]:
     return load_rows(Path(root))
 
 
-def render(fmt: str, rows: list[dict[str, Any]], run: RunRecord, root: Path | None = None) -> str:
+def render(fmt: str, rows: list[AtRestRow], run: RunRecord, root: Path | None = None) -> str:
     """One report as text; the HTML page also reads the records before and after each edit from ``root``,
     and the HTML page and Markdown show the set's composition, if any, after the matrix."""
     if fmt == "html":
@@ -36,7 +39,7 @@ def render(fmt: str, rows: list[dict[str, Any]], run: RunRecord, root: Path | No
     return RENDERERS[fmt](rows, run)
 
 
-def write_reports(root: Path, rows: list[dict[str, Any]], run: RunRecord) -> list[Path]:
+def write_reports(root: Path, rows: list[AtRestRow], run: RunRecord) -> list[Path]:
     """Write report.md, junit.xml and report.html into ``root``; returns their paths."""
     written = []
     for fmt, name in DEFAULT_FILES.items():

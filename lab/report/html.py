@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from lab.cases import CASE_IDS, CONTROLS, GROUPS
-from lab.cases.revisions import cell_of
 from lab.report import site_compose
 from lab.report.inert import inert
 from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, case_edit, case_title,
@@ -30,6 +29,9 @@ from lab.report.html_filters import filter_bar, filter_css, row_classes
 from lab.report.html_evidence import (COLOURS, c3_block, chip, code, flat, kv, none, observation, served_block,
                                      signals_block, text, timings_text, variants_block)
 from lab.resultset.run_record import RunRecord
+
+if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow, RowCell
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
@@ -76,7 +78,7 @@ def _num(value: Any, colour: str | None = None) -> str:
     return f'<td><span class="num" style="background:{colour or _rate_colour(value)}">{escape(shown)}</span></td>'
 
 
-def matrix(rows: list[dict[str, Any]], pages: list[tuple[str, int]] | None = None,
+def matrix(rows: list[AtRestRow], pages: list[tuple[str, int]] | None = None,
            extra: tuple[list[str], list[list[str]]] | None = None) -> str:
     """The verdict matrix as a heat map. ``pages`` (per row: the page holding it and its index there)
     makes the row names and cells link to another page; ``extra`` (header cells, then per row its
@@ -94,22 +96,23 @@ def matrix(rows: list[dict[str, Any]], pages: list[tuple[str, int]] | None = Non
            f"<th>C1</th><th>C2</th><th>metric</th><th>level</th>{rates}{''.join(extra_head)}</tr></thead><tbody>"]
     for i, row in enumerate(rows):
         page, j = pages[i]
-        tds = [f'<td class="rk"><a href="{page}#r-{j}" title="{escape(str(row.get("title") or ""))}">'
+        tds = [f'<td class="rk"><a href="{page}#r-{j}" title="{escape(str(row.title or ""))}">'
                f"{escape(row_key(row))}</a></td>"]
         for cid in CASE_IDS:
-            cell, label = cell_of(row, cid), cell_label(cell_of(row, cid))
-            accepted = " acc" if cell.get("verdict") == "ACCEPTED" else ""
+            cell = row.cell(cid)
+            label = cell_label(cell)
+            accepted = " acc" if cell.verdict == "ACCEPTED" else ""
             tds.append(f'<td><a class="cell{accepted}" id="c-{i}-{cid}" href="{page}#d-{j}-{cid}" '
                        f'style="background:{COLOURS.get(label, COLOURS["?"])}" '
-                       f'title="{escape(case_title(cid))}: {escape(str(cell.get("reason") or ""))}">'
+                       f'title="{escape(case_title(cid))}: {escape(str(cell.reason or ""))}">'
                        f"{escape(label)}</a></td>")
         for c in ("C1", "C2"):
-            ok = row["controls"][c]["ok"]
+            ok = row.controls[c].ok
             tds.append(f'<td><span class="ctl" style="background:{"#116329" if ok else "#cf222e"}" '
-                       f'title="{escape(str(row["controls"][c].get("reason")))}">{"ok" if ok else "FAIL"}</span></td>')
-        tds.append(_num(row.get("metric")))
-        tds.append(_num(str(row.get("level") or "—"), "#24292f"))
-        tds += [_num((row.get("groups") or {}).get(g)) for g in groups]
+                       f'title="{escape(str(row.controls[c].reason))}">{"ok" if ok else "FAIL"}</span></td>')
+        tds.append(_num(row.metric))
+        tds.append(_num(str(row.level or "—"), "#24292f"))
+        tds += [_num((row.groups or {}).get(g)) for g in groups]
         out.append(f'<tr class="{row_classes(row)}">' + "".join(tds + extra_cells[i]) + "</tr>")
     return "".join(out) + "</tbody></table>"
 
@@ -152,63 +155,63 @@ def _volumes(volumes: Any) -> str:
                      for k, v in volumes.items())
 
 
-def row_section(i: int, row: dict[str, Any]) -> str:
+def row_section(i: int, row: AtRestRow) -> str:
     """A row's configuration, notes, controls, score and cells (anchor ``r-<i>``)."""
-    sut, runtime = row.get("sut") or {}, row.get("runtime") or {}
+    sut, rt = row.sut or {}, row.runtime
     libraries = ((sut.get("reported") or {}).get("libraries")) or {}
     facts = [("SUT", escape(f"{sut.get('package')} {sut.get('version')}"
                             + (f" (commit {sut['commit']})" if sut.get("commit") else ""))),
              ("links against", escape(flat(libraries)) if libraries else none("not reported")),
-             ("configuration", kv(row.get("configuration") or {})),
-             ("volumes", _volumes(row.get("volumes"))),
-             ("store", escape(flat(row.get("store") or {}))),
-             ("capabilities", escape(flat(row.get("capabilities") or {}))),
-             ("DUT boundary", escape(str(row.get("dut_boundary") or "—"))),
-             ("position", escape(f"{row.get('position')}; SUT stopped during edits: "
-                                 f"{row.get('sut_stopped_during_edits')}")),
-             ("documented signals", escape(flat(row.get("signals_documented") or "none"))),
-             ("runtime", escape(f"{runtime.get('runtime')}, Python {runtime.get('python')}; packages "
-                                + flat(runtime.get("packages") or {})))]
-    controls = [(c, ("ok: " if row["controls"][c]["ok"] else "<b>FAIL</b>: ")
-                 + escape(str(row["controls"][c].get("reason") or ""))) for c in ("C1", "C2")]
-    groups = row.get("groups") or {}
-    score = escape(f"metric {metric_text(row.get('metric'))}, level {row.get('level') or '—'}; "
+             ("configuration", kv(row.configuration or {})),
+             ("volumes", _volumes(row.volumes)),
+             ("store", escape(flat(row.store or {}))),
+             ("capabilities", escape(flat(row.capabilities or {}))),
+             ("DUT boundary", escape(str(row.dut_boundary or "—"))),
+             ("position", escape(f"{row.position}; SUT stopped during edits: {row.sut_stopped_during_edits}")),
+             ("documented signals", escape(flat(row.signals_documented or "none"))),
+             ("runtime", escape(f"{rt and rt.runtime}, Python {rt and rt.python}; packages "
+                                + flat((rt and rt.packages) or {})))]
+    controls = [(c, ("ok: " if row.controls[c].ok else "<b>FAIL</b>: ") + escape(str(row.controls[c].reason or "")))
+                for c in ("C1", "C2")]
+    groups = row.groups or {}
+    score = escape(f"metric {metric_text(row.metric)}, level {row.level or '—'}; "
                    + ", ".join(f"{g} {metric_text(groups.get(g))}" for g in rate_groups() if g in groups)
-                   + (f"; counts {flat(row.get('counts'))}" if row.get("counts") else ""))
-    if not row.get("evaluable"):
-        score = f'<b class="bad">not evaluable: {escape(str(row.get("not_evaluable_reason")))}</b>'
+                   + (f"; counts {flat(row.counts)}" if row.counts else ""))
+    if not row.evaluable:
+        score = f'<b class="bad">not evaluable: {escape(str(row.not_evaluable_reason))}</b>'
     cells = _table(["case", "verdict", "class", "reason"],
-                   [[f'<a href="#d-{i}-{c}">{escape(case_title(c))}</a>', chip(cell_label(cell_of(row, c))),
-                     escape(str(cell_of(row, c).get("observation_class") or "—")),
-                     escape(str(cell_of(row, c).get("reason") or ""))] for c in CASE_IDS])
-    return (f'<section class="row" id="r-{i}"><h3>{escape(row_key(row))}: {escape(str(row.get("title") or ""))}'
-            f'</h3><p class="notes">{escape(str(row.get("notes") or ""))}</p><div class="two">'
+                   [[f'<a href="#d-{i}-{c}">{escape(case_title(c))}</a>', chip(cell_label(row.cell(c))),
+                     escape(str(row.cell(c).observation_class or "—")),
+                     escape(str(row.cell(c).reason or ""))] for c in CASE_IDS])
+    return (f'<section class="row" id="r-{i}"><h3>{escape(row_key(row))}: {escape(str(row.title or ""))}'
+            f'</h3><p class="notes">{escape(str(row.notes or ""))}</p><div class="two">'
             f"<div>{kv(facts)}</div><div><h4>Controls and score</h4>{kv(controls + [('score', score)])}"
             f"<h4>Cells</h4>{cells}</div></div></section>")
 
 
-def _verdict_line(cell: dict[str, Any], label: str) -> str:
+def _verdict_line(cell: RowCell, label: str) -> str:
     meaning = next(((name, what, counts) for short, name, what, counts in VERDICTS if short == label), None)
-    point, klass = cell.get("detection_point"), cell.get("observation_class")
+    point, klass = cell.detection_point, cell.observation_class
     pairs = [("verdict", f"{chip(label)} <b>{escape(meaning[0])}</b> ({escape(meaning[2])}): {escape(meaning[1])}"
-              if meaning else escape(str(cell.get("verdict"))))]
+              if meaning else escape(str(cell.verdict)))]
     pairs.append(("detection point", f"<b>{escape(str(point))}</b>: {escape(POINTS.get(str(point), ''))}"))
     if klass:
         pairs.append(("observation class", f"<b>{escape(str(klass))}</b>: {escape(CLASSES.get(str(klass), ''))}"))
-    pairs.append(("reason", escape(str(cell.get("reason") or "—"))))
-    effect = cell.get("effect")
+    pairs.append(("reason", escape(str(cell.reason or "—"))))
+    effect = cell.effect
     if isinstance(effect, dict):
         seen = "yes" if effect.get("visible") else "no"
         pairs.append(("edit visible on the read", f"{seen}: {escape(str(effect.get('detail') or ''))}"))
     return kv(pairs)
 
 
-def cell_panel(anchor: str, title: str, case_text: str, row: dict[str, Any], cid: str, label: str,
+def cell_panel(anchor: str, title: str, case_text: str, row: AtRestRow, cid: str, label: str,
                root: Path | None) -> str:
-    """The panel a click on a cell opens: verdict, edit, statements, C3, served, signals, audit, timings."""
-    cell = cell_of(row, cid)
-    ev = cell.get("evidence") or {}
-    obs, where = observation(root, row, ev.get("observation"))
+    """The panel a click on a cell opens: verdict, edit, statements, C3, served, signals, audit, timings
+    (the evidence's parts as its JSON: lab.report.html_evidence renders them)."""
+    cell = row.cell(cid)
+    ev = cell.evidence.to_json() if cell.evidence else {}
+    obs, where = observation(root, row.observations, ev.get("observation"))
     intended = ev.get("intended")
     left = (f"<h4>Verdict</h4>{_verdict_line(cell, label)}"
             f"<h4>Edit intended</h4>{kv(intended) if isinstance(intended, dict) else none()}"
@@ -216,7 +219,7 @@ def cell_panel(anchor: str, title: str, case_text: str, row: dict[str, Any], cid
     right = f"<h4>C3: did the edit land?</h4>{c3_block(ev.get('c3'), obs)}"
     right += f"<h4>Served after the restart</h4>{served_block(ev)}"
     right += f"<h4>Signals</h4>{signals_block(ev.get('signals'))}"
-    audit = cell.get("audit")
+    audit = cell.audit
     if audit:
         right += f"<h4>Audit call</h4>{kv(audit) if isinstance(audit, dict) else escape(text(audit))}"
     right += variants_block(cell)
@@ -227,7 +230,7 @@ def cell_panel(anchor: str, title: str, case_text: str, row: dict[str, Any], cid
             f'<p class="muted">{escape(foot)}</p></section>')
 
 
-def render(rows: list[dict[str, Any]], run: RunRecord, root: Path | None = None,
+def render(rows: list[AtRestRow], run: RunRecord, root: Path | None = None,
            compose: Sequence[Any] = ()) -> str:
     """The whole page as HTML text; ``root`` (the result set's folder) adds the records before and after,
     ``compose`` (the set's compose rows) a composition section beside the matrix (lab.report.site_compose).
@@ -235,7 +238,7 @@ def render(rows: list[dict[str, Any]], run: RunRecord, root: Path | None = None,
     as inert as the page."""
     facts = "".join(f"<li><b>{escape(k)}</b> {escape(v)}</li>" for k, v in run_facts(rows, run))
     panels = "".join(cell_panel(f"d-{i}-{c}", f"{row_key(r)} · {case_title(c)}", f"{c}: {case_edit(c)}", r, c,
-                                cell_label(cell_of(r, c)), root) for i, r in enumerate(rows) for c in CASE_IDS)
+                                cell_label(r.cell(c)), root) for i, r in enumerate(rows) for c in CASE_IDS)
     return inert("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>memlab result set</title><style>{CSS}{filter_css(rows)}</style></head><body>"

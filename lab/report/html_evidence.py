@@ -15,10 +15,13 @@ import json
 import re
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab.resultset.files import read_json
 from lab.resultset.stored_dumps import resolved
+
+if TYPE_CHECKING:
+    from lab.judge.row import RowCell
 
 #: Label -> background of a verdict chip.
 COLOURS = {"REJ": "#116329", "REP": "#2da44e", "REP·a": "#9a6700", "ACC": "#cf222e", "ERR": "#8250df",
@@ -167,9 +170,10 @@ def records_table(states: list[tuple[str, list[dict[str, Any]]]]) -> str:
     return f'<table class="recs"><tr><th>record</th><th>field</th>{head}</tr>{body}</table>{tail}'
 
 
-def observation(root: Path | None, row: dict[str, Any], name: Any) -> tuple[dict[str, Any] | None, str]:
-    """The cell's observation file from the result set at ``root`` and its path, or None (and why)."""
-    rel = f"{row.get('observations')}/{name}"
+def observation(root: Path | None, folder: Any, name: Any) -> tuple[dict[str, Any] | None, str]:
+    """The cell's observation file ``name`` in the row's ``folder`` (its ``observations``) of the result set
+    at ``root`` and its path, or None (and why)."""
+    rel = f"{folder}/{name}"
     if root is None or not name:
         return None, rel
     base = Path(root).resolve()
@@ -250,19 +254,19 @@ def timings_text(timings: Any) -> str:
 
 
 
-def variants_block(cell: dict[str, Any]) -> str:
+def variants_block(cell: RowCell) -> str:
     """Every variant the cell was taken over (its trial, verdict, reason, the statements it ran), the
     one that decided it marked; nothing for a cell of one expression."""
-    listing = cell.get("variants") or []
+    listing = cell.variants or []
     if len(listing) < 2:
         return ""
     rows = []
     for v in listing:
-        decided = " (decided the cell)" if v.get("variant") == cell.get("decided_by") else ""
-        statements = ((v.get("evidence") or {}).get("statements")) or []
-        rows.append(f"<tr><td><b>{escape(str(v.get('variant')))}</b>{escape(decided)}<br>"
-                    f"<span class=\"muted\">{escape(str(v.get('trial')))}</span></td>"
-                    f"<td>{escape(str(v.get('verdict')))}</td><td>{escape(str(v.get('reason') or ''))}</td>"
+        decided = " (decided the cell)" if v.variant == cell.decided_by else ""
+        statements = (v.evidence and v.evidence.statements) or []
+        rows.append(f"<tr><td><b>{escape(str(v.variant))}</b>{escape(decided)}<br>"
+                    f"<span class=\"muted\">{escape(str(v.trial))}</span></td>"
+                    f"<td>{escape(str(v.verdict))}</td><td>{escape(str(v.reason or ''))}</td>"
                     f"<td>{code(statements) if statements else none()}</td></tr>")
     return (f"<h4>Variants ({len(listing)}): the cell is the weakest for the SUT</h4>"
             "<table><tr><th>variant</th><th>verdict</th><th>reason</th><th>statements</th></tr>"

@@ -10,32 +10,34 @@ from __future__ import annotations
 
 import re
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lab.cases import CASE_IDS
-from lab.cases.revisions import cell_of
+
+if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow
 
 
-def sut_of(row: dict[str, Any]) -> str:
+def sut_of(row: AtRestRow) -> str:
     """The SUT a row measures: its package (the row name when it states none)."""
-    return str((row.get("sut") or {}).get("package") or row.get("row") or "?")
+    return str((row.sut or {}).get("package") or row.row or "?")
 
 
 def _key(sut: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", sut.lower()).strip("-") or "x"
 
 
-def failing(row: dict[str, Any]) -> bool:
+def failing(row: AtRestRow) -> bool:
     """Whether any case of the row was ACCEPTED (the edit served as genuine)."""
-    return any(cell_of(row, c).get("verdict") == "ACCEPTED" for c in CASE_IDS)
+    return any(row.cell(c).verdict == "ACCEPTED" for c in CASE_IDS)
 
 
-def row_classes(row: dict[str, Any]) -> str:
+def row_classes(row: AtRestRow) -> str:
     """``sut-<key>`` and ``clean`` (no ACCEPTED cell) for one row."""
     return f"sut-{_key(sut_of(row))}" + ("" if failing(row) else " clean")
 
 
-def filter_bar(rows: list[dict[str, Any]]) -> str:
+def filter_bar(rows: list[AtRestRow]) -> str:
     """The checkbox and the SUT radio buttons (one per SUT among ``rows``, in order of appearance)."""
     suts = list(dict.fromkeys(sut_of(r) for r in rows))
     radios = "".join(f'<label><input type="radio" name="f-sut" id="f-sut-{_key(s)}"> {escape(s)}</label> '
@@ -45,7 +47,7 @@ def filter_bar(rows: list[dict[str, Any]]) -> str:
             f'id="f-sut-all" checked> all</label> {radios}</form>')
 
 
-def filter_css(rows: list[dict[str, Any]]) -> str:
+def filter_css(rows: list[AtRestRow]) -> str:
     """The rules that make the filters work."""
     keys = list(dict.fromkeys(_key(sut_of(r)) for r in rows))
     per_sut = "".join(f"body:has(#f-sut-{k}:checked) #matrix tbody tr:not(.sut-{k}){{display:none}}" for k in keys)

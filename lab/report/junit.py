@@ -9,13 +9,16 @@ not evaluable, so none of its verdicts count).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab.cases import CASE_IDS
-from lab.cases.revisions import NOT_MEASURED, cell_of
+from lab.cases.revisions import NOT_MEASURED
 from lab.report.common import case_title, control_title, metric_text, row_key, run_facts
 from lab.report.inert import inert
 from lab.resultset.run_record import RunRecord
+
+if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow, RowCell
 
 
 def _clean(text: Any, lines: bool = False) -> str:
@@ -28,10 +31,10 @@ def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:
     return ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
 
 
-def _cell_case(suite: ET.Element, key: str, cid: str, cell: dict[str, Any]) -> str:
+def _cell_case(suite: ET.Element, key: str, cid: str, cell: RowCell) -> str:
     case = _case(suite, key, case_title(cid))
-    verdict, reason = cell.get("verdict"), _clean(cell.get("reason") or "")
-    statements = _clean("\n".join(map(str, (cell.get("evidence") or {}).get("statements") or [])), lines=True)
+    verdict, reason = cell.verdict, _clean(cell.reason or "")
+    statements = _clean("\n".join(map(str, (cell.evidence and cell.evidence.statements) or [])), lines=True)
     if verdict == "ACCEPTED":
         ET.SubElement(case, "failure", message=f"ACCEPTED: {reason}", type="ACCEPTED").text = statements
         return "failures"
@@ -44,12 +47,12 @@ def _cell_case(suite: ET.Element, key: str, cid: str, cell: dict[str, Any]) -> s
     if verdict == NOT_MEASURED:  # a case the set's method revision lacks: never a pass
         ET.SubElement(case, "skipped", message=reason)
         return "skipped"
-    note = " (audit point only: half credit)" if cell.get("detection_point") == "audit" else ""
+    note = " (audit point only: half credit)" if cell.detection_point == "audit" else ""
     ET.SubElement(case, "system-out").text = _clean(f"{verdict}{note}: {reason}")
     return "passed"
 
 
-def render(rows: list[dict[str, Any]], run: RunRecord) -> str:
+def render(rows: list[AtRestRow], run: RunRecord) -> str:
     """The JUnit XML document as text."""
     root = ET.Element("testsuites", name="memlab")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
@@ -57,19 +60,19 @@ def render(rows: list[dict[str, Any]], run: RunRecord) -> str:
         key = _clean(row_key(row))
         suite = ET.SubElement(root, "testsuite", name=key)
         props = ET.SubElement(suite, "properties")
-        for label, value in run_facts(rows, run) + [("metric", metric_text(row.get("metric"))),
-                                                    ("level", str(row.get("level") or "—"))]:
+        for label, value in run_facts(rows, run) + [("metric", metric_text(row.metric)),
+                                                    ("level", str(row.level or "—"))]:
             ET.SubElement(props, "property", name=label, value=_clean(value))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "passed": 0}
         for cid in ("C1", "C2"):
-            control = row["controls"][cid]
+            control = row.controls[cid]
             case = _case(suite, key, control_title(cid))
             counts["tests"] += 1
-            if not control.get("ok"):
-                ET.SubElement(case, "error", message=_clean(f"not evaluable: {control.get('reason')}"), type="control")
+            if not control.ok:
+                ET.SubElement(case, "error", message=_clean(f"not evaluable: {control.reason}"), type="control")
                 counts["errors"] += 1
         for cid in CASE_IDS:
-            counts[_cell_case(suite, key, cid, cell_of(row, cid))] += 1
+            counts[_cell_case(suite, key, cid, row.cell(cid))] += 1
             counts["tests"] += 1
         for k in totals:
             suite.set(k, str(counts[k]))

@@ -20,11 +20,10 @@ import tempfile
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab import safewrite
 from lab.cases import CASE_IDS
-from lab.cases.revisions import cell_of
 from lab.report import history as release_history
 from lab.report import html, lifecycle_html, site_compose, site_frontdoor
 from lab.report.html_filters import filter_bar, filter_css
@@ -33,6 +32,9 @@ from lab.report.common import case_edit, case_title, cell_label, row_key
 from lab.report.lifecycle import check_names, rate_text
 from lab.report.lifecycle_positions import POSITIONS, differences
 from lab.resultset.run_record import RunRecord
+
+if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow
 
 #: What the lifecycle column says of a SUT without a lifecycle result set.
 NOT_MEASURED = "not measured"
@@ -46,7 +48,7 @@ class SutResults:
     """One SUT's results: its at-rest rows (and their set's folder) and its lifecycle rows, if any."""
 
     name: str
-    rows: list[dict[str, Any]]
+    rows: list[AtRestRow]
     run: RunRecord = field(default_factory=RunRecord)
     root: Path | None = None
     lifecycle: list[dict[str, Any]] = field(default_factory=list)
@@ -72,7 +74,7 @@ def page_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9+._-]", "_", name).lstrip(".") or "_"
 
 
-def _document(title: str, body: str, rows: list[dict[str, Any]]) -> str:
+def _document(title: str, body: str, rows: list[AtRestRow]) -> str:
     return inert("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>{escape(title)}</title><style>{html.CSS}{lifecycle_html.CSS}{_CSS}{release_history.CSS}"
@@ -140,7 +142,7 @@ def render_sut(sut: SutResults) -> str:
     """One SUT's page: its at-rest matrix, rows and evidence, then its lifecycle gate and findings."""
     rows = sut.rows
     panels = "".join(html.cell_panel(f"d-{i}-{c}", f"{row_key(r)} · {case_title(c)}", f"{c}: {case_edit(c)}", r, c,
-                                     cell_label(cell_of(r, c)), sut.root)
+                                     cell_label(r.cell(c)), sut.root)
                      for i, r in enumerate(rows) for c in CASE_IDS)
     if sut.lifecycle:
         gate = (f'<div class="lc">{lifecycle_html.checks_table(sut.lifecycle)}{_differences(sut)}'

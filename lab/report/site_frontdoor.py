@@ -6,7 +6,7 @@ same SUT beside the probes."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lab.frontdoor.channels import CHANNELS
 from lab.frontdoor.fixture_types import FAMILIES
@@ -15,6 +15,9 @@ from lab.frontdoor.results import FrontdoorResult
 from lab.frontdoor.saved import RunRecord
 from lab.report.common import cell_label
 from lab.report.frontdoor_words import cell_text, heading, probe_text, provenance_lines
+
+if TYPE_CHECKING:
+    from lab.judge.row import AtRestRow
 
 
 def _table(result: FrontdoorResult) -> str:
@@ -30,16 +33,15 @@ def _table(result: FrontdoorResult) -> str:
             f"<p class=\"muted\">isolation: {probes or 'no probe run'}</p>")
 
 
-def t6_line(at_rest: list[dict[str, Any]]) -> str:
+def t6_line(at_rest: list[AtRestRow]) -> str:
     """The at-rest T6 verdict of each detection point (another context's record replayed into this one at
     rest), shown beside the read-path isolation probes; '' for a SUT with no at-rest rows."""
-    verdicts = [f"{cell_label(r['cells']['T6'])} at {r.get('detection_point')}" for r in at_rest
-                if isinstance(r.get("cells"), dict) and "T6" in r["cells"]]
+    verdicts = [f"{cell_label(r.cells['T6'])} at {r.detection_point}" for r in at_rest if "T6" in r.cells]
     return (f"<p class=\"muted\">at rest, beside the probes: T6 (another context's record replayed into this "
             f"one, store access) {escape(', '.join(verdicts))}</p>") if verdicts else ""
 
 
-def section(measured: list[tuple[FrontdoorResult, RunRecord]], at_rest: list[dict[str, Any]] = ()) -> str:
+def section(measured: list[tuple[FrontdoorResult, RunRecord]], at_rest: list[AtRestRow] = ()) -> str:
     """The SUT page's front-door section (``measured``: each position's row and its run; ``at_rest``: the
     SUT's at-rest rows, whose T6 verdict stands beside the read-path probes)."""
     parts = [t6_line(list(at_rest))]

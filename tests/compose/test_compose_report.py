@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lab.compose.results import ComposeRow, SequenceResult, Single, Skipped
 from lab.report import files, html, markdown
-from lab.resultset.loading import load_rows, load_run
+from lab.resultset.loading import load_row_records, load_run
 
 ROOT = Path(__file__).resolve().parents[2]
 AT_REST = ROOT / "results" / "published" / "memory-blackbox-md+restart"  # its compose/ set beside, not in it
@@ -27,7 +27,7 @@ def _row(name: str = HOSTILE_ROW, move: str = HOSTILE_MOVE) -> ComposeRow:
 
 
 def test_a_set_without_composition_renders_as_before():
-    rows, run = load_rows(AT_REST), load_run(AT_REST)
+    rows, run = load_row_records(AT_REST), load_run(AT_REST)
     page = files.render("html", rows, run, AT_REST)
     assert page == html.render(rows, run, AT_REST) and 'id="composition"' not in page
     assert files.render("markdown", rows, run, AT_REST) == markdown.render(rows, run)
@@ -35,7 +35,7 @@ def test_a_set_without_composition_renders_as_before():
 
 
 def test_the_html_section_shows_each_finding_with_its_singles_and_escapes_the_set():
-    rows, run = load_rows(AT_REST), load_run(AT_REST)
+    rows, run = load_row_records(AT_REST), load_run(AT_REST)
     page = html.render(rows, run, None, [_row()])
     section = page[page.index('<h2 id="composition">'):page.index('<h2 id="legend">')]
     assert page.index('id="matrix"') < page.index('id="composition"')  # beside the matrix, not inside it
@@ -49,7 +49,7 @@ def test_the_html_section_shows_each_finding_with_its_singles_and_escapes_the_se
 
 
 def test_the_markdown_report_adds_the_composition_escaped():
-    rows, run = load_rows(AT_REST), load_run(AT_REST)
+    rows, run = load_row_records(AT_REST), load_run(AT_REST)
     text = markdown.render(rows, run, [_row()])
     assert text.startswith(markdown.render(rows, run).rstrip() + "\n")  # the at-rest report unchanged above it
     assert "\n## Composition: " in text and "\n### evil\\<script\\>" in text

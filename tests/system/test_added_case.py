@@ -22,8 +22,8 @@ from lab.lifecycle.matching import JUDGE_REVISION
 from lab.report import junit
 from lab.resultset import recount
 from lab.resultset.gate import evaluate
-from lab.resultset.loading import load_rows, load_run
-from lab.judge.row import problem_of, read_row
+from lab.resultset.loading import load_row_records, load_run
+from lab.judge.row import problem_of
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "results" / "published"
@@ -43,8 +43,8 @@ def seen() -> list[dict]:
 def test_every_published_set_survives_an_added_case(seen):
     assert len(SETS) >= 100 and [s["set"] for s in seen[:len(SETS)]] == [p.name for p in SETS]
     for path, got in zip(SETS, seen):
-        rows, run = load_rows(path), load_run(path)
-        now = evaluate([read_row(r) for r in rows], "accepted", "L1")
+        rows, run = load_row_records(path), load_run(path)
+        now = evaluate(rows, "accepted", "L1")
         assert got["verified"], (path.name, got["findings"])
         assert got["added"] == [NOT_MEASURED] and got["columns"], got
         assert got["junit"] == junit.render(rows, run).count("<skipped") + len(rows), got  # skipped, never passed

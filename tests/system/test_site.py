@@ -16,6 +16,7 @@ import pytest
 from browser import CHROMIUM_FLAGS, browser
 
 from lab.cases import CASE_IDS
+from lab.judge.row import read_row
 from lab.report.common import cell_label
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def test_the_index_has_every_row_with_its_cells_and_lifecycle_gate(site: Path) -
     for line, (name, row) in zip(lines, at_rest):
         assert f'href="{name}.html#r-' in line
         labels = re.findall(r'class="cell[^"]*"[^>]*>([^<]+)</a>', line)
-        assert [unescape(x) for x in labels] == [cell_label(row["cells"][c]) for c in CASE_IDS]
+        assert [unescape(x) for x in labels] == [cell_label(read_row(row).cell(c)) for c in CASE_IDS]
         lifecycle = {r["position"]: r for r in rows_of(PUBLISHED / name / "lifecycle")} \
             if (PUBLISHED / name / "lifecycle").is_dir() else {}
         gates = re.findall(r'<td class=s[^>]*>(?:<a [^>]*>)?([^<]+)', line)
@@ -70,7 +71,7 @@ def test_a_sut_page_holds_both_measurements(site: Path) -> None:
     page = (site / f"{name}.html").read_text()
     row = rows_of(PUBLISHED / name)[0]
     assert [unescape(x) for x in re.findall(r'class="cell[^"]*"[^>]*>([^<]+)</a>', page)] == \
-        [cell_label(row["cells"][c]) for c in CASE_IDS]
+        [cell_label(read_row(row).cell(c)) for c in CASE_IDS]
     assert all(f'id="d-0-{c}"' in page for c in CASE_IDS)  # every cell's evidence panel
     lifecycle = rows_of(PUBLISHED / name / "lifecycle")
     assert {r["position"] for r in lifecycle} == {"live", "restarted"}

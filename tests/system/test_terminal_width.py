@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from lab.cases import CASE_IDS, GROUPS
-from lab.cases.revisions import cell_of
+from lab.cases.revisions import not_measured
+from lab.judge.row import read_row
 from lab.report.compact import Code, Codes
 from lab.report.terminal import VERDICT_CODES, cell_text
 from lab.resultset.loading import load_rows
@@ -28,8 +29,8 @@ from lab.resultset.loading import load_rows
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "results" / "published"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
-PRINT = ("import json, sys\nfrom lab.report.terminal import print_matrix, stdout_console\n"
-         "print_matrix(json.load(open(sys.argv[1])), stdout_console())")
+PRINT = ("import json, sys\nfrom lab.judge.row import read_row\nfrom lab.report.terminal import print_matrix, "
+         "stdout_console\nprint_matrix([read_row(r) for r in json.load(open(sys.argv[1]))], stdout_console())")
 
 
 def in_terminal(argv: list[str], columns: int) -> str:
@@ -60,7 +61,7 @@ def expected(rows: list[dict]) -> list[tuple[str, str, list[str], list[str], str
     for row in sorted(rows, key=lambda r: (r["row"], r["detection_point"])):
         controls = ["ok" if row["controls"][c]["ok"] else "FAIL" for c in ("C1", "C2")]
         metric = "—" if row.get("metric") is None else f"{row['metric']:.2f}"
-        out.append((row["row"], row["detection_point"], [cell_text(cell_of(row, c))[0] for c in CASE_IDS],
+        out.append((row["row"], row["detection_point"], [cell_text(read_row(row).cell(c))[0] for c in CASE_IDS],
                     controls, metric))
     return out
 
@@ -101,8 +102,8 @@ def every_verdict_rows(path: Path) -> Path:
     rows = []
     for i, name in enumerate(("memory-blackbox-md+restart+ledger-off", "reference-sealed-postgres", "toy")):
         cells = {cid: verdicts[(i + k) % len(verdicts)] for k, cid in enumerate(CASE_IDS)}
-        if i == 2:  # a set of an older method revision lacks a case: shown as not measured
-            del cells[CASE_IDS[-1]]
+        if i == 2:  # a case a set's older method revision lacks: the cell its row is read with, not measured
+            cells[CASE_IDS[-1]] = not_measured("an-older-revision", CASE_IDS[-1])
         rows.append({"row": name, "detection_point": "read", "cells": cells, "evaluable": True,
                      "controls": {"C1": {"ok": i != 1}, "C2": {"ok": True}},
                      "metric": None if i == 1 else 0.5 * i, "level": "L0"})

@@ -14,7 +14,8 @@ from resultsets import ROOT, make_result_set, memlab, shared_cache
 from html import escape
 
 from lab.cases import BY_ID, CASE_IDS, GROUPS
-from lab.resultset.loading import load_rows, load_run
+from lab.judge.row import read_row
+from lab.resultset.loading import load_row_records, load_rows, load_run
 from lab.resultset.run_record import RunRecord
 from lab.report import html, junit, markdown
 from lab.report.common import CASE_SHORT, rate_groups
@@ -37,11 +38,16 @@ def rows(rs):
     return load_rows(rs)
 
 
-def test_run_writes_the_three_reports_into_the_set(rs, rows):
+@pytest.fixture(scope="module")
+def records(rs):
+    return load_row_records(rs)
+
+
+def test_run_writes_the_three_reports_into_the_set(rs, records):
     run = load_run(rs)
     for name, render in (("report.md", markdown.render), ("junit.xml", junit.render)):
-        assert (rs / name).read_text(encoding="utf-8") == render(rows, run), name
-    assert (rs / "report.html").read_text(encoding="utf-8") == html.render(rows, run, rs)
+        assert (rs / name).read_text(encoding="utf-8") == render(records, run), name
+    assert (rs / "report.html").read_text(encoding="utf-8") == html.render(records, run, rs)
 
 
 @pytest.mark.parametrize("fmt,name", [("markdown", "r.md"), ("junit", "r.xml"), ("html", "r.html")])
@@ -79,7 +85,7 @@ def test_junit_error_is_error_and_na_is_skipped(rows):
     row["cells"]["T2"].update(verdict="n/a", reason="unordered memory")
     row["cells"]["T3"].update(verdict="error", reason="C3: the edit did not land \x00")
     row["controls"]["C2"] = {"ok": False, "reason": "the genuine write was refused"}
-    suite = ET.fromstring(junit.render([row], RunRecord()))[0]
+    suite = ET.fromstring(junit.render([read_row(row)], RunRecord()))[0]
     assert suite.find("testcase[@name='T2 tail truncation']/skipped") is not None
     assert suite.find("testcase[@name='T3 middle deletion']/error").get("message").startswith("C3")
     assert suite.find("testcase[@name='C2 genuine write after restart']/error") is not None
@@ -100,7 +106,7 @@ def test_html_escapes_what_a_sut_wrote(rows):
     row["cells"]["T2"]["evidence"]["statements"] = ["</code><script>alert(1)</script>"]
     row["cells"]["T3"]["evidence"]["signals"] = [{"level": "WARNING", "message": "<b>x</b>", "extra": "<u>"}]
     row["notes"] = "<iframe>"
-    page = html.render([row], RunRecord())
+    page = html.render([read_row(row)], RunRecord())
     assert not re.search(r"<img|<script|<iframe|<b>x|<u>", page) and "&lt;img src=x" in page
     assert "&lt;/code&gt;&lt;script&gt;" in page and "&lt;iframe&gt;" in page
 
@@ -152,8 +158,8 @@ def test_html_has_a_section_per_row_with_configuration_and_notes(rs, rows):
             assert f"<tr><th>{key}</th><td>{escape(flat(value))}</td></tr>" in section
 
 
-def test_html_without_the_folder_keeps_to_the_row(rows):
-    page = html.render(rows, RunRecord())
+def test_html_without_the_folder_keeps_to_the_row(records):
+    page = html.render(records, RunRecord())
     assert "before the edit" not in page and "the edit landed" in page
 
 
@@ -212,7 +218,7 @@ def test_html_in_headless_chromium_the_filters_keep_failing_rows_and_one_sut(rs,
     reference rows and a published row of another SUT on one page)."""
     sync_playwright, executable = _browser()
     rows = rows + load_rows(ROOT / "results" / "published" / "atmem-chain")
-    (tmp_path / "report.html").write_text(html.render(rows, load_run(rs)), encoding="utf-8")
+    (tmp_path / "report.html").write_text(html.render([read_row(r) for r in rows], load_run(rs)), encoding="utf-8")
     names = [f"{r['row']}@{r['detection_point']}" for r in rows]
     failing = {n for n, r in zip(names, rows) if any(c["verdict"] == "ACCEPTED" for c in r["cells"].values())}
     assert failing and set(names) - failing, "the fixture needs rows with and without an accepted cell"

@@ -7,17 +7,18 @@ from rich.console import Console
 
 import lab.cli.console as cli
 from lab.cases import CASE_IDS
+from lab.judge.row import AtRestRow
 from lab.report.terminal import print_matrix
 
 REASON = 'open: the SUT refused\n  | ERROR store: cannot lock [/vol/store] ([bold]busy[/])'
 
 
-def _row(reason: str) -> dict:
+def _row(reason: str) -> AtRestRow:
     cells = {cid: {"verdict": "REJECTED", "detection_point": "read"} for cid in CASE_IDS}
     cells[CASE_IDS[0]] = {"verdict": "error", "detection_point": "read", "reason": reason}
-    return {"row": "toy", "detection_point": "read", "cells": cells, "metric": None, "level": None,
-            "controls": {"C1": {"ok": True}, "C2": {"ok": True}},
-            "evaluable": False, "not_evaluable_reason": "C1 failed: [/vol/keys] unreadable"}
+    return AtRestRow.model_validate({"row": "toy", "detection_point": "read", "cells": cells, "metric": None,
+                                     "level": None, "controls": {"C1": {"ok": True}, "C2": {"ok": True}},
+                                     "evaluable": False, "not_evaluable_reason": "C1 failed: [/vol/keys] unreadable"})
 
 
 def test_a_reason_quoting_a_closing_tag_prints_as_text():
