@@ -11,6 +11,7 @@ set. The expected runs are every scenario saved in the set, once per seed of run
 from __future__ import annotations
 
 from pathlib import Path
+
 from lab.lifecycle.results import MANIFEST_SCHEMA, observation_name, row_key
 from lab.lifecycle.run_record import LifecycleRun, LifecycleRunShapeError, read_lifecycle_run
 from lab.resultset.loading import JSONProblem, read_strict
