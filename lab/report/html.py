@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from lab.cases import CASE_IDS, CONTROLS, GROUPS
+from lab.judge.row import RowEvidence
 from lab.report import site_compose
 from lab.report.inert import inert
 from lab.report.common import (CASE_SHORT, CLASSES, POINTS, VERDICTS, case_c3, case_edit, case_title,
@@ -207,23 +208,22 @@ def _verdict_line(cell: RowCell, label: str) -> str:
 
 def cell_panel(anchor: str, title: str, case_text: str, row: AtRestRow, cid: str, label: str,
                root: Path | None) -> str:
-    """The panel a click on a cell opens: verdict, edit, statements, C3, served, signals, audit, timings
-    (the evidence's parts as its JSON: lab.report.html_evidence renders them)."""
+    """The panel a click on a cell opens: verdict, edit, statements, C3, served, signals, audit, timings."""
     cell = row.cell(cid)
-    ev = cell.evidence.to_json() if cell.evidence else {}
-    obs, where = observation(root, row.observations, ev.get("observation"))
-    intended = ev.get("intended")
+    ev = cell.evidence or RowEvidence()
+    obs, where = observation(root, row.observations, ev.observation)
+    intended = ev.intended
     left = (f"<h4>Verdict</h4>{_verdict_line(cell, label)}"
             f"<h4>Edit intended</h4>{kv(intended) if isinstance(intended, dict) else none()}"
-            f"<h4>Statements run, the SUT stopped</h4>{code(ev.get('statements'))}")
-    right = f"<h4>C3: did the edit land?</h4>{c3_block(ev.get('c3'), obs)}"
+            f"<h4>Statements run, the SUT stopped</h4>{code(ev.statements)}")
+    right = f"<h4>C3: did the edit land?</h4>{c3_block(ev.c3, obs)}"
     right += f"<h4>Served after the restart</h4>{served_block(ev)}"
-    right += f"<h4>Signals</h4>{signals_block(ev.get('signals'))}"
+    right += f"<h4>Signals</h4>{signals_block(ev.signals)}"
     audit = cell.audit
     if audit:
         right += f"<h4>Audit call</h4>{kv(audit) if isinstance(audit, dict) else escape(text(audit))}"
     right += variants_block(cell)
-    foot = " · ".join(x for x in (timings_text(ev.get("timings")), f"observation: {where}") if x)
+    foot = " · ".join(x for x in (timings_text(ev.timings), f"observation: {where}") if x)
     return (f'<section class="detail" id="{anchor}"><a class="close" href="#matrix">close ✕</a>'
             f"<h3>{escape(title)} — {chip(label)}</h3><p class=\"muted\">{escape(case_text)}</p>"
             f'<div class="two"><div>{left}</div><div>{right}</div></div>'

@@ -21,7 +21,7 @@ from lab.resultset.files import read_json
 from lab.resultset.stored_dumps import resolved
 
 if TYPE_CHECKING:
-    from lab.judge.row import RowCell
+    from lab.judge.row import RowC3, RowCell, RowEvidence
 
 #: Label -> background of a verdict chip.
 COLOURS = {"REJ": "#116329", "REP": "#2da44e", "REP·a": "#9a6700", "ACC": "#cf222e", "ERR": "#8250df",
@@ -187,19 +187,18 @@ def observation(root: Path | None, folder: Any, name: Any) -> tuple[dict[str, An
     return (data if isinstance(data, dict) else None), rel
 
 
-def c3_block(c3: Any, obs: dict[str, Any] | None) -> str:
+def c3_block(c3: RowC3 | None, obs: dict[str, Any] | None) -> str:
     """C3: landed or not (with reasons), the summary the row holds, the records before and after."""
-    if not isinstance(c3, dict) or c3.get("ok") is None:
+    if c3 is None or c3.ok is None:
         return none("no edit was made (the case was not run)")
-    verdict = ('<p class="ok">the edit landed: the raw store changed as the case intends</p>' if c3.get("ok") else
-               '<p class="bad">the edit did not land: ' + escape("; ".join(map(str, c3.get("reasons") or [])))
-               + "</p>")
-    ev = c3.get("evidence") or {}
+    verdict = ('<p class="ok">the edit landed: the raw store changed as the case intends</p>' if c3.ok else
+               '<p class="bad">the edit did not land: ' + escape("; ".join(map(str, c3.reasons or []))) + "</p>")
+    ev = c3.evidence or {}
     changes = ev.get("record_changes") or ev.get("between") or {}
     counts = [f"{ev[k]} {k.split('_')[1]}" for k in ("records_before", "records_between", "records_after") if k in ev]
     pairs = [("records", escape(" → ".join(counts)))] if counts else []
     pairs += [(f"records {k}", escape(", ".join(map(str, v)))) for k, v in changes.items() if v]
-    files = (c3.get("files") or {})
+    files = c3.files or {}
     pairs += [(f"files {k}", escape(", ".join(map(str, v)))) for k, v in files.items() if v]
     if "restored_equal" in ev:
         pairs.append(("restored copy equals the store before", "yes" if ev["restored_equal"] else "<b>no</b>"))
@@ -217,9 +216,9 @@ def c3_block(c3: Any, obs: dict[str, Any] | None) -> str:
     return out
 
 
-def served_block(ev: dict[str, Any]) -> str:
+def served_block(ev: RowEvidence) -> str:
     """What the read after the restart returned, or the refusal."""
-    refusal, served = ev.get("refusal"), ev.get("served")
+    refusal, served = ev.refusal, ev.served
     out = f'<p class="bad">refused: {escape(flat(refusal))}</p>' if refusal else ""
     if served is None:
         return out or none("nothing served (the read was refused or failed)")
