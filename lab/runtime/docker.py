@@ -39,6 +39,7 @@ from lab.runtime.housekeeping import cache_key
 from lab.profile import Profile
 from lab.runtime.prepared import LIST_PACKAGES, Prepared
 from lab.runtime.services import RunningService, ServiceSpec
+from lab.runtime.docker_service_hosts import ServiceHosts
 from lab.runtime.docker_services import start_container
 from lab.runtime.docker_forkserver import CONTAINER_PYTHON, ContainerForkServers
 from lab.runtime.dockercli import (CACHE_LABEL, RUN_LABEL, DockerError, binary, complete_log, container_stderr,
@@ -145,6 +146,8 @@ class DockerRuntime:
         #: Fork every start of a row in its server container (False: every start a new container).
         self.use_fork_server = fork_server
         self.fork_servers = ContainerForkServers(self._server_flags, self._hand_over)
+        #: The rows' service hosts: a service's starts are ``docker exec`` in one container per row.
+        self.service_hosts = ServiceHosts()
         self._listings: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._available: tuple[bool, str] | None = None
@@ -212,14 +215,16 @@ class DockerRuntime:
         return client
 
     def close(self) -> None:
-        """Remove this runtime's fork-server containers (they also go with their run and by ``gc``)."""
+        """Remove this runtime's fork-server and service-host containers (they also go with their run and by
+        ``gc``)."""
         self.fork_servers.close()
+        self.service_hosts.close()
 
     def start_service(self, spec: ServiceSpec, data: Path, log_path: Path, run_id: str,
                       on_spawn=None) -> RunningService:
         """The service in a container of its backend image (host networking on loopback); its container
         carries the run's label from its creation, so ``gc`` finds it without ``on_spawn``."""
-        return start_container(spec, data, log_path, run_id)
+        return start_container(spec, data, log_path, run_id, self.service_hosts)
 
     # ---- helpers ---------------------------------------------------------------
     def _listing(self, image: str) -> dict:

