@@ -45,6 +45,7 @@ BENCHES = {
                            "letta-block-history"], 4),
     "fork_server_docker": (["bench/fork_server.py", "--runtime", "docker", "--row", "langgraph-sqlite",
                             "--row", "openai-agents-sqlite-session"], 4),
+    "runtimes": (["bench/runtimes.py", "--per-start"], None),
     "driver_stop": (["bench/driver_stop.py"], 15),
     "matrix": (["bench/matrix.py", "--runs", "3", "--fork", "on", "--jobs", "2"], None),
     "frontdoor": (["bench/frontdoor.py", "--runs", "3"], None),
