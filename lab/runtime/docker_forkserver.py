@@ -31,7 +31,7 @@ from lab.driver import DriverClient
 from lab.logs import get_logger
 from lab.profile import Profile
 from lab.runtime.prepared import Prepared
-from lab.runtime.dockercli import RUN_LABEL, DockerError, docker, remove
+from lab.runtime.dockercli import RUN_LABEL, DockerError, docker, init_pid, remove, running
 from lab.runtime.forkserver import IDLE_SECONDS, KIT, MAX_SOCKET_PATH, ForkServer, ForkServers, _per_start, _preload, \
     _recorded, _recorded_path, _setting, refusal
 from lab.runtime.housekeeping import cache_dir, scratch_base, track_container
@@ -83,8 +83,7 @@ class ContainerForkServer(ForkServer):
         try:
             docker(*self._run_args(status), timeout=self.timeout)
             self.status = self._read_status(read)
-            pid = docker("inspect", "--format", "{{.State.Pid}}", self.name, timeout=30, check=False).stdout.strip()
-            self.init_pid = int(pid) if pid.isdigit() else 0
+            self.init_pid = init_pid(self.name)
         except DockerError as exc:
             self.status = {"refused": f"the server container did not start: {exc}"}
         finally:
@@ -117,15 +116,7 @@ class ContainerForkServer(ForkServer):
     def alive(self) -> bool:
         """Whether the server's container still runs (the server ends it when idle): its init's pid
         here, else (another PID namespace than the engine's) the engine's word."""
-        if not self.status.get("ready"):
-            return False
-        if self.init_pid:
-            try:
-                return Path(f"/proc/{self.init_pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"docker-init")
-            except OSError:
-                return False
-        done = docker("inspect", "--format", "{{.State.Running}}", self.name, timeout=30, check=False)
-        return done.stdout.strip() == "true"
+        return bool(self.status.get("ready")) and running(self.name, self.init_pid)
 
     def launcher(self, plain: list[str], run_id: str, record: Path | None) -> list[str]:
         """The launcher's argv on the host (registers the container with the run first)."""

@@ -27,7 +27,7 @@ from pathlib import Path
 from lab import safewrite
 from lab.logs import get_logger
 from lab.profile.model import ServiceSpec
-from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment, remove
+from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment, init_pid, remove, running
 from lab.runtime.housekeeping import cache_key, track_container
 from lab.runtime.service_kinds import kind_of
 from lab.runtime.service_process import RunningService, ServiceError, free_port
@@ -78,18 +78,12 @@ class ServiceHost:
                "--security-opt", "no-new-privileges", "--mount", f"type=bind,source={root},target={root}",
                "--entrypoint", "sleep", image, "infinity", timeout=120)
         track_container(run_id, self.name)
-        self.init_pid = _init_pid(self.name)
+        self.init_pid = init_pid(self.name)
         log.debug("service_host.started", container=self.name, image=image, root=str(root))
 
     def alive(self) -> bool:
         """Whether the host still runs: its init's pid here, else the engine's word."""
-        if self.init_pid:
-            try:
-                return Path(f"/proc/{self.init_pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"docker-init")
-            except OSError:
-                return False
-        done = docker("inspect", "--format", "{{.State.Running}}", self.name, timeout=30, check=False)
-        return done.stdout.strip() == "true"
+        return running(self.name, self.init_pid)
 
     def start(self, spec: ServiceSpec, data: Path, log_path: Path) -> HostedService:
         """The kind's server on ``data`` (a folder under the root), confirmed to be ours."""
@@ -146,11 +140,3 @@ class ServiceHosts:
         for host in hosts:
             host.close()
 
-
-def _init_pid(name: str) -> int:
-    """The host's init's pid as this machine sees it (0 where the engine is in another PID namespace)."""
-    done = docker("inspect", "--format", "{{.State.Pid}}", name, timeout=30, check=False)
-    pid = done.stdout.strip()
-    if not pid.isdigit() or not Path(f"/proc/{pid}").exists():
-        return 0
-    return int(pid)

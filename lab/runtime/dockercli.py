@@ -100,6 +100,25 @@ def stream(args: list[str], on_line: Callable[[str], None], env: dict[str, str] 
     return time.monotonic() - started, tail
 
 
+def init_pid(name: str) -> int:
+    """The pid of running container ``name``'s init as this machine sees it; 0 where the engine is in
+    another PID namespace (the pid it gives is no ``docker-init`` here) or the container is gone."""
+    pid = docker("inspect", "--format", "{{.State.Pid}}", name, timeout=30, check=False).stdout.strip()
+    return int(pid) if pid.isdigit() and int(pid) and running(name, int(pid)) else 0
+
+
+def running(name: str, pid: int) -> bool:
+    """Whether container ``name`` still runs: its init ``pid`` here (``docker-init``), else, in another
+    PID namespace than the engine's (``pid`` 0), the engine's word."""
+    if pid:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"docker-init")
+        except OSError:
+            return False
+    done = docker("inspect", "--format", "{{.State.Running}}", name, timeout=30, check=False)
+    return done.stdout.strip() == "true"
+
+
 def container_stderr(name: str) -> str | None:
     """What a container wrote to its stderr, as the engine's log keeps it (None when it cannot say)."""
     try:
