@@ -15,12 +15,7 @@ from lab.frontdoor.saved import RunRecord
 from lab.frontdoor.verdicts import NA, Cell, Leak, Tally, Verdict
 from lab.report.frontdoor_words import (BEYOND_REACH, cell_reason, cell_text, counts_text, expected, probe_reason,
                                         probe_text)
-from lab.report.inert import inert
-
-
-def _clean(text: object) -> str:
-    """Text as XML 1.0 holds it, inert (lab.report.inert): control characters shown as escapes."""
-    return inert(text, markup=False)
+from lab.report.junit_xml import clean as _clean, count, document, suite_of
 
 
 def _served(result: FrontdoorResult, cell: Cell) -> str:
@@ -66,21 +61,13 @@ def render(results: list[FrontdoorResult], run: RunRecord) -> str:
     totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
     for result in results:
         classname = _clean(f"frontdoor.{result.store}")
-        suite = ET.SubElement(root, "testsuite", name=_clean(f"frontdoor {result.store}"))
-        props = ET.SubElement(suite, "properties")
         facts = [("run", run.run_id), ("level", result.level()), ("built at", expected(run, result.store) or "—"),
                  ("status", outcome(result).status), ("fixtures", str(result.fixtures_version))]
-        for name, value in facts:
-            ET.SubElement(props, "property", name=name, value=_clean(value))
+        suite = suite_of(root, _clean(f"frontdoor {result.store}"), facts)
         counts = dict.fromkeys(("tests", "failures", "errors", "skipped", "passed"), 0)
         for kind in [_cell(suite, classname, result, c) for c in result.cells()] + \
                 [_probe(suite, classname, result, t) for t in result.probes()]:
             counts[kind] += 1
             counts["tests"] += 1
-        for key in totals:
-            suite.set(key, str(counts[key]))
-            totals[key] += counts[key]
-    for key, value in totals.items():
-        root.set(key, str(value))
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        count(suite, counts, totals)
+    return document(root, totals)

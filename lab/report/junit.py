@@ -9,22 +9,16 @@ not evaluable, so none of its verdicts count).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lab.cases import CASE_IDS
 from lab.cases.revisions import NOT_MEASURED
 from lab.report.common import case_title, control_title, metric_text, row_key, run_facts
-from lab.report.inert import inert
+from lab.report.junit_xml import clean as _clean, count, document, suite_of
 from lab.resultset.run_record import RunRecord
 
 if TYPE_CHECKING:
     from lab.judge.row import AtRestRow, RowCell
-
-
-def _clean(text: Any, lines: bool = False) -> str:
-    """Text from the set as XML 1.0 holds it, inert (lab.report.inert): control characters, a
-    surrogate or a non-character shown as escapes, a line feed too unless ``lines``."""
-    return inert(text, markup=False, lines=lines)
 
 
 def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:
@@ -58,11 +52,8 @@ def render(rows: list[AtRestRow], run: RunRecord) -> str:
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for row in rows:
         key = _clean(row_key(row))
-        suite = ET.SubElement(root, "testsuite", name=key)
-        props = ET.SubElement(suite, "properties")
-        for label, value in run_facts(rows, run) + [("metric", metric_text(row.metric)),
-                                                    ("level", str(row.level or "—"))]:
-            ET.SubElement(props, "property", name=label, value=_clean(value))
+        suite = suite_of(root, key, run_facts(rows, run) + [("metric", metric_text(row.metric)),
+                                                           ("level", str(row.level or "—"))])
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "passed": 0}
         for cid in ("C1", "C2"):
             control = row.controls[cid]
@@ -74,10 +65,5 @@ def render(rows: list[AtRestRow], run: RunRecord) -> str:
         for cid in CASE_IDS:
             counts[_cell_case(suite, key, cid, row.cell(cid))] += 1
             counts["tests"] += 1
-        for k in totals:
-            suite.set(k, str(counts[k]))
-            totals[k] += counts[k]
-    for k, v in totals.items():
-        root.set(k, str(v))
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        count(suite, counts, totals)
+    return document(root, totals)
