@@ -27,8 +27,8 @@ from pathlib import Path
 from lab import safewrite
 from lab.logs import get_logger
 from lab.profile.model import ServiceSpec
-from lab.runtime.dockercli import CACHE_LABEL, RUN_LABEL, binary, docker, environment, init_pid, remove, running
-from lab.runtime.housekeeping import cache_key, track_container
+from lab.runtime.dockercli import binary, docker, environment, init_pid, remove, running
+from lab.runtime.housekeeping import track_container
 from lab.runtime.service_kinds import kind_of
 from lab.runtime.service_process import RunningService, ServiceError, free_port
 
@@ -68,15 +68,13 @@ class HostedService(RunningService):
 class ServiceHost:
     """A running container of ``image`` that sees ``root`` at its host path (see the module)."""
 
-    def __init__(self, image: str, user: str, root: Path, run_id: str, kind: str):
-        self.image, self.user, self.root, self.run_id = image, user, root, run_id
+    def __init__(self, image: str, root: Path, run_id: str, flags: list[str]):
+        """``flags``: what every service container gets (``lab.runtime.docker_services``)."""
         row = re.sub(r"[^a-zA-Z0-9_.-]", "_", root.name)
         self.name = f"memlab-{run_id}-{row}-svchost-{uuid.uuid4().hex[:8]}"
-        docker("run", "-d", "--rm", "--init", "--name", self.name, "--label", f"{RUN_LABEL}={run_id}",
-               "--label", f"{CACHE_LABEL}={cache_key()}", "--label", f"memlab.service={kind}",
-               "--label", "memlab.role=service-host", "--network", "host", "--user", user, "--cap-drop", "ALL",
-               "--security-opt", "no-new-privileges", "--mount", f"type=bind,source={root},target={root}",
-               "--entrypoint", "sleep", image, "infinity", timeout=120)
+        docker("run", "-d", "--rm", "--init", "--name", self.name, *flags, "--label", "memlab.role=service-host",
+               "--mount", f"type=bind,source={root},target={root}", "--entrypoint", "sleep", image, "infinity",
+               timeout=120)
         track_container(run_id, self.name)
         self.init_pid = init_pid(self.name)
         log.debug("service_host.started", container=self.name, image=image, root=str(root))
@@ -124,13 +122,13 @@ class ServiceHosts:
         self._hosts: dict[tuple[str, str], ServiceHost] = {}
         self._lock = threading.Lock()
 
-    def host(self, image: str, user: str, root: Path, run_id: str, kind: str) -> ServiceHost:
-        """The running host for ``(image, root)``, started (again, if it went) as needed."""
+    def host(self, image: str, root: Path, run_id: str, flags: list[str]) -> ServiceHost:
+        """The running host for ``(image, root)`` (a row's folder names its run), started (again, if it went)."""
         key = (image, str(root))
         with self._lock:
             host = self._hosts.get(key)
-            if host is None or host.run_id != run_id or not host.alive():
-                host = self._hosts[key] = ServiceHost(image, user, root, run_id, kind)
+            if host is None or not host.alive():
+                host = self._hosts[key] = ServiceHost(image, root, run_id, flags)
             return host
 
     def close(self) -> None:

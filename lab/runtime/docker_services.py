@@ -42,6 +42,14 @@ def _image_user(image: str) -> str:
     return out.stdout.strip()
 
 
+def _flags(run_id: str, kind: str, user: str) -> list[str]:
+    """What every container of a service gets, its own or a row's host: the run's labels, host networking
+    on loopback, the image's server user, every capability dropped, no new privileges."""
+    return ["--label", f"{RUN_LABEL}={run_id}", "--label", f"{CACHE_LABEL}={cache_key()}",
+            "--label", f"memlab.service={kind}", "--network", "host", "--user", user, "--cap-drop", "ALL",
+            "--security-opt", "no-new-privileges"]
+
+
 def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str,
                     hosts: ServiceHosts | None = None) -> RunningService:
     """Start ``spec`` in a container of its backend image on the host folder ``data``: with ``hosts``,
@@ -54,14 +62,13 @@ def start_container(spec: ServiceSpec, data: Path, log_path: Path, run_id: str,
     if os.geteuid() == 0:
         subprocess.run(["chown", "-R", user, str(data)], check=True)
     data.chmod(0o700)
+    flags = _flags(run_id, spec.kind, user)
     root = row_folder(data, [data], run_id) if hosts is not None else None
     if root is not None:
-        return hosts.host(image, user, root, run_id, spec.kind).start(spec, data.resolve(), log_path)
+        return hosts.host(image, root, run_id, flags).start(spec, data.resolve(), log_path)
     port = free_port()
     name = f"memlab-{run_id}-svc-{spec.name}-{uuid.uuid4().hex[:8]}"
-    argv = [binary(), "run", "--rm", "--init", "--name", name, "--label", f"{RUN_LABEL}={run_id}",
-            "--label", f"{CACHE_LABEL}={cache_key()}", "--label", f"memlab.service={spec.kind}",
-            "--network", "host", "--user", user, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+    argv = [binary(), "run", "--rm", "--init", "--name", name, *flags,
             "--mount", f"type=bind,source={data.resolve()},target={DATA}", image,
             *kind.container_command(spec, DATA, port)]
     log_path.parent.mkdir(parents=True, exist_ok=True)
